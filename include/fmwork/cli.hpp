@@ -1,0 +1,61 @@
+// The command line: upstream's fixed options (parsed with CLI11), the dynamic sub-options
+// `--SET:key[:key...][@] VALUE` gathered into one tree per set, and the ARGS echo upstream prints.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmwork/value.hpp"
+
+namespace fmwork {
+
+// Upstream's fixed options plus the few of ours. Sizes are positive; reps >= 2; names without spaces.
+struct FixedArgs {
+  std::string platform;                   // --platform (required): cpu, cuda, cuda:N, or a plugin name
+  std::string model_class;                // --model_class (required)
+  std::optional<std::string> model_root;  // --model_root
+  std::string model_name;                 // --model_name (required)
+  std::string model_path;                 // derived: model_root/model_name, or model_name
+  bool compile = false;                   // --compile
+  bool eval = false;                      // --eval
+  std::vector<int64_t> input_sizes;       // --input_sizes 64,128 (required)
+  std::vector<int64_t> batch_sizes;       // --batch_sizes 1,4 (required)
+  int64_t reps = 0;                       // --reps (required, >= 2)
+  // Ours. Echoed in the args JSON only when given, so upstream command lines print upstream's output.
+  uint64_t seed = 0;                      // --seed: the input generator's seed
+  bool seed_given = false;
+};
+
+// The sub-option sets the driver accepts, in the order upstream lists them; `platform` is ours (plugin
+// options) and appears in `subs` only when used.
+extern const std::vector<std::string> kSubOptionSets;  // compile, model, torch.call, torch.set, platform
+
+struct CommandLine {
+  FixedArgs args;
+  // Set name -> dict Value (nested keys become nested dicts). compile, model, torch.call and torch.set
+  // are always present (possibly empty dicts); platform only when given. Keys are sorted recursively,
+  // as upstream sorts them before use.
+  std::map<std::string, Value> subs;
+  // One entry per option as typed, "--batch_sizes 1,2", "--compile", "--compile:dynamic@ True",
+  // sorted as strings: the text of the FMWORK ARG lines.
+  std::vector<std::string> arg_words;
+};
+
+// Parses argv (argv[0] is the program). Throws a usage Error naming the option and what is accepted:
+// missing required option, bad size list, reps < 2 (explaining the warm-up rule), a space in
+// model_name / model_class, an unknown sub-option set, a key without value, an unparsable `@` value.
+// `--help` is not handled here (the executable handles it before calling this).
+CommandLine parse_command_line(int argc, const char* const* argv);
+
+// The ARGS section body as upstream prints it (without the banner): the sorted `FMWORK ARG` lines, an
+// empty line, and the args JSON (4-space indent, keys sorted, subs last, leaves as Python repr strings,
+// plain strings as is), ending with a newline.
+std::string format_args_section(const CommandLine& command_line);
+
+// The text printed by `driver --help`.
+std::string driver_usage();
+
+}  // namespace fmwork

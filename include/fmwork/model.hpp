@@ -1,0 +1,65 @@
+// A loaded model, ready to be called on a prepared batch; load_model() picks the loader from the path:
+// a file is a TorchScript archive, a folder is a Hugging Face model folder run by the native encoder.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "fmwork/option_sets.hpp"
+
+namespace fmwork {
+
+// The inputs of one rep, already on the model's device. All three are [batch, input] int64.
+struct Batch {
+  torch::Tensor input_ids;
+  torch::Tensor attention_mask;  // all ones
+  torch::Tensor token_type_ids;  // all zeros
+};
+
+// What the input generator needs to know about the vocabulary: ids drawn uniformly from
+// [0, vocab_size) minus special_ids.
+struct TokenFacts {
+  int64_t vocab_size = 0;
+  std::vector<int64_t> special_ids;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  // One forward pass. Returns the outputs so that they stay alive until after the device synchronisation.
+  virtual torch::IValue forward(const Batch& batch) = 0;
+
+  // The MODEL section text: architecture, sizes, dtype, parameter count, attention implementation, ...
+  virtual std::string describe() const = 0;
+  // "float32", "bfloat16", ...: the dtype the weights run in (META dtype=, process "precision").
+  virtual std::string dtype_name() const = 0;
+  virtual TokenFacts token_facts() const = 0;
+  virtual int64_t parameter_count() const = 0;
+
+  // Moves parameters and buffers to the device (works for PrivateUse1 devices too).
+  virtual void to(const torch::Device& device) = 0;
+  // Upstream's --eval: model.eval().
+  virtual void eval() = 0;
+};
+
+struct LoadRequest {
+  std::string path;          // --model_root/--model_name
+  std::string model_class;   // --model_class
+  ModelOptions options;      // --model:...
+  torch::Device device = torch::kCPU;
+};
+
+// Loads the model at request.path and moves it to request.device. Throws a usage Error for a path that
+// does not exist or a class/option that does not fit the model, a runtime Error for a broken file.
+std::unique_ptr<Model> load_model(const LoadRequest& request);
+
+// Loaders behind load_model, exposed for tests.
+std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request);
+std::unique_ptr<Model> load_hf_model(const LoadRequest& request);  // src/hf/
+
+}  // namespace fmwork

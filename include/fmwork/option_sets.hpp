@@ -1,0 +1,53 @@
+// Typed option sets built from the sub-option tree, validated before anything is loaded. Each rejects
+// unknown keys (listing the known ones) and wrong types (naming the expected type).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fmwork/value.hpp"
+
+namespace fmwork {
+
+// --compile:KEY: the keyword arguments of torch.compile that have a meaning here.
+struct CompileOptions {
+  std::string backend = "inductor";  // torch.compile's default; "torchscript", "cudagraphs", plugin names
+  std::optional<std::string> mode;   // "default", "reduce-overhead", "max-autotune", ...
+  std::optional<bool> dynamic;
+  bool fullgraph = false;
+  bool disable = false;
+  Value options = Value::of_dict({});  // the free-form `options` dict, handed to plugin compilers as is
+  Value raw = Value::of_dict({});      // the whole --compile: tree, for plugin compile hooks
+};
+
+// --model:KEY: what from_pretrained takes that has a meaning for our loaders.
+struct ModelOptions {
+  // "float32", "float16", "bfloat16", or "auto" (the config's torch_dtype); from torch_dtype or dtype,
+  // given as a dtype (torch.float16) or a string ("float16", "auto").
+  std::optional<std::string> dtype;
+  std::optional<std::string> attn_implementation;  // "eager" or "sdpa"
+  std::optional<bool> add_pooling_layer;
+  std::optional<int64_t> vocab_size;      // for TorchScript files without a config.json beside them
+  bool random_weights = false;            // opt-in: build the weights at random when the folder has none
+  std::optional<int64_t> random_weights_seed;
+};
+
+// --torch.call:NAME VALUE and --torch.set:PATH VALUE, in the order upstream applies them (sorted by
+// key). Names and value types are checked against torch_settings' tables, which own the mapping.
+struct TorchCalls { std::vector<std::pair<std::string, Value>> calls; };
+struct TorchSets { std::vector<std::pair<std::string, Value>> sets; };
+
+// --platform:KEY VALUE, handed to plugins as strings (str() of each value). Nested keys are refused.
+struct PlatformOptions { std::vector<std::pair<std::string, std::string>> entries; };
+
+// Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
+// option as typed (`--compile:mode`) on an unknown key (listing the known ones) or a wrong type.
+CompileOptions compile_options_from(const Value& tree);
+ModelOptions model_options_from(const Value& tree);
+TorchCalls torch_calls_from(const Value& tree);
+TorchSets torch_sets_from(const Value& tree);
+PlatformOptions platform_options_from(const Value& tree);
+
+}  // namespace fmwork

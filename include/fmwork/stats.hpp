@@ -1,0 +1,26 @@
+// Statistics of the rep durations of one combination, with upstream's warm-up rule.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace fmwork {
+
+// Upstream's warm-up rule: the first max(int(0.2 * reps), 1) reps are dropped before the median.
+size_t warmup_reps(size_t reps);
+
+// Median as numpy computes it (mean of the two middle values for an even count). Requires a non-empty input.
+double median(std::vector<double> values);
+
+// Percentile q in [0, 100] with linear interpolation between closest ranks (numpy's default method).
+double percentile(std::vector<double> values, double q);
+
+// Summary of the durations (seconds) after dropping warmup_reps(durations.size()) from the front.
+// stddev is the population standard deviation (numpy's np.std). Requires durations.size() >= 2.
+struct Summary {
+  size_t reps = 0, dropped = 0;
+  double median = 0, mean = 0, stddev = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+Summary summarize(const std::vector<double>& durations);
+
+}  // namespace fmwork

@@ -1,0 +1,42 @@
+// Helpers shared by the tests: scratch folders, running the built executables, writing files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fmwork::testing {
+
+// A fresh empty folder under the system temp dir, removed when the object goes away.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // the process's exit status; 128 + signal number when killed by a signal
+  std::string out, err;
+};
+
+// Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
+// "KEY=VALUE" added to the environment.
+CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+
+void write_file(const std::string& path, const std::string& contents);
+std::string read_file(const std::string& path);
+
+// Paths of the built executables (set by tests/CMakeLists.txt).
+inline std::string driver_path() { return FMWORK_DRIVER; }
+inline std::string process_path() { return FMWORK_PROCESS; }
+inline std::string make_model_path() { return FMWORK_MAKE_MODEL; }
+inline std::string source_dir() { return FMWORK_SOURCE_DIR; }
+inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
+
+}  // namespace fmwork::testing
