@@ -12,13 +12,13 @@
 #include <torch/torch.h>
 
 #include "fmwork/cli.hpp"
+#include "fmwork/model.hpp"
 #include "fmwork/option_sets.hpp"
 
 namespace fmwork {
 
 struct MemoryPeaks { int64_t allocated_bytes = 0, reserved_bytes = 0; };
 
-class Model;
 
 class Platform {
  public:
@@ -40,6 +40,14 @@ class Platform {
   // Everything this platform refuses about the command line, each entry a whole sentence naming the
   // option and the reason; empty when the run is acceptable. The driver reports all of them at once.
   virtual std::vector<std::string> check(const CommandLine& command_line) const { return {}; }
+
+  // Compile backends this platform provides itself (a plugin's "sendnn"); empty for cpu and cuda.
+  virtual std::vector<std::string> compile_backends() const { return {}; }
+  // Compiles `model` with one of compile_backends(); the result is what the sweep times. Throws an Error
+  // when the platform's compiler refuses the model or the options.
+  virtual std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& options) {
+    return model;
+  }
 };
 
 // Names of the built-in platforms, for error messages.
