@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <torch/script.h>
 #include <torch/torch.h>
 
 #include "fmwork/option_sets.hpp"
@@ -45,7 +46,14 @@ class Model {
   virtual void to(const torch::Device& device) = 0;
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
+
+  // The TorchScript module behind the model, for compilers that rewrite it (freeze, plugin compilers);
+  // nullptr for models that are not TorchScript (the native encoders).
+  virtual torch::jit::Module* torchscript_module() { return nullptr; }
 };
+
+// "float32", "float16", "bfloat16", "float64", ...: the names the options and log lines use.
+std::string dtype_short_name(c10::ScalarType dtype);
 
 struct LoadRequest {
   std::string path;          // --model_root/--model_name

@@ -1,0 +1,144 @@
+// driver: benchmarks an encoder model over batch x input sizes and prints upstream's FMWORK lines.
+// Thin on purpose: parse, call the library, catch fmwork::Error once.
+#include <torch/torch.h>
+
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "fmwork/cli.hpp"
+#include "fmwork/compile.hpp"
+#include "fmwork/error.hpp"
+#include "fmwork/inputs.hpp"
+#include "fmwork/log_format.hpp"
+#include "fmwork/model.hpp"
+#include "fmwork/option_sets.hpp"
+#include "fmwork/platform.hpp"
+#include "fmwork/sweep.hpp"
+#include "fmwork/torch_settings.hpp"
+
+namespace fmwork {
+namespace {
+
+struct Options {
+  CommandLine command_line;
+  CompileOptions compile;
+  ModelOptions model;
+  TorchCalls calls;
+  TorchSets sets;
+  PlatformOptions platform;
+};
+
+// Everything the user typed, parsed and validated before anything is loaded.
+Options parse_and_validate(int argc, char** argv) {
+  Options o;
+  o.command_line = parse_command_line(argc, argv);
+  const auto& subs = o.command_line.subs;
+  o.compile = compile_options_from(subs.at("compile"));
+  o.model = model_options_from(subs.at("model"));
+  o.calls = torch_calls_from(subs.at("torch.call"));
+  o.sets = torch_sets_from(subs.at("torch.set"));
+  if (auto it = subs.find("platform"); it != subs.end()) o.platform = platform_options_from(it->second);
+  validate_torch_settings(o.calls, o.sets);
+  return o;
+}
+
+void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
+  const auto refusals = platform.check(command_line);
+  if (refusals.empty()) return;
+  std::string message = fmt::format("--platform {} cannot run this command line:", platform.name());
+  for (const auto& r : refusals) message += " " + r;
+  throw usage_error(message);
+}
+
+std::string meta_value(std::string text) {
+  for (char& c : text)
+    if (c == ' ' || c == '\t') c = '_';
+  return text;
+}
+
+int run(int argc, char** argv) {
+  Options o = parse_and_validate(argc, argv);
+  const FixedArgs& args = o.command_line.args;
+  auto platform = make_platform(args.platform, o.platform);
+  check_platform_rules(*platform, o.command_line);
+
+  std::cout << banner("ARGS") << format_args_section(o.command_line) << std::flush;
+
+  std::cout << banner("RUNTIME");
+  for (const auto& line : apply_torch_settings(o.calls, o.sets)) std::cout << line << "\n";
+  const bool grad = grad_enabled_requested(o.calls);
+  c10::GradMode::set_enabled(grad);
+  std::cout << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
+                     : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
+  std::cout << fmt::format("platform: {} ({})\n", platform->name(), platform->description());
+  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", TORCH_VERSION, FMWORK_VERSION, FMWORK_GIT_REVISION)
+            << std::flush;
+
+  std::cout << banner("MODEL") << std::flush;
+  const Nanos t0 = clock_now();
+  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform->device()});
+  if (args.eval) model->eval();
+  std::vector<std::string> notes;
+  model = compile_model(std::move(model), args.compile, args.eval, o.compile, *platform, notes);
+  platform->synchronize();
+  const Nanos t1 = clock_now();
+
+  std::cout << model->describe() << "\n";
+  for (const auto& note : notes) std::cout << note << "\n";
+  std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
+  std::cout << format_line(MetaLine{Fields{{{"driver", FMWORK_VERSION},
+                                            {"git", FMWORK_GIT_REVISION},
+                                            {"torch", TORCH_VERSION},
+                                            {"platform", platform->name()},
+                                            {"device", meta_value(platform->description())},
+                                            {"threads", std::to_string(at::get_num_threads())},
+                                            {"interop_threads", std::to_string(at::get_num_interop_threads())},
+                                            {"dtype", model->dtype_name()},
+                                            {"parameters", std::to_string(model->parameter_count())},
+                                            {"seed", std::to_string(args.seed)},
+                                            {"grad", grad ? "on" : "off"},
+                                            {"eval", args.eval ? "true" : "false"},
+                                            {"compile", args.compile ? "true" : "false"}}}})
+            << std::endl;
+
+  InputGenerator inputs(model->token_facts(), args.seed);
+  SweepPlan plan{args.batch_sizes, args.input_sizes, args.reps, args.model_name, args.model_class};
+  const int failures = run_sweep(plan, *model, *platform, inputs, std::cout);
+  std::cout << std::endl;
+  if (failures > 0) {
+    std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL lines)", failures,
+                             plan.batch_sizes.size() * plan.input_sizes.size())
+              << std::endl;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace fmwork
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << fmwork::driver_usage();
+      return 0;
+    }
+  }
+  try {
+    return fmwork::run(argc, argv);
+  } catch (const fmwork::Error& e) {
+    std::cout.flush();
+    std::cerr << "error: " << e.what() << std::endl;
+    return e.exit_code();
+  } catch (const c10::Error& e) {
+    std::cout.flush();
+    std::cerr << "error: " << e.what_without_backtrace() << std::endl;
+    return 1;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "error: " << e.what() << std::endl;
+    return 1;
+  }
+}

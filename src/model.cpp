@@ -1,0 +1,215 @@
+#include "fmwork/model.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kInputNames = {"input_ids", "attention_mask", "token_type_ids"};
+
+// Which Batch field feeds each declared argument of forward(), in schema order.
+enum class Feed { input_ids, attention_mask, token_type_ids };
+
+std::vector<Feed> plan_inputs(const c10::FunctionSchema& schema, const std::string& path) {
+  std::vector<Feed> feeds;
+  const auto& args = schema.arguments();
+  for (size_t i = 1; i < args.size(); ++i) {  // argument 0 is self
+    const auto& arg = args[i];
+    auto type = arg.type();
+    bool tensor = type->kind() == c10::TypeKind::TensorType ||
+                  (type->kind() == c10::TypeKind::OptionalType &&
+                   type->expectRef<c10::OptionalType>().getElementType()->kind() == c10::TypeKind::TensorType);
+    auto pos = std::find(kInputNames.begin(), kInputNames.end(), arg.name());
+    if (pos != kInputNames.end() && tensor) {
+      feeds.push_back(static_cast<Feed>(pos - kInputNames.begin()));
+    } else if (arg.default_value().has_value()) {
+      break;  // left at its default, and so are the ones after it
+    } else {
+      throw usage_error(fmt::format(
+          "{}: cannot feed forward: argument '{}' is not one of input_ids, attention_mask, token_type_ids "
+          "(Tensor) and has no default; schema: {}",
+          path, arg.name(), c10::toString(schema)));
+    }
+  }
+  if (std::find(feeds.begin(), feeds.end(), Feed::input_ids) == feeds.end())
+    throw usage_error(fmt::format("{}: forward takes no input_ids; schema: {}", path, c10::toString(schema)));
+  return feeds;
+}
+
+// Floating parameters and buffers, moved or cast one by one: Module::to() refuses PrivateUse1 devices on
+// LibTorch 1.13 ("incompatible tensor type"), setattr works everywhere.
+void convert_tensors(torch::jit::Module& module, const std::function<torch::Tensor(const torch::Tensor&)>& convert) {
+  for (auto sub : module.modules()) {
+    for (const auto& p : sub.named_parameters(/*recurse=*/false)) sub.setattr(p.name, convert(p.value));
+    for (const auto& b : sub.named_buffers(/*recurse=*/false)) sub.setattr(b.name, convert(b.value));
+  }
+}
+
+c10::ScalarType dtype_from_name(const std::string& name) {
+  if (name == "float32") return torch::kFloat32;
+  if (name == "float16") return torch::kFloat16;
+  if (name == "bfloat16") return torch::kBFloat16;
+  throw usage_error("--model:torch_dtype: a TorchScript model can be cast to float32, float16 or bfloat16; got " + name);
+}
+
+class TorchScriptModel : public Model {
+ public:
+  TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts facts)
+      : module_(std::move(module)), path_(std::move(path)), facts_(std::move(facts)) {
+    feeds_ = plan_inputs(module_.get_method("forward").function().getSchema(), path_);
+  }
+
+  torch::IValue forward(const Batch& batch) override {
+    std::vector<torch::IValue> args;
+    args.reserve(feeds_.size());
+    for (Feed f : feeds_) {
+      args.emplace_back(f == Feed::input_ids        ? batch.input_ids
+                        : f == Feed::attention_mask ? batch.attention_mask
+                                                    : batch.token_type_ids);
+    }
+    return module_.forward(std::move(args));
+  }
+
+  std::string describe() const override {
+    std::string names;
+    for (Feed f : feeds_) names += (names.empty() ? "" : ", ") + kInputNames[static_cast<size_t>(f)];
+    std::string text = fmt::format("TorchScript archive {}\n", path_);
+    text += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
+    text += fmt::format("inputs fed: {}\n", names);
+    text += fmt::format("parameters: {} ({:.1f} MB), dtype {}\n", parameter_count(),
+                        static_cast<double>(parameter_bytes()) / 1e6, dtype_name());
+    text += fmt::format("vocabulary: {} ids, {} special ids excluded from inputs", facts_.vocab_size,
+                        facts_.special_ids.size());
+    return text;
+  }
+
+  std::string dtype_name() const override {
+    for (const auto& p : module_.parameters())
+      if (p.is_floating_point()) return dtype_short_name(p.scalar_type());
+    return "float32";
+  }
+
+  TokenFacts token_facts() const override { return facts_; }
+
+  int64_t parameter_count() const override {
+    int64_t n = 0;
+    for (const auto& p : module_.parameters()) n += p.numel();
+    return n;
+  }
+
+  void to(const torch::Device& device) override {
+    convert_tensors(module_, [&](const torch::Tensor& t) { return t.to(device); });
+  }
+
+  void cast(c10::ScalarType dtype) {
+    convert_tensors(module_, [&](const torch::Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+  }
+
+  void eval() override { module_.eval(); }
+
+  torch::jit::Module* torchscript_module() override { return &module_; }
+
+ private:
+  int64_t parameter_bytes() const {
+    int64_t n = 0;
+    for (const auto& p : module_.parameters()) n += p.numel() * static_cast<int64_t>(p.element_size());
+    return n;
+  }
+
+  torch::jit::Module module_;
+  std::string path_;
+  TokenFacts facts_;
+  std::vector<Feed> feeds_;
+};
+
+// config.json's vocabulary facts: vocab_size and the *_token_id fields. (Hugging Face folders read
+// their tokenizer files too, in src/hf/.)
+TokenFacts read_config_token_facts(const fs::path& config_path) {
+  TokenFacts facts;
+  std::ifstream in(config_path);
+  if (!in) return facts;
+  nlohmann::json config = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object()) throw runtime_error(config_path.string() + ": not a JSON object");
+  if (config.contains("vocab_size") && config["vocab_size"].is_number_integer())
+    facts.vocab_size = config["vocab_size"].get<int64_t>();
+  for (const char* key : {"pad_token_id", "bos_token_id", "eos_token_id", "cls_token_id", "sep_token_id",
+                          "unk_token_id", "mask_token_id"})
+    if (config.contains(key) && config[key].is_number_integer()) facts.special_ids.push_back(config[key].get<int64_t>());
+  return facts;
+}
+
+// Vocabulary facts for a TorchScript file: config.json and tokenizer files beside it, or --model:vocab_size.
+TokenFacts torchscript_token_facts(const std::string& path, const ModelOptions& options) {
+  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  TokenFacts facts = read_config_token_facts(folder / "config.json");
+  if (options.vocab_size) facts.vocab_size = *options.vocab_size;
+  if (facts.vocab_size <= 0)
+    throw usage_error(fmt::format(
+        "{}: the vocabulary size is unknown: put a config.json with vocab_size beside the file, or pass "
+        "--model:vocab_size@ N",
+        path));
+  return facts;
+}
+
+}  // namespace
+
+std::string dtype_short_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kFloat32: return "float32";
+    case torch::kFloat16: return "float16";
+    case torch::kBFloat16: return "bfloat16";
+    case torch::kFloat64: return "float64";
+    case torch::kInt64: return "int64";
+    case torch::kInt32: return "int32";
+    case torch::kInt8: return "int8";
+    case torch::kUInt8: return "uint8";
+    case torch::kBool: return "bool";
+    default: return c10::toString(dtype);
+  }
+}
+
+std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
+  const auto& o = request.options;
+  for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
+                             std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
+                             std::pair{o.random_weights, "random_weights"}})
+    if (given)
+      throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
+                                    name, request.path));
+  TokenFacts facts = torchscript_token_facts(request.path, o);
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(request.path, torch::kCPU);
+  } catch (const c10::Error& e) {
+    throw runtime_error(fmt::format("{}: cannot load as a TorchScript archive: {}", request.path,
+                                    e.what_without_backtrace()));
+  }
+  if (!module.find_method("forward"))
+    throw usage_error(request.path + ": the TorchScript module has no forward method");
+  auto model = std::make_unique<TorchScriptModel>(std::move(module), request.path, std::move(facts));
+  if (o.dtype && *o.dtype != "auto") model->cast(dtype_from_name(*o.dtype));
+  if (request.device != torch::Device(torch::kCPU)) model->to(request.device);
+  return model;
+}
+
+std::unique_ptr<Model> load_model(const LoadRequest& request) {
+  std::error_code ec;
+  auto status = fs::status(request.path, ec);
+  if (!fs::exists(status))
+    throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file or a Hugging Face model "
+                                  "folder (config.json + *.safetensors), with --model_root as its parent if you like",
+                                  request.path));
+  if (fs::is_directory(status)) return load_hf_model(request);
+  return load_torchscript_model(request);
+}
+
+}  // namespace fmwork

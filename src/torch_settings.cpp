@@ -1,0 +1,134 @@
+#include "fmwork/torch_settings.hpp"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <functional>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+namespace {
+
+struct Setting {
+  Value::Type type;
+  std::function<void(const Value&)> apply;
+};
+
+void require_positive(const std::string& option, const Value& v) {
+  if (v.integer <= 0) throw usage_error(fmt::format("{} must be a positive integer; got {}", option, v.integer));
+}
+
+const std::map<std::string, Setting>& call_table() {
+  static const std::map<std::string, Setting> table = {
+      {"set_grad_enabled", {Value::Type::boolean, [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }}},
+      {"set_num_threads", {Value::Type::integer, [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); }}},
+      {"set_num_interop_threads",
+       {Value::Type::integer, [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); }}},
+      {"manual_seed", {Value::Type::integer, [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }}},
+      {"set_float32_matmul_precision",
+       {Value::Type::string, [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); }}},
+      {"use_deterministic_algorithms",
+       {Value::Type::boolean, [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }}},
+      {"set_flush_denormal",
+       {Value::Type::boolean, [](const Value& v) {
+          if (!at::globalContext().setFlushDenormal(v.boolean) && v.boolean)
+            throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
+        }}},
+  };
+  return table;
+}
+
+const std::map<std::string, Setting>& set_table() {
+  auto& ctx = at::globalContext();
+  static const std::map<std::string, Setting> table = {
+      {"backends.cudnn.benchmark", {Value::Type::boolean, [&](const Value& v) { ctx.setBenchmarkCuDNN(v.boolean); }}},
+      {"backends.cudnn.deterministic",
+       {Value::Type::boolean, [&](const Value& v) { ctx.setDeterministicCuDNN(v.boolean); }}},
+      {"backends.cudnn.allow_tf32", {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuDNN(v.boolean); }}},
+      {"backends.cudnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledCuDNN(v.boolean); }}},
+      {"backends.cuda.matmul.allow_tf32",
+       {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuBLAS(v.boolean); }}},
+      {"backends.mkldnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledMkldnn(v.boolean); }}},
+  };
+  return table;
+}
+
+std::string joined_keys(const std::map<std::string, Setting>& table) {
+  std::string out;
+  for (const auto& [name, setting] : table) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// Python's int is accepted where a float is wanted, as torch would; nothing else converts.
+void check_one(const std::string& set, const std::map<std::string, Setting>& table, const std::string& name,
+               const Value& value) {
+  const std::string option = "--" + set + ":" + name;
+  auto it = table.find(name);
+  if (it == table.end())
+    throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, joined_keys(table)));
+  if (value.type != it->second.type) {
+    std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
+                           ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, value.text)
+                           : "";
+    throw usage_error(fmt::format("{} expects a {}; got {} {}{}", option, type_name(it->second.type),
+                                  type_name(value.type), repr(value), hint));
+  }
+  if (name == "set_num_threads" || name == "set_num_interop_threads") require_positive(option, value);
+  if (name == "set_float32_matmul_precision" && value.text != "highest" && value.text != "high" &&
+      value.text != "medium")
+    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(value));
+}
+
+}  // namespace
+
+void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
+  for (const auto& [name, value] : calls.calls) check_one("torch.call", call_table(), name, value);
+  for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);
+}
+
+std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
+  validate_torch_settings(calls, sets);
+  std::vector<std::string> lines;
+  for (const auto& [name, value] : calls.calls) {
+    try {
+      call_table().at(name).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--torch.call:{}: LibTorch refused {}: {}", name, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(fmt::format("torch.call {}({})", name, repr(value)));
+  }
+  for (const auto& [path, value] : sets.sets) {
+    try {
+      set_table().at(path).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--torch.set:{}: LibTorch refused {}: {}", path, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(fmt::format("torch.set {} = {}", path, repr(value)));
+  }
+  return lines;
+}
+
+bool grad_enabled_requested(const TorchCalls& calls) {
+  for (const auto& [name, value] : calls.calls)
+    if (name == "set_grad_enabled") return value.boolean;
+  return false;
+}
+
+std::vector<std::string> torch_call_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, setting] : call_table()) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> torch_set_paths() {
+  std::vector<std::string> names;
+  for (const auto& [name, setting] : set_table()) names.push_back(name);
+  return names;
+}
+
+}  // namespace fmwork
