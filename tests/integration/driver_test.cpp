@@ -1,0 +1,221 @@
+// The built `driver` and `process` executables, end to end, on models written by `make_model`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/log_format.hpp"
+#include "fmwork/stats.hpp"
+#include "test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using namespace fmwork::testing;
+
+class DriverTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir();
+    model_ = dir_->file("encoder/model.pt");
+    auto r = run_command({make_model_path(), "--out", model_, "--layers", "2", "--hidden", "32", "--heads", "4",
+                          "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static CommandResult driver(std::vector<std::string> args) {
+    args.insert(args.begin(), driver_path());
+    return run_command(args);
+  }
+  static std::vector<std::string> base_args() {
+    return {"--platform", "cpu", "--model_class", "BertModel", "--model_name", model_,
+            "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "5", "--eval"};
+  }
+
+  static ScratchDir* dir_;
+  static std::string model_;
+};
+ScratchDir* DriverTest::dir_ = nullptr;
+std::string DriverTest::model_;
+
+std::vector<LogLine> parse_all(const std::string& text) {
+  std::vector<LogLine> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (auto parsed = parse_line(line)) lines.push_back(*parsed);
+  return lines;
+}
+
+// Every stderr of a failed run is one line "error: ...": no stack trace, no LibTorch backtrace.
+void expect_one_line_error(const CommandResult& r, int exit_code, const std::string& fragment) {
+  EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+}
+
+TEST_F(DriverTest, SweepPrintsUpstreamSectionsAndConsistentLines) {
+  auto r = driver(base_args());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string& out = r.out;
+  const std::string rule(80, '-');
+  size_t args_at = out.find(rule + "\nARGS\n" + rule), runtime_at = out.find(rule + "\nRUNTIME\n" + rule),
+         model_at = out.find(rule + "\nMODEL\n" + rule), run_at = out.find(rule + "\nRUN 8 / 1\n" + rule);
+  ASSERT_NE(args_at, std::string::npos);
+  EXPECT_LT(args_at, runtime_at);
+  EXPECT_LT(runtime_at, model_at);
+  EXPECT_LT(model_at, run_at);
+  EXPECT_LT(run_at, out.find("RUN 16 / 1\n"));
+  EXPECT_LT(out.find("RUN 16 / 1\n"), out.find("RUN 8 / 2\n"));  // batch outer, input inner
+  EXPECT_NE(out.find("FMWORK ARG --eval\n"), std::string::npos);
+  EXPECT_NE(out.find("FMWORK ARG --reps 5\n"), std::string::npos);
+  EXPECT_NE(out.find("\"reps\": \"5\""), std::string::npos);
+
+  auto lines = parse_all(out);
+  std::vector<RepLine> reps;
+  std::vector<ResLine> results;
+  int setups = 0, stats = 0;
+  for (const auto& l : lines) {
+    if (auto* rep = std::get_if<RepLine>(&l)) reps.push_back(*rep);
+    if (auto* res = std::get_if<ResLine>(&l)) results.push_back(*res);
+    if (std::holds_alternative<SetupLine>(l)) ++setups;
+    if (std::holds_alternative<StatLine>(l)) ++stats;
+  }
+  EXPECT_EQ(setups, 1);
+  EXPECT_EQ(stats, 4);
+  ASSERT_EQ(reps.size(), 20u);
+  ASSERT_EQ(results.size(), 4u);
+
+  const std::vector<std::pair<int64_t, int64_t>> combos = {{8, 1}, {16, 1}, {8, 2}, {16, 2}};
+  for (size_t c = 0; c < 4; ++c) {
+    std::vector<double> durations;
+    for (size_t i = 0; i < 5; ++i) {
+      const RepLine& rep = reps[c * 5 + i];
+      EXPECT_EQ(rep.rep, static_cast<int64_t>(i + 1));
+      EXPECT_EQ(rep.reps, 5);
+      EXPECT_GT(rep.t1, rep.t0);
+      if (i > 0) EXPECT_GE(rep.t0, reps[c * 5 + i - 1].t1);
+      durations.push_back(static_cast<double>(rep.t1 - rep.t0) / 1e9);
+    }
+    // RES recomputed from the REP lines: median after dropping max(int(0.2 * 5), 1) = 1 rep.
+    std::vector<double> kept(durations.begin() + 1, durations.end());
+    const double med = median(kept);
+    const ResLine& res = results[c];
+    EXPECT_EQ(res.input, combos[c].first);
+    EXPECT_EQ(res.batch, combos[c].second);
+    EXPECT_EQ(res.model_name, model_);
+    EXPECT_EQ(res.model_class, "BertModel");
+    EXPECT_EQ(res.t_first, reps[c * 5].t0);
+    EXPECT_EQ(res.t_last, reps[c * 5 + 4].t1);
+    EXPECT_EQ(fmt::format("{:.3f}", res.latency_ms), fmt::format("{:.3f}", med * 1e3));
+    EXPECT_EQ(fmt::format("{:.1f}", res.throughput), fmt::format("{:.1f}", combos[c].second / med));
+  }
+
+  // Round trip through process: one JSON object per RES line, upstream's keys and types.
+  write_file(dir_->file("run.log"), out);
+  auto p = run_command({process_path(), "--path", dir_->file("run.log"), "--metadata_id", "exp-1"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto json = nlohmann::ordered_json::parse(p.out);
+  ASSERT_EQ(json.size(), 4u);
+  for (size_t c = 0; c < 4; ++c) {
+    const auto& o = json[c];
+    std::vector<std::string> keys;
+    for (auto it = o.begin(); it != o.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"timestamp", "metadata_id", "engine", "model", "precision", "input",
+                                              "output", "batch", "tp", "opts", "warmup", "setup", "ttft", "itl",
+                                              "thp"}));
+    EXPECT_EQ(o["timestamp"], format_timestamp(results[c].t_first));
+    EXPECT_EQ(o["metadata_id"], "exp-1");
+    EXPECT_EQ(o["model"], model_);
+    EXPECT_EQ(o["precision"], "float32");
+    EXPECT_EQ(o["input"], results[c].input);
+    EXPECT_EQ(o["batch"], results[c].batch);
+    EXPECT_TRUE(o["setup"].is_number_float());
+    EXPECT_DOUBLE_EQ(o["itl"].get<double>(), std::stod(fmt::format("{:.3f}", results[c].latency_ms)));
+    EXPECT_DOUBLE_EQ(o["thp"].get<double>(), std::stod(fmt::format("{:.1f}", results[c].throughput)));
+    EXPECT_NE(std::find(o["opts"].begin(), o["opts"].end(), "--reps 5"), o["opts"].end());
+  }
+}
+
+TEST_F(DriverTest, SeededInputsRepeatAndTorchscriptCompileRuns) {
+  auto args = base_args();
+  for (std::string extra : {"--compile", "--torch.call:set_num_threads@", "1", "--seed", "9"}) args.push_back(extra);
+  auto r = driver(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("compile: torchscript"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch.call set_num_threads(1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"seed\": \"9\""), std::string::npos) << r.out;
+}
+
+TEST_F(DriverTest, AFailingCombinationIsReportedAndTheSweepGoesOn) {
+  // max_positions is 64: input 100 fails inside the model, input 8 must still be measured.
+  auto r = driver({"--platform", "cpu", "--model_class", "BertModel", "--model_name", model_, "--input_sizes",
+                   "8,100", "--batch_sizes", "1,2", "--reps", "3"});
+  EXPECT_EQ(r.exit_code, 1);
+  int res = 0, fails = 0;
+  for (const auto& l : parse_all(r.out)) {
+    if (std::holds_alternative<ResLine>(l)) ++res;
+    if (auto* f = std::get_if<FailLine>(&l)) {
+      ++fails;
+      EXPECT_EQ(*f->fields.find("input"), "100");
+      ASSERT_NE(f->fields.find("error"), nullptr);
+      EXPECT_FALSE(f->fields.find("error")->empty());
+    }
+  }
+  EXPECT_EQ(res, 2);
+  EXPECT_EQ(fails, 2);
+  EXPECT_NE(r.err.find("2 of 4 combinations failed"), std::string::npos) << r.err;
+}
+
+TEST_F(DriverTest, UsageErrorsExitTwoWithOneLine) {
+  auto without = [](std::vector<std::string> args, const std::string& option) {
+    auto pos = std::find(args.begin(), args.end(), option);
+    args.erase(pos, pos + 2);
+    return args;
+  };
+  auto replace = [](std::vector<std::string> args, const std::string& option, const std::string& value) {
+    *(std::find(args.begin(), args.end(), option) + 1) = value;
+    return args;
+  };
+  expect_one_line_error(driver(without(base_args(), "--platform")), 2, "--platform");
+  expect_one_line_error(driver(replace(base_args(), "--reps", "1")), 2, "--reps");
+  expect_one_line_error(driver(replace(base_args(), "--input_sizes", "8,x")), 2, "--input_sizes");
+  expect_one_line_error(driver(replace(base_args(), "--platform", "tpu")), 2, "tpu");
+  expect_one_line_error(driver(replace(base_args(), "--model_name", dir_->file("missing.pt"))), 2, "does not exist");
+  expect_one_line_error(driver(replace(base_args(), "--model_class", "Bert Model")), 2, "--model_class");
+  auto sub = base_args();
+  sub.insert(sub.end(), {"--engine:x", "1"});
+  expect_one_line_error(driver(sub), 2, "engine");
+  auto inductor = base_args();
+  inductor.insert(inductor.end(), {"--compile", "--compile:backend", "inductor"});
+  expect_one_line_error(driver(inductor), 2, "--compile:backend inductor");
+  auto torch_call = base_args();
+  torch_call.insert(torch_call.end(), {"--torch.call:set_num_threads", "2"});
+  expect_one_line_error(driver(torch_call), 2, "--torch.call:set_num_threads expects");
+}
+
+TEST_F(DriverTest, BrokenModelFileExitsOne) {
+  std::filesystem::create_directories(dir_->file("broken"));
+  write_file(dir_->file("broken/config.json"), "{\"vocab_size\": 100}");
+  write_file(dir_->file("broken/model.pt"), "PK\x03\x04 truncated zip");
+  expect_one_line_error(driver({"--platform", "cpu", "--model_class", "BertModel", "--model_name",
+                                dir_->file("broken/model.pt"), "--input_sizes", "8", "--batch_sizes", "1", "--reps",
+                                "2"}),
+                        1, "cannot load as a TorchScript archive");
+}
+
+TEST_F(DriverTest, HelpExitsZero) {
+  auto r = driver({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--model_name"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fmwork

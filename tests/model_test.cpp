@@ -1,0 +1,192 @@
+// TorchScript models written by make_model (Module::define + save), loaded and run through load_model.
+#include "fmwork/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/compile.hpp"
+#include "fmwork/error.hpp"
+#include "fmwork/inputs.hpp"
+#include "fmwork/platform.hpp"
+#include "test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using fmwork::testing::ScratchDir;
+
+std::string make(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
+  const std::string path = dir.file(name + "/model.pt");
+  std::vector<std::string> argv = {fmwork::testing::make_model_path(), "--out", path, "--layers", "1",
+                                   "--hidden", "16", "--heads", "2", "--intermediate", "32", "--vocab", "50"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto r = fmwork::testing::run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return path;
+}
+
+LoadRequest request(const std::string& path, ModelOptions options = {}) {
+  return LoadRequest{path, "BertModel", options, torch::kCPU};
+}
+
+template <typename F>
+Error expect_error(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an fmwork::Error";
+  return runtime_error("none");
+}
+
+Batch batch(int64_t b, int64_t l) { return InputGenerator(TokenFacts{50, {0}}, 1).make(b, l, torch::kCPU); }
+
+TEST(TorchScriptModel, RunsEveryOutputKind) {
+  ScratchDir dir;
+  for (std::string kind : {"tensor", "tuple", "list", "dict"}) {
+    auto model = load_model(request(make(dir, kind, {"--output", kind})));
+    auto out = model->forward(batch(2, 5));
+    torch::Tensor hidden = out.isTensor() ? out.toTensor()
+                           : out.isTuple() ? out.toTuple()->elements()[0].toTensor()
+                           : out.isList()  ? out.toList().get(0).toTensor()
+                                           : out.toGenericDict().at("last_hidden_state").toTensor();
+    EXPECT_EQ(hidden.sizes(), (std::vector<int64_t>{2, 5, 16})) << kind;
+  }
+}
+
+TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
+  ScratchDir dir;
+  auto path = make(dir, "reordered", {"--inputs", "input_ids,token_type_ids,attention_mask"});
+  auto model = load_model(request(path));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids, token_type_ids, attention_mask"), std::string::npos)
+      << model->describe();
+  Batch b = batch(2, 6);
+  b.attention_mask.index_put_({0, torch::indexing::Slice(3)}, 0);  // masking must reach the right argument
+  auto module = torch::jit::load(path);
+  auto expected = module.forward({b.input_ids, b.token_type_ids, b.attention_mask}).toTensor();
+  EXPECT_TRUE(torch::allclose(model->forward(b).toTensor(), expected));
+  auto wrong = module.forward({b.input_ids, b.attention_mask, b.token_type_ids}).toTensor();
+  EXPECT_FALSE(torch::allclose(wrong, expected));
+}
+
+TEST(TorchScriptModel, FeedsASubsetOfInputs) {
+  ScratchDir dir;
+  auto model = load_model(request(make(dir, "ids-only", {"--inputs", "input_ids"})));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids\n"), std::string::npos) << model->describe();
+  EXPECT_EQ(model->forward(batch(1, 4)).toTensor().size(1), 4);
+}
+
+TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {
+  ScratchDir dir;
+  auto path = make(dir, "unfeedable", {"--kind", "unfeedable"});
+  Error e = expect_error([&] { load_model(request(path)); });
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(e.what()).find("cannot feed forward: argument 'x'"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("schema: forward("), std::string::npos) << e.what();
+}
+
+TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
+  ScratchDir dir;
+  auto with_config = load_model(request(make(dir, "cfg")));
+  EXPECT_EQ(with_config->token_facts().vocab_size, 50);
+  EXPECT_EQ(with_config->token_facts().special_ids.size(), 3u);  // pad, cls, sep from config.json
+
+  auto path = make(dir, "bare", {"--no_config"});
+  Error e = expect_error([&] { load_model(request(path)); });
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(e.what()).find("--model:vocab_size@ N"), std::string::npos) << e.what();
+  ModelOptions options;
+  options.vocab_size = 40;
+  EXPECT_EQ(load_model(request(path, options))->token_facts().vocab_size, 40);
+}
+
+TEST(TorchScriptModel, CastsToTheRequestedDtype) {
+  ScratchDir dir;
+  ModelOptions options;
+  options.dtype = "bfloat16";
+  auto model = load_model(request(make(dir, "bf16"), options));
+  EXPECT_EQ(model->dtype_name(), "bfloat16");
+  EXPECT_EQ(model->forward(batch(1, 4)).toTensor().scalar_type(), torch::kBFloat16);
+}
+
+TEST(TorchScriptModel, BadPathsAndFiles) {
+  ScratchDir dir;
+  Error missing = expect_error([&] { load_model(request(dir.file("nope.pt"))); });
+  EXPECT_EQ(missing.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(missing.what()).find("nope.pt does not exist"), std::string::npos) << missing.what();
+
+  fmwork::testing::write_file(dir.file("config.json"), "{\"vocab_size\": 10}");
+  fmwork::testing::write_file(dir.file("garbage.pt"), "this is not a zip archive");
+  Error garbage = expect_error([&] { load_model(request(dir.file("garbage.pt"))); });
+  EXPECT_EQ(garbage.kind(), ErrorKind::runtime);
+  EXPECT_NE(std::string(garbage.what()).find("garbage.pt: cannot load as a TorchScript archive"), std::string::npos)
+      << garbage.what();
+}
+
+TEST(TorchScriptModel, RefusesHuggingFaceOnlyOptions) {
+  ScratchDir dir;
+  ModelOptions options;
+  options.attn_implementation = "sdpa";
+  Error e = expect_error([&] { load_model(request(make(dir, "m"), options)); });
+  EXPECT_NE(std::string(e.what()).find("--model:attn_implementation applies to Hugging Face model folders"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(Compile, TorchscriptBackendMatchesEager) {
+  ScratchDir dir;
+  auto path = make(dir, "m");
+  auto platform = make_platform("cpu", {});
+  auto eager = load_model(request(path));
+  eager->eval();
+  auto compiled = load_model(request(path));
+  compiled->eval();
+  std::vector<std::string> notes;
+  CompileOptions options;
+  compiled = compile_model(std::move(compiled), true, true, options, *platform, notes);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes.back().find("torchscript"), std::string::npos);
+  torch::NoGradGuard no_grad;
+  Batch b = batch(2, 8);
+  EXPECT_TRUE(torch::allclose(compiled->forward(b).toTensor(), eager->forward(b).toTensor(), 1e-5, 1e-5));
+}
+
+TEST(Compile, RefusesWhatItCannotDo) {
+  ScratchDir dir;
+  auto path = make(dir, "m");
+  auto platform = make_platform("cpu", {});
+  std::vector<std::string> notes;
+  auto message = [&](bool eval, const std::string& backend) {
+    CompileOptions options;
+    if (!backend.empty()) {
+      options.backend = backend;
+      options.raw = Value::of_dict({{"backend", Value::of_string(backend)}});
+    }
+    return std::string(expect_error([&] {
+                         compile_model(load_model(request(path)), true, eval, options, *platform, notes);
+                       }).what());
+  };
+  EXPECT_NE(message(false, "").find("needs eval mode: add --eval"), std::string::npos);
+  auto inductor = message(true, "inductor");
+  EXPECT_NE(inductor.find("--compile:backend inductor: not available here"), std::string::npos) << inductor;
+  EXPECT_NE(inductor.find("torchscript"), std::string::npos) << inductor;
+  EXPECT_NE(message(true, "cudagraphs").find("--platform cuda"), std::string::npos);
+}
+
+TEST(Platform, CpuAndRefusals) {
+  auto cpu = make_platform("cpu", {});
+  EXPECT_EQ(cpu->device(), torch::Device(torch::kCPU));
+  EXPECT_NE(cpu->description().find("threads"), std::string::npos);
+  if (!torch::cuda::is_available()) {
+    Error e = expect_error([] { make_platform("cuda", {}); });
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("--platform cuda: this LibTorch has no CUDA"), std::string::npos) << e.what();
+  }
+  Error bad_index = expect_error([] { make_platform("cuda:x", {}); });
+  EXPECT_NE(std::string(bad_index.what()).find("cuda:N"), std::string::npos) << bad_index.what();
+  Error options = expect_error([] { make_platform("cpu", PlatformOptions{{{"k", "v"}}}); });
+  EXPECT_NE(std::string(options.what()).find("--platform:k"), std::string::npos) << options.what();
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,89 @@
+#include "fmwork/torch_settings.hpp"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+namespace {
+
+std::string usage_message(const TorchCalls& calls, const TorchSets& sets) {
+  try {
+    validate_torch_settings(calls, sets);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TorchSettings, AppliesCallsAndSetsAndEchoesThem) {
+  const bool benchmark_before = at::globalContext().benchmarkCuDNN();
+  TorchCalls calls{{{"manual_seed", Value::of_int(7)}, {"set_num_threads", Value::of_int(1)}}};
+  TorchSets sets{{{"backends.cudnn.benchmark", Value::of_bool(!benchmark_before)}}};
+  auto lines = apply_torch_settings(calls, sets);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "torch.call manual_seed(7)");
+  EXPECT_EQ(lines[1], "torch.call set_num_threads(1)");
+  EXPECT_EQ(lines[2], std::string("torch.set backends.cudnn.benchmark = ") + (benchmark_before ? "False" : "True"));
+  EXPECT_EQ(at::get_num_threads(), 1);
+  EXPECT_EQ(at::globalContext().benchmarkCuDNN(), !benchmark_before);
+  at::globalContext().setBenchmarkCuDNN(benchmark_before);
+}
+
+TEST(TorchSettings, ManualSeedReallySeeds) {
+  apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
+  auto a = torch::rand({4});
+  apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
+  auto b = torch::rand({4});
+  EXPECT_TRUE(torch::equal(a, b));
+}
+
+TEST(TorchSettings, UnknownCallListsKnownNames) {
+  auto msg = usage_message(TorchCalls{{{"set_num_thread", Value::of_int(2)}}}, {});
+  EXPECT_NE(msg.find("unknown option --torch.call:set_num_thread;"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("set_num_threads"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use_deterministic_algorithms"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, UnknownSetListsKnownPaths) {
+  auto msg = usage_message({}, TorchSets{{{"backends.cudnn.benchmarks", Value::of_bool(true)}}});
+  EXPECT_NE(msg.find("unknown option --torch.set:backends.cudnn.benchmarks;"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("backends.cuda.matmul.allow_tf32"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, WrongTypeNamesExpectedTypeAndSuggestsAt) {
+  auto msg = usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("False")}}}, {});
+  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a bool"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--torch.call:set_grad_enabled@ False"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, RefusesNonPositiveThreadsAndUnknownPrecision) {
+  EXPECT_NE(usage_message(TorchCalls{{{"set_num_threads", Value::of_int(0)}}}, {}).find("positive"), std::string::npos);
+  EXPECT_NE(usage_message(TorchCalls{{{"set_float32_matmul_precision", Value::of_string("low")}}}, {})
+                .find("'highest', 'high' or 'medium'"),
+            std::string::npos);
+}
+
+TEST(TorchSettings, GradIsOffUnlessAskedFor) {
+  EXPECT_FALSE(grad_enabled_requested({}));
+  EXPECT_FALSE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_bool(false)}}}));
+  EXPECT_TRUE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_bool(true)}}}));
+}
+
+TEST(TorchSettings, TablesHoldWhatTheIssueAsksFor) {
+  auto calls = torch_call_names();
+  for (const char* name : {"set_grad_enabled", "set_num_threads", "set_num_interop_threads", "manual_seed",
+                           "set_float32_matmul_precision", "use_deterministic_algorithms", "set_flush_denormal"})
+    EXPECT_NE(std::find(calls.begin(), calls.end(), name), calls.end()) << name;
+  auto sets = torch_set_paths();
+  for (const char* path : {"backends.cudnn.benchmark", "backends.cudnn.deterministic", "backends.cudnn.allow_tf32",
+                           "backends.cudnn.enabled", "backends.cuda.matmul.allow_tf32", "backends.mkldnn.enabled"})
+    EXPECT_NE(std::find(sets.begin(), sets.end(), path), sets.end()) << path;
+}
+
+}  // namespace
+}  // namespace fmwork
