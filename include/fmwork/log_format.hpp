@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "fmwork/stats.hpp"
+
 namespace fmwork {
 
 // A point in time as integer nanoseconds; written "seconds.nanoseconds" with exactly 9 digits.
@@ -37,10 +39,26 @@ struct ResLine {
 
 // Our extension lines: an ordered list of key=value fields. Values hold no spaces, except the last field
 // of a FAIL line (`error=`), which runs to the end of the line.
+// Keys are [A-Za-z0-9_.-]+, unique within a line; a value may be empty, never holds whitespace.
 struct Fields {
   std::vector<std::pair<std::string, std::string>> items;
   const std::string* find(std::string_view key) const;  // nullptr when absent
+  // Appends a field (no checks here: format_line checks). Numbers: integers as is, doubles with the
+  // given number of decimals ("%.*f").
+  Fields& add(std::string key, std::string value);
+  Fields& add(std::string key, int64_t value);
+  Fields& add(std::string key, double value, int decimals);
+  // The value parsed as an integer / a number; nullopt when absent; a runtime Error when malformed.
+  std::optional<int64_t> get_int(std::string_view key) const;
+  std::optional<double> get_double(std::string_view key) const;
 };
+// A token of a log line: non-empty, no whitespace or control characters. Names written into RES and
+// values of key=value fields must be tokens; the CLI can check names up front with this.
+bool is_log_token(std::string_view text);
+// Makes a token of free text for a META value: each run of whitespace or control characters becomes
+// one '_', leading/trailing ones are dropped; empty text gives "-". "NVIDIA H100 80GB" -> "NVIDIA_H100_80GB".
+std::string to_log_token(std::string_view text);
+
 // FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...).
 struct MetaLine { Fields fields; };
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
@@ -50,12 +68,27 @@ struct MemLine { Fields fields; };
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
 struct FailLine { Fields fields; };
 
+// Builders for the sweep, so that every number is formatted in one place.
+// RES from the summary of the durations: latency = median * 1000 ms, throughput = batch / median, as
+// upstream computes them.
+ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name,
+                      const std::string& model_class, int64_t input, int64_t batch, const Summary& summary);
+// STAT: input batch reps dropped, then mean/stddev/min/p50/p90/p99/max in ms with 6 decimals
+// (nanosecond resolution).
+StatLine make_stat_line(int64_t input, int64_t batch, const Summary& summary);
+MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
+// FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
+// leading and trailing spaces are dropped), so any exception message can be passed as is.
+FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
+
 using LogLine = std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine>;
 
-// The line's text without the trailing newline.
+// The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
+// a name or value that is not a token, a bad key, a missing required field (input, batch; FAIL's error,
+// which must be last), a negative timestamp. Whatever it returns, parse_line reads back equal.
 std::string format_line(const LogLine& line);
 
-// Parses one line (a trailing "\n" or "\r\n" is ignored). Lines that do not start with "FMWORK " and
+// Parses one line (trailing whitespace, "\n" and "\r\n" included, is ignored, as upstream's strip() does). Lines that do not start with "FMWORK " and
 // FMWORK lines of words we do not read (EXP, ENV, ...) give nullopt. A line of a known word that is
 // malformed throws a runtime Error saying which field is wrong; callers add file and line number.
 std::optional<LogLine> parse_line(std::string_view line);

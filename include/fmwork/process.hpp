@@ -3,6 +3,7 @@
 
 #include <istream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,26 +16,61 @@ namespace fmwork {
 // One FMWORK RES line with what the log says around it.
 struct RunRecord {
   ResLine res;
-  std::vector<std::string> opts;        // ARG texts seen so far in the file
-  std::optional<double> setup_seconds;  // from FMWORK SETUP
-  std::optional<std::string> precision; // from FMWORK META dtype=
-  std::optional<StatLine> stat;         // the STAT line of the same (input, batch)
+  size_t line = 0;                      // line number of the RES line (1-based)
+  std::string timestamp;                // the RES t_first exactly as written (upstream's "timestamp")
+  // Every ARG text of the file. Upstream's process appends to one list that all its records share and
+  // prints them after reading the whole file, so each record shows the file's complete list; for a log
+  // of one driver run (ARG lines first) that is also "the ARG lines seen so far".
+  std::vector<std::string> opts;
+  std::optional<double> setup_seconds;  // the last FMWORK SETUP before the RES
+  std::optional<std::string> precision; // dtype= of the last FMWORK META before the RES that has one
+  std::optional<StatLine> stat;         // the STAT line of the same (input, batch), see docs/log-lines.md
   std::optional<MemLine> mem;           // the MEM line of the same (input, batch)
+  std::vector<Nanos> rep_durations;     // t1 - t0 of the REP lines of this combination, in order
 };
 
 struct ParsedLog {
   std::string source;                // the path, or "-" for stdin
   std::vector<RunRecord> runs;
   std::vector<FailLine> failures;
+  std::vector<size_t> failure_lines; // line number of each failures[i]
   std::vector<MetaLine> meta;
+  std::vector<std::string> opts;     // every ARG text of the file
 };
 
-// Reads a whole log. A malformed FMWORK line throws a runtime Error "<source>:<line>: <what>".
+// Reads a whole log. Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream
+// reads). A malformed FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>"
+// for "-").
 ParsedLog parse_log(std::istream& in, const std::string& source);
+
+// The engine name of a log's records: "fmwork-cpp/embed" when the log has a META line with driver=
+// (written by our driver), else upstream's "fmwork/embed/tf".
+std::string engine_name(const ParsedLog& log);
 
 // Upstream's JSON list: one object per RES line, keys in upstream's order (timestamp, metadata_id,
 // engine, model, precision, input, output, batch, tp, opts, warmup, setup, ttft, itl, thp).
+// Filled beyond upstream: precision (META dtype=), setup (SETUP seconds), warmup (seconds spent in the
+// reps dropped as warm-up, from the REP lines; STAT dropped= when present gives the count), engine
+// (see engine_name). upstream_only = true gives exactly upstream's values: those four as upstream
+// (null, null, null, "fmwork/embed/tf").
 nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
-                                        const std::optional<std::string>& metadata_id);
+                                        const std::optional<std::string>& metadata_id, bool upstream_only = false);
+
+// json.dumps(value, indent=4) of Python, byte for byte: ", " / ": " separators with newlines, ASCII only
+// (\uXXXX escapes, invalid UTF-8 as \ufffd), floats as Python's repr (270.0, 1e-05, NaN, Infinity).
+// No trailing newline.
+std::string dump_python_json(const nlohmann::ordered_json& value);
+// Python's repr() of a float: the shortest text that reads back equal; "nan", "inf", "-inf".
+std::string python_float_repr(double value);
+
+// One row per RES and per FAIL line in file order, a header row first; columns in docs/log-lines.md.
+std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
+// A human-readable table per log, failures included.
+std::string to_summary(const std::vector<ParsedLog>& logs);
+
+// The `process` command: argv[0] is the program. Reads the logs (a path "-" is `in`), writes the
+// chosen format to `out`. --help writes the usage to `out`. Throws Error: usage (bad options) or
+// runtime (unreadable file, malformed line); main() prints "error: <message>" and exits with its code.
+void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out);
 
 }  // namespace fmwork

@@ -9,14 +9,19 @@ namespace fmwork {
 // Upstream's warm-up rule: the first max(int(0.2 * reps), 1) reps are dropped before the median.
 size_t warmup_reps(size_t reps);
 
-// Median as numpy computes it (mean of the two middle values for an even count). Requires a non-empty input.
+// Median as numpy computes it ((a + b) / 2 of the two middle values for an even count). Throws a runtime
+// Error for an empty input.
 double median(std::vector<double> values);
 
-// Percentile q in [0, 100] with linear interpolation between closest ranks (numpy's default method).
+// Percentile q in [0, 100] with linear interpolation between closest ranks (numpy's default method
+// 'linear', including its _lerp rounding). Throws a runtime Error for an empty input or q out of range.
 double percentile(std::vector<double> values, double q);
 
 // Summary of the durations (seconds) after dropping warmup_reps(durations.size()) from the front.
-// stddev is the population standard deviation (numpy's np.std). Requires durations.size() >= 2.
+// Give the durations as upstream computes them, double(t1 - t0) / 1e9 from integer nanoseconds, and
+// `median` is bit for bit upstream's. stddev is the population standard deviation (numpy's np.std);
+// mean and stddev sum in order (numpy sums pairwise: they may differ in the last bits). p50/p90/p99 use
+// percentile() on the kept durations. Throws a runtime Error when durations.size() < 2.
 struct Summary {
   size_t reps = 0, dropped = 0;
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;

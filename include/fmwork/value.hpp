@@ -47,6 +47,11 @@ std::string repr(const Value& value);
 // Python's str(): like repr() except a top-level string is written as is.
 std::string str(const Value& value);
 
+// The code points of UTF-8 text, decoded as Python decodes command-line bytes: an invalid byte b (and each
+// byte of an encoded surrogate) becomes the lone surrogate U+DC00+b ("surrogateescape"). For repr() and
+// the \uXXXX escapes of the args JSON.
+std::u32string decode_utf8(std::string_view text);
+
 // Resolves a name such as `args.batch_sizes` to a value; returns nullopt when the name is unknown.
 using NameResolver = std::function<std::optional<Value>(std::string_view name)>;
 
