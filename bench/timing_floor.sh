@@ -35,5 +35,5 @@ for i in $(seq "$runs"); do
   "$build/driver" --platform cpu --model_class BertModel --model_name "$build/models/encoder-mini/model.pt" \
     --input_sizes 64,128 --batch_sizes 1,4 --reps 10 --eval > /dev/null
   e=$(date +%s.%N)
-  echo "$e - $s" | bc -l
+  awk -v e="$e" -v s="$s" 'BEGIN {printf "%.6f\n", e - s}'
 done | median_field | awk '{printf "median wall time: %.3f s\n", $1}'
