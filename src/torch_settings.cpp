@@ -64,18 +64,31 @@ std::string joined_keys(const std::map<std::string, Setting>& table) {
   return out;
 }
 
-// Python's int is accepted where a float is wanted, as torch would; nothing else converts.
+// Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
+// plain `--torch.call:set_grad_enabled False` works there as if typed with '@': do the same when the
+// text reads as a value of the expected type.
+Value as_typed(const Value& value, Value::Type expected, const std::string& option) {
+  if (value.type != Value::Type::string || expected == Value::Type::string) return value;
+  try {
+    Value parsed = parse_value(value.text, option);
+    if (parsed.type == expected) return parsed;
+  } catch (const Error&) {
+  }
+  return value;
+}
+
 void check_one(const std::string& set, const std::map<std::string, Setting>& table, const std::string& name,
-               const Value& value) {
+               const Value& given) {
   const std::string option = "--" + set + ":" + name;
   auto it = table.find(name);
   if (it == table.end())
     throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, joined_keys(table)));
+  const Value value = as_typed(given, it->second.type, option);
   if (value.type != it->second.type) {
     std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
                            ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, value.text)
                            : "";
-    throw usage_error(fmt::format("{} expects a {}; got {} {}{}", option, type_name(it->second.type),
+    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(it->second.type),
                                   type_name(value.type), repr(value), hint));
   }
   if (name == "set_num_threads" || name == "set_num_interop_threads") require_positive(option, value);
@@ -94,7 +107,8 @@ void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   validate_torch_settings(calls, sets);
   std::vector<std::string> lines;
-  for (const auto& [name, value] : calls.calls) {
+  for (const auto& [name, given] : calls.calls) {
+    const Value value = as_typed(given, call_table().at(name).type, "--torch.call:" + name);
     try {
       call_table().at(name).apply(value);
     } catch (const c10::Error& e) {
@@ -102,7 +116,8 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
     }
     lines.push_back(fmt::format("torch.call {}({})", name, repr(value)));
   }
-  for (const auto& [path, value] : sets.sets) {
+  for (const auto& [path, given] : sets.sets) {
+    const Value value = as_typed(given, set_table().at(path).type, "--torch.set:" + path);
     try {
       set_table().at(path).apply(value);
     } catch (const c10::Error& e) {
@@ -115,7 +130,8 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
 
 bool grad_enabled_requested(const TorchCalls& calls) {
   for (const auto& [name, value] : calls.calls)
-    if (name == "set_grad_enabled") return value.boolean;
+    if (name == "set_grad_enabled")
+      return as_typed(value, Value::Type::boolean, "--torch.call:set_grad_enabled").boolean;
   return false;
 }
 

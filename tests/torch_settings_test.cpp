@@ -55,10 +55,19 @@ TEST(TorchSettings, UnknownSetListsKnownPaths) {
   EXPECT_NE(msg.find("backends.cuda.matmul.allow_tf32"), std::string::npos) << msg;
 }
 
-TEST(TorchSettings, WrongTypeNamesExpectedTypeAndSuggestsAt) {
-  auto msg = usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("False")}}}, {});
-  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a bool"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("--torch.call:set_grad_enabled@ False"), std::string::npos) << msg;
+TEST(TorchSettings, WrongTypeNamesExpectedType) {
+  auto msg = usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("maybe")}}}, {});
+  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a value of type bool; got str 'maybe'"), std::string::npos) << msg;
+  msg = usage_message(TorchCalls{{{"set_num_threads", Value::of_float(2.5)}}}, {});
+  EXPECT_NE(msg.find("--torch.call:set_num_threads expects a value of type int; got float 2.5"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, PlainTextReadsAsUpstreamsPythonWould) {
+  // Upstream runs eval(f'torch.{key}({val})'): `--torch.call:set_grad_enabled False` works without '@'.
+  EXPECT_EQ(usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("False")}}}, {}), "");
+  EXPECT_TRUE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_string("True")}}}));
+  auto lines = apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_string("3")}}}, {});
+  EXPECT_EQ(lines.at(0), "torch.call manual_seed(3)");
 }
 
 TEST(TorchSettings, RefusesNonPositiveThreadsAndUnknownPrecision) {

@@ -198,7 +198,7 @@ TEST_F(DriverTest, UsageErrorsExitTwoWithOneLine) {
   inductor.insert(inductor.end(), {"--compile", "--compile:backend", "inductor"});
   expect_one_line_error(driver(inductor), 2, "--compile:backend inductor");
   auto torch_call = base_args();
-  torch_call.insert(torch_call.end(), {"--torch.call:set_num_threads", "2"});
+  torch_call.insert(torch_call.end(), {"--torch.call:set_num_threads", "two"});
   expect_one_line_error(driver(torch_call), 2, "--torch.call:set_num_threads expects");
 }
 

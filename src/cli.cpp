@@ -1,0 +1,538 @@
+// The command line: fixed options through CLI11, `--SET:key[@] VALUE` sub-options into one tree per set,
+// and the ARGS echo (FMWORK ARG lines and the args JSON) exactly as upstream's fmwork.args_show prints it.
+#include "fmwork/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+
+const std::vector<std::string> kSubOptionSets = {"compile", "model", "torch.call", "torch.set", "platform"};
+
+namespace {
+
+// The fixed options, in upstream's order, then ours. One table for the parser, the messages and --help.
+struct FixedSpec {
+  const char* name;
+  bool flag;
+  bool required;
+  const char* help;
+};
+
+const FixedSpec kFixed[] = {
+    {"platform", false, true, "cpu, cuda, cuda:N, or the name of a device plugin"},
+    {"model_class", false, true, "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
+    {"model_root", false, false, "folder the model name is relative to"},
+    {"model_name", false, true, "the model: a TorchScript file or a Hugging Face model folder (under --model_root)"},
+    {"compile", true, false, "compile the model before the sweep (see --compile:KEY)"},
+    {"eval", true, false, "put the model in evaluation mode"},
+    {"input_sizes", false, true, "comma-separated sequence lengths, e.g. 128,512"},
+    {"batch_sizes", false, true, "comma-separated batch sizes, e.g. 1,8"},
+    {"reps", false, true, "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)"},
+    {"seed", false, false, "seed of the random input tokens (ours; fixed by default so runs repeat)"},
+};
+
+const FixedSpec* find_fixed(std::string_view name) {
+  for (const auto& spec : kFixed)
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string fixed_list() {
+  std::vector<std::string> names;
+  for (const auto& spec : kFixed) names.push_back(std::string("--") + spec.name);
+  return join(names, ", ");
+}
+
+std::string sub_shape() {
+  return "sub-options look like --SET:key[@] VALUE with SET one of " + join(kSubOptionSets, ", ");
+}
+
+bool has_space(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::vector<int64_t> parse_sizes(const std::string& option, const std::string& text) {
+  auto fail = [&]() -> std::vector<int64_t> {
+    throw usage_error("--" + option + " expects comma-separated positive integers like 64,128; got '" + text + "'");
+  };
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos) return fail();
+    const int64_t size = std::stoll(part);
+    if (size <= 0) return fail();
+    sizes.push_back(size);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+// Python's int() of a command-line word, for --reps: optional sign, digits with single underscores.
+std::optional<int64_t> parse_python_int(const std::string& text) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  std::string digits;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') digits.push_back(c);
+    else if (c == '_' && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') continue;
+    else return std::nullopt;
+  }
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  const int64_t v = std::stoll(digits);
+  return negative ? -v : v;
+}
+
+// os.path.join(root, name) for two parts.
+std::string path_join(const std::string& root, const std::string& name) {
+  if (!name.empty() && name[0] == '/') return name;
+  if (root.empty() || root.back() == '/') return root + name;
+  return root + "/" + name;
+}
+
+// Splits the key of a sub-option (without `--` and `@`) on ':' as upstream's shlex does: quoted parts keep
+// their ':' and lose their quotes, a backslash outside quotes escapes the next character. Unlike shlex,
+// empty parts are kept (and refused by the caller).
+std::vector<std::string> split_key(const std::string& word, const std::string& key) {
+  std::vector<std::string> parts(1);
+  size_t i = 0;
+  while (i < key.size()) {
+    const char c = key[i];
+    if (c == ':') {
+      parts.emplace_back();
+      ++i;
+    } else if (c == '\'') {
+      const size_t close = key.find('\'', i + 1);
+      if (close == std::string::npos) throw usage_error(word + ": the key has no closing quotation");
+      parts.back() += key.substr(i + 1, close - i - 1);
+      i = close + 1;
+    } else if (c == '"') {
+      ++i;
+      for (;;) {
+        if (i >= key.size()) throw usage_error(word + ": the key has no closing quotation");
+        if (key[i] == '"') {
+          ++i;
+          break;
+        }
+        if (key[i] == '\\' && i + 1 < key.size() && (key[i + 1] == '"' || key[i + 1] == '\\')) ++i;
+        parts.back() += key[i++];
+      }
+    } else if (c == '\\') {
+      if (i + 1 >= key.size()) throw usage_error(word + ": the key ends with a backslash that escapes nothing");
+      parts.back() += key[i + 1];
+      i += 2;
+    } else {
+      parts.back() += c;
+      ++i;
+    }
+  }
+  return parts;
+}
+
+// Sorts dict keys recursively through dict values (dicts inside lists and tuples keep their order, as
+// upstream's sort_dict_recursive leaves them).
+void sort_recursive(Value& v) {
+  if (v.type != Value::Type::dict) return;
+  std::sort(v.entries.begin(), v.entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& entry : v.entries) sort_recursive(entry.second);
+}
+
+std::string display_path(const std::vector<std::string>& path) { return "--" + join(path, ":"); }
+
+// Builds the sub-option trees, remembering which option created each node for conflict messages.
+class SubTree {
+ public:
+  explicit SubTree(std::map<std::string, Value>& subs) : subs_(subs) {}
+
+  void set(const std::vector<std::string>& path, Value value, const std::string& arg_word) {
+    Value* node = &subs_[path[0]];
+    if (node->type != Value::Type::dict) *node = Value::of_dict({});
+    for (size_t depth = 1; depth < path.size(); ++depth) {
+      const std::vector<std::string> here(path.begin(), path.begin() + static_cast<long>(depth) + 1);
+      const bool last = depth + 1 == path.size();
+      auto it = std::find_if(node->entries.begin(), node->entries.end(),
+                             [&](const auto& e) { return e.first == path[depth]; });
+      if (it == node->entries.end()) {
+        creators_.emplace(here, arg_word);
+        if (last) {
+          node->entries.emplace_back(path[depth], std::move(value));
+          return;
+        }
+        intermediates_.insert(here);
+        node->entries.emplace_back(path[depth], Value::of_dict({}));
+        node = &node->entries.back().second;
+        continue;
+      }
+      const std::string earlier = creator_of(here);
+      if (last) {
+        if (intermediates_.count(here) != 0)
+          throw usage_error(arg_word + " conflicts with " + earlier + ": " + display_path(here) +
+                            " already holds keys, so it cannot also hold a value");
+        throw usage_error(arg_word + " conflicts with " + earlier + ": " + display_path(here) + " is set twice");
+      }
+      if (it->second.type != Value::Type::dict)
+        throw usage_error(arg_word + " conflicts with " + earlier + ": " + display_path(here) +
+                          " already holds a value, so it cannot also hold keys");
+      node = &it->second;
+    }
+  }
+
+ private:
+  std::map<std::string, Value>& subs_;
+  std::map<std::vector<std::string>, std::string> creators_;
+  std::set<std::vector<std::string>> intermediates_;  // dicts made by nested keys, not given with `@`
+
+  // The option that made this node, or the nearest enclosing one (keys inside a dict given with `@`).
+  std::string creator_of(std::vector<std::string> path) const {
+    while (!path.empty()) {
+      auto it = creators_.find(path);
+      if (it != creators_.end()) return it->second;
+      path.pop_back();
+    }
+    return "an earlier option";
+  }
+};
+
+// --- the args JSON: Python's json.dumps(obj, indent=4) with ensure_ascii ---
+
+struct JsonNode {
+  bool object = false;
+  std::string text;                                     // a string leaf
+  std::vector<std::pair<std::string, JsonNode>> items;  // an object's members, in order
+};
+
+JsonNode leaf(std::string s) {
+  JsonNode n;
+  n.text = std::move(s);
+  return n;
+}
+
+// Upstream's to_evaluable_strings: dicts become objects, strings stay as they are, the rest is repr().
+JsonNode to_evaluable(const Value& v) {
+  if (v.type != Value::Type::dict) return leaf(str(v));
+  JsonNode n;
+  n.object = true;
+  for (const auto& [key, value] : v.entries) n.items.emplace_back(key, to_evaluable(value));
+  return n;
+}
+
+void json_string(std::string& out, const std::string& s) {
+  out.push_back('"');
+  char buf[16];
+  for (char32_t c : decode_utf8(s)) {
+    switch (c) {
+      case U'"': out += "\\\""; break;
+      case U'\\': out += "\\\\"; break;
+      case U'\n': out += "\\n"; break;
+      case U'\r': out += "\\r"; break;
+      case U'\t': out += "\\t"; break;
+      case U'\b': out += "\\b"; break;
+      case U'\f': out += "\\f"; break;
+      default:
+        if (c >= 0x20 && c <= 0x7e) {
+          out.push_back(static_cast<char>(c));
+        } else if (c <= 0xffff) {
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          const char32_t v = c - 0x10000;
+          std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", static_cast<unsigned>(0xd800 + (v >> 10)),
+                        static_cast<unsigned>(0xdc00 + (v & 0x3ff)));
+          out += buf;
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void json_write(std::string& out, const JsonNode& n, int depth) {
+  if (!n.object) {
+    json_string(out, n.text);
+    return;
+  }
+  if (n.items.empty()) {
+    out += "{}";
+    return;
+  }
+  out += "{\n";
+  const std::string inner(static_cast<size_t>(depth + 1) * 4, ' ');
+  for (size_t i = 0; i < n.items.size(); ++i) {
+    out += inner;
+    json_string(out, n.items[i].first);
+    out += ": ";
+    json_write(out, n.items[i].second, depth + 1);
+    out += i + 1 < n.items.size() ? ",\n" : "\n";
+  }
+  out += std::string(static_cast<size_t>(depth) * 4, ' ') + "}";
+}
+
+Value int_list(const std::vector<int64_t>& values) {
+  std::vector<Value> items;
+  for (int64_t v : values) items.push_back(Value::of_int(v));
+  return Value::of_list(std::move(items));
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CommandLine result;
+  FixedArgs& args = result.args;
+
+  // Pre-pass: sub-options (a `--` word whose name has a ':', with the next word as its value whatever it
+  // looks like) go aside; fixed options are checked and normalised for CLI11; anything else is refused.
+  std::vector<std::pair<std::string, std::string>> sub_words;  // (--SET:key[@], VALUE)
+  std::vector<std::string> tokens;
+  std::set<std::string> seen;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i] ? argv[i] : "";
+    if (word.rfind("--", 0) != 0) {
+      throw usage_error("unexpected argument '" + word + "'; options are written --NAME VALUE, flags --NAME, and " +
+                        sub_shape());
+    }
+    const std::string name = word.substr(2);
+    const size_t eq = name.find('=');
+    const FixedSpec* spec = find_fixed(name);
+    std::optional<std::string> inline_value;
+    if (!spec && eq != std::string::npos && (spec = find_fixed(name.substr(0, eq))) != nullptr)
+      inline_value = name.substr(eq + 1);
+
+    if (!spec) {
+      if (name.find(':') == std::string::npos) {
+        throw usage_error("unknown option " + word + "; the fixed options are " + fixed_list() + ", and " +
+                          sub_shape());
+      }
+      if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_shape());
+      const std::string value = argv[i + 1] ? argv[i + 1] : "";
+      sub_words.emplace_back(word, value);
+      result.arg_words.push_back(word + " " + value);
+      ++i;
+      continue;
+    }
+
+    const std::string option = std::string("--") + spec->name;
+    if (!seen.insert(spec->name).second) throw usage_error(option + " is given twice; give it once");
+    if (spec->flag) {
+      if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + word + "')");
+      tokens.push_back(option);
+      result.arg_words.push_back(option);
+      continue;
+    }
+    std::string value;
+    if (inline_value) {
+      value = *inline_value;
+    } else {
+      if (i + 1 >= argc || std::string_view(argv[i + 1] ? argv[i + 1] : "").substr(0, 2) == "--")
+        throw usage_error(option + " needs a value (to give one that starts with '--', write " + option + "=VALUE)");
+      value = argv[++i];
+    }
+    // CLI11 takes `--name=value` whatever the value looks like, except an empty one.
+    if (value.empty()) {
+      tokens.push_back(option);
+      tokens.push_back(value);
+    } else {
+      tokens.push_back(option + "=" + value);
+    }
+    result.arg_words.push_back(option + " " + value);
+  }
+
+  // CLI11 parses the fixed options.
+  std::map<std::string, std::string> values;
+  bool compile = false, eval = false;
+  {
+    CLI::App app{"fmwork embedding benchmark driver", "driver"};
+    app.set_help_flag();
+    for (const auto& spec : kFixed) {
+      const std::string option = std::string("--") + spec.name;
+      if (spec.flag) app.add_flag(option, std::string(spec.name) == "compile" ? compile : eval, spec.help);
+      else app.add_option(option, values[spec.name], spec.help);
+    }
+    std::vector<std::string> reversed(tokens.rbegin(), tokens.rend());
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      throw usage_error(std::string("command line: ") + e.what());
+    }
+  }
+
+  std::vector<std::string> missing;
+  for (const auto& spec : kFixed)
+    if (spec.required && seen.count(spec.name) == 0) missing.push_back(std::string("--") + spec.name);
+  if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
+  if (!missing.empty()) throw usage_error("missing required options " + join(missing, ", "));
+
+  args.platform = values["platform"];
+  args.model_class = values["model_class"];
+  args.model_name = values["model_name"];
+  if (seen.count("model_root")) args.model_root = values["model_root"];
+  args.compile = compile;
+  args.eval = eval;
+
+  if (args.platform.empty()) throw usage_error("--platform is empty; give cpu, cuda, cuda:N or a plugin name");
+  if (args.model_name.empty()) throw usage_error("--model_name is empty; give the model's name or path");
+  if (args.model_class.empty()) throw usage_error("--model_class is empty; give the model's class, e.g. BertModel");
+  for (const auto& [which, v] : {std::pair<const char*, const std::string&>{"model_name", args.model_name},
+                                 std::pair<const char*, const std::string&>{"model_class", args.model_class}}) {
+    if (has_space(v))
+      throw usage_error(std::string("--") + which + " '" + v +
+                        "' contains whitespace, which would break the FMWORK RES line (its fields are split on "
+                        "spaces); name it without spaces");
+  }
+  args.input_sizes = parse_sizes("input_sizes", values["input_sizes"]);
+  args.batch_sizes = parse_sizes("batch_sizes", values["batch_sizes"]);
+
+  const std::optional<int64_t> reps = parse_python_int(values["reps"]);
+  if (!reps) throw usage_error("--reps expects an integer (at least 2); got '" + values["reps"] + "'");
+  if (*reps < 2)
+    throw usage_error("--reps must be at least 2, got " + std::to_string(*reps) +
+                      ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
+  args.reps = *reps;
+
+  if (seen.count("seed")) {
+    const std::string& text = values["seed"];
+    uint64_t seed = 0;
+    bool ok = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) {
+      try {
+        const unsigned long long parsed = std::stoull(text);
+        seed = parsed;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok) throw usage_error("--seed expects a non-negative integer below 2^64; got '" + text + "'");
+    args.seed = seed;
+    args.seed_given = true;
+  }
+
+  args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
+                                                                 : args.model_name;
+
+  // `@` values may name the fixed arguments, as upstream's eval namespace holds `args`.
+  const NameResolver resolve = [&args](std::string_view name) -> std::optional<Value> {
+    if (name.substr(0, 5) != "args.") return std::nullopt;
+    const std::string_view field = name.substr(5);
+    if (field == "platform") return Value::of_string(args.platform);
+    if (field == "model_class") return Value::of_string(args.model_class);
+    if (field == "model_name") return Value::of_string(args.model_name);
+    if (field == "model_path") return Value::of_string(args.model_path);
+    if (field == "model_root") return args.model_root ? Value::of_string(*args.model_root) : Value::none();
+    if (field == "compile") return Value::of_bool(args.compile);
+    if (field == "eval") return Value::of_bool(args.eval);
+    if (field == "input_sizes") return int_list(args.input_sizes);
+    if (field == "batch_sizes") return int_list(args.batch_sizes);
+    if (field == "reps") return Value::of_int(args.reps);
+    if (field == "seed") {
+      if (!args.seed_given) return Value::none();
+      if (args.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+      return Value::of_int(static_cast<int64_t>(args.seed));
+    }
+    return std::nullopt;
+  };
+
+  // The sub-options, in the order given.
+  SubTree tree(result.subs);
+  for (const auto& [word, raw] : sub_words) {
+    std::string key = word.substr(2);
+    const bool typed = !key.empty() && key.back() == '@';
+    if (typed) key.pop_back();
+    std::vector<std::string> path = split_key(word, key);
+    if (std::find(kSubOptionSets.begin(), kSubOptionSets.end(), path[0]) == kSubOptionSets.end())
+      throw usage_error("unknown sub-option set '" + path[0] + "' in " + word + "; the sets are " +
+                        join(kSubOptionSets, ", "));
+    if (std::any_of(path.begin() + 1, path.end(), [](const std::string& p) { return p.empty(); }))
+      throw usage_error(word + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+                        "--compile:options:max_autotune@ True");
+    Value value = typed ? parse_value(raw, word, resolve) : Value::of_string(raw);
+    tree.set(path, std::move(value), word + " " + raw);
+  }
+
+  for (size_t i = 0; i < 4; ++i) result.subs.emplace(kSubOptionSets[i], Value::of_dict({}));
+  for (auto& [set, value] : result.subs) sort_recursive(value);
+  std::sort(result.arg_words.begin(), result.arg_words.end());
+  return result;
+}
+
+std::string format_args_section(const CommandLine& command_line) {
+  const FixedArgs& a = command_line.args;
+  JsonNode root;
+  root.object = true;
+  auto add = [&](const char* key, std::string text) { root.items.emplace_back(key, leaf(std::move(text))); };
+  add("batch_sizes", repr(int_list(a.batch_sizes)));
+  add("compile", a.compile ? "True" : "False");
+  add("eval", a.eval ? "True" : "False");
+  add("input_sizes", repr(int_list(a.input_sizes)));
+  add("model_class", a.model_class);
+  add("model_name", a.model_name);
+  add("model_path", a.model_path);
+  add("model_root", a.model_root ? *a.model_root : "None");
+  add("platform", a.platform);
+  add("reps", std::to_string(a.reps));
+  if (a.seed_given) add("seed", std::to_string(a.seed));
+  JsonNode subs;
+  subs.object = true;
+  for (const auto& [set, value] : command_line.subs) {  // std::map: sorted, as upstream sorts subs
+    Value sorted = value;
+    sort_recursive(sorted);
+    subs.items.emplace_back(set, to_evaluable(sorted));
+  }
+  root.items.emplace_back("subs", std::move(subs));
+
+  std::vector<std::string> words = command_line.arg_words;
+  std::sort(words.begin(), words.end());
+  std::string out;
+  for (const auto& w : words) out += "FMWORK ARG " + w + "\n";
+  out += "\n";
+  json_write(out, root, 0);
+  out += "\n";
+  return out;
+}
+
+std::string driver_usage() {
+  std::string out =
+      "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
+      "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S] [--SET:key[@] VALUE ...]\n"
+      "\n"
+      "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"
+      "\n"
+      "fixed options:\n";
+  for (const auto& spec : kFixed) {
+    std::string left = std::string("  --") + spec.name + (spec.flag ? "" : " VALUE");
+    if (left.size() < 24) left.resize(24, ' ');
+    else left += "  ";
+    out += left + spec.help + (spec.required ? " (required)" : "") + "\n";
+  }
+  out +=
+      "\n"
+      "sub-options: --SET:key[:key...][@] VALUE\n"
+      "  A key ending in '@' takes a Python literal (None, True, False, numbers, 'strings', lists, tuples,\n"
+      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n"
+      "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
+      "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
+      "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
+      "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
+      "  --platform:KEY      options handed to a device plugin\n"
+      "\n"
+      "example:\n"
+      "  driver --platform cuda --model_root /models --model_name ibm-granite/granite-embedding-125m-english \\\n"
+      "         --model_class RobertaModel --input_sizes 512 --batch_sizes 1 --reps 100 \\\n"
+      "         --compile:backend inductor --compile:dynamic@ True --compile:mode reduce-overhead\n";
+  return out;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,649 @@
+// Tests of the command line: the ARGS section upstream prints for whole command lines, the parsed fields,
+// and every usage error.
+#include "fmwork/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+namespace {
+
+CommandLine parse(const std::vector<std::string>& words) {
+  std::vector<const char*> argv{"driver"};
+  for (const auto& w : words) argv.push_back(w.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+// The usage error a command line gives ("" when it parses).
+std::string error_of(const std::vector<std::string>& words) {
+  try {
+    parse(words);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> base_with(std::vector<std::string> extra) {
+  std::vector<std::string> words = {"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel",
+                                    "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2"};
+  words.insert(words.end(), extra.begin(), extra.end());
+  return words;
+}
+
+struct SectionCase {
+  std::string name;
+  std::vector<std::string> argv;
+  std::string expected;
+};
+
+// Expected texts: what upstream's setup_args (argparse + fmwork.args_process_opts + fmwork.args_show)
+// prints for the same command line under CPython 3.11 (with --opt=value written as --opt value, and
+// --seed added to its parser).
+const std::vector<SectionCase> kSectionCases = {
+    {"CudaReadmeExample",
+     {"--platform", "cuda", "--model_root", "/path/to/models", "--model_name", "ibm-granite/granite-embedding-125m-english", "--model_class", "RobertaModel", "--input_sizes", "512", "--batch_sizes", "1", "--reps", "100", "--compile:backend", "inductor", "--compile:dynamic@", "True", "--compile:mode", "reduce-overhead"},
+     R"EXP(FMWORK ARG --batch_sizes 1
+FMWORK ARG --compile:backend inductor
+FMWORK ARG --compile:dynamic@ True
+FMWORK ARG --compile:mode reduce-overhead
+FMWORK ARG --input_sizes 512
+FMWORK ARG --model_class RobertaModel
+FMWORK ARG --model_name ibm-granite/granite-embedding-125m-english
+FMWORK ARG --model_root /path/to/models
+FMWORK ARG --platform cuda
+FMWORK ARG --reps 100
+
+{
+    "batch_sizes": "[1]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[512]",
+    "model_class": "RobertaModel",
+    "model_name": "ibm-granite/granite-embedding-125m-english",
+    "model_path": "/path/to/models/ibm-granite/granite-embedding-125m-english",
+    "model_root": "/path/to/models",
+    "platform": "cuda",
+    "reps": "100",
+    "subs": {
+        "compile": {
+            "backend": "inductor",
+            "dynamic": "True",
+            "mode": "reduce-overhead"
+        },
+        "model": {},
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"SpyreReadmeExample",
+     {"--platform", "spyre", "--model_root", "/path/to/models", "--model_name", "ibm-granite/granite-embedding-125m-english", "--model_class", "RobertaModel", "--input_sizes", "512", "--batch_sizes", "1", "--reps", "100", "--torch.call:set_grad_enabled@", "False", "--compile", "--compile:backend", "sendnn"},
+     R"EXP(FMWORK ARG --batch_sizes 1
+FMWORK ARG --compile
+FMWORK ARG --compile:backend sendnn
+FMWORK ARG --input_sizes 512
+FMWORK ARG --model_class RobertaModel
+FMWORK ARG --model_name ibm-granite/granite-embedding-125m-english
+FMWORK ARG --model_root /path/to/models
+FMWORK ARG --platform spyre
+FMWORK ARG --reps 100
+FMWORK ARG --torch.call:set_grad_enabled@ False
+
+{
+    "batch_sizes": "[1]",
+    "compile": "True",
+    "eval": "False",
+    "input_sizes": "[512]",
+    "model_class": "RobertaModel",
+    "model_name": "ibm-granite/granite-embedding-125m-english",
+    "model_path": "/path/to/models/ibm-granite/granite-embedding-125m-english",
+    "model_root": "/path/to/models",
+    "platform": "spyre",
+    "reps": "100",
+    "subs": {
+        "compile": {
+            "backend": "sendnn"
+        },
+        "model": {},
+        "torch.call": {
+            "set_grad_enabled": "False"
+        },
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"NestedCompileOptionsNoRoot",
+     {"--platform", "cpu", "--model_name", "/m/bert.pt", "--model_class", "BertModel", "--input_sizes", "64,128,512", "--batch_sizes", "1,4", "--reps", "10", "--eval", "--compile", "--compile:options:max_autotune@", "True", "--compile:options:epilogue_fusion@", "False", "--compile:fullgraph@", "True"},
+     R"EXP(FMWORK ARG --batch_sizes 1,4
+FMWORK ARG --compile
+FMWORK ARG --compile:fullgraph@ True
+FMWORK ARG --compile:options:epilogue_fusion@ False
+FMWORK ARG --compile:options:max_autotune@ True
+FMWORK ARG --eval
+FMWORK ARG --input_sizes 64,128,512
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name /m/bert.pt
+FMWORK ARG --platform cpu
+FMWORK ARG --reps 10
+
+{
+    "batch_sizes": "[1, 4]",
+    "compile": "True",
+    "eval": "True",
+    "input_sizes": "[64, 128, 512]",
+    "model_class": "BertModel",
+    "model_name": "/m/bert.pt",
+    "model_path": "/m/bert.pt",
+    "model_root": "None",
+    "platform": "cpu",
+    "reps": "10",
+    "subs": {
+        "compile": {
+            "fullgraph": "True",
+            "options": {
+                "epilogue_fusion": "False",
+                "max_autotune": "True"
+            }
+        },
+        "model": {},
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"DtypeAndRootWithSlash",
+     {"--platform", "cuda", "--model_root", "/models/", "--model_name", "bert", "--model_class", "BertModel", "--input_sizes", "128", "--batch_sizes", "8", "--reps", "5", "--model:torch_dtype@", "torch.bfloat16", "--model:attn_implementation", "sdpa"},
+     R"EXP(FMWORK ARG --batch_sizes 8
+FMWORK ARG --input_sizes 128
+FMWORK ARG --model:attn_implementation sdpa
+FMWORK ARG --model:torch_dtype@ torch.bfloat16
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name bert
+FMWORK ARG --model_root /models/
+FMWORK ARG --platform cuda
+FMWORK ARG --reps 5
+
+{
+    "batch_sizes": "[8]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[128]",
+    "model_class": "BertModel",
+    "model_name": "bert",
+    "model_path": "/models/bert",
+    "model_root": "/models/",
+    "platform": "cuda",
+    "reps": "5",
+    "subs": {
+        "compile": {},
+        "model": {
+            "attn_implementation": "sdpa",
+            "torch_dtype": "torch.bfloat16"
+        },
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"ArgsNamesResolved",
+     {"--platform", "cuda", "--model_name", "m", "--model_class", "AutoModel", "--input_sizes", "32", "--batch_sizes", "1,2,4", "--reps", "3", "--compile:options:cudagraph_sizes@", "args.batch_sizes", "--model:vocab_size@", "args.reps", "--torch.set:backends.cudnn.benchmark@", "True", "--compile:backend@", "args.model_name"},
+     R"EXP(FMWORK ARG --batch_sizes 1,2,4
+FMWORK ARG --compile:backend@ args.model_name
+FMWORK ARG --compile:options:cudagraph_sizes@ args.batch_sizes
+FMWORK ARG --input_sizes 32
+FMWORK ARG --model:vocab_size@ args.reps
+FMWORK ARG --model_class AutoModel
+FMWORK ARG --model_name m
+FMWORK ARG --platform cuda
+FMWORK ARG --reps 3
+FMWORK ARG --torch.set:backends.cudnn.benchmark@ True
+
+{
+    "batch_sizes": "[1, 2, 4]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[32]",
+    "model_class": "AutoModel",
+    "model_name": "m",
+    "model_path": "m",
+    "model_root": "None",
+    "platform": "cuda",
+    "reps": "3",
+    "subs": {
+        "compile": {
+            "backend": "m",
+            "options": {
+                "cudagraph_sizes": "[1, 2, 4]"
+            }
+        },
+        "model": {
+            "vocab_size": "3"
+        },
+        "torch.call": {},
+        "torch.set": {
+            "backends.cudnn.benchmark": "True"
+        }
+    }
+}
+)EXP"},
+    {"DictGivenWithAt",
+     {"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel", "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2", "--compile:options@", "{'max_autotune': True, 'b': [1, 2.5], 'a': {'z': None, 'y': 'x'}}", "--model:x@", "[{'b': 1, 'a': 2}, ()]"},
+     R"EXP(FMWORK ARG --batch_sizes 2
+FMWORK ARG --compile:options@ {'max_autotune': True, 'b': [1, 2.5], 'a': {'z': None, 'y': 'x'}}
+FMWORK ARG --input_sizes 16
+FMWORK ARG --model:x@ [{'b': 1, 'a': 2}, ()]
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name m
+FMWORK ARG --platform cpu
+FMWORK ARG --reps 2
+
+{
+    "batch_sizes": "[2]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[16]",
+    "model_class": "BertModel",
+    "model_name": "m",
+    "model_path": "m",
+    "model_root": "None",
+    "platform": "cpu",
+    "reps": "2",
+    "subs": {
+        "compile": {
+            "options": {
+                "a": {
+                    "y": "x",
+                    "z": "None"
+                },
+                "b": "[1, 2.5]",
+                "max_autotune": "True"
+            }
+        },
+        "model": {
+            "x": "[{'b': 1, 'a': 2}, ()]"
+        },
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"FloatsTuplesStringsDtypes",
+     {"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel", "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2", "--torch.call:foo@", "1e-05", "--torch.call:bar@", "2.50", "--torch.call:baz@", "1e16", "--torch.call:qux@", "0.1", "--torch.call:big@", "1e999", "--torch.call:neg@", "-0.0", "--torch.set:tup@", "(8, 16)", "--torch.set:one@", "(8,)", "--torch.set:strs@", "['a', \"it's\"]", "--torch.set:half@", "torch.half", "--torch.set:small@", "0.0001", "--torch.set:third@", "0.3333333333333333"},
+     R"EXP(FMWORK ARG --batch_sizes 2
+FMWORK ARG --input_sizes 16
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name m
+FMWORK ARG --platform cpu
+FMWORK ARG --reps 2
+FMWORK ARG --torch.call:bar@ 2.50
+FMWORK ARG --torch.call:baz@ 1e16
+FMWORK ARG --torch.call:big@ 1e999
+FMWORK ARG --torch.call:foo@ 1e-05
+FMWORK ARG --torch.call:neg@ -0.0
+FMWORK ARG --torch.call:qux@ 0.1
+FMWORK ARG --torch.set:half@ torch.half
+FMWORK ARG --torch.set:one@ (8,)
+FMWORK ARG --torch.set:small@ 0.0001
+FMWORK ARG --torch.set:strs@ ['a', "it's"]
+FMWORK ARG --torch.set:third@ 0.3333333333333333
+FMWORK ARG --torch.set:tup@ (8, 16)
+
+{
+    "batch_sizes": "[2]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[16]",
+    "model_class": "BertModel",
+    "model_name": "m",
+    "model_path": "m",
+    "model_root": "None",
+    "platform": "cpu",
+    "reps": "2",
+    "subs": {
+        "compile": {},
+        "model": {},
+        "torch.call": {
+            "bar": "2.5",
+            "baz": "1e+16",
+            "big": "inf",
+            "foo": "1e-05",
+            "neg": "-0.0",
+            "qux": "0.1"
+        },
+        "torch.set": {
+            "half": "torch.float16",
+            "one": "(8,)",
+            "small": "0.0001",
+            "strs": "['a', \"it's\"]",
+            "third": "0.3333333333333333",
+            "tup": "(8, 16)"
+        }
+    }
+}
+)EXP"},
+    {"QuotedKeysPlatformSetSeedEqualsForms",
+     {"--platform=cuda:0", "--model_name", "caf\xc3""\xa9""-model", "--model_class", "BertModel", "--input_sizes", "16", "--batch_sizes", "2", "--reps=10", "--model:'a:b':c", "1", "--platform:device_id@", "0", "--seed", "7", "--model:x@", "-1", "--model:\"q\\\"r\":s t", "v w"},
+     R"EXP(FMWORK ARG --batch_sizes 2
+FMWORK ARG --input_sizes 16
+FMWORK ARG --model:"q\"r":s t v w
+FMWORK ARG --model:'a:b':c 1
+FMWORK ARG --model:x@ -1
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name café-model
+FMWORK ARG --platform cuda:0
+FMWORK ARG --platform:device_id@ 0
+FMWORK ARG --reps 10
+FMWORK ARG --seed 7
+
+{
+    "batch_sizes": "[2]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[16]",
+    "model_class": "BertModel",
+    "model_name": "caf\u00e9-model",
+    "model_path": "caf\u00e9-model",
+    "model_root": "None",
+    "platform": "cuda:0",
+    "reps": "10",
+    "seed": "7",
+    "subs": {
+        "compile": {},
+        "model": {
+            "a:b": {
+                "c": "1"
+            },
+            "q\"r": {
+                "s t": "v w"
+            },
+            "x": "-1"
+        },
+        "platform": {
+            "device_id": "0"
+        },
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"EmptyModelRootAndEscapes",
+     {"--platform", "cpu", "--model_root", "", "--model_name", "m", "--model_class", "BertModel", "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2", "--model:s@", "'tab\\there'"},
+     R"EXP(FMWORK ARG --batch_sizes 2
+FMWORK ARG --input_sizes 16
+FMWORK ARG --model:s@ 'tab\there'
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name m
+FMWORK ARG --model_root 
+FMWORK ARG --platform cpu
+FMWORK ARG --reps 2
+
+{
+    "batch_sizes": "[2]",
+    "compile": "False",
+    "eval": "False",
+    "input_sizes": "[16]",
+    "model_class": "BertModel",
+    "model_name": "m",
+    "model_path": "m",
+    "model_root": "",
+    "platform": "cpu",
+    "reps": "2",
+    "subs": {
+        "compile": {},
+        "model": {
+            "s": "tab\there"
+        },
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+    {"AtDictMergedWithNestedKeys",
+     {"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel", "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2", "--model:a@", "{'z': {}, 'b': {'y': 1, 'x': [{'q': 1, 'p': 2}]}}", "--model:a:b:c", "2", "--model_root=", "--eval", "--seed", "18446744073709551615", "--model:n@", "None"},
+     R"EXP(FMWORK ARG --batch_sizes 2
+FMWORK ARG --eval
+FMWORK ARG --input_sizes 16
+FMWORK ARG --model:a:b:c 2
+FMWORK ARG --model:a@ {'z': {}, 'b': {'y': 1, 'x': [{'q': 1, 'p': 2}]}}
+FMWORK ARG --model:n@ None
+FMWORK ARG --model_class BertModel
+FMWORK ARG --model_name m
+FMWORK ARG --model_root 
+FMWORK ARG --platform cpu
+FMWORK ARG --reps 2
+FMWORK ARG --seed 18446744073709551615
+
+{
+    "batch_sizes": "[2]",
+    "compile": "False",
+    "eval": "True",
+    "input_sizes": "[16]",
+    "model_class": "BertModel",
+    "model_name": "m",
+    "model_path": "m",
+    "model_root": "",
+    "platform": "cpu",
+    "reps": "2",
+    "seed": "18446744073709551615",
+    "subs": {
+        "compile": {},
+        "model": {
+            "a": {
+                "b": {
+                    "c": "2",
+                    "x": "[{'q': 1, 'p': 2}]",
+                    "y": "1"
+                },
+                "z": {}
+            },
+            "n": "None"
+        },
+        "torch.call": {},
+        "torch.set": {}
+    }
+}
+)EXP"},
+};
+
+TEST(CliTest, ArgsSectionMatchesUpstream) {
+  for (const auto& c : kSectionCases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(format_args_section(parse(c.argv)), c.expected);
+  }
+}
+
+TEST(CliTest, ParsedFixedArguments) {
+  const CommandLine cl = parse({"--platform", "cuda:1", "--model_root", "/models", "--model_name", "bert",
+                                "--model_class", "BertModel", "--input_sizes", "64,128", "--batch_sizes", "1,4,8",
+                                "--reps", "1_0", "--compile", "--seed", "42"});
+  EXPECT_EQ(cl.args.platform, "cuda:1");
+  EXPECT_EQ(cl.args.model_root, std::optional<std::string>("/models"));
+  EXPECT_EQ(cl.args.model_path, "/models/bert");
+  EXPECT_EQ(cl.args.input_sizes, (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(cl.args.batch_sizes, (std::vector<int64_t>{1, 4, 8}));
+  EXPECT_EQ(cl.args.reps, 10);  // int("1_0"), as argparse reads it
+  EXPECT_TRUE(cl.args.compile);
+  EXPECT_FALSE(cl.args.eval);
+  EXPECT_TRUE(cl.args.seed_given);
+  EXPECT_EQ(cl.args.seed, 42u);
+  EXPECT_EQ(cl.arg_words, (std::vector<std::string>{"--batch_sizes 1,4,8", "--compile", "--input_sizes 64,128",
+                                                     "--model_class BertModel", "--model_name bert",
+                                                     "--model_root /models", "--platform cuda:1", "--reps 1_0",
+                                                     "--seed 42"}));
+  EXPECT_EQ(parse(base_with({"--model_root", "/models"})).args.model_path, "/models/m");
+  // os.path.join: an absolute model name ignores the root.
+  EXPECT_EQ(parse({"--platform", "cpu", "--model_root", "/r", "--model_name", "/abs/m.pt", "--model_class", "B",
+                   "--input_sizes", "1", "--batch_sizes", "1", "--reps", "2"})
+                .args.model_path,
+            "/abs/m.pt");
+  EXPECT_FALSE(parse(base_with({})).args.model_root.has_value());
+  EXPECT_FALSE(parse(base_with({})).args.seed_given);
+}
+
+TEST(CliTest, SubOptionTrees) {
+  const CommandLine cl = parse(base_with({"--compile:dynamic@", "True", "--compile:mode", "max-autotune",
+                                          "--model:x@", "-1", "--compile:options:a:b@", "(8,)", "--model:y", "-z"}));
+  ASSERT_EQ(cl.subs.size(), 4u);  // platform only when used
+  EXPECT_EQ(cl.subs.count("platform"), 0u);
+  EXPECT_EQ(cl.subs.at("torch.call"), Value::of_dict({}));
+  const Value& compile = cl.subs.at("compile");
+  ASSERT_EQ(compile.entries.size(), 3u);
+  // Sorted: dynamic, mode, options.
+  EXPECT_EQ(compile.entries[0].first, "dynamic");
+  EXPECT_EQ(compile.entries[0].second, Value::of_bool(true));
+  EXPECT_EQ(compile.entries[1].second, Value::of_string("max-autotune"));
+  EXPECT_EQ(compile.entries[2].second,
+            Value::of_dict({{"a", Value::of_dict({{"b", Value::of_tuple({Value::of_int(8)})}})}}));
+  EXPECT_EQ(cl.subs.at("model"), Value::of_dict({{"x", Value::of_int(-1)}, {"y", Value::of_string("-z")}}));
+  // A value is always the next word, even one that looks like an option.
+  EXPECT_EQ(parse(base_with({"--model:y", "--reps"})).subs.at("model"),
+            Value::of_dict({{"y", Value::of_string("--reps")}}));
+  EXPECT_EQ(parse(base_with({"--platform:opt", "1"})).subs.at("platform"),
+            Value::of_dict({{"opt", Value::of_string("1")}}));
+  // Shell-style quoting and escapes in keys, as upstream's shlex split.
+  EXPECT_EQ(parse(base_with({"--model:a\\:b", "1"})).subs.at("model"),
+            Value::of_dict({{"a:b", Value::of_string("1")}}));
+  EXPECT_EQ(parse(base_with({"--model:x'y:z'", "1"})).subs.at("model"),
+            Value::of_dict({{"xy:z", Value::of_string("1")}}));
+  // args.<option> in an @ value.
+  EXPECT_EQ(parse(base_with({"--model:p@", "(args.model_path, args.model_root, args.eval, args.seed)"}))
+                .subs.at("model"),
+            Value::of_dict({{"p", Value::of_tuple({Value::of_string("m"), Value::none(), Value::of_bool(false),
+                                                   Value::none()})}}));
+}
+
+TEST(CliTest, UsageErrors) {
+  const std::string subs_shape =
+      "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform";
+  const std::string fixed =
+      "--platform, --model_class, --model_root, --model_name, --compile, --eval, --input_sizes, --batch_sizes, "
+      "--reps, --seed";
+  const std::string use =
+      "; use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like torch.float16, "
+      "or args.<option>";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1", "--reps", "2"},
+       "missing required option --platform"},
+      {{"--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1"},
+       "missing required options --platform, --reps"},
+      {{}, "missing required options --platform, --model_class, --model_name, --input_sizes, --batch_sizes, --reps"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "64,,128", "--batch_sizes",
+        "1", "--reps", "2"},
+       "--input_sizes expects comma-separated positive integers like 64,128; got '64,,128'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1.5", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--input_sizes expects comma-separated positive integers like 64,128; got '1.5'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "0",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '0'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "-1",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '-1'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1,",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '1,'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "1"},
+       "--reps must be at least 2, got 1: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 "
+       "are needed"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "-3"},
+       "--reps must be at least 2, got -3: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least "
+       "2 are needed"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "ten"},
+       "--reps expects an integer (at least 2); got 'ten'"},
+      {{"--platform", "cpu", "--model_name", "my model", "--model_class", "B", "--input_sizes", "1", "--batch_sizes",
+        "1", "--reps", "2"},
+       "--model_name 'my model' contains whitespace, which would break the FMWORK RES line (its fields are split on "
+       "spaces); name it without spaces"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "Bert\tModel", "--input_sizes", "1",
+        "--batch_sizes", "1", "--reps", "2"},
+       "--model_class 'Bert\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
+       "on spaces); name it without spaces"},
+      {{"--platform", "cpu", "--model_name", "", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--model_name is empty; give the model's name or path"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--model_class is empty; give the model's class, e.g. BertModel"},
+      {{"--platform=", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--platform is empty; give cpu, cuda, cuda:N or a plugin name"},
+      {base_with({"--reps", "3"}), "--reps is given twice; give it once"},
+      {base_with({"--eval", "--eval"}), "--eval is given twice; give it once"},
+      {base_with({"--compile=1"}), "--compile is a flag and takes no value (got '--compile=1')"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps"},
+       "--reps needs a value (to give one that starts with '--', write --reps=VALUE)"},
+      {{"--model_root", "--model_name", "m", "--platform", "cpu", "--model_class", "B", "--input_sizes", "1",
+        "--batch_sizes", "1", "--reps", "2"},
+       "--model_root needs a value (to give one that starts with '--', write --model_root=VALUE)"},
+      {base_with({"--foo", "1"}), "unknown option --foo; the fixed options are " + fixed + ", and " + subs_shape},
+      {base_with({"--rep", "1"}), "unknown option --rep; the fixed options are " + fixed + ", and " + subs_shape},
+      {base_with({"extra"}),
+       "unexpected argument 'extra'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
+      {base_with({"-x"}), "unexpected argument '-x'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
+      {base_with({"--model:x"}), "--model:x has no value; " + subs_shape},
+      {base_with({"--foo:bar", "1"}),
+       "unknown sub-option set 'foo' in --foo:bar; the sets are compile, model, torch.call, torch.set, platform"},
+      {base_with({"--model:", "1"}),
+       "--model: has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model::x", "1"}),
+       "--model::x has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model:''@", "1"}),
+       "--model:''@ has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model:'a", "1"}), "--model:'a: the key has no closing quotation"},
+      {base_with({"--model:a\\", "1"}), "--model:a\\: the key ends with a backslash that escapes nothing"},
+      {base_with({"--model:a", "1", "--model:a:b", "2"}),
+       "--model:a:b 2 conflicts with --model:a 1: --model:a already holds a value, so it cannot also hold keys"},
+      {base_with({"--model:a:b", "2", "--model:a", "1"}),
+       "--model:a 1 conflicts with --model:a:b 2: --model:a already holds keys, so it cannot also hold a value"},
+      {base_with({"--model:a", "1", "--model:a@", "2"}),
+       "--model:a@ 2 conflicts with --model:a 1: --model:a is set twice"},
+      {base_with({"--model:a@", "{'b': 1}", "--model:a:b", "2"}),
+       "--model:a:b 2 conflicts with --model:a@ {'b': 1}: --model:a:b is set twice"},
+      {base_with({"--compile:dynamic@", "Tru"}), "--compile:dynamic@: cannot read 'Tru' as a value" + use},
+      {base_with({"--model:n@", "args.subs"}), "--model:n@: cannot read 'args.subs' as a value" + use},
+      {base_with({"--seed", "-1"}), "--seed expects a non-negative integer below 2^64; got '-1'"},
+      {base_with({"--seed", "18446744073709551616"}),
+       "--seed expects a non-negative integer below 2^64; got '18446744073709551616'"},
+  };
+  for (const auto& [words, expected] : cases) {
+    std::string joined;
+    for (const auto& w : words) joined += " " + w;
+    SCOPED_TRACE(joined);
+    EXPECT_EQ(error_of(words), expected);
+  }
+}
+
+TEST(CliTest, EqualsFormsAndOddValues) {
+  // --opt=value is echoed as --opt value; a value may start with '-' when written with '='.
+  const CommandLine cl = parse({"--platform=cpu", "--model_name=--odd", "--model_class=B", "--input_sizes=1",
+                                "--batch_sizes=1", "--reps=2"});
+  EXPECT_EQ(cl.args.model_name, "--odd");
+  EXPECT_EQ(cl.arg_words, (std::vector<std::string>{"--batch_sizes 1", "--input_sizes 1", "--model_class B",
+                                                     "--model_name --odd", "--platform cpu", "--reps 2"}));
+  EXPECT_EQ(parse(base_with({"--model_root", "-r"})).args.model_path, "-r/m");
+}
+
+TEST(CliTest, SubOptionSetsList) {
+  EXPECT_EQ(kSubOptionSets, (std::vector<std::string>{"compile", "model", "torch.call", "torch.set", "platform"}));
+}
+
+TEST(CliTest, UsageTextNamesEveryOption) {
+  const std::string usage = driver_usage();
+  for (const char* name : {"--platform", "--model_class", "--model_root", "--model_name", "--compile", "--eval",
+                           "--input_sizes", "--batch_sizes", "--reps", "--seed", "--compile:", "--model:",
+                           "--torch.call:", "--torch.set:", "--platform:"})
+    EXPECT_NE(usage.find(name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace fmwork
