@@ -21,27 +21,21 @@ Nanos read_clock(clockid_t id) {
 
 void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << std::endl; }
 
-std::string fixed(double value, int decimals) { return fmt::format("{:.{}f}", value, decimals); }
-
-StatLine stat_line(int64_t input, int64_t batch, const Summary& s) {
-  auto ms = [](double seconds) { return fixed(seconds * 1e3, 3); };
-  return StatLine{Fields{{{"input", std::to_string(input)},
-                          {"batch", std::to_string(batch)},
-                          {"reps", std::to_string(s.reps)},
-                          {"dropped", std::to_string(s.dropped)},
-                          {"mean_ms", ms(s.mean)},
-                          {"stddev_ms", ms(s.stddev)},
-                          {"min_ms", ms(s.min)},
-                          {"p50_ms", ms(s.p50)},
-                          {"p90_ms", ms(s.p90)},
-                          {"p99_ms", ms(s.p99)},
-                          {"max_ms", ms(s.max)}}}};
-}
-
-// One line, whatever the exception carried: LibTorch messages span lines and end in a backtrace.
-std::string one_line(std::string text) {
-  if (auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-  return text;
+// The line of an exception message that says what went wrong. LibTorch's messages span lines; those of
+// the TorchScript interpreter open with a generic sentence and a script traceback, and end with the cause.
+std::string cause_of(const std::string& message) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    std::string line = message.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    start = end + 1;
+  }
+  if (lines.empty()) return "unknown error";
+  const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
+  return script_traceback ? lines.back() : lines.front();
 }
 
 // One combination; throws whatever the model or the device throws.
@@ -68,15 +62,10 @@ void run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
   const Summary summary = summarize(durations);
   out << "\n";
-  emit(out, ResLine{t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
-                    summary.median * 1e3, static_cast<double>(batch) / summary.median});
-  emit(out, stat_line(input, batch, summary));
-  if (auto peaks = platform.memory_peaks()) {
-    emit(out, MemLine{Fields{{{"input", std::to_string(input)},
-                              {"batch", std::to_string(batch)},
-                              {"allocated_peak_bytes", std::to_string(peaks->allocated_bytes)},
-                              {"reserved_peak_bytes", std::to_string(peaks->reserved_bytes)}}}});
-  }
+  emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch, summary));
+  emit(out, make_stat_line(input, batch, summary));
+  if (auto peaks = platform.memory_peaks())
+    emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
 }
 
 }  // namespace
@@ -103,9 +92,9 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       }
       if (!error.empty()) {
         ++failures;
-        error = one_line(error);
+        error = cause_of(error);
         out << "\n";
-        emit(out, FailLine{Fields{{{"input", std::to_string(input)}, {"batch", std::to_string(batch)}, {"error", error}}}});
+        emit(out, make_fail_line(input, batch, error));
         std::cerr << fmt::format("error: combination input {} / batch {} failed: {}; the sweep goes on", input,
                                  batch, error)
                   << std::endl;

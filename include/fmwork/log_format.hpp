@@ -1,6 +1,7 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// FAIL, MEM) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore.
+// FAIL, MEM) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore. docs/log-lines.md shows
+// each with an example.
 #pragma once
 
 #include <cstdint>
@@ -15,19 +16,23 @@
 
 namespace fmwork {
 
-// A point in time as integer nanoseconds; written "seconds.nanoseconds" with exactly 9 digits.
+// A point in time as integer nanoseconds; written "seconds.nanoseconds" with exactly 9 digits, as
+// upstream's time_format does (under one second we write "0.000000005" where upstream writes
+// ".000000005"; the parser reads both). A negative timestamp throws a runtime Error.
 using Nanos = int64_t;
 std::string format_timestamp(Nanos t);        // 1108911088153850 -> "1108911.088153850"
-std::string format_duration_seconds(Nanos dt);  // 3702621 -> "0.003702621"
+// '%.9f' % (dt / 1e9), written exactly from the integer: 3702621 -> "0.003702621", -5 -> "-0.000000005".
+std::string format_duration_seconds(Nanos dt);
 
 // The banner upstream prints: "\n" + 80 '-' + "\n" + title + "\n" + 80 '-' + "\n\n".
 std::string banner(const std::string& title);
 
-// FMWORK ARG <text>: one option as typed ("--reps 100", "--compile").
+// FMWORK ARG <text>: one option as typed ("--reps 100", "--compile"). The text runs to the end of the
+// line (trailing whitespace is not kept, as upstream's strip() drops it).
 struct ArgLine { std::string text; };
 // FMWORK SETUP 1.234567: seconds from the start of loading to the model being ready.
 struct SetupLine { double seconds = 0; };
-// FMWORK REP <rep> <reps> <t0> <t1> <dt>
+// FMWORK REP <rep> <reps> <t0> <t1> <dt>: dt is written as t1 - t0; read, it is checked for form only.
 struct RepLine { int64_t rep = 0, reps = 0; Nanos t0 = 0, t1 = 0; };
 // FMWORK RES <t_first> <t_last> <model_name> <model_class> <input> <batch> <latency_ms %.3f> <thp %.1f>
 struct ResLine {
@@ -37,9 +42,9 @@ struct ResLine {
   double latency_ms = 0, throughput = 0;
 };
 
-// Our extension lines: an ordered list of key=value fields. Values hold no spaces, except the last field
-// of a FAIL line (`error=`), which runs to the end of the line.
-// Keys are [A-Za-z0-9_.-]+, unique within a line; a value may be empty, never holds whitespace.
+// Our extension lines: an ordered list of key=value fields, as written. Keys are [A-Za-z0-9_.-]+, unique
+// within a line; a value may be empty and holds no whitespace or control characters, except the last
+// field of a FAIL line (`error=`), free text to the end of the line.
 struct Fields {
   std::vector<std::pair<std::string, std::string>> items;
   const std::string* find(std::string_view key) const;  // nullptr when absent
@@ -59,13 +64,18 @@ bool is_log_token(std::string_view text);
 // one '_', leading/trailing ones are dropped; empty text gives "-". "NVIDIA H100 80GB" -> "NVIDIA_H100_80GB".
 std::string to_log_token(std::string_view text);
 
-// FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...).
+// FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...). Free keys;
+// `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
 struct MetaLine { Fields fields; };
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
+// input and batch are required (integers >= 1); reps, dropped are integers >= 0 and *_ms keys numbers
+// where present; other keys may follow.
 struct StatLine { Fields fields; };
 // FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
+// input and batch required; *_bytes keys are integers >= 0 where present.
 struct MemLine { Fields fields; };
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
+// input, batch and error required; error last.
 struct FailLine { Fields fields; };
 
 // Builders for the sweep, so that every number is formatted in one place.
@@ -84,13 +94,20 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
 using LogLine = std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
-// a name or value that is not a token, a bad key, a missing required field (input, batch; FAIL's error,
-// which must be last), a negative timestamp. Whatever it returns, parse_line reads back equal.
+// a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a
+// negative timestamp, a line break in an ARG text. FAIL's error text is made one line (control
+// characters become spaces, trailing spaces go) rather than refused. The text returned reads back
+// (parse_line) to a line that formats to the same text.
 std::string format_line(const LogLine& line);
 
-// Parses one line (trailing whitespace, "\n" and "\r\n" included, is ignored, as upstream's strip() does). Lines that do not start with "FMWORK " and
-// FMWORK lines of words we do not read (EXP, ENV, ...) give nullopt. A line of a known word that is
-// malformed throws a runtime Error saying which field is wrong; callers add file and line number.
+// Parses one line; trailing whitespace ("\n" and "\r\n" included) is ignored, as upstream's strip()
+// does. Lines that do not start with "FMWORK " and FMWORK lines of words we do not read (EXP, ENV, GEN,
+// ...) give nullopt. A line of a known word that is malformed throws a runtime Error saying which field
+// is wrong ("FMWORK RES line has 9 fields, expected 10", "FMWORK RES input must be an integer, got
+// '12x'"); callers add file and line number. Checks: the field count of SETUP (3), REP (7), RES (10),
+// split on single spaces as upstream splits; integers (rep, reps, input, batch >= 1; rep <= reps);
+// timestamps <digits>.<9 digits>; dt [-]<digits>.<9 digits>; numbers as Python's float() reads them
+// (inf and nan included); names non-empty; for the key=value lines what their comments say.
 std::optional<LogLine> parse_line(std::string_view line);
 
 }  // namespace fmwork

@@ -1,0 +1,20 @@
+// `process`: driver logs into upstream's JSON, CSV or a summary table. See docs/log-lines.md.
+#include <exception>
+#include <iostream>
+
+#include "fmwork/error.hpp"
+#include "fmwork/process.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    fmwork::run_process(argc, argv, std::cin, std::cout);
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+  } catch (const fmwork::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

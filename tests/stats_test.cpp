@@ -1,0 +1,130 @@
+#include "fmwork/stats.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork {
+namespace {
+
+TEST(Stats, WarmupRuleIsUpstreams) {
+  // int(max(0.2 * reps, 1))
+  EXPECT_EQ(warmup_reps(1), 1u);
+  EXPECT_EQ(warmup_reps(2), 1u);
+  EXPECT_EQ(warmup_reps(5), 1u);
+  EXPECT_EQ(warmup_reps(9), 1u);
+  EXPECT_EQ(warmup_reps(10), 2u);
+  EXPECT_EQ(warmup_reps(14), 2u);
+  EXPECT_EQ(warmup_reps(15), 3u);  // 0.2 * 15 == 3.0000000000000004
+  EXPECT_EQ(warmup_reps(35), 7u);  // 0.2 * 35 == 7.000000000000001
+  EXPECT_EQ(warmup_reps(100), 20u);
+  EXPECT_EQ(warmup_reps(101), 20u);
+}
+
+TEST(Stats, MedianOddAndEven) {
+  EXPECT_EQ(median({3.0}), 3.0);
+  EXPECT_EQ(median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+  EXPECT_EQ(median({5.0, 1.0}), 3.0);
+  EXPECT_EQ(median({1.0, 1.0, 9.0, 9.0, 2.0, 8.0}), 5.0);
+  // Even count: (a + b) / 2 as numpy computes it.
+  const double a = 0.003702383, b = 0.003702621;
+  EXPECT_EQ(median({b, a}), (a + b) / 2.0);
+}
+
+TEST(Stats, MedianOfNothingThrows) { EXPECT_THROW(median({}), Error); }
+
+TEST(Stats, PercentileLinearLikeNumpy) {
+  const std::vector<double> v = {4.0, 1.0, 3.0, 2.0};
+  EXPECT_DOUBLE_EQ(percentile(v, 0), 1.0);
+  EXPECT_DOUBLE_EQ(percentile(v, 100), 4.0);
+  EXPECT_DOUBLE_EQ(percentile(v, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile(v, 90), 3.7);   // np.percentile([1,2,3,4], 90) == 3.7
+  EXPECT_DOUBLE_EQ(percentile(v, 25), 1.75);  // index 0.75
+  const std::vector<double> w = {10, 20, 30, 40, 50};
+  EXPECT_DOUBLE_EQ(percentile(w, 99), 49.6);  // index 3.96
+  EXPECT_DOUBLE_EQ(percentile(w, 10), 14.0);  // index 0.4
+  EXPECT_EQ(percentile({7.0}, 99), 7.0);
+}
+
+TEST(Stats, PercentileChecksItsInput) {
+  EXPECT_THROW(percentile({}, 50), Error);
+  EXPECT_THROW(percentile({1.0}, -1), Error);
+  EXPECT_THROW(percentile({1.0}, 100.5), Error);
+  EXPECT_THROW(percentile({1.0}, std::nan("")), Error);
+}
+
+TEST(Stats, SummaryOfTenRepsDropsTwo) {
+  const std::vector<double> d = {100, 50, 1, 2, 3, 4, 5, 6, 7, 8};
+  Summary s = summarize(d);
+  EXPECT_EQ(s.reps, 10u);
+  EXPECT_EQ(s.dropped, 2u);
+  EXPECT_EQ(s.median, 4.5);
+  EXPECT_EQ(s.mean, 4.5);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(5.25));  // population: sum of squares 42 / 8
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 8);
+  EXPECT_DOUBLE_EQ(s.p50, 4.5);
+  EXPECT_DOUBLE_EQ(s.p90, 7.3);
+  EXPECT_DOUBLE_EQ(s.p99, 7.93);
+}
+
+TEST(Stats, SummaryOfTwoRepsKeepsOne) {
+  Summary s = summarize({0.75, 0.25});
+  EXPECT_EQ(s.dropped, 1u);
+  EXPECT_EQ(s.median, 0.25);
+  EXPECT_EQ(s.mean, 0.25);
+  EXPECT_EQ(s.stddev, 0.0);
+  EXPECT_EQ(s.min, 0.25);
+  EXPECT_EQ(s.max, 0.25);
+  EXPECT_EQ(s.p99, 0.25);
+}
+
+TEST(Stats, SummaryOfFiveRepsDropsOne) {
+  Summary s = summarize({9, 4, 1, 3, 2});
+  EXPECT_EQ(s.dropped, 1u);
+  EXPECT_EQ(s.median, 2.5);  // of {4, 1, 3, 2}
+  EXPECT_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(1.25));
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 4);
+}
+
+TEST(Stats, SummaryOfHundredRepsDropsTwenty) {
+  std::vector<double> d;
+  for (int i = 0; i < 20; ++i) d.push_back(1000.0);  // warm-up outliers, all dropped
+  for (int i = 1; i <= 80; ++i) d.push_back(i);
+  Summary s = summarize(d);
+  EXPECT_EQ(s.reps, 100u);
+  EXPECT_EQ(s.dropped, 20u);
+  EXPECT_EQ(s.median, 40.5);
+  EXPECT_EQ(s.mean, 40.5);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 80);
+  EXPECT_DOUBLE_EQ(s.p90, 72.1);   // index 71.1
+  EXPECT_DOUBLE_EQ(s.p99, 79.21);  // index 78.21
+}
+
+TEST(Stats, SummaryNeedsTwoReps) {
+  EXPECT_THROW(summarize({}), Error);
+  try {
+    summarize({1.0});
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_NE(std::string(e.what()).find("at least 2 reps"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Stats, MedianOfRealDurationsMatchesUpstreamLatency) {
+  // The README's last reps as upstream computes them: float(t1 - t0) / 1e9.
+  std::vector<double> d = {0.757057369, 0.004468641, 0.003862192, 0.003697189, 0.003702383};
+  Summary s = summarize(d);  // drops 1; median of 4 = (0.003702383 + 0.003862192) / 2
+  EXPECT_EQ(s.median, (0.003702383 + 0.003862192) / 2.0);
+}
+
+}  // namespace
+}  // namespace fmwork
