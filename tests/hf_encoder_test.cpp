@@ -198,7 +198,7 @@ struct Inputs {
 // Two sequences of length 9; the second padded after 6 tokens (pad id in the ids, 0 in the mask).
 Inputs tiny_inputs(int64_t pad, bool with_types) {
   Inputs in;
-  in.ids = at::tensor({5, 17, 33, 8, 90, 41, 2, 77, 13, 6, 61, 28, 72, 3, 50, pad, pad, pad}, at::kLong).view({2, 9});
+  in.ids = at::tensor(std::vector<int64_t>{5, 17, 33, 8, 90, 41, 2, 77, 13, 6, 61, 28, 72, 3, 50, pad, pad, pad}).view({2, 9});
   in.mask = at::ones({2, 9}, at::kLong);
   in.mask[1].narrow(0, 6, 3).zero_();
   in.types = at::zeros({2, 9}, at::kLong);
@@ -286,7 +286,7 @@ TEST(HfEncoder, RobertaPositionsStartAfterPad) {
   table.narrow(0, 0, 2).normal_();  // rows 0 and 1 (<= pad): never used for non-pad tokens
   shifted["embeddings.position_embeddings.weight"] = table;
   write_folder(dir.file("b"), cfg, shifted);
-  auto ids = at::tensor({5, 6, 7, 8}, at::kLong).view({1, 4});
+  auto ids = at::tensor(std::vector<int64_t>{5, 6, 7, 8}).view({1, 4});
   auto mask = at::ones({1, 4}, at::kLong), types = at::zeros({1, 4}, at::kLong);
   auto a = outputs(load(dir.file("a"), "RobertaModel")->forward(Batch{ids, mask, types})).first;
   auto b = outputs(load(dir.file("b"), "RobertaModel")->forward(Batch{ids, mask, types})).first;

@@ -104,7 +104,7 @@ TEST(PluginLoading, MissingPluginListsEveryPathTried) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_CONTAINS(message, "--platform nosuchdevice: not a built-in platform (cpu, cuda, cuda:N)");
   for (const auto& dir : plugin_search_dirs())
-    EXPECT_CONTAINS(message, dir + "/libfmwork_platform_nosuchdevice.so")) << dir;
+    EXPECT_CONTAINS(message, dir + "/libfmwork_platform_nosuchdevice.so");
   EXPECT_CONTAINS(message, "FMWORK_PLUGIN_PATH");
 }
 
@@ -160,8 +160,10 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
     PluginPath path(empty.path() + ":" + shadow.path() + ":" + reference_dir());
     auto message = error_of([] { load_plugin_platform("refdev", {}); });
     EXPECT_CONTAINS(message, "cannot load " + shadow.file("libfmwork_platform_refdev.so"));
-    EXPECT_CONTAINS(message, "tried " + empty.file("libfmwork_platform_refdev.so") + ", " +
-                                   shadow.file("libfmwork_platform_refdev.so") + ";");
+    // The search stops at the first folder that has the library, even a broken one.
+    EXPECT_STARTS_WITH(message.substr(message.find("; tried ")), "; tried " + empty.file("libfmwork_platform_refdev.so") +
+                                                                     ", " + shadow.file("libfmwork_platform_refdev.so"));
+    EXPECT_NOT_CONTAINS(message, reference_dir() + "/");
   }
   PluginPath path(empty.path() + ":" + reference_dir());
   EXPECT_EQ(load_plugin_platform("refdev", {})->name(), "refdev");

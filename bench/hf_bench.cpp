@@ -1,0 +1,183 @@
+// hf_bench: helpers for bench/hf_cpu_bench.sh.
+//
+//   hf_bench gemm [--tokens M] [--hidden H] [--intermediate I] [--seconds S] [--threads N]
+//       The fp32 GEMM rate of the shapes a BERT-style layer runs (at::linear with bias, as the encoder calls
+//       it): [M,H]x[H,H]^T (q, k, v, attention output), [M,H]x[I,H]^T, [M,I]x[H,I]^T. Prints one line per
+//       shape and a `GEMM ... gflops=` line: the layer's GEMM FLOPs over its GEMM time (the rate a perfect
+//       encoder would reach on this machine).
+//   hf_bench write-folder CONFIG_JSON OUT_DIR [SEED] [DTYPE]
+//       write_random_model_folder(): config.json + model.safetensors (real size, random weights).
+//   hf_bench forward DIR [--class C] [--input L] [--batch B] [--reps N] [--threads N] [--random] [--dtype D]
+//       Loads DIR with load_hf_model() and times forwards, printing FMWORK-style SETUP / RES lines and the
+//       process RSS (baseline before loading, after loading, peak): a stand-in for the driver.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include "fmwork/error.hpp"
+#include "fmwork/hf/hf_model.hpp"
+#include "fmwork/model.hpp"
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+double seconds_since(clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); }
+
+// Current and peak resident set size in MB (from /proc/self/status).
+double rss_mb(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0) return std::atof(line.c_str() + std::string(field).size()) / 1024.0;
+  return 0;
+}
+
+std::string arg_value(std::vector<std::string>& args, const std::string& flag, const std::string& fallback) {
+  auto it = std::find(args.begin(), args.end(), flag);
+  if (it == args.end() || it + 1 == args.end()) return fallback;
+  std::string v = *(it + 1);
+  args.erase(it, it + 2);
+  return v;
+}
+bool arg_flag(std::vector<std::string>& args, const std::string& flag) {
+  auto it = std::find(args.begin(), args.end(), flag);
+  if (it == args.end()) return false;
+  args.erase(it);
+  return true;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int gemm(std::vector<std::string> args) {
+  const int64_t M = std::stoll(arg_value(args, "--tokens", "512"));
+  const int64_t H = std::stoll(arg_value(args, "--hidden", "768"));
+  const int64_t I = std::stoll(arg_value(args, "--intermediate", "3072"));
+  const double budget = std::stod(arg_value(args, "--seconds", "3"));
+  const int threads = std::stoi(arg_value(args, "--threads", "0"));
+  if (threads > 0) at::set_num_threads(threads);
+  c10::InferenceMode guard;
+  struct Shape {
+    const char* name;
+    int64_t in, out, count;  // count: how many of them a layer runs
+  } shapes[] = {{"HxH", H, H, 4}, {"HxI", H, I, 1}, {"IxH", I, H, 1}};
+  double layer_flops = 0, layer_time = 0;
+  for (const auto& s : shapes) {
+    auto x = at::randn({M, s.in}), w = at::randn({s.out, s.in}) * 0.02, b = at::zeros({s.out});
+    for (int i = 0; i < 3; ++i) at::linear(x, w, b);  // warm-up
+    std::vector<double> times;
+    auto start = clk::now();
+    while (seconds_since(start) < budget / 3 || times.size() < 5) {
+      auto t = clk::now();
+      at::linear(x, w, b);
+      times.push_back(seconds_since(t));
+    }
+    const double flops = 2.0 * M * s.in * s.out, med = median(times);
+    std::printf("GEMM_SHAPE %s m=%lld k=%lld n=%lld reps=%zu median_ms=%.3f gflops=%.1f\n", s.name,
+                static_cast<long long>(M), static_cast<long long>(s.in), static_cast<long long>(s.out), times.size(),
+                med * 1e3, flops / med / 1e9);
+    layer_flops += s.count * flops;
+    layer_time += s.count * med;
+  }
+  std::printf("GEMM tokens=%lld hidden=%lld intermediate=%lld threads=%d gflops=%.1f\n", static_cast<long long>(M),
+              static_cast<long long>(H), static_cast<long long>(I), at::get_num_threads(), layer_flops / layer_time / 1e9);
+  return 0;
+}
+
+int write_folder(std::vector<std::string> args) {
+  if (args.size() < 2) {
+    std::fprintf(stderr, "usage: hf_bench write-folder CONFIG_JSON OUT_DIR [SEED] [DTYPE]\n");
+    return 2;
+  }
+  const uint64_t seed = args.size() > 2 ? std::stoull(args[2]) : 0;
+  const std::string dtype = args.size() > 3 ? args[3] : "float32";
+  auto t = clk::now();
+  uint64_t bytes = fmwork::hf::write_random_model_folder(args[0], args[1], seed, dtype);
+  std::printf("wrote %s/model.safetensors: %.1f MB in %.2f s\n", args[1].c_str(), bytes / 1e6, seconds_since(t));
+  return 0;
+}
+
+int forward(std::vector<std::string> args) {
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: hf_bench forward DIR [--class C] [--input L] [--batch B] [--reps N] [--random]\n");
+    return 2;
+  }
+  const double rss_base = rss_mb("VmRSS:");
+  fmwork::LoadRequest r;
+  r.model_class = arg_value(args, "--class", "AutoModel");
+  const int64_t L = std::stoll(arg_value(args, "--input", "128"));
+  const int64_t B = std::stoll(arg_value(args, "--batch", "1"));
+  const int reps = std::stoi(arg_value(args, "--reps", "20"));
+  const int threads = std::stoi(arg_value(args, "--threads", "0"));
+  const std::string dtype = arg_value(args, "--dtype", "");
+  const std::string attn = arg_value(args, "--attn", "");
+  if (!dtype.empty()) r.options.dtype = dtype;
+  if (!attn.empty()) r.options.attn_implementation = attn;
+  r.options.random_weights = arg_flag(args, "--random");
+  r.path = args[0];
+  if (threads > 0) at::set_num_threads(threads);
+  auto t0 = clk::now();
+  auto model = fmwork::load_hf_model(r);
+  const double setup = seconds_since(t0);
+  const double rss_loaded = rss_mb("VmRSS:");
+  std::printf("%s\n\nFMWORK SETUP %.6f\n", model->describe().c_str(), setup);
+  auto facts = model->token_facts();
+  auto ids = at::randint(0, facts.vocab_size, {B, L}, at::kLong);
+  int64_t filler = 0;  // the first id that is not special
+  while (std::find(facts.special_ids.begin(), facts.special_ids.end(), filler) != facts.special_ids.end()) ++filler;
+  for (int64_t s : facts.special_ids) ids.masked_fill_(ids.eq(s), filler);
+  fmwork::Batch batch{ids, at::ones({B, L}, at::kLong), at::zeros({B, L}, at::kLong)};
+  c10::InferenceMode guard;
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    auto t = clk::now();
+    auto out = model->forward(batch);
+    times.push_back(seconds_since(t));
+  }
+  // The driver's rule: drop the first max(int(0.2 reps), 1) reps, median of the rest.
+  const size_t drop = std::max<size_t>(static_cast<size_t>(0.2 * reps), 1);
+  std::vector<double> kept(times.begin() + std::min(drop, times.size() - 1), times.end());
+  const double med = median(kept);
+  std::printf("FMWORK RES - - %s %s %lld %lld %.3f %.1f\n", r.path.c_str(), r.model_class.c_str(),
+              static_cast<long long>(L), static_cast<long long>(B), med * 1e3, B / med);
+  std::printf("HF_BENCH threads=%d rss_baseline_mb=%.1f rss_after_load_mb=%.1f rss_peak_mb=%.1f params=%lld\n",
+              at::get_num_threads(), rss_base, rss_loaded, rss_mb("VmHWM:"),
+              static_cast<long long>(model->parameter_count()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: hf_bench gemm|write-folder|forward ...\n");
+    return 2;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "gemm") return gemm(args);
+    if (cmd == "write-folder") return write_folder(args);
+    if (cmd == "forward") return forward(args);
+  } catch (const fmwork::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return e.exit_code();
+  }
+  std::fprintf(stderr, "hf_bench: unknown command %s (gemm, write-folder, forward)\n", cmd.c_str());
+  return 2;
+}

@@ -1,0 +1,111 @@
+// The native encoder: BERT / RoBERTa / XLM-R / DistilBERT forward passes in plain ATen ops (post-LayerNorm
+// transformer layers, absolute position embeddings, optional pooler), with weights named as Hugging Face
+// saves them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "fmwork/hf/config.hpp"
+
+namespace fmwork::hf {
+
+// ---- weight names -----------------------------------------------------------------------------------------
+
+// The weights a base model of `config` has, as Hugging Face names them without the base-model prefix
+// ("encoder.layer.0.attention.self.query.weight"), with their shapes, in module order except that each
+// layer's query/key/value weights come together, then their biases. With `pooler`, pooler.dense.{weight,bias}
+// last.
+std::vector<std::pair<std::string, std::vector<int64_t>>> expected_weights(const EncoderConfig& config, bool pooler);
+
+// A checkpoint name mapped to the form expected_weights() uses: the base-model prefix ("bert.", "roberta.",
+// "distilbert.") stripped, old LayerNorm names (gamma / beta) renamed to weight / bias.
+std::string canonical_weight_name(const std::string& name, const EncoderConfig& config);
+
+// Whether a canonical name is a known harmless extra in base or task checkpoints that a base model ignores,
+// as Hugging Face does: buffers (embeddings.position_ids, embeddings.token_type_ids) and task heads
+// (cls.*, lm_head.*, classifier.*, qa_outputs.*, pre_classifier.*, vocab_*).
+bool is_ignorable_weight(const std::string& canonical);
+
+// Random weights as Hugging Face's _init_weights makes them: linear and embedding weights ~ N(0,
+// initializer_range), biases 0, LayerNorm 1 / 0, the padding row of the embeddings 0, DistilBERT's
+// sinusoidal position table when configured. Seeded and fast (normals drawn once into a 2^20 pool and laid
+// out in runs at seeded offsets: the right distribution per weight, tens of ms for 125M parameters).
+// Canonical names; query/key/value of each layer are adjacent slices of one buffer (so the encoder fuses
+// them without a copy).
+std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& config, bool pooler, uint64_t seed,
+                                                                at::ScalarType dtype);
+
+// ---- the encoder ------------------------------------------------------------------------------------------
+
+enum class AttentionImpl { eager, sdpa };
+
+struct Linear {
+  at::Tensor weight, bias;  // [out, in], [out]
+};
+struct Norm {
+  at::Tensor weight, bias;
+};
+struct EncoderLayer {
+  Linear qkv;         // fused [3H, H] (defined when fused)
+  Linear q, k, v;     // separate (defined when not fused)
+  Linear attn_out;
+  Norm attn_norm;
+  Linear ffn_in, ffn_out;
+  Norm out_norm;
+};
+struct EncoderWeights {
+  at::Tensor word, position, token_type;  // token_type undefined for DistilBERT
+  Norm embed_norm;
+  std::vector<EncoderLayer> layers;
+  std::optional<Linear> pooler;
+};
+
+struct EncoderOutput {
+  at::Tensor last_hidden_state;  // [batch, input, hidden]
+  at::Tensor pooler_output;      // [batch, hidden]; undefined without a pooler
+};
+
+class Encoder {
+ public:
+  // `named` maps canonical names (expected_weights()) to tensors, already in the run dtype and checked for
+  // shape. Query/key/value are fused into one [3H, H] weight when they are adjacent in memory (no copy);
+  // otherwise they stay separate on the CPU (a fused copy bought no speed there and costs memory) and are
+  // fused by a copy when moved to another device.
+  Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
+          AttentionImpl attention);
+
+  // input_ids, attention_mask, token_type_ids: [batch, input] int64 on the weights' device; token_type_ids
+  // may be undefined (zeros). Throws a usage Error when the input is longer than the position table allows.
+  EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                        const at::Tensor& token_type_ids) const;
+
+  void to(const at::Device& device);
+  const EncoderConfig& config() const { return config_; }
+  const EncoderWeights& weights() const { return w_; }
+  bool has_pooler() const { return w_.pooler.has_value(); }
+  bool fused_qkv() const { return !w_.layers.empty() && w_.layers[0].qkv.weight.defined(); }
+  int64_t parameter_count() const;
+  at::ScalarType dtype() const { return w_.word.scalar_type(); }
+  AttentionImpl attention_requested() const { return attention_; }
+  // Which attention computation runs: "eager (softmax(QK^T/sqrt(d) + mask) V)",
+  // "sdpa (at::scaled_dot_product_attention)", or the fallback on LibTorch < 2.0.
+  std::string attention_description() const;
+  static bool sdpa_available();  // LibTorch >= 2.0
+
+ private:
+  at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,
+                       const at::Tensor& bool_mask) const;
+  at::Tensor activation_(at::Tensor& h) const;
+
+  EncoderConfig config_;
+  EncoderWeights w_;
+  AttentionImpl attention_;
+};
+
+}  // namespace fmwork::hf

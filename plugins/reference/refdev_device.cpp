@@ -1,0 +1,134 @@
+// refdev's LibTorch device: LibTorch's PrivateUse1 device backed by ordinary CPU memory. An allocator
+// that counts bytes (for the memory peaks), a no-op device guard, the kernels a device must provide itself
+// (empty, copy, views, resize) and LibTorch's boxed CPU fallback for every other operator: each falls
+// back by copying its arguments to CPU tensors, running the CPU kernel and copying the results back.
+// Correct but slow (two copies per operator): its timings mean nothing.
+#include "refdev_device.hpp"
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/Functions.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/resize_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#define REFDEV_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
+
+namespace refdev {
+namespace {
+
+std::atomic<int64_t> g_current_bytes{0};
+std::atomic<int64_t> g_peak_bytes{0};
+std::atomic<uint64_t> g_fallback_calls{0};
+
+// Each block carries its size in a header in front of the data; the header keeps the data 64-byte aligned.
+constexpr size_t kHeader = 64;
+
+void raise_peak(int64_t current) {
+  int64_t peak = g_peak_bytes.load();
+  while (current > peak && !g_peak_bytes.compare_exchange_weak(peak, current)) {
+  }
+}
+
+void release(void* base) {
+  if (!base) return;
+  size_t bytes = 0;
+  std::memcpy(&bytes, base, sizeof bytes);
+  g_current_bytes -= static_cast<int64_t>(bytes);
+  c10::free_cpu(base);
+}
+
+struct Allocator final : c10::Allocator {
+#if REFDEV_TORCH_VERSION >= 203
+  c10::DataPtr allocate(size_t bytes) override {
+#else
+  c10::DataPtr allocate(size_t bytes) const override {
+#endif
+    void* base = c10::alloc_cpu(bytes + kHeader);
+    std::memcpy(base, &bytes, sizeof bytes);
+    raise_peak(g_current_bytes += static_cast<int64_t>(bytes));
+    void* data = static_cast<char*>(base) + kHeader;
+    return {data, base, &release, c10::Device(c10::DeviceType::PrivateUse1, 0)};
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+#if REFDEV_TORCH_VERSION >= 203
+  void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
+#endif
+};
+
+Allocator g_allocator;
+
+constexpr c10::DispatchKeySet kKeys{c10::DispatchKey::PrivateUse1};
+
+at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                               c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format) {
+  return at::detail::empty_generic(size, &g_allocator, kKeys, c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, c10::optional<at::ScalarType> dtype,
+                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                         c10::optional<bool> pin_memory) {
+  return at::detail::empty_strided_generic(size, stride, &g_allocator, kKeys, c10::dtype_or_default(dtype));
+}
+
+// A CPU tensor over the same memory (refdev memory is CPU memory).
+at::Tensor cpu_alias(const at::Tensor& t) {
+  if (t.device().is_cpu()) return t;
+  return at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(c10::kCPU));
+}
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  TORCH_CHECK(self.sizes() == dst.sizes(), "refdev _copy_from: sizes differ (", self.sizes(), " vs ",
+              dst.sizes(), ")");
+  if (self.numel() == 0) return dst;
+  cpu_alias(dst).copy_(cpu_alias(self));
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  if (dst.sizes() != self.sizes()) dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  ++g_fallback_calls;
+  at::native::cpu_fallback(op, stack);
+}
+
+}  // namespace
+
+int64_t current_bytes() { return g_current_bytes.load(); }
+int64_t peak_bytes() { return g_peak_bytes.load(); }
+void reset_peak_bytes() { g_peak_bytes = g_current_bytes.load(); }
+uint64_t fallback_calls() { return g_fallback_calls.load(); }
+
+}  // namespace refdev
+
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &refdev::g_allocator);
+C10_REGISTER_GUARD_IMPL(PrivateUse1, c10::impl::NoOpDeviceGuardImpl<c10::DeviceType::PrivateUse1>);
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", &refdev::empty_memory_format);
+  m.impl("empty_strided", &refdev::empty_strided);
+  m.impl("_copy_from", &refdev::copy_from);
+  m.impl("_copy_from_and_resize", &refdev::copy_from_and_resize);
+  m.impl("view", &at::native::view);
+  m.impl("_reshape_alias", &at::native::_reshape_alias);
+  m.impl("as_strided", &at::native::as_strided_tensorimpl);
+  m.impl("resize_", &at::native::resize_);
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&refdev::fallback>());
+}

@@ -1,0 +1,244 @@
+// config.json of the encoder family. See include/fmwork/hf/config.hpp.
+#include "fmwork/hf/config.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "fmwork/error.hpp"
+
+namespace fmwork::hf {
+namespace {
+
+using json = nlohmann::json;
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+class Reader {
+ public:
+  Reader(const json& j, std::string source) : j_(j), src_(std::move(source)) {}
+
+  bool has(const std::string& key) const { return j_.contains(key) && !j_[key].is_null(); }
+
+  // An integer field in [lo, hi]; `what` explains it when it is missing.
+  int64_t integer(const std::string& key, int64_t lo, int64_t hi, const std::string& what) const {
+    if (!j_.contains(key)) throw runtime_error(src_ + ": missing field \"" + key + "\" (" + what + ")");
+    return integer_value(key, lo, hi);
+  }
+  int64_t integer_or(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) const {
+    return has(key) ? integer_value(key, lo, hi) : fallback;
+  }
+  std::optional<int64_t> optional_integer(const std::string& key, int64_t lo, int64_t hi) const {
+    if (!has(key)) return std::nullopt;
+    return integer_value(key, lo, hi);
+  }
+  double number_or(const std::string& key, double fallback, double lo_exclusive, double hi_exclusive) const {
+    if (!has(key)) return fallback;
+    const json& v = j_[key];
+    if (!v.is_number()) throw runtime_error(src_ + ": " + key + " must be a number, not " + v.dump());
+    double d = v.get<double>();
+    if (!(d > lo_exclusive && d < hi_exclusive) || !std::isfinite(d)) {
+      std::ostringstream os;
+      os << src_ << ": " << key << " (" << v.dump() << ") must be greater than " << lo_exclusive << " and less than "
+         << hi_exclusive;
+      throw runtime_error(os.str());
+    }
+    return d;
+  }
+  std::string string(const std::string& key, const std::string& what) const {
+    if (!j_.contains(key)) throw runtime_error(src_ + ": missing field \"" + key + "\" (" + what + ")");
+    return string_value(key);
+  }
+  std::string string_or(const std::string& key, const std::string& fallback) const {
+    return has(key) ? string_value(key) : fallback;
+  }
+  bool boolean_or(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!j_[key].is_boolean()) throw runtime_error(src_ + ": " + key + " must be true or false, not " + j_[key].dump());
+    return j_[key].get<bool>();
+  }
+
+ private:
+  int64_t integer_value(const std::string& key, int64_t lo, int64_t hi) const {
+    const json& v = j_[key];
+    if (!v.is_number_integer()) throw runtime_error(src_ + ": " + key + " must be an integer, not " + v.dump());
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      throw runtime_error(src_ + ": " + key + " (" + v.dump() + ") must be between " + std::to_string(lo) + " and " +
+                          std::to_string(hi));
+    int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi)
+      throw runtime_error(src_ + ": " + key + " (" + std::to_string(i) + ") must be between " + std::to_string(lo) +
+                          " and " + std::to_string(hi));
+    return i;
+  }
+  std::string string_value(const std::string& key) const {
+    const json& v = j_[key];
+    if (!v.is_string()) throw runtime_error(src_ + ": " + key + " must be a string, not " + v.dump());
+    return v.get<std::string>();
+  }
+  const json& j_;
+  std::string src_;
+};
+
+constexpr int64_t kMaxHidden = 1 << 16, kMaxLayers = 1024, kMaxIntermediate = 1 << 20, kMaxVocab = 1 << 24,
+                  kMaxPositions = 1 << 20, kMaxTypes = 1 << 16;
+
+}  // namespace
+
+const std::vector<std::string>& supported_model_types() {
+  static const std::vector<std::string> types = {"bert", "roberta", "xlm-roberta", "distilbert"};
+  return types;
+}
+
+const std::vector<std::string>& supported_activations() {
+  static const std::vector<std::string> acts = {"gelu",       "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "quick_gelu",
+                                                "relu",       "silu",     "swish",             "tanh"};
+  return acts;
+}
+
+std::string EncoderConfig::weight_prefix() const {
+  switch (family) {
+    case Family::bert: return "bert.";
+    case Family::roberta: return "roberta.";
+    case Family::distilbert: return "distilbert.";
+  }
+  return "";
+}
+
+std::string EncoderConfig::base_class() const {
+  if (model_type == "bert") return "BertModel";
+  if (model_type == "roberta") return "RobertaModel";
+  if (model_type == "xlm-roberta") return "XLMRobertaModel";
+  return "DistilBertModel";
+}
+
+int64_t EncoderConfig::max_input_size() const {
+  if (family == Family::roberta) return max_position_embeddings - pad_token_id.value_or(1) - 1;
+  return max_position_embeddings;
+}
+
+std::string EncoderConfig::summary() const {
+  std::ostringstream os;
+  os << "layers=" << num_hidden_layers << " hidden=" << hidden_size << " heads=" << num_attention_heads
+     << " intermediate=" << intermediate_size << " act=" << hidden_act << " vocab=" << vocab_size
+     << " max_positions=" << max_position_embeddings << " type_vocab=" << type_vocab_size
+     << " pad=" << (pad_token_id ? std::to_string(*pad_token_id) : std::string("none")) << " eps=" << layer_norm_eps;
+  return os.str();
+}
+
+EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw runtime_error(source + ": must be a JSON object");
+  Reader r(j, source);
+  EncoderConfig c;
+  c.source = source;
+  c.model_type = r.string("model_type", "one of " + join(supported_model_types(), ", "));
+  if (c.model_type == "bert")
+    c.family = Family::bert;
+  else if (c.model_type == "roberta" || c.model_type == "xlm-roberta")
+    c.family = Family::roberta;
+  else if (c.model_type == "distilbert")
+    c.family = Family::distilbert;
+  else
+    throw usage_error(source + ": model_type \"" + c.model_type + "\" is not supported by the native encoder (supported: " +
+                      join(supported_model_types(), ", ") + ")");
+
+  if (j.contains("architectures") && !j["architectures"].is_null()) {
+    if (!j["architectures"].is_array()) throw runtime_error(source + ": architectures must be a list of class names");
+    for (const auto& a : j["architectures"]) {
+      if (!a.is_string()) throw runtime_error(source + ": architectures must be a list of class names, not " + a.dump());
+      c.architectures.push_back(a.get<std::string>());
+    }
+  }
+
+  if (c.family == Family::distilbert) {
+    c.hidden_size = r.integer("dim", 1, kMaxHidden, "DistilBERT's hidden size, e.g. 768");
+    c.num_hidden_layers = r.integer("n_layers", 1, kMaxLayers, "the number of layers, e.g. 6");
+    c.num_attention_heads = r.integer("n_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
+    c.intermediate_size = r.integer("hidden_dim", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
+    c.hidden_act = r.string_or("activation", "gelu");
+    c.type_vocab_size = 0;
+    c.layer_norm_eps = 1e-12;  // fixed in DistilBERT's modules
+    c.sinusoidal_pos_embds = r.boolean_or("sinusoidal_pos_embds", false);
+    c.pad_token_id = r.has("pad_token_id") ? r.optional_integer("pad_token_id", 0, kMaxVocab) : std::optional<int64_t>(0);
+  } else {
+    c.hidden_size = r.integer("hidden_size", 1, kMaxHidden, "the model's width, e.g. 768");
+    c.num_hidden_layers = r.integer("num_hidden_layers", 1, kMaxLayers, "the number of layers, e.g. 12");
+    c.num_attention_heads = r.integer("num_attention_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
+    c.intermediate_size = r.integer("intermediate_size", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
+    c.type_vocab_size = r.integer("type_vocab_size", 1, kMaxTypes, "the number of token types: 2 for BERT, 1 for RoBERTa");
+    c.hidden_act = r.string_or("hidden_act", "gelu");
+    c.layer_norm_eps = r.number_or("layer_norm_eps", 1e-12, 0.0, 1.0);
+    c.position_embedding_type = r.string_or("position_embedding_type", "absolute");
+    if (c.position_embedding_type != "absolute")
+      throw usage_error(source + ": position_embedding_type \"" + c.position_embedding_type +
+                        "\" is not supported by the native encoder (only \"absolute\")");
+    if (r.has("pad_token_id"))
+      c.pad_token_id = r.optional_integer("pad_token_id", 0, kMaxVocab);
+    else
+      c.pad_token_id = c.family == Family::roberta ? 1 : 0;  // the config classes' defaults
+  }
+  c.vocab_size = r.integer("vocab_size", 1, kMaxVocab, "the number of token ids");
+  c.max_position_embeddings =
+      r.integer("max_position_embeddings", 1, kMaxPositions, "the length of the position table, e.g. 512");
+  c.initializer_range = r.number_or("initializer_range", 0.02, 0.0, 1e3);
+  for (auto [key, field] : {std::pair{"bos_token_id", &c.bos_token_id}, {"eos_token_id", &c.eos_token_id},
+                            {"cls_token_id", &c.cls_token_id}, {"sep_token_id", &c.sep_token_id},
+                            {"unk_token_id", &c.unk_token_id}, {"mask_token_id", &c.mask_token_id}})
+    *field = r.optional_integer(key, 0, kMaxVocab);
+
+  // torch_dtype ("dtype" in transformers >= 4.56).
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (!r.has(key)) continue;
+    std::string d = r.string_or(key, "");
+    if (d.rfind("torch.", 0) == 0) d = d.substr(6);
+    if (d == "float" ) d = "float32";
+    if (d == "half") d = "float16";
+    if (d != "float32" && d != "float16" && d != "bfloat16" && d != "float64")
+      throw runtime_error(source + ": " + key + " \"" + d + "\" is not a floating dtype (float32, float16, bfloat16)");
+    c.torch_dtype = d;
+    break;
+  }
+
+  // Relations between fields.
+  bool act_ok = false;
+  for (const auto& a : supported_activations()) act_ok = act_ok || a == c.hidden_act;
+  if (!act_ok)
+    throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
+                      c.hidden_act + "\" is not supported (supported: " + join(supported_activations(), ", ") + ")");
+  const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
+  const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
+  if (c.hidden_size % c.num_attention_heads != 0)
+    throw runtime_error(source + ": " + heads_key + " (" + std::to_string(c.num_attention_heads) + ") must divide " +
+                        hidden_key + " (" + std::to_string(c.hidden_size) + ")");
+  if (c.pad_token_id && *c.pad_token_id >= c.vocab_size)
+    throw runtime_error(source + ": pad_token_id (" + std::to_string(*c.pad_token_id) + ") must be less than vocab_size (" +
+                        std::to_string(c.vocab_size) + ")");
+  if (c.family == Family::roberta) {
+    if (!c.pad_token_id)
+      throw runtime_error(source + ": pad_token_id is null; " + c.model_type +
+                          " needs it (position ids start after the padding index)");
+    if (c.max_input_size() < 1)
+      throw runtime_error(source + ": max_position_embeddings (" + std::to_string(c.max_position_embeddings) +
+                          ") leaves no positions after pad_token_id (" + std::to_string(*c.pad_token_id) +
+                          ") + 1; it must be at least " + std::to_string(*c.pad_token_id + 2));
+  }
+  return c;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw runtime_error(path + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw runtime_error(path + ": not valid JSON: " + e.what());
+  }
+}
+
+EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }
+
+}  // namespace fmwork::hf

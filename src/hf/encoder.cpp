@@ -1,0 +1,469 @@
+// The native encoder. See include/fmwork/hf/encoder.hpp.
+#include "fmwork/hf/encoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/version.h>
+
+#include "fmwork/error.hpp"
+
+#define FMWORK_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
+
+namespace fmwork::hf {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// The eight linear / norm roles of one layer, and their names per family (after the layer prefix).
+struct LayerNames {
+  const char* q;
+  const char* k;
+  const char* v;
+  const char* attn_out;
+  const char* attn_norm;
+  const char* ffn_in;
+  const char* ffn_out;
+  const char* out_norm;
+};
+constexpr LayerNames kBertNames = {"attention.self.query",     "attention.self.key", "attention.self.value",
+                                   "attention.output.dense",   "attention.output.LayerNorm",
+                                   "intermediate.dense",       "output.dense",       "output.LayerNorm"};
+constexpr LayerNames kDistilNames = {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                                     "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+
+const LayerNames& layer_names(const EncoderConfig& c) {
+  return c.family == Family::distilbert ? kDistilNames : kBertNames;
+}
+std::string layer_prefix(const EncoderConfig& c, int64_t i) {
+  return (c.family == Family::distilbert ? "transformer.layer." : "encoder.layer.") + std::to_string(i) + ".";
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+double lowest_of(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return -65504.0;
+    case at::kBFloat16: return -3.3895313892515355e38;
+    case at::kDouble: return std::numeric_limits<double>::lowest();
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
+// Whether b starts where a ends and c where b ends (same dtype, device, contiguous): one block of memory.
+bool adjacent(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
+  for (const auto* t : {&a, &b, &c})
+    if (!t->defined() || !t->is_contiguous() || t->scalar_type() != a.scalar_type() || t->device() != a.device())
+      return false;
+  auto end = [](const at::Tensor& t) { return static_cast<const char*>(t.data_ptr()) + t.nbytes(); };
+  return end(a) == b.data_ptr() && end(b) == c.data_ptr();
+}
+
+// q, k, v ([H, ...] each) as one [3H, ...] tensor: a view of their memory when adjacent, else a copy.
+at::Tensor fuse3(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool allow_copy) {
+  if (adjacent(q, k, v)) {
+    Shape shape(q.sizes().begin(), q.sizes().end());
+    shape[0] = q.size(0) + k.size(0) + v.size(0);
+    // The view keeps the three tensors (and so their storage, e.g. a file mapping) alive.
+    return at::from_blob(q.data_ptr(), shape, [q, k, v](void*) {}, q.options());
+  }
+  if (!allow_copy) return at::Tensor();
+  return at::cat({q, k, v}, 0);
+}
+
+enum Act { kGelu, kGeluTanh, kQuickGelu, kRelu, kSilu, kTanh };
+Act act_of(const std::string& name) {
+  if (name == "gelu") return kGelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return kGeluTanh;
+  if (name == "quick_gelu") return kQuickGelu;
+  if (name == "relu") return kRelu;
+  if (name == "silu" || name == "swish") return kSilu;
+  if (name == "tanh") return kTanh;
+  throw usage_error("hidden_act \"" + name + "\" is not supported");
+}
+
+}  // namespace
+
+// ---- names ------------------------------------------------------------------------------------------------
+
+std::vector<std::pair<std::string, Shape>> expected_weights(const EncoderConfig& c, bool pooler) {
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  std::vector<std::pair<std::string, Shape>> out;
+  out.push_back({"embeddings.word_embeddings.weight", {c.vocab_size, H}});
+  out.push_back({"embeddings.position_embeddings.weight", {c.max_position_embeddings, H}});
+  if (c.family != Family::distilbert) out.push_back({"embeddings.token_type_embeddings.weight", {c.type_vocab_size, H}});
+  out.push_back({"embeddings.LayerNorm.weight", {H}});
+  out.push_back({"embeddings.LayerNorm.bias", {H}});
+  const LayerNames& n = layer_names(c);
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(c, i);
+    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
+      out.push_back({p + name + ".weight", {rows, cols}});
+      out.push_back({p + name + ".bias", {rows}});
+    };
+    auto norm = [&](const char* name) {
+      out.push_back({p + name + ".weight", {H}});
+      out.push_back({p + name + ".bias", {H}});
+    };
+    // q, k, v weights next to each other (then their biases): a file written in this order lets the
+    // encoder fuse them without a copy.
+    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".weight", {H, H}});
+    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".bias", {H}});
+    linear(n.attn_out, H, H);
+    norm(n.attn_norm);
+    linear(n.ffn_in, I, H);
+    linear(n.ffn_out, H, I);
+    norm(n.out_norm);
+  }
+  if (pooler) {
+    out.push_back({"pooler.dense.weight", {H, H}});
+    out.push_back({"pooler.dense.bias", {H}});
+  }
+  return out;
+}
+
+std::string canonical_weight_name(const std::string& name, const EncoderConfig& c) {
+  std::string s = name;
+  const std::string prefix = c.weight_prefix();
+  if (starts_with(s, prefix)) s = s.substr(prefix.size());
+  if (ends_with(s, ".gamma")) s = s.substr(0, s.size() - 6) + ".weight";
+  else if (ends_with(s, ".beta")) s = s.substr(0, s.size() - 5) + ".bias";
+  return s;
+}
+
+bool is_ignorable_weight(const std::string& s) {
+  if (s == "embeddings.position_ids" || s == "embeddings.token_type_ids") return true;
+  for (const char* head : {"cls.", "lm_head.", "classifier.", "qa_outputs.", "pre_classifier.", "vocab_transform.",
+                           "vocab_layer_norm.", "vocab_projector."})
+    if (starts_with(s, head)) return true;
+  return false;
+}
+
+namespace {
+
+// Seeded N(0, std) values fast: 2^20 normals drawn with ATen's generator, then laid out in runs of 4096 at
+// seeded random offsets into that pool. Each weight has exactly the normal marginal distribution; runs may
+// repeat, which changes nothing for timing. ATen's normal_ alone takes ~10 ns per value on one core: seconds
+// for a 125M-parameter model, where this takes tens of milliseconds.
+class NormalFiller {
+ public:
+  NormalFiller(uint64_t seed, double std_dev) : state_(seed ^ 0x6a09e667f3bcc909ull) {
+    at::Generator gen = at::detail::createCPUGenerator(seed);
+    pool_ = at::empty({kPool + kRun}, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, std_dev, gen);
+  }
+  at::Tensor operator()(const Shape& shape) {
+    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+    float* out = t.data_ptr<float>();
+    const float* pool = pool_.data_ptr<float>();
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; i += kRun) {
+      const int64_t len = std::min<int64_t>(kRun, n - i);
+      std::memcpy(out + i, pool + next() % kPool, static_cast<size_t>(len) * sizeof(float));
+    }
+    return t;
+  }
+
+ private:
+  static constexpr int64_t kPool = 1 << 20, kRun = 4096;
+  uint64_t next() {  // splitmix64
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+  at::Tensor pool_;
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& c, bool pooler, uint64_t seed,
+                                                                at::ScalarType dtype) {
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  NormalFiller normal(seed, c.initializer_range);
+  auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  auto add = [&](const std::string& name, const at::Tensor& t) { out.emplace_back(name, t); };
+
+  at::Tensor word = normal({c.vocab_size, H});
+  if (c.pad_token_id) word[*c.pad_token_id].zero_();
+  add("embeddings.word_embeddings.weight", cast(word));
+  at::Tensor pos;
+  if (c.family == Family::distilbert && c.sinusoidal_pos_embds) {
+    // create_sinusoidal_embeddings: angle(p, j) = p / 10000^(2 (j / 2) / dim); sin on even j, cos on odd j.
+    auto p = at::arange(c.max_position_embeddings, at::TensorOptions().dtype(at::kDouble)).unsqueeze(1);
+    auto j = at::arange(H, at::TensorOptions().dtype(at::kDouble));
+    auto angle = p / at::pow(10000.0, at::floor_divide(j, 2) * 2.0 / static_cast<double>(H)).unsqueeze(0);
+    auto table = at::empty({c.max_position_embeddings, H}, at::TensorOptions().dtype(at::kDouble));
+    using at::indexing::Slice;
+    table.index_put_({Slice(), Slice(0, at::indexing::None, 2)}, at::sin(angle.index({Slice(), Slice(0, at::indexing::None, 2)})));
+    table.index_put_({Slice(), Slice(1, at::indexing::None, 2)}, at::cos(angle.index({Slice(), Slice(1, at::indexing::None, 2)})));
+    pos = table.to(at::kFloat);
+  } else {
+    pos = normal({c.max_position_embeddings, H});
+    if (c.family == Family::roberta) pos[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
+  }
+  add("embeddings.position_embeddings.weight", cast(pos));
+  if (c.family != Family::distilbert) add("embeddings.token_type_embeddings.weight", cast(normal({c.type_vocab_size, H})));
+  add("embeddings.LayerNorm.weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
+  add("embeddings.LayerNorm.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+  const LayerNames& n = layer_names(c);
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(c, i);
+    at::Tensor qkv = cast(normal({3 * H, H}));  // one buffer: q, k, v adjacent
+    at::Tensor qkv_bias = at::zeros({3 * H}, at::TensorOptions().dtype(dtype));
+    const char* qkv_names[] = {n.q, n.k, n.v};
+    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".weight", qkv.narrow(0, j * H, H));
+    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".bias", qkv_bias.narrow(0, j * H, H));
+    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
+      add(p + name + ".weight", cast(normal({rows, cols})));
+      add(p + name + ".bias", at::zeros({rows}, at::TensorOptions().dtype(dtype)));
+    };
+    auto norm = [&](const char* name) {
+      add(p + name + ".weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
+      add(p + name + ".bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+    };
+    linear(n.attn_out, H, H);
+    norm(n.attn_norm);
+    linear(n.ffn_in, I, H);
+    linear(n.ffn_out, H, I);
+    norm(n.out_norm);
+  }
+  if (pooler) {
+    add("pooler.dense.weight", cast(normal({H, H})));
+    add("pooler.dense.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+  }
+  return out;
+}
+
+// ---- the encoder ------------------------------------------------------------------------------------------
+
+Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
+                 AttentionImpl attention)
+    : config_(std::move(config)), attention_(attention) {
+  std::map<std::string, at::Tensor> m(named.begin(), named.end());
+  auto get = [&](const std::string& name) {
+    auto it = m.find(name);
+    if (it == m.end()) throw runtime_error("native encoder: weight " + name + " was not given");
+    return it->second;
+  };
+  act_of(config_.hidden_act);  // validated early
+  w_.word = get("embeddings.word_embeddings.weight");
+  w_.position = get("embeddings.position_embeddings.weight");
+  if (config_.family != Family::distilbert) w_.token_type = get("embeddings.token_type_embeddings.weight");
+  w_.embed_norm = {get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias")};
+  const LayerNames& n = layer_names(config_);
+  for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(config_, i);
+    auto linear = [&](const char* name) { return Linear{get(p + name + ".weight"), get(p + name + ".bias")}; };
+    auto norm = [&](const char* name) { return Norm{get(p + name + ".weight"), get(p + name + ".bias")}; };
+    EncoderLayer L;
+    Linear q = linear(n.q), k = linear(n.k), v = linear(n.v);
+    at::Tensor fused = fuse3(q.weight, k.weight, v.weight, /*allow_copy=*/false);
+    if (fused.defined()) {
+      L.qkv = {fused, fuse3(q.bias, k.bias, v.bias, /*allow_copy=*/true)};
+    } else {
+      L.q = q;
+      L.k = k;
+      L.v = v;
+    }
+    L.attn_out = linear(n.attn_out);
+    L.attn_norm = norm(n.attn_norm);
+    L.ffn_in = linear(n.ffn_in);
+    L.ffn_out = linear(n.ffn_out);
+    L.out_norm = norm(n.out_norm);
+    w_.layers.push_back(std::move(L));
+  }
+  if (pooler) w_.pooler = Linear{get("pooler.dense.weight"), get("pooler.dense.bias")};
+}
+
+void Encoder::to(const at::Device& device) {
+  auto mv = [&](at::Tensor& t) {
+    if (t.defined() && t.device() != device) t = t.to(device);
+  };
+  mv(w_.word);
+  mv(w_.position);
+  mv(w_.token_type);
+  mv(w_.embed_norm.weight);
+  mv(w_.embed_norm.bias);
+  for (auto& L : w_.layers) {
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
+      mv(l->weight);
+      mv(l->bias);
+    }
+    for (Norm* nm : {&L.attn_norm, &L.out_norm}) {
+      mv(nm->weight);
+      mv(nm->bias);
+    }
+    // Off the CPU memory is plentiful and fewer, larger kernels pay: fuse q, k, v by a copy.
+    if (!device.is_cpu() && !L.qkv.weight.defined()) {
+      L.qkv = {at::cat({L.q.weight, L.k.weight, L.v.weight}, 0), at::cat({L.q.bias, L.k.bias, L.v.bias}, 0)};
+      L.q = L.k = L.v = Linear{};
+    }
+  }
+  if (w_.pooler) {
+    mv(w_.pooler->weight);
+    mv(w_.pooler->bias);
+  }
+}
+
+int64_t Encoder::parameter_count() const {
+  int64_t n = 0;
+  auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
+  count(w_.word);
+  count(w_.position);
+  count(w_.token_type);
+  count(w_.embed_norm.weight);
+  count(w_.embed_norm.bias);
+  for (const auto& L : w_.layers) {
+    for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
+      count(l->weight);
+      count(l->bias);
+    }
+    for (const Norm* nm : {&L.attn_norm, &L.out_norm}) {
+      count(nm->weight);
+      count(nm->bias);
+    }
+  }
+  if (w_.pooler) {
+    count(w_.pooler->weight);
+    count(w_.pooler->bias);
+  }
+  return n;
+}
+
+bool Encoder::sdpa_available() { return FMWORK_TORCH_VERSION >= 200; }
+
+std::string Encoder::attention_description() const {
+  const std::string formula = "softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
+  if (attention_ == AttentionImpl::eager) return "eager: " + formula;
+  if (sdpa_available())
+    return "sdpa: at::scaled_dot_product_attention (LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
+           std::to_string(TORCH_VERSION_MINOR) + ")";
+  return "sdpa requested, but LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
+         std::to_string(TORCH_VERSION_MINOR) + " has no at::scaled_dot_product_attention: ran eager, " + formula;
+}
+
+at::Tensor Encoder::activation_(at::Tensor& h) const {
+  switch (act_of(config_.hidden_act)) {
+    case kGelu: return at::gelu_(h);
+    case kGeluTanh: return at::gelu_(h, "tanh");
+    case kQuickGelu: return h.mul_(at::sigmoid(h * 1.702));
+    case kRelu: return at::relu_(h);
+    case kSilu: return at::silu_(h);
+    case kTanh: return h.tanh_();
+  }
+  return h;
+}
+
+at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
+                              const at::Tensor& bool_mask) const {
+  const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
+                d = config_.head_dim();
+  at::Tensor q, k, v;  // [B, T, h, d] views
+  if (L.qkv.weight.defined()) {
+    auto qkv = at::linear(x, L.qkv.weight, L.qkv.bias).view({B, T, 3, h, d});
+    q = qkv.select(2, 0);
+    k = qkv.select(2, 1);
+    v = qkv.select(2, 2);
+  } else {
+    q = at::linear(x, L.q.weight, L.q.bias).view({B, T, h, d});
+    k = at::linear(x, L.k.weight, L.k.bias).view({B, T, h, d});
+    v = at::linear(x, L.v.weight, L.v.bias).view({B, T, h, d});
+  }
+  at::Tensor ctx;  // [B, h, T, d]
+#if FMWORK_TORCH_VERSION >= 200
+  if (attention_ == AttentionImpl::sdpa) {
+    c10::optional<at::Tensor> mask;
+    if (bool_mask.defined()) mask = bool_mask;
+    ctx = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mask);
+  }
+#endif
+  if (!ctx.defined()) {
+    // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
+    auto qc = at::empty({B, h, T, d}, x.options());
+    at::mul_out(qc, q.transpose(1, 2), at::scalar_tensor(1.0 / std::sqrt(static_cast<double>(d)), at::kDouble));
+    auto kc = k.transpose(1, 2).contiguous();
+    auto vc = v.transpose(1, 2).contiguous();
+    auto scores = at::bmm(qc.view({B * h, T, d}), kc.view({B * h, T, d}).transpose(1, 2));  // [B h, T, T]
+    if (additive_mask.defined()) scores.view({B, h, T, T}).add_(additive_mask);
+    auto probs = at::softmax(scores, -1);
+    ctx = at::bmm(probs, vc.view({B * h, T, d})).view({B, h, T, d});
+  }
+  auto merged = ctx.transpose(1, 2).reshape({B, T, H});
+  return at::linear(merged, L.attn_out.weight, L.attn_out.bias);
+}
+
+EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                               const at::Tensor& token_type_ids) const {
+  c10::InferenceMode inference;
+  if (!input_ids.defined() || input_ids.dim() != 2)
+    throw usage_error("native encoder: input_ids must be [batch, input]");
+  const int64_t B = input_ids.size(0), T = input_ids.size(1), H = config_.hidden_size;
+  if (T > config_.max_input_size()) {
+    std::string why = config_.family == Family::roberta
+                          ? " (max_position_embeddings " + std::to_string(config_.max_position_embeddings) +
+                                " less pad_token_id " + std::to_string(*config_.pad_token_id) + " + 1)"
+                          : " (max_position_embeddings)";
+    throw usage_error("input size " + std::to_string(T) + " is longer than " + config_.base_class() + " allows: " +
+                      std::to_string(config_.max_input_size()) + why + "; use --input_sizes up to " +
+                      std::to_string(config_.max_input_size()));
+  }
+  const double eps = config_.layer_norm_eps;
+
+  // Embeddings.
+  auto x = at::embedding(w_.word, input_ids);  // [B, T, H]
+  if (config_.family == Family::roberta) {
+    // create_position_ids_from_input_ids: pad + cumsum(ids != pad) on non-pad tokens, pad on pad tokens.
+    auto not_pad = input_ids.ne(*config_.pad_token_id).to(at::kLong);
+    auto positions = at::cumsum(not_pad, 1).mul_(not_pad).add_(*config_.pad_token_id);
+    x.add_(at::embedding(w_.position, positions));
+  } else {
+    x.add_(w_.position.narrow(0, 0, T));
+  }
+  if (w_.token_type.defined()) {
+    if (token_type_ids.defined())
+      x.add_(at::embedding(w_.token_type, token_type_ids));
+    else
+      x.add_(w_.token_type[0]);
+  }
+  x = at::layer_norm(x, {H}, w_.embed_norm.weight, w_.embed_norm.bias, eps);
+
+  // Masks. An all-ones mask on the CPU (checked for free) is dropped, as Hugging Face's sdpa path does; off
+  // the CPU the check would synchronise the device (and break graph capture), so the mask is always applied.
+  at::Tensor additive, boolean;
+  if (attention_mask.defined()) {
+    bool all_ones = attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>();
+    if (!all_ones) {
+      boolean = attention_mask.ne(0).view({B, 1, 1, T});
+      additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(boolean.logical_not(), lowest_of(x.scalar_type()));
+    }
+  }
+
+  for (const auto& L : w_.layers) {
+    auto a = attention(x, L, additive, boolean);
+    a.add_(x);
+    x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
+    auto hdn = at::linear(x, L.ffn_in.weight, L.ffn_in.bias);
+    activation_(hdn);
+    auto y = at::linear(hdn, L.ffn_out.weight, L.ffn_out.bias);
+    y.add_(x);
+    x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
+  }
+
+  EncoderOutput out;
+  out.last_hidden_state = x;
+  if (w_.pooler) out.pooler_output = at::tanh(at::linear(x.select(1, 0), w_.pooler->weight, w_.pooler->bias));
+  return out;
+}
+
+}  // namespace fmwork::hf
