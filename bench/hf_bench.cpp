@@ -8,8 +8,11 @@
 //   hf_bench write-folder CONFIG_JSON OUT_DIR [SEED] [DTYPE]
 //       write_random_model_folder(): config.json + model.safetensors (real size, random weights).
 //   hf_bench forward DIR [--class C] [--input L] [--batch B] [--reps N] [--threads N] [--random] [--dtype D]
+//                        [--attn eager|sdpa] [--gemm]
 //       Loads DIR with load_hf_model() and times forwards, printing FMWORK-style SETUP / RES lines and the
-//       process RSS (baseline before loading, after loading, peak): a stand-in for the driver.
+//       process RSS (baseline before loading, after loading, peak): a stand-in for the driver. With --gemm,
+//       each forward is followed by the model's GEMMs alone (same shapes, same count), and the ratio of
+//       achieved FLOP/s to that GEMM rate is printed (HF_BENCH_GEMM): robust to other load on the machine.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -70,6 +73,7 @@ int gemm(std::vector<std::string> args) {
   const double budget = std::stod(arg_value(args, "--seconds", "3"));
   const int threads = std::stoi(arg_value(args, "--threads", "0"));
   if (threads > 0) at::set_num_threads(threads);
+  std::printf("GEMM_RSS rss_baseline_mb=%.1f (LibTorch loaded, nothing allocated)\n", rss_mb("VmRSS:"));
   c10::InferenceMode guard;
   struct Shape {
     const char* name;
@@ -128,6 +132,7 @@ int forward(std::vector<std::string> args) {
   if (!dtype.empty()) r.options.dtype = dtype;
   if (!attn.empty()) r.options.attn_implementation = attn;
   r.options.random_weights = arg_flag(args, "--random");
+  const bool with_gemm = arg_flag(args, "--gemm");
   r.path = args[0];
   if (threads > 0) at::set_num_threads(threads);
   auto t0 = clk::now();
@@ -142,11 +147,35 @@ int forward(std::vector<std::string> args) {
   for (int64_t s : facts.special_ids) ids.masked_fill_(ids.eq(s), filler);
   fmwork::Batch batch{ids, at::ones({B, L}, at::kLong), at::zeros({B, L}, at::kLong)};
   c10::InferenceMode guard;
-  std::vector<double> times;
+  // --gemm: after each forward, the same GEMMs the model runs (per layer [T,H]x[3H,H]^T, [T,H]x[H,H]^T,
+  // [T,H]x[I,H]^T, [T,I]x[H,I]^T, distinct weights per layer) timed alone. Interleaving makes the
+  // achieved-to-GEMM ratio robust to other load on the machine.
+  const auto& cfg = dynamic_cast<fmwork::hf::HfModel&>(*model).encoder().config();
+  const int64_t T = L * B, H = cfg.hidden_size, I = cfg.intermediate_size, NL = cfg.num_hidden_layers;
+  std::vector<std::vector<at::Tensor>> gemm_weights;
+  at::Tensor gx, gh;
+  if (with_gemm) {
+    gx = at::randn({T, H});
+    gh = at::randn({T, I});
+    for (int64_t l = 0; l < NL; ++l)
+      gemm_weights.push_back({at::randn({3 * H, H}) * 0.02, at::zeros({3 * H}), at::randn({H, H}) * 0.02, at::zeros({H}),
+                              at::randn({I, H}) * 0.02, at::zeros({I}), at::randn({H, I}) * 0.02, at::zeros({H})});
+  }
+  std::vector<double> times, gemm_times;
   for (int i = 0; i < reps; ++i) {
     auto t = clk::now();
     auto out = model->forward(batch);
     times.push_back(seconds_since(t));
+    if (with_gemm) {
+      t = clk::now();
+      for (const auto& w : gemm_weights) {
+        at::linear(gx, w[0], w[1]);
+        at::linear(gx, w[2], w[3]);
+        at::linear(gx, w[4], w[5]);
+        at::linear(gh, w[6], w[7]);
+      }
+      gemm_times.push_back(seconds_since(t));
+    }
   }
   // The driver's rule: drop the first max(int(0.2 reps), 1) reps, median of the rest.
   const size_t drop = std::max<size_t>(static_cast<size_t>(0.2 * reps), 1);
@@ -154,6 +183,16 @@ int forward(std::vector<std::string> args) {
   const double med = median(kept);
   std::printf("FMWORK RES - - %s %s %lld %lld %.3f %.1f\n", r.path.c_str(), r.model_class.c_str(),
               static_cast<long long>(L), static_cast<long long>(B), med * 1e3, B / med);
+  if (with_gemm) {
+    std::vector<double> kept_gemm(gemm_times.begin() + std::min(drop, gemm_times.size() - 1), gemm_times.end());
+    const double gemm_flops = 2.0 * NL * T * (4.0 * H * H + 2.0 * H * I);
+    const double flops = NL * (2.0 * T * (4.0 * H * H + 2.0 * H * I) + 4.0 * B * L * L * H) + 2.0 * B * H * H;
+    const double achieved = flops / med / 1e9, gemm_rate = gemm_flops / median(kept_gemm) / 1e9;
+    std::printf("HF_BENCH_GEMM input=%lld batch=%lld gflop_per_forward=%.2f achieved_gflops=%.1f gemm_gflops=%.1f "
+                "ratio=%.2f gemm_share_of_forward=%.2f\n",
+                static_cast<long long>(L), static_cast<long long>(B), flops / 1e9, achieved, gemm_rate,
+                achieved / gemm_rate, median(kept_gemm) / med);
+  }
   std::printf("HF_BENCH threads=%d rss_baseline_mb=%.1f rss_after_load_mb=%.1f rss_peak_mb=%.1f params=%lld\n",
               at::get_num_threads(), rss_base, rss_loaded, rss_mb("VmHWM:"),
               static_cast<long long>(model->parameter_count()));

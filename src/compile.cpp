@@ -62,7 +62,9 @@ std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile,
   const auto platform_backends = platform.compile_backends();
   if (std::find(platform_backends.begin(), platform_backends.end(), backend) != platform_backends.end()) {
     notes.push_back(fmt::format("compile: {} (the {} platform's compiler)", backend, platform.name()));
-    return platform.compile(std::move(model), options);
+    CompileOptions chosen = options;
+    chosen.backend = backend;
+    return platform.compile(std::move(model), chosen);
   }
   if (backend == "torchscript") return compile_torchscript(std::move(model), eval, notes);
   if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead"))

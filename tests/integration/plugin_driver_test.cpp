@@ -83,6 +83,14 @@ size_t syncs_after_forward(const Events& e) {
                                            [&](uint64_t ops) { return most > 0 && ops * 2 >= most; }));
 }
 
+TEST(PluginDriverEvents, OneSyncPerForwardIsWhatTheCountSees) {
+  Events good, skipped;
+  good.sync_ops = {0, 2, 42, 2, 42, 2, 42, 2, 42};     // load; then per rep: inputs, forward
+  skipped.sync_ops = {0, 2, 42, 2, 2, 84, 2, 42};      // rep 2 left its forward to rep 3's sync
+  EXPECT_EQ(syncs_after_forward(good), 4u);
+  EXPECT_EQ(syncs_after_forward(skipped), 3u);
+}
+
 class PluginDriverTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
