@@ -4,5 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-build/driver --platform cpu --model_class BertModel --model_name build/models/encoder-mini/model.pt \
-  --input_sizes 64,128 --batch_sizes 1,4 --reps 10 --eval
+# The granite-embedding-125m-english architecture (configs/models: config.json and tokenizer facts, no
+# weights), run by the native encoder with seeded random weights: an opt-in, printed loudly in MODEL.
+build/driver --platform cpu --model_class RobertaModel --model_root configs/models \
+  --model_name granite-embedding-125m-english --input_sizes 64,128 --batch_sizes 1,2 --reps 5 --eval \
+  --model:random_weights@ True
