@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/hf/hf_model.hpp"
 
 namespace {
 
@@ -113,6 +114,7 @@ int run(int argc, char** argv) {
   EncoderShape shape;
   uint64_t seed = 0;
   bool no_config = false;
+  std::string hf_config, hf_dtype = "float32";
   app.add_option("--out", out, "path of the .pt file to write (config.json goes beside it)")->required();
   app.add_option("--kind", kind, "encoder | identity (returns input_ids: the driver's timing floor) | "
                                  "unfeedable (forward takes a float and a string)");
@@ -126,10 +128,19 @@ int run(int argc, char** argv) {
   app.add_option("--max_positions", shape.max_positions);
   app.add_option("--seed", seed, "weights are drawn with this seed");
   app.add_flag("--no_config", no_config, "write no config.json (the driver then needs --model:vocab_size@ N)");
+  app.add_option("--hf_config", hf_config,
+                 "write a Hugging Face folder instead: this config.json + model.safetensors with random weights "
+                 "(real size), into the folder --out");
+  app.add_option("--hf_dtype", hf_dtype, "with --hf_config: float32, float16 or bfloat16");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (!hf_config.empty()) {
+    const uint64_t bytes = fmwork::hf::write_random_model_folder(hf_config, out, seed, hf_dtype);
+    std::cout << "wrote " << out << " (model.safetensors " << bytes << " bytes)\n";
+    return 0;
   }
   if (shape.hidden % shape.heads != 0) throw fmwork::usage_error("--hidden must be a multiple of --heads");
 

@@ -41,6 +41,8 @@ class Model {
   virtual std::string dtype_name() const = 0;
   virtual TokenFacts token_facts() const = 0;
   virtual int64_t parameter_count() const = 0;
+  // Where the weights came from, for the META line: "file", or "random:seed=N" for opted-in random weights.
+  virtual std::string weights_source() const { return "file"; }
 
   // Moves parameters and buffers to the device (works for PrivateUse1 devices too).
   virtual void to(const torch::Device& device) = 0;

@@ -97,6 +97,7 @@ int run(int argc, char** argv) {
                                             {"interop_threads", std::to_string(at::get_num_interop_threads())},
                                             {"dtype", model->dtype_name()},
                                             {"parameters", std::to_string(model->parameter_count())},
+                                            {"weights", model->weights_source()},
                                             {"seed", std::to_string(args.seed)},
                                             {"grad", grad ? "on" : "off"},
                                             {"eval", args.eval ? "true" : "false"},

@@ -212,7 +212,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   std::string weights_line;
   std::optional<uint64_t> seed;
   std::string st_file;
-  const bool has_safetensors = any_exists(dir, {"model.safetensors.index.json", "model.safetensors"}, &st_file);
+  const bool has_safetensors = any_exists(dir, {"model.safetensors", "model.safetensors.index.json"}, &st_file);
   if (opt.random_weights) {
     seed = opt.random_weights_seed ? static_cast<uint64_t>(*opt.random_weights_seed) : kDefaultRandomWeightsSeed;
     named = random_weights(config, pooler, *seed, dtype);

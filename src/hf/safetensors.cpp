@@ -274,8 +274,8 @@ void SafetensorsFile::release_pages(const std::string& name) const {
 Checkpoint Checkpoint::open_folder(const std::string& folder) {
   const std::string index = folder + "/model.safetensors.index.json";
   const std::string single = folder + "/model.safetensors";
+  if (fs::exists(single)) return open_file(single);  // Hugging Face's order: the single file first
   if (fs::exists(index)) return open_index(index);
-  if (fs::exists(single)) return open_file(single);
   throw usage_error(folder + ": no model.safetensors or model.safetensors.index.json");
 }
 

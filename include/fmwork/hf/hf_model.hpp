@@ -36,6 +36,9 @@ class HfModel : public Model {
   std::string dtype_name() const override;
   TokenFacts token_facts() const override;  // read on the first call (tokenizer.json can be large)
   int64_t parameter_count() const override { return encoder_->parameter_count(); }
+  std::string weights_source() const override {
+    return random_weights_ ? "random:seed=" + std::to_string(seed_.value_or(0)) : "file";
+  }
   void to(const torch::Device& device) override { encoder_->to(device); }
   void eval() override {}  // no dropout in the native encoder: always eval
 

@@ -78,8 +78,8 @@ class SafetensorsFile {
 // model.safetensors.index.json lists (each shard opened once).
 class Checkpoint {
  public:
-  // `folder`/model.safetensors.index.json if present, else `folder`/model.safetensors. Throws a usage Error
-  // when neither exists.
+  // `folder`/model.safetensors if present, else the shards `folder`/model.safetensors.index.json lists (the
+  // order from_pretrained uses). Throws a usage Error when neither exists.
   static Checkpoint open_folder(const std::string& folder);
   static Checkpoint open_file(const std::string& path);
   static Checkpoint open_index(const std::string& index_path);
