@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/hf/config.hpp"
+#include "fmwork/hf/special_tokens.hpp"
 
 namespace fmwork {
 namespace {
@@ -131,33 +133,41 @@ class TorchScriptModel : public Model {
   std::vector<Feed> feeds_;
 };
 
-// config.json's vocabulary facts: vocab_size and the *_token_id fields. (Hugging Face folders read
-// their tokenizer files too, in src/hf/.)
-TokenFacts read_config_token_facts(const fs::path& config_path) {
-  TokenFacts facts;
+// The vocabulary size and special-token ids of config.json, when present. A TorchScript file's config.json
+// need not describe a whole architecture, so only these keys are read here; the tokenizer files are read by
+// the same code as for Hugging Face folders.
+hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
+  hf::EncoderConfig config;
   std::ifstream in(config_path);
-  if (!in) return facts;
-  nlohmann::json config = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!config.is_object()) throw runtime_error(config_path.string() + ": not a JSON object");
-  if (config.contains("vocab_size") && config["vocab_size"].is_number_integer())
-    facts.vocab_size = config["vocab_size"].get<int64_t>();
-  for (const char* key : {"pad_token_id", "bos_token_id", "eos_token_id", "cls_token_id", "sep_token_id",
-                          "unk_token_id", "mask_token_id"})
-    if (config.contains(key) && config[key].is_number_integer()) facts.special_ids.push_back(config[key].get<int64_t>());
-  return facts;
+  if (!in) return config;
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) throw runtime_error(config_path.string() + ": not a JSON object");
+  auto integer = [&](const char* key) -> std::optional<int64_t> {
+    if (json.contains(key) && json[key].is_number_integer()) return json[key].get<int64_t>();
+    return std::nullopt;
+  };
+  config.vocab_size = integer("vocab_size").value_or(0);
+  config.pad_token_id = integer("pad_token_id");
+  config.bos_token_id = integer("bos_token_id");
+  config.eos_token_id = integer("eos_token_id");
+  config.cls_token_id = integer("cls_token_id");
+  config.sep_token_id = integer("sep_token_id");
+  config.unk_token_id = integer("unk_token_id");
+  config.mask_token_id = integer("mask_token_id");
+  return config;
 }
 
 // Vocabulary facts for a TorchScript file: config.json and tokenizer files beside it, or --model:vocab_size.
 TokenFacts torchscript_token_facts(const std::string& path, const ModelOptions& options) {
   const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  TokenFacts facts = read_config_token_facts(folder / "config.json");
-  if (options.vocab_size) facts.vocab_size = *options.vocab_size;
-  if (facts.vocab_size <= 0)
+  hf::EncoderConfig config = read_vocabulary_config(folder / "config.json");
+  if (options.vocab_size) config.vocab_size = *options.vocab_size;
+  if (config.vocab_size <= 0)
     throw usage_error(fmt::format(
         "{}: the vocabulary size is unknown: put a config.json with vocab_size beside the file, or pass "
         "--model:vocab_size@ N",
         path));
-  return facts;
+  return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids};
 }
 
 }  // namespace
