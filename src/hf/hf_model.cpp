@@ -39,16 +39,6 @@ std::string with_commas(int64_t n) {
   return s;
 }
 
-const char* dtype_label(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return "float32";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    case at::kDouble: return "float64";
-    default: return "other";
-  }
-}
-
 // The family prefixes of the classes we run; a class starting with one and continuing with For..., LMHead...
 // is a task-head class.
 struct ClassFamily {
@@ -100,7 +90,7 @@ void probe_dtype(at::ScalarType dtype, const at::Device& device) {
   } catch (const c10::Error& e) {
     std::string why = e.what_without_backtrace();
     why = why.substr(0, why.find('\n'));
-    throw usage_error(std::string("--model:dtype ") + dtype_label(dtype) + " does not run on " + device.str() +
+    throw usage_error("--model:dtype " + dtype_short_name(dtype) + " does not run on " + device.str() +
                       " with LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
                       " (" + why + "): use float32" + (dtype == at::kHalf ? " or bfloat16" : ""));
   }
@@ -154,7 +144,7 @@ torch::IValue HfModel::forward(const Batch& batch) {
   return out.last_hidden_state;
 }
 
-std::string HfModel::dtype_name() const { return dtype_label(encoder_->dtype()); }
+std::string HfModel::dtype_name() const { return dtype_short_name(encoder_->dtype()); }
 
 TokenFacts HfModel::token_facts() const {
   if (!facts_) {
@@ -285,7 +275,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
       named.emplace_back(name, std::move(t));
     }
     weights_line = ck.description() + ": " + std::to_string(zero_copy) + " zero-copy from the mapping, " +
-                   std::to_string(converted) + " converted to " + dtype_label(dtype);
+                   std::to_string(converted) + " converted to " + dtype_short_name(dtype);
     if (!ignored.empty()) notes.push_back("ignored (buffers / task heads, as Hugging Face does): " + join_first(ignored, 4));
   } else {
     std::string other;
@@ -313,7 +303,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   d << "  max input size: " << config.max_input_size();
   if (config.family == Family::roberta)
     d << " (position ids start after pad_token_id: " << *config.pad_token_id + 1 << "..)";
-  d << "\n  dtype: " << dtype_label(dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
+  d << "\n  dtype: " << dtype_short_name(dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
     << config.torch_dtype.value_or("not given") << ")\n";
   d << "  device: " << request.device.str() << "\n";
   d << "  attention: " << encoder->attention_description() << "\n";
