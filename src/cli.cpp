@@ -8,6 +8,9 @@
 #include <limits>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "fmwork/error.hpp"
 
 namespace fmwork {
@@ -43,20 +46,15 @@ const FixedSpec* find_fixed(std::string_view name) {
   return nullptr;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-  return out;
-}
 
 std::string fixed_list() {
   std::vector<std::string> names;
   for (const auto& spec : kFixed) names.push_back(std::string("--") + spec.name);
-  return join(names, ", ");
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string sub_shape() {
-  return "sub-options look like --SET:key[@] VALUE with SET one of " + join(kSubOptionSets, ", ");
+  return "sub-options look like --SET:key[@] VALUE with SET one of " + fmt::format("{}", fmt::join(kSubOptionSets, ", "));
 }
 
 bool has_space(const std::string& s) {
@@ -99,7 +97,7 @@ std::optional<int64_t> parse_python_int(const std::string& text) {
   return negative ? -v : v;
 }
 
-// os.path.join(root, name) for two parts.
+// os.path.fmt::format("{}", fmt::join(root, name)) for two parts.
 std::string path_join(const std::string& root, const std::string& name) {
   if (!name.empty() && name[0] == '/') return name;
   if (root.empty() || root.back() == '/') return root + name;
@@ -153,7 +151,7 @@ void sort_recursive(Value& v) {
   for (auto& entry : v.entries) sort_recursive(entry.second);
 }
 
-std::string display_path(const std::vector<std::string>& path) { return "--" + join(path, ":"); }
+std::string display_path(const std::vector<std::string>& path) { return "--" + fmt::format("{}", fmt::join(path, ":")); }
 
 // Builds the sub-option trees, remembering which option created each node for conflict messages.
 class SubTree {
@@ -374,7 +372,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   for (const auto& spec : kFixed)
     if (spec.required && seen.count(spec.name) == 0) missing.push_back(std::string("--") + spec.name);
   if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
-  if (!missing.empty()) throw usage_error("missing required options " + join(missing, ", "));
+  if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
 
   args.platform = values["platform"];
   args.model_class = values["model_class"];
@@ -454,7 +452,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     std::vector<std::string> path = split_key(word, key);
     if (std::find(kSubOptionSets.begin(), kSubOptionSets.end(), path[0]) == kSubOptionSets.end())
       throw usage_error("unknown sub-option set '" + path[0] + "' in " + word + "; the sets are " +
-                        join(kSubOptionSets, ", "));
+                        fmt::format("{}", fmt::join(kSubOptionSets, ", ")));
     if (std::any_of(path.begin() + 1, path.end(), [](const std::string& p) { return p.empty(); }))
       throw usage_error(word + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
                         "--compile:options:max_autotune@ True");

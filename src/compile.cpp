@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
 
@@ -15,11 +16,6 @@ bool backend_given(const CompileOptions& options) {
   return false;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 std::unique_ptr<Model> compile_torchscript(std::unique_ptr<Model> model, bool eval, std::vector<std::string>& notes) {
   torch::jit::Module* module = model->torchscript_module();
@@ -75,7 +71,7 @@ std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile,
   throw usage_error(fmt::format(
       "--compile:backend {}: not available here ({} is a Python torch.compile backend); backends of this build on "
       "--platform {}: {}",
-      backend, backend, platform.name(), joined(available)));
+      backend, backend, platform.name(), fmt::format("{}", fmt::join(available, ", "))));
 }
 
 }  // namespace fmwork

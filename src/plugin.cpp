@@ -19,6 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "fmwork/error.hpp"
 #include "fmwork/plugin_api.h"
 #include "fmwork/value.hpp"
@@ -28,11 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
-  return out;
-}
 
 // Messages are one line: a plugin's newlines become spaces.
 std::string one_line(std::string text) {
@@ -176,7 +174,7 @@ void validate_requirement(const std::string& platform, const PlatformRequirement
   auto target = parse_target(r.option);
   if (!target)
     throw runtime_error(prefix + "expected compile, eval or SET:key with SET one of " +
-                        join(kSubOptionSets, ", "));
+                        fmt::format("{}", fmt::join(kSubOptionSets, ", ")));
   Value expected;
   try {
     expected = expected_value(r);
@@ -209,7 +207,7 @@ std::string with_reason(const std::string& sentence, const std::string& reason) 
 std::string size_list(const std::vector<int64_t>& sizes) {
   std::vector<std::string> parts;
   for (int64_t s : sizes) parts.push_back(std::to_string(s));
-  return join(parts, ",");
+  return fmt::format("{}", fmt::join(parts, ","));
 }
 
 // --- compile: the model handed to the plugin and the compiled model it returns ---
@@ -393,7 +391,7 @@ class PluginPlatform : public Platform {
     for (const auto& b : backends_) known = known || b == options.backend;
     if (!known)
       throw usage_error(prefix + "--compile:backend " + options.backend + " is not one of this plugin's backends (" +
-                        join(backends_, ", ") + ")");
+                        fmt::format("{}", fmt::join(backends_, ", ")) + ")");
 
     auto inputs = std::make_unique<CompileInputs>();
     if (facts_) inputs->facts = *facts_;
@@ -461,7 +459,7 @@ std::vector<std::string> plugin_search_dirs() {
 std::unique_ptr<Platform> load_plugin_platform(const std::string& name, const PlatformOptions& options) {
   const std::string prefix = "--platform " + name + ": ";
   if (!valid_plugin_name(name))
-    throw usage_error(prefix + "not a platform name; expected " + join(builtin_platform_names(), ", ") +
+    throw usage_error(prefix + "not a platform name; expected " + fmt::format("{}", fmt::join(builtin_platform_names(), ", ")) +
                       " or a plugin name of letters, digits, '_', '-' and '.'");
 
   const std::string file = plugin_file_name(name);
@@ -476,9 +474,9 @@ std::unique_ptr<Platform> load_plugin_platform(const std::string& name, const Pl
       break;
     }
   }
-  const std::string tried_text = "tried " + join(tried, ", ");
+  const std::string tried_text = "tried " + fmt::format("{}", fmt::join(tried, ", "));
   if (found.empty())
-    throw usage_error(prefix + "not a built-in platform (" + join(builtin_platform_names(), ", ") +
+    throw usage_error(prefix + "not a built-in platform (" + fmt::format("{}", fmt::join(builtin_platform_names(), ", ")) +
                       ") and no plugin " + file + " was found; " + tried_text + " (set " + kPluginPathVariable +
                       " to the folder that holds it)");
 

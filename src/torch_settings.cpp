@@ -8,6 +8,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
 
@@ -58,10 +59,10 @@ const std::map<std::string, Setting>& set_table() {
   return table;
 }
 
-std::string joined_keys(const std::map<std::string, Setting>& table) {
-  std::string out;
-  for (const auto& [name, setting] : table) out += (out.empty() ? "" : ", ") + name;
-  return out;
+std::vector<std::string> keys_of(const std::map<std::string, Setting>& table) {
+  std::vector<std::string> names;
+  for (const auto& [name, setting] : table) names.push_back(name);
+  return names;
 }
 
 // Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
@@ -82,7 +83,7 @@ void check_one(const std::string& set, const std::map<std::string, Setting>& tab
   const std::string option = "--" + set + ":" + name;
   auto it = table.find(name);
   if (it == table.end())
-    throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, joined_keys(table)));
+    throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, fmt::join(keys_of(table), ", ")));
   const Value value = as_typed(given, it->second.type, option);
   if (value.type != it->second.type) {
     std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
@@ -135,16 +136,8 @@ bool grad_enabled_requested(const TorchCalls& calls) {
   return false;
 }
 
-std::vector<std::string> torch_call_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, setting] : call_table()) names.push_back(name);
-  return names;
-}
+std::vector<std::string> torch_call_names() { return keys_of(call_table()); }
 
-std::vector<std::string> torch_set_paths() {
-  std::vector<std::string> names;
-  for (const auto& [name, setting] : set_table()) names.push_back(name);
-  return names;
-}
+std::vector<std::string> torch_set_paths() { return keys_of(set_table()); }
 
 }  // namespace fmwork

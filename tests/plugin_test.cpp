@@ -24,6 +24,7 @@
 namespace fmwork {
 namespace {
 
+using testing::ScopedEnv;
 using testing::ScratchDir;
 
 #define EXPECT_CONTAINS(text, part) \
@@ -32,22 +33,6 @@ using testing::ScratchDir;
   EXPECT_EQ(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nhas: " << (part)
 #define EXPECT_STARTS_WITH(text, part) \
   EXPECT_EQ(std::string(text).rfind(part, 0), 0u) << "text: " << (text) << "\ndoes not start with: " << (part)
-
-// Sets FMWORK_PLUGIN_PATH for the life of the object, restoring what was there.
-class PluginPath {
- public:
-  explicit PluginPath(const std::string& value) {
-    if (const char* old = std::getenv(kPluginPathVariable)) old_ = old;
-    setenv(kPluginPathVariable, value.c_str(), 1);
-  }
-  ~PluginPath() {
-    if (old_) setenv(kPluginPathVariable, old_->c_str(), 1);
-    else unsetenv(kPluginPathVariable);
-  }
-
- private:
-  std::optional<std::string> old_;
-};
 
 std::string reference_dir() { return testing::plugin_dir(); }
 std::string testing_dir() { return testing::plugin_dir() + "/testing"; }
@@ -87,7 +72,7 @@ const torch::Device kRefdev(c10::DeviceType::PrivateUse1, 0);
 
 TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
   EXPECT_EQ(plugin_file_name("spyre"), "libfmwork_platform_spyre.so");
-  PluginPath path("/first::/second/");
+  ScopedEnv path(kPluginPathVariable, "/first::/second/");
   auto dirs = plugin_search_dirs();
   ASSERT_EQ(dirs.size(), 4u);
   EXPECT_EQ(dirs[0], "/first");
@@ -99,7 +84,7 @@ TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
 
 TEST(PluginLoading, MissingPluginListsEveryPathTried) {
   ScratchDir a, b;
-  PluginPath path(a.path() + ":" + b.path());
+  ScopedEnv path(kPluginPathVariable, a.path() + ":" + b.path());
   auto message = error_of([] { load_plugin_platform("nosuchdevice", {}); });
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_CONTAINS(message, "--platform nosuchdevice: not a built-in platform (cpu, cuda, cuda:N)");
@@ -116,7 +101,7 @@ TEST(PluginLoading, RefusesNamesThatAreNotFileNames) {
 TEST(PluginLoading, LibraryThatIsNotASharedObject) {
   ScratchDir dir;
   testing::write_file(dir.file("libfmwork_platform_garbage.so"), "not an ELF file");
-  PluginPath path(dir.path());
+  ScopedEnv path(kPluginPathVariable, dir.path());
   auto message = error_of([] { load_plugin_platform("garbage", {}); });
   EXPECT_CONTAINS(message, "--platform garbage: cannot load " + dir.file("libfmwork_platform_garbage.so"));
   EXPECT_CONTAINS(message, "tried " + dir.file("libfmwork_platform_garbage.so"));
@@ -124,7 +109,7 @@ TEST(PluginLoading, LibraryThatIsNotASharedObject) {
 }
 
 TEST(PluginLoading, LibraryWithoutEntryPoint) {
-  PluginPath path(testing_dir());
+  ScopedEnv path(kPluginPathVariable, testing_dir());
   auto message = error_of([] { load_plugin_platform("noentry", {}); });
   const std::string file = testing_dir() + "/libfmwork_platform_noentry.so";
   EXPECT_CONTAINS(message, "--platform noentry: " + file +
@@ -133,7 +118,7 @@ TEST(PluginLoading, LibraryWithoutEntryPoint) {
 }
 
 TEST(PluginLoading, InterfaceVersionMismatch) {
-  PluginPath path(testing_dir());
+  ScopedEnv path(kPluginPathVariable, testing_dir());
   auto message = error_of([] { load_plugin_platform("badversion", {}); });
   EXPECT_CONTAINS(message, "speaks plugin interface version " +
                                  std::to_string(FMWORK_PLUGIN_INTERFACE_VERSION + 100) +
@@ -142,13 +127,13 @@ TEST(PluginLoading, InterfaceVersionMismatch) {
 }
 
 TEST(PluginLoading, LibTorchVersionMismatch) {
-  PluginPath path(testing_dir());
+  ScopedEnv path(kPluginPathVariable, testing_dir());
   auto message = error_of([] { load_plugin_platform("badtorch", {}); });
   EXPECT_CONTAINS(message, "was built with LibTorch 0.4.1, this driver runs LibTorch");
 }
 
 TEST(PluginLoading, IncompleteTable) {
-  PluginPath path(testing_dir());
+  ScopedEnv path(kPluginPathVariable, testing_dir());
   auto message = error_of([] { load_plugin_platform("incomplete", {}); });
   EXPECT_CONTAINS(message, "has an incomplete plugin table");
 }
@@ -157,7 +142,7 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
   ScratchDir shadow, empty;
   testing::write_file(shadow.file("libfmwork_platform_refdev.so"), "not an ELF file");
   {
-    PluginPath path(empty.path() + ":" + shadow.path() + ":" + reference_dir());
+    ScopedEnv path(kPluginPathVariable, empty.path() + ":" + shadow.path() + ":" + reference_dir());
     auto message = error_of([] { load_plugin_platform("refdev", {}); });
     EXPECT_CONTAINS(message, "cannot load " + shadow.file("libfmwork_platform_refdev.so"));
     // The search stops at the first folder that has the library, even a broken one.
@@ -165,14 +150,14 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
                                                                      ", " + shadow.file("libfmwork_platform_refdev.so"));
     EXPECT_NOT_CONTAINS(message, reference_dir() + "/");
   }
-  PluginPath path(empty.path() + ":" + reference_dir());
+  ScopedEnv path(kPluginPathVariable, empty.path() + ":" + reference_dir());
   EXPECT_EQ(load_plugin_platform("refdev", {})->name(), "refdev");
 }
 
 // --- options ---
 
 TEST(PluginOptions, UnknownOptionIsAUsageError) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto message = error_of([] { load_plugin_platform("refdev", options({{"colour", "blue"}})); });
   EXPECT_EQ(message,
             "--platform refdev: --platform:colour is not a refdev option; refdev accepts --platform:emulate "
@@ -183,7 +168,7 @@ TEST(PluginOptions, UnknownOptionIsAUsageError) {
 
 TEST(PluginOptions, OptionsReachThePlugin) {
   ScratchDir dir;
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform =
         load_plugin_platform("refdev", options({{"emulate", "spyre"}, {"event_log", dir.file("events.txt")}}));
@@ -197,7 +182,7 @@ TEST(PluginOptions, OptionsReachThePlugin) {
 }
 
 TEST(PluginOptions, MinimalCPlugin) {
-  PluginPath path(testing_dir());
+  ScopedEnv path(kPluginPathVariable, testing_dir());
   auto platform = load_plugin_platform("cpuminimal", options({{"note", "hello"}}));
   EXPECT_EQ(platform->name(), "cpuminimal");
   EXPECT_EQ(platform->device(), torch::Device(torch::kCPU));
@@ -226,7 +211,7 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 }
 
 TEST(PluginConstraints, SpyreRulesNameEveryMissingPieceAtOnce) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
   auto refusals = platform->check(command_line(with({"--input_sizes", "64,128,256", "--batch_sizes", "1,4", "--reps", "5"})));
   ASSERT_EQ(refusals.size(), 5u);
@@ -246,7 +231,7 @@ TEST(PluginConstraints, SpyreRulesNameEveryMissingPieceAtOnce) {
 }
 
 TEST(PluginConstraints, SpyreRulesAcceptUpstreamsCommandLine) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
   EXPECT_TRUE(platform
                   ->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "100",
@@ -262,7 +247,7 @@ TEST(PluginConstraints, SpyreRulesAcceptUpstreamsCommandLine) {
 }
 
 TEST(PluginConstraints, WrongValuesAreQuotedAsGiven) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
   auto refusals = platform->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "3",
                                                      "--torch.call:set_grad_enabled", "False", "--compile",
@@ -279,7 +264,7 @@ TEST(PluginConstraints, WrongValuesAreQuotedAsGiven) {
 }
 
 TEST(PluginConstraints, NoRulesWithoutEmulation) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", {});
   EXPECT_TRUE(platform->check(command_line(with({"--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "3"})))
                   .empty());
@@ -316,7 +301,7 @@ TEST(PluginConstraints, GenericRequirements) {
 // --- the reference device ---
 
 TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", {});
   ASSERT_EQ(platform->device(), kRefdev);
   EXPECT_EQ(platform->device().str(), "privateuseone:0");
@@ -340,7 +325,7 @@ TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
 }
 
 TEST(ReferenceDevice, MemoryPeaksCountDeviceAllocations) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", {});
   platform->reset_memory_peaks();
   auto before = platform->memory_peaks();
@@ -384,7 +369,7 @@ void move_module(torch::jit::Module& m, const torch::Device& device) {
 }
 
 TEST(ReferenceDevice, TorchScriptModelGivesTheCpuOutputs) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", {});
   auto cpu = tiny_encoder();
   auto dev = tiny_encoder();
@@ -406,7 +391,7 @@ TEST(ReferenceDevice, TorchScriptModelGivesTheCpuOutputs) {
 
 TEST(ReferenceDevice, SynchronizeIsCountedWithTheDeviceWorkBeforeIt) {
   ScratchDir dir;
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform = load_plugin_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
     auto x = torch::ones({3, 3}).to(kRefdev);  // a copy: no operator runs on the device
@@ -456,7 +441,7 @@ CompileOptions compile_options(const std::string& backend, std::vector<std::pair
 
 TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
   ScratchDir dir;
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform = load_plugin_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
     EXPECT_EQ(platform->compile_backends(), std::vector<std::string>{"refdev"});
@@ -487,7 +472,7 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
 }
 
 TEST(PluginCompile, RefusalsAreUsageErrors) {
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = load_plugin_platform("refdev", {});
   auto message = error_of([&] {
     platform->compile(std::make_unique<DoublingModel>(), compile_options("refdev", {{"mode", Value::of_string("max-autotune")}}));
@@ -511,7 +496,7 @@ TEST(PluginCompile, RefusalsAreUsageErrors) {
 
 TEST(PluginCompile, TorchScriptModuleIsHandedOver) {
   ScratchDir dir;
-  PluginPath path(reference_dir());
+  ScopedEnv path(kPluginPathVariable, reference_dir());
   class ScriptModel : public DoublingModel {
    public:
     torch::jit::Module* torchscript_module() override { return &module; }

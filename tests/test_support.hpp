@@ -1,6 +1,7 @@
 // Helpers shared by the tests: scratch folders, running the built executables, writing files.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,23 @@ struct CommandResult {
 // Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
 // "KEY=VALUE" added to the environment.
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+
+// Sets an environment variable for the life of the object, restoring (or unsetting) it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// Writes the small TorchScript encoder the driver tests run (2 layers, hidden 32, 4 heads, vocabulary 100,
+// 64 positions) to `path` with make_model, a config.json beside it; returns make_model's result.
+CommandResult make_test_encoder(const std::string& path);
 
 void write_file(const std::string& path, const std::string& contents);
 std::string read_file(const std::string& path);

@@ -52,12 +52,6 @@ void check_platform_rules(const Platform& platform, const CommandLine& command_l
   throw usage_error(message);
 }
 
-std::string meta_value(std::string text) {
-  for (char& c : text)
-    if (c == ' ' || c == '\t') c = '_';
-  return text;
-}
-
 int run(int argc, char** argv) {
   Options o = parse_and_validate(argc, argv);
   const FixedArgs& args = o.command_line.args;
@@ -92,7 +86,7 @@ int run(int argc, char** argv) {
                                             {"git", FMWORK_GIT_REVISION},
                                             {"torch", TORCH_VERSION},
                                             {"platform", platform->name()},
-                                            {"device", meta_value(platform->description())},
+                                            {"device", to_log_token(platform->description())},
                                             {"threads", std::to_string(at::get_num_threads())},
                                             {"interop_threads", std::to_string(at::get_num_interop_threads())},
                                             {"dtype", model->dtype_name()},

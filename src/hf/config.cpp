@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "fmwork/error.hpp"
 
 namespace fmwork::hf {
@@ -12,11 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
-  return out;
-}
 
 class Reader {
  public:
@@ -135,7 +133,7 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
   Reader r(j, source);
   EncoderConfig c;
   c.source = source;
-  c.model_type = r.string("model_type", "one of " + join(supported_model_types(), ", "));
+  c.model_type = r.string("model_type", "one of " + fmt::format("{}", fmt::join(supported_model_types(), ", ")));
   if (c.model_type == "bert")
     c.family = Family::bert;
   else if (c.model_type == "roberta" || c.model_type == "xlm-roberta")
@@ -144,7 +142,7 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
     c.family = Family::distilbert;
   else
     throw usage_error(source + ": model_type \"" + c.model_type + "\" is not supported by the native encoder (supported: " +
-                      join(supported_model_types(), ", ") + ")");
+                      fmt::format("{}", fmt::join(supported_model_types(), ", ")) + ")");
 
   if (j.contains("architectures") && !j["architectures"].is_null()) {
     if (!j["architectures"].is_array()) throw runtime_error(source + ": architectures must be a list of class names");
@@ -208,7 +206,7 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
   for (const auto& a : supported_activations()) act_ok = act_ok || a == c.hidden_act;
   if (!act_ok)
     throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
-                      c.hidden_act + "\" is not supported (supported: " + join(supported_activations(), ", ") + ")");
+                      c.hidden_act + "\" is not supported (supported: " + fmt::format("{}", fmt::join(supported_activations(), ", ")) + ")");
   const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
   const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
   if (c.hidden_size % c.num_attention_heads != 0)

@@ -24,8 +24,7 @@ class DriverTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new ScratchDir();
     model_ = dir_->file("encoder/model.pt");
-    auto r = run_command({make_model_path(), "--out", model_, "--layers", "2", "--hidden", "32", "--heads", "4",
-                          "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});
+    auto r = make_test_encoder(model_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() { delete dir_; }

@@ -96,8 +96,7 @@ class PluginDriverTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new ScratchDir();
     model_ = dir_->file("encoder/model.pt");
-    auto r = run_command({make_model_path(), "--out", model_, "--layers", "2", "--hidden", "32", "--heads", "4",
-                          "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});
+    auto r = make_test_encoder(model_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() { delete dir_; }
@@ -266,23 +265,8 @@ std::vector<torch::Tensor> tensors_of(const torch::IValue& v) {
   return out;
 }
 
-class PluginPath {
- public:
-  explicit PluginPath(const std::string& value) {
-    if (const char* old = std::getenv(kPluginPathVariable)) old_ = old;
-    setenv(kPluginPathVariable, value.c_str(), 1);
-  }
-  ~PluginPath() {
-    if (old_) setenv(kPluginPathVariable, old_->c_str(), 1);
-    else unsetenv(kPluginPathVariable);
-  }
-
- private:
-  std::optional<std::string> old_;
-};
-
 TEST_F(PluginDriverTest, OutputsOnTheReferenceDeviceMatchCpu) {
-  PluginPath path(plugin_dir());
+  ScopedEnv path(kPluginPathVariable, plugin_dir());
   auto platform = make_platform("refdev", {});
   const torch::Device device = platform->device();
   ASSERT_EQ(device.type(), c10::DeviceType::PrivateUse1);
