@@ -10,6 +10,7 @@
 #include "fmwork/cli.hpp"
 #include "fmwork/compile.hpp"
 #include "fmwork/error.hpp"
+#include "fmwork/git_revision.hpp"
 #include "fmwork/inputs.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
