@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds fmwork-cpp into build/ (Release, Ninja). Extra arguments go to the cmake configure.
+# Configures and builds fmwork-cpp into build/ (Release, Ninja) against the LibTorch of the Python that
+# scripts/lib.sh chooses (run scripts/install-deps.sh first); with .carry/ present (scripts/gpu-carry.sh),
+# the carried header-only dependencies replace Debian's. Extra arguments go to the cmake configure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+source scripts/lib.sh
+python=$(fmwork_python)
+[ -n "$python" ] || { echo "error: no Python with torch: run scripts/install-deps.sh first" >&2; exit 2; }
+carry=$(fmwork_carry_dir)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$python" \
+  ${carry:+-DFMWORK_CARRY_DIR="$carry"} "$@"
 cmake --build build -j"$(nproc)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (a Debian machine with the packages): packs what the GPU machine lacks into .carry/ (git-ignored):
 # the CLI11, fmt and nlohmann_json headers and the GoogleTest sources. Then, on the GPU machine (no package
-# registry; PyTorch 2.x, CMake, ninja, nvcc present), with .carry/ carried along: scripts/build-gpu.sh
+# registry; PyTorch 2.x, CMake, ninja, nvcc present), with .carry/ carried along: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

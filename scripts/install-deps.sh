@@ -1,23 +1,77 @@
 #!/usr/bin/env bash
-# Installs what fmwork-cpp needs on Debian 12 (idempotent): compilers, CMake, Ninja, LibTorch, CLI11, fmt,
-# nlohmann_json, GoogleTest, and an optimised BLAS (Debian's LibTorch otherwise uses the reference BLAS,
-# ~15x slower on fp32 GEMM).
+# Installs what fmwork-cpp needs (idempotent, one line per step):
+#   1. Debian packages: compiler, CMake, Ninja, CLI11, fmt, nlohmann_json, GoogleTest. Skipped when .carry/
+#      holds them (scripts/gpu-carry.sh: a machine without a package registry) or FMWORK_SKIP_APT=1.
+#   2. A Python with torch (scripts/lib.sh, fmwork_python): $FMWORK_PYTHON, the project's .venv, or a python3
+#      that already has torch >= 2.6 (a GPU node: used as it is, nothing downloaded). When there is none,
+#      .venv (git-ignored) is made with the pinned CPU wheel torch==$FMWORK_TORCH_VERSION plus the
+#      reference tools transformers, safetensors and numpy.
+# LibTorch comes from that torch wheel: scripts/build.sh hands the same Python to CMake.
+#
+# Environment:
+#   FMWORK_PYTHON         use this Python (it must import torch >= 2.6); nothing is installed into it
+#   FMWORK_TORCH_VERSION  the torch pinned in .venv (default 2.13.0, the CPU build on these machines).
+#                         Never unpinned: a bare `torch` resolves to the newest CUDA build (several GB).
+#   FMWORK_SKIP_APT=1     skip the Debian packages
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
 
-packages=(g++ cmake ninja-build git libtorch-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-          libopenblas0-openmp time)
+torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
+python_packages=(transformers safetensors numpy)
+apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time)
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all packages present"
+step() { echo "install-deps: $*"; }
+
+# --- 1. Debian packages ---
+if [ "${FMWORK_SKIP_APT:-0}" = 1 ] || [ -n "$(fmwork_carry_dir)" ]; then
+  step "Debian packages skipped (${FMWORK_SKIP_APT:+FMWORK_SKIP_APT=1}$(fmwork_carry_dir))"
+else
+  missing=()
+  for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    step "Debian packages present"
+  else
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    step "apt-get install ${missing[*]}"
+    $SUDO apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+# --- 2. Python with torch ---
+python=$(fmwork_python)
+if [ -n "$python" ] && [ "$python" != "$PWD/.venv/bin/python" ]; then
+  "$python" -c "import torch" >/dev/null 2>&1 || {
+    echo "error: FMWORK_PYTHON=$python cannot import torch: point it to a Python with torch >= 2.6," \
+         "or unset it to get .venv with torch==$torch_version" >&2
+    exit 2
+  }
+  step "using $python (torch $("$python" -c 'import torch; print(torch.__version__)'); nothing installed)"
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+venv=.venv
+if [ ! -x "$venv/bin/python" ]; then
+  step "python3 -m venv $venv"
+  python3 -m venv "$venv"
+fi
+installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
+if [ "$installed" = "$torch_version" ] &&
+   "$venv/bin/python" -c "import $(IFS=,; echo "${python_packages[*]}")" >/dev/null 2>&1; then
+  step "$venv present (torch $installed, ${python_packages[*]})"
+  exit 0
+fi
+step "pip install torch==$torch_version ${python_packages[*]} into $venv"
+# pip's warnings about absent local index folders are noise; a real failure still fails the step.
+if ! log=$("$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" \
+             "${python_packages[@]}" 2>&1); then
+  echo "$log" | grep -v "is ignored: it is neither" >&2
+  echo "error: pip could not install torch==$torch_version ${python_packages[*]} into $venv" \
+       "(set FMWORK_TORCH_VERSION to a version your index has, or FMWORK_PYTHON to a Python with torch)" >&2
+  exit 1
+fi
+step "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') in $venv"

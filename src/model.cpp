@@ -47,8 +47,8 @@ std::vector<Feed> plan_inputs(const c10::FunctionSchema& schema, const std::stri
   return feeds;
 }
 
-// Floating parameters and buffers, moved or cast one by one: Module::to() refuses PrivateUse1 devices on
-// LibTorch 1.13 ("incompatible tensor type"), setattr works everywhere.
+// Parameters and buffers, moved or cast one by one: Module::to() refuses PrivateUse1 devices ("incompatible
+// tensor type": its shallow-copy check does not know them, pytorch issue 196975); setattr works everywhere.
 void convert_tensors(torch::jit::Module& module, const std::function<torch::Tensor(const torch::Tensor&)>& convert) {
   for (auto sub : module.modules()) {
     for (const auto& p : sub.named_parameters(/*recurse=*/false)) sub.setattr(p.name, convert(p.value));
@@ -68,17 +68,23 @@ class TorchScriptModel : public Model {
   TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts facts)
       : module_(std::move(module)), path_(std::move(path)), facts_(std::move(facts)) {
     feeds_ = plan_inputs(module_.get_method("forward").function().getSchema(), path_);
+    stack_.reserve(feeds_.size() + 1);
   }
 
+  // The interpreter runs on a stack kept between calls: the module, then the inputs. Module::forward would
+  // copy the argument vector and insert the module in front of it at every call (two allocations); the
+  // types need no check, the inputs are the int64 tensors the schema was planned from.
   torch::IValue forward(const Batch& batch) override {
-    std::vector<torch::IValue> args;
-    args.reserve(feeds_.size());
+    stack_.clear();
+    stack_.emplace_back(module_._ivalue());
     for (Feed f : feeds_) {
-      args.emplace_back(f == Feed::input_ids        ? batch.input_ids
-                        : f == Feed::attention_mask ? batch.attention_mask
-                                                    : batch.token_type_ids);
+      stack_.emplace_back(f == Feed::input_ids        ? batch.input_ids
+                          : f == Feed::attention_mask ? batch.attention_mask
+                                                      : batch.token_type_ids);
     }
-    return module_.forward(std::move(args));
+    // Looked up per call (a name compare over the class's few methods): compilers replace module_.
+    module_.type()->getMethod("forward").run(stack_);
+    return std::move(stack_.front());
   }
 
   std::string describe() const override {
@@ -131,6 +137,7 @@ class TorchScriptModel : public Model {
   std::string path_;
   TokenFacts facts_;
   std::vector<Feed> feeds_;
+  torch::jit::Stack stack_;
 };
 
 // The vocabulary size and special-token ids of config.json, when present. A TorchScript file's config.json
@@ -198,7 +205,7 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
   TokenFacts facts = torchscript_token_facts(request.path, o);
   torch::jit::Module module;
   try {
-    module = torch::jit::load(request.path, torch::kCPU);
+    module = torch::jit::load(request.path, request.device);
   } catch (const c10::Error& e) {
     throw runtime_error(fmt::format("{}: cannot load as a TorchScript archive: {}", request.path,
                                     e.what_without_backtrace()));
@@ -207,7 +214,6 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
     throw usage_error(request.path + ": the TorchScript module has no forward method");
   auto model = std::make_unique<TorchScriptModel>(std::move(module), request.path, std::move(facts));
   if (o.dtype && *o.dtype != "auto") model->cast(dtype_from_name(*o.dtype));
-  if (request.device != torch::Device(torch::kCPU)) model->to(request.device);
   return model;
 }
 

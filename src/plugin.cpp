@@ -318,7 +318,8 @@ class PluginPlatform : public Platform {
     fmwork_status status = instance_->table->device(instance_->handle, &d, &message.message);
     if (status != FMWORK_OK) throw status_error(status, prefix, message);
     std::string type = d.type ? d.type : "";
-    if (type == "privateuseone") {
+    // LibTorch's PrivateUse1 device, under its own name or the one the plugin registered (refdev, spyre).
+    if (type == "privateuseone" || (c10::is_privateuse1_backend_registered() && type == c10::get_privateuse1_backend())) {
       device_ = torch::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(d.index < 0 ? 0 : d.index));
     } else if (type == "cpu") {
       device_ = torch::Device(torch::kCPU);
@@ -326,7 +327,7 @@ class PluginPlatform : public Platform {
       device_ = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(d.index < 0 ? 0 : d.index));
     } else {
       throw runtime_error(prefix + "the plugin names device type '" + type +
-                          "'; expected privateuseone, cpu or cuda");
+                          "'; expected privateuseone (or its registered name), cpu or cuda");
     }
 
     constraints_ = read_constraints(*instance_);

@@ -19,7 +19,9 @@ Nanos read_clock(clockid_t id) {
   return static_cast<Nanos>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << std::endl; }
+// Lines are written as they come but flushed once per combination, after its last line: a flush per REP
+// line would put a write() system call between every two reps.
+void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << '\n'; }
 
 // The line of an exception message that says what went wrong. LibTorch's messages span lines; those of
 // the TorchScript interpreter open with a generic sentence and a script traceback, and end with the cause.
@@ -66,6 +68,7 @@ void run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   emit(out, make_stat_line(input, batch, summary));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
+  out.flush();
 }
 
 }  // namespace
@@ -95,6 +98,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
         error = cause_of(error);
         out << "\n";
         emit(out, make_fail_line(input, batch, error));
+        out.flush();
         std::cerr << fmt::format("error: combination input {} / batch {} failed: {}; the sweep goes on", input,
                                  batch, error)
                   << std::endl;

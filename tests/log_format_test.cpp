@@ -178,10 +178,10 @@ TEST(LogFormat, MemMetaFailLines) {
   EXPECT_EQ(format_line(make_mem_line(128, 4, 1048576, 2097152)),
             "FMWORK MEM input=128 batch=4 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152");
   MetaLine meta;
-  meta.fields.add("driver", "0.1.0").add("torch", "1.13.0").add("threads", int64_t{2}).add("dtype", "float32");
+  meta.fields.add("driver", "0.1.0").add("torch", "2.13.0").add("threads", int64_t{2}).add("dtype", "float32");
   meta.fields.add("device", to_log_token("NVIDIA H100 80GB HBM3")).add("empty", "");
   EXPECT_EQ(format_line(meta),
-            "FMWORK META driver=0.1.0 torch=1.13.0 threads=2 dtype=float32 device=NVIDIA_H100_80GB_HBM3 empty=");
+            "FMWORK META driver=0.1.0 torch=2.13.0 threads=2 dtype=float32 device=NVIDIA_H100_80GB_HBM3 empty=");
   EXPECT_EQ(format_line(MetaLine{}), "FMWORK META");
   EXPECT_EQ(format_line(make_fail_line(512, 256, "  CUDA out of memory.\nTried to allocate 2.00 GiB\t(x=y)\n")),
             "FMWORK FAIL input=512 batch=256 error=CUDA out of memory. Tried to allocate 2.00 GiB (x=y)");

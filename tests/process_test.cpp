@@ -135,7 +135,7 @@ const std::string kOurLog =
     "\n"
     "{}\n" +
     banner("RUNTIME") +
-    "FMWORK META driver=0.1.0 git=abc1234 torch=1.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
+    "FMWORK META driver=0.1.0 git=abc1234 torch=2.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
     "dtype=bfloat16 seed=0 grad=off\n" +
     banner("MODEL") + "BertModel()\n\nFMWORK SETUP 0.012345\n" + banner("RUN 512 / 1") +
     "FMWORK REP 1 2 100.000000000 100.250000000 0.250000000\n"
@@ -463,7 +463,7 @@ TEST(Process, Summary) {
             "7.407   7.407   7.407      0.000     5        1  ok\n"
             "\n" +
                 b + ": 1 result, 1 failure\n"
-            "  meta: driver=0.1.0 git=abc1234 torch=1.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
+            "  meta: driver=0.1.0 git=abc1234 torch=2.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
             "dtype=bfloat16 seed=0 grad=off\n"
             "  setup: 0.012345 s\n"
             "  model             class      input  batch  latency_ms  throughput  p50_ms  p90_ms  p99_ms  "

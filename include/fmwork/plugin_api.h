@@ -125,7 +125,7 @@ typedef struct fmwork_platform_plugin {
   uint32_t interface_version;  /* FMWORK_PLUGIN_INTERFACE_VERSION; always the first field */
   uint32_t struct_size;        /* sizeof(fmwork_platform_plugin) */
   const char* name;            /* the platform name, equal to NAME in libfmwork_platform_NAME.so */
-  const char* torch_version;   /* TORCH_VERSION the plugin was built with ("1.13.0"), NULL if it does
+  const char* torch_version;   /* TORCH_VERSION the plugin was built with ("2.13.0"), NULL if it does
                                   not use LibTorch objects */
 
   /* Makes an instance from the --platform: options. Refuse unknown keys and bad values with

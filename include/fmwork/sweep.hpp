@@ -24,10 +24,11 @@ struct SweepPlan {
 // they read as Unix time like upstream's time.time_ns() yet never jump when the wall clock is adjusted.
 Nanos clock_now();
 
-// Runs the sweep, writing and flushing each line as it is produced. The timed region of a rep holds the
+// Runs the sweep, writing each line as it is produced. The timed region of a rep holds the
 // model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
 // are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
-// FAIL line and the sweep goes on. Returns the number of failed combinations.
+// FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
+// Returns the number of failed combinations.
 int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out);
 
 }  // namespace fmwork

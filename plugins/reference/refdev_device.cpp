@@ -1,18 +1,22 @@
-// refdev's LibTorch device: LibTorch's PrivateUse1 device backed by ordinary CPU memory. An allocator
-// that counts bytes (for the memory peaks), a no-op device guard, the kernels a device must provide itself
+// refdev's LibTorch device: LibTorch's PrivateUse1 device, named "refdev" (tensors print as refdev:0),
+// backed by ordinary CPU memory. An allocator that counts bytes (for the memory peaks), a no-op device
+// guard, the PrivateUse1 hooks (availability, device count, generator), the kernels a device must provide itself
 // (empty, copy, views, resize) and LibTorch's boxed CPU fallback for every other operator: each falls
 // back by copying its arguments to CPU tensors, running the CPU kernel and copying the results back.
 // Correct but slow (two copies per operator): its timings mean nothing.
 #include "refdev_device.hpp"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/Functions.h>
+#include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/Allocator.h>
+#include <c10/core/DeviceType.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
 #include <torch/library.h>
@@ -21,8 +25,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-
-#define REFDEV_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
 
 namespace refdev {
 namespace {
@@ -49,11 +51,7 @@ void release(void* base) {
 }
 
 struct Allocator final : c10::Allocator {
-#if REFDEV_TORCH_VERSION >= 203
   c10::DataPtr allocate(size_t bytes) override {
-#else
-  c10::DataPtr allocate(size_t bytes) const override {
-#endif
     void* base = c10::alloc_cpu(bytes + kHeader);
     std::memcpy(base, &bytes, sizeof bytes);
     raise_peak(g_current_bytes += static_cast<int64_t>(bytes));
@@ -61,24 +59,22 @@ struct Allocator final : c10::Allocator {
     return {data, base, &release, c10::Device(c10::DeviceType::PrivateUse1, 0)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
-#if REFDEV_TORCH_VERSION >= 203
   void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
-#endif
 };
 
 Allocator g_allocator;
 
 constexpr c10::DispatchKeySet kKeys{c10::DispatchKey::PrivateUse1};
 
-at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarType> dtype,
-                               c10::optional<at::Layout> layout, c10::optional<at::Device> device,
-                               c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format) {
+at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout, std::optional<at::Device> device,
+                               std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
   return at::detail::empty_generic(size, &g_allocator, kKeys, c10::dtype_or_default(dtype), memory_format);
 }
 
-at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, c10::optional<at::ScalarType> dtype,
-                         c10::optional<at::Layout> layout, c10::optional<at::Device> device,
-                         c10::optional<bool> pin_memory) {
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<at::ScalarType> dtype,
+                         std::optional<at::Layout> layout, std::optional<at::Device> device,
+                         std::optional<bool> pin_memory) {
   return at::detail::empty_strided_generic(size, stride, &g_allocator, kKeys, c10::dtype_or_default(dtype));
 }
 
@@ -105,6 +101,30 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   ++g_fallback_calls;
   at::native::cpu_fallback(op, stack);
 }
+
+// What LibTorch asks an accelerator beyond its kernels: one device, always there, CPU-side random numbers
+// (the operators that use them run on the CPU through the fallback anyway).
+struct Hooks final : at::PrivateUse1HooksInterface {
+  bool isBuilt() const override { return true; }
+  bool isAvailable() const override { return true; }
+  c10::DeviceIndex deviceCount() const override { return 1; }
+  bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
+  c10::DeviceIndex getCurrentDevice() const override { return 0; }
+  at::Device getDeviceFromPtr(void*) const override { return {c10::DeviceType::PrivateUse1, 0}; }
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex) const override {
+    static at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(c10::default_rng_seed_val);
+    return generator;
+  }
+};
+
+Hooks g_hooks;
+
+// Once per process, when the library is loaded: the device's name and its hooks.
+[[maybe_unused]] const bool g_registered = [] {
+  c10::register_privateuse1_backend("refdev");
+  at::RegisterPrivateUse1HooksInterface(&g_hooks);
+  return true;
+}();
 
 }  // namespace
 

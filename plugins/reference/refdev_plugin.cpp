@@ -178,7 +178,8 @@ fmwork_status check_on_device(const void* tensor, const char* name, fmwork_messa
   const auto& t = *static_cast<const at::Tensor*>(tensor);
   if (t.defined() && t.device().type() != c10::DeviceType::PrivateUse1) {
     set_message(error, std::string("refdev runner: ") + name + " is on " + t.device().str() +
-                           ", expected privateuseone:0 (move inputs before the rep)");
+                           ", expected " + c10::Device(c10::DeviceType::PrivateUse1, 0).str() +
+                           " (move inputs before the rep)");
     return FMWORK_RUNTIME_ERROR;
   }
   return FMWORK_OK;

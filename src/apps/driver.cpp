@@ -2,6 +2,9 @@
 // Thin on purpose: parse, call the library, catch fmwork::Error once.
 #include <torch/torch.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 
@@ -16,6 +19,7 @@
 #include "fmwork/model.hpp"
 #include "fmwork/option_sets.hpp"
 #include "fmwork/platform.hpp"
+#include "fmwork/runtime_info.hpp"
 #include "fmwork/sweep.hpp"
 #include "fmwork/torch_settings.hpp"
 
@@ -68,8 +72,10 @@ int run(int argc, char** argv) {
   std::cout << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
                      : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
   std::cout << fmt::format("platform: {} ({})\n", platform->name(), platform->description());
-  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", TORCH_VERSION, FMWORK_VERSION, FMWORK_GIT_REVISION)
-            << std::flush;
+  const RuntimeInfo runtime = runtime_info();
+  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION,
+                           FMWORK_GIT_REVISION);
+  std::cout << describe_runtime(runtime) << "\n" << std::flush;
 
   std::cout << banner("MODEL") << std::flush;
   const Nanos t0 = clock_now();
@@ -85,11 +91,14 @@ int run(int argc, char** argv) {
   std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
   std::cout << format_line(MetaLine{Fields{{{"driver", FMWORK_VERSION},
                                             {"git", FMWORK_GIT_REVISION},
-                                            {"torch", TORCH_VERSION},
+                                            {"torch", runtime.torch_version},
+                                            {"blas", to_log_token(runtime.blas)},
+                                            {"onednn", runtime.onednn},
+                                            {"parallel", to_log_token(runtime.parallel)},
                                             {"platform", platform->name()},
                                             {"device", to_log_token(platform->description())},
-                                            {"threads", std::to_string(at::get_num_threads())},
-                                            {"interop_threads", std::to_string(at::get_num_interop_threads())},
+                                            {"threads", std::to_string(runtime.intra_op_threads)},
+                                            {"interop_threads", std::to_string(runtime.inter_op_threads)},
                                             {"dtype", model->dtype_name()},
                                             {"parameters", std::to_string(model->parameter_count())},
                                             {"weights", model->weights_source()},
@@ -116,6 +125,9 @@ int run(int argc, char** argv) {
 }  // namespace fmwork
 
 int main(int argc, char** argv) {
+  // Into a file or a pipe, stdout is written in large blocks (the sweep flushes after each combination):
+  // fewer write() calls between reps. A terminal keeps its line buffering.
+  if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << fmwork::driver_usage();

@@ -1,22 +1,27 @@
 #include "cuda/cuda_device.hpp"
 
-#include <ATen/cuda/CUDAContext.h>
+// Only the CUDA runtime and c10's CUDA headers: no ATen/cuda (it pulls in cuBLAS / cuSOLVER headers), so
+// that a machine with just the CUDA toolkit's runtime headers can compile-check this file (CMakeLists.txt).
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
 
 #include <fmt/format.h>
 
 namespace fmwork {
 
 std::string cuda_device_description(int index) {
-  const cudaDeviceProp* p = at::cuda::getDeviceProperties(index);
-  return fmt::format("{}, {} SMs, {:.1f} GiB, capability {}.{}", p->name, p->multiProcessorCount,
-                     static_cast<double>(p->totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), p->major, p->minor);
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, index) != cudaSuccess) return fmt::format("CUDA device {}", index);
+  return fmt::format("{}, {} SMs, {:.1f} GiB, capability {}.{}", p.name, p.multiProcessorCount,
+                     static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), p.major, p.minor);
 }
 
-void cuda_reset_memory_peaks(int index) { c10::cuda::CUDACachingAllocator::resetPeakStats(index); }
+void cuda_reset_memory_peaks(int index) {
+  c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
+}
 
 std::optional<MemoryPeaks> cuda_memory_peaks(int index) {
-  auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+  auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
   return MemoryPeaks{stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
 }
 

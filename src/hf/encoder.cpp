@@ -10,11 +10,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
-#include <torch/version.h>
 
 #include "fmwork/error.hpp"
-
-#define FMWORK_TORCH_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)
 
 namespace fmwork::hf {
 namespace {
@@ -341,16 +338,9 @@ int64_t Encoder::parameter_count() const {
   return n;
 }
 
-bool Encoder::sdpa_available() { return FMWORK_TORCH_VERSION >= 200; }
-
 std::string Encoder::attention_description() const {
-  const std::string formula = "softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
-  if (attention_ == AttentionImpl::eager) return "eager: " + formula;
-  if (sdpa_available())
-    return "sdpa: at::scaled_dot_product_attention (LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
-           std::to_string(TORCH_VERSION_MINOR) + ")";
-  return "sdpa requested, but LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
-         std::to_string(TORCH_VERSION_MINOR) + " has no at::scaled_dot_product_attention: ran eager, " + formula;
+  if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
+  return "sdpa: at::scaled_dot_product_attention";
 }
 
 at::Tensor Encoder::activation_(at::Tensor& h) const {
@@ -381,14 +371,11 @@ at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const 
     v = at::linear(x, L.v.weight, L.v.bias).view({B, T, h, d});
   }
   at::Tensor ctx;  // [B, h, T, d]
-#if FMWORK_TORCH_VERSION >= 200
   if (attention_ == AttentionImpl::sdpa) {
-    c10::optional<at::Tensor> mask;
+    std::optional<at::Tensor> mask;
     if (bool_mask.defined()) mask = bool_mask;
     ctx = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mask);
-  }
-#endif
-  if (!ctx.defined()) {
+  } else {
     // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
     auto qc = at::empty({B, h, T, d}, x.options());
     at::mul_out(qc, q.transpose(1, 2), at::scalar_tensor(1.0 / std::sqrt(static_cast<double>(d)), at::kDouble));

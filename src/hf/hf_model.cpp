@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include <c10/core/InferenceMode.h>
-#include <torch/version.h>
 
 #include "fmwork/error.hpp"
 #include "fmwork/hf/safetensors.hpp"
@@ -72,28 +71,6 @@ bool any_exists(const std::string& dir, std::initializer_list<const char*> names
       return true;
     }
   return false;
-}
-
-// The CPU kernels of some LibTorch versions lack half-precision matmul / layer_norm: find out now, not in the
-// first rep.
-void probe_dtype(at::ScalarType dtype, const at::Device& device) {
-  if (dtype == at::kFloat) return;
-  try {
-    c10::InferenceMode guard;
-    auto a = at::ones({2, 4, 8}, at::TensorOptions().dtype(dtype).device(device));
-    auto w = at::ones({8, 8}, at::TensorOptions().dtype(dtype).device(device));
-    auto y = at::linear(a, w, w[0]);
-    y = at::layer_norm(y, {8}, w[0], w[1], 1e-5);
-    y = at::gelu(y);
-    y = at::softmax(at::bmm(y, y.transpose(1, 2)), -1);
-    (void)y;
-  } catch (const c10::Error& e) {
-    std::string why = e.what_without_backtrace();
-    why = why.substr(0, why.find('\n'));
-    throw usage_error("--model:dtype " + dtype_short_name(dtype) + " does not run on " + device.str() +
-                      " with LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
-                      " (" + why + "): use float32" + (dtype == at::kHalf ? " or bfloat16" : ""));
-  }
 }
 
 }  // namespace
@@ -194,7 +171,6 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   if (opt.vocab_size && *opt.vocab_size != config.vocab_size)
     throw usage_error("--model:vocab_size " + std::to_string(*opt.vocab_size) + " contradicts " + config_path +
                       " (vocab_size " + std::to_string(config.vocab_size) + "); the option is for TorchScript files");
-  probe_dtype(dtype, request.device);
 
   // Weights.
   std::vector<std::pair<std::string, at::Tensor>> named;

@@ -93,10 +93,9 @@ class Encoder {
   int64_t parameter_count() const;
   at::ScalarType dtype() const { return w_.word.scalar_type(); }
   AttentionImpl attention_requested() const { return attention_; }
-  // Which attention computation runs: "eager (softmax(QK^T/sqrt(d) + mask) V)",
-  // "sdpa (at::scaled_dot_product_attention)", or the fallback on LibTorch < 2.0.
+  // Which attention computation runs: "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm" or
+  // "sdpa: at::scaled_dot_product_attention".
   std::string attention_description() const;
-  static bool sdpa_available();  // LibTorch >= 2.0
 
  private:
   at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,

@@ -1,0 +1,26 @@
+# Sourced by the scripts: the choices they must agree on.
+
+# The Python whose torch wheel provides LibTorch, printed as a path, or nothing when there is none yet
+# (install-deps.sh then makes .venv). In this order: $FMWORK_PYTHON; the project's .venv; a python3 that
+# already imports torch >= 2.6 (a GPU node's environment: no download).
+fmwork_python() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  if [ -n "${FMWORK_PYTHON:-}" ]; then
+    echo "$FMWORK_PYTHON"
+  elif [ -x "$root/.venv/bin/python" ]; then
+    echo "$root/.venv/bin/python"
+  elif command -v python3 >/dev/null && python3 -c \
+      'import sys, torch; v = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]); sys.exit(v < (2, 6))' \
+      >/dev/null 2>&1; then
+    command -v python3
+  fi
+}
+
+# The folder of carried header-only dependencies (scripts/gpu-carry.sh) when present: a machine without a
+# package registry builds with it instead of Debian's packages.
+fmwork_carry_dir() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  if [ -d "$root/.carry/include" ]; then echo "$root/.carry"; fi
+}
