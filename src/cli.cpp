@@ -15,7 +15,7 @@
 
 namespace fmwork {
 
-const std::vector<std::string> kSubOptionSets = {"compile", "model", "torch.call", "torch.set", "platform"};
+const std::vector<std::string> kSubOptionSets = {"compile", "model", "torch.call", "torch.set", "platform", "check_outputs"};
 
 namespace {
 
@@ -38,6 +38,11 @@ const FixedSpec kFixed[] = {
     {"batch_sizes", false, true, "comma-separated batch sizes, e.g. 1,8"},
     {"reps", false, true, "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)"},
     {"seed", false, false, "seed of the random input tokens (ours; fixed by default so runs repeat)"},
+    {"save_outputs", false, false,
+     "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)"},
+    {"check_outputs", false, false,
+     "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
+     "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)"},
 };
 
 const FixedSpec* find_fixed(std::string_view name) {
@@ -417,6 +422,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     args.seed = seed;
     args.seed_given = true;
   }
+  for (auto [name, slot] : {std::pair{"save_outputs", &args.save_outputs}, std::pair{"check_outputs", &args.check_outputs}}) {
+    if (!seen.count(name)) continue;
+    if (values[name].empty()) throw usage_error(std::string("--") + name + " is empty; give a folder");
+    *slot = values[name];
+  }
 
   args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
                                                                  : args.model_name;
@@ -435,6 +445,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (field == "input_sizes") return int_list(args.input_sizes);
     if (field == "batch_sizes") return int_list(args.batch_sizes);
     if (field == "reps") return Value::of_int(args.reps);
+    if (field == "save_outputs") return args.save_outputs ? Value::of_string(*args.save_outputs) : Value::none();
+    if (field == "check_outputs") return args.check_outputs ? Value::of_string(*args.check_outputs) : Value::none();
     if (field == "seed") {
       if (!args.seed_given) return Value::none();
       if (args.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
@@ -472,6 +484,7 @@ std::string format_args_section(const CommandLine& command_line) {
   root.object = true;
   auto add = [&](const char* key, std::string text) { root.items.emplace_back(key, leaf(std::move(text))); };
   add("batch_sizes", repr(int_list(a.batch_sizes)));
+  if (a.check_outputs) add("check_outputs", *a.check_outputs);
   add("compile", a.compile ? "True" : "False");
   add("eval", a.eval ? "True" : "False");
   add("input_sizes", repr(int_list(a.input_sizes)));
@@ -481,6 +494,7 @@ std::string format_args_section(const CommandLine& command_line) {
   add("model_root", a.model_root ? *a.model_root : "None");
   add("platform", a.platform);
   add("reps", std::to_string(a.reps));
+  if (a.save_outputs) add("save_outputs", *a.save_outputs);
   if (a.seed_given) add("seed", std::to_string(a.seed));
   JsonNode subs;
   subs.object = true;
@@ -504,7 +518,8 @@ std::string format_args_section(const CommandLine& command_line) {
 std::string driver_usage() {
   std::string out =
       "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
-      "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S] [--SET:key[@] VALUE ...]\n"
+      "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
+      "              [--save_outputs DIR] [--check_outputs DIR] [--SET:key[@] VALUE ...]\n"
       "\n"
       "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"
       "\n"
@@ -525,6 +540,7 @@ std::string driver_usage() {
       "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
       "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
       "  --platform:KEY      options handed to a device plugin\n"
+      "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"
       "\n"
       "example:\n"
       "  driver --platform cuda --model_root /models --model_name ibm-granite/granite-embedding-125m-english \\\n"

@@ -10,6 +10,8 @@
 #include <limits>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "fmwork/error.hpp"
 
 namespace fmwork {
@@ -252,8 +254,13 @@ void check_fields(std::string_view word, const Fields& fields) {
       if (ends_with(key, "_ms")) field_double(word, key, value);
     } else if (word == "MEM") {
       if (ends_with(key, "_bytes")) field_int(word, key, value, 0);
+    } else if (word == "CHECK") {
+      if (key == "result" && value != "pass" && value != "fail")
+        throw line_error(word, "result must be pass or fail, got " + quote(value));
+      if (key != "result" && key != "outputs" && key != "input" && key != "batch") field_double(word, key, value);
     }
   }
+  if (word == "CHECK" && !fields.find("result")) throw line_error(word, "has no result= field");
   if (word == "FAIL") {
     if (fields.items.empty() || fields.items.back().first != "error") {
       throw line_error(word, "must end with an error= field");
@@ -329,6 +336,7 @@ struct Formatter {
   std::string operator()(const StatLine& l) const { return format_fields("STAT", l.fields); }
   std::string operator()(const MemLine& l) const { return format_fields("MEM", l.fields); }
   std::string operator()(const FailLine& l) const { return format_fields("FAIL", l.fields); }
+  std::string operator()(const CheckLine& l) const { return format_fields("CHECK", l.fields); }
 };
 
 }  // namespace
@@ -440,6 +448,20 @@ MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes
   return line;
 }
 
+CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
+                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass) {
+  CheckLine line;
+  Fields& f = line.fields;
+  std::string names;
+  for (const auto& n : outputs) names += (names.empty() ? "" : ",") + n;
+  f.add("input", input).add("batch", batch).add("outputs", to_log_token(names));
+  auto g = [](double x) { return fmt::format("{:.6g}", x); };
+  f.add("max_abs", g(max_abs)).add("max_rel", g(max_rel)).add("cosine", g(cosine));
+  f.add("atol", g(atol)).add("rtol", g(rtol)).add("min_cosine", g(min_cosine));
+  f.add("result", pass ? "pass" : "fail");
+  return line;
+}
+
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
   std::string text;
   for (char c : error) {
@@ -505,6 +527,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "STAT") return StatLine{parse_checked_fields(word, rest)};
   if (word == "MEM") return MemLine{parse_checked_fields(word, rest)};
   if (word == "FAIL") return FailLine{parse_checked_fields(word, rest)};
+  if (word == "CHECK") return CheckLine{parse_checked_fields(word, rest)};
   return std::nullopt;
 }
 

@@ -108,6 +108,12 @@ class TorchScriptModel : public Model {
 
   TokenFacts token_facts() const override { return facts_; }
 
+  std::vector<std::string> fed_inputs() const override {
+    std::vector<std::string> names;
+    for (Feed f : feeds_) names.push_back(kInputNames[static_cast<size_t>(f)]);
+    return names;
+  }
+
   int64_t parameter_count() const override {
     int64_t n = 0;
     for (const auto& p : module_.parameters()) n += p.numel();

@@ -67,6 +67,13 @@ int64_t get_int(const std::string& set, const std::string& key, const Value& v) 
   return v.integer;
 }
 
+// A number: an int or a float, as Python would accept either for a tolerance.
+double get_number(const std::string& set, const std::string& key, const Value& v) {
+  auto is_number = [](const Value& x) { return x.type == Value::Type::integer || x.type == Value::Type::floating; };
+  if (!is_number(v)) wrong_type(set, key, "a number (an int or a float)", v, is_number);
+  return v.type == Value::Type::integer ? static_cast<double>(v.integer) : v.floating;
+}
+
 std::string get_string(const std::string& set, const std::string& key, const Value& v) {
   if (v.type != Value::Type::string)
     wrong_type(set, key, "a string", v, [](const Value&) { return false; });
@@ -192,6 +199,21 @@ PlatformOptions platform_options_from(const Value& tree) {
   PlatformOptions out;
   for (const auto& [key, v] : flat_entries(tree, "platform", "--platform:KEY VALUE"))
     out.entries.emplace_back(key, str(v));
+  return out;
+}
+
+CheckOptions check_options_from(const Value& tree) {
+  const std::string set = "check_outputs";
+  CheckOptions out;
+  for (const auto& [key, v] : flat_entries(tree, set, "--check_outputs:KEY@ NUMBER")) {
+    std::optional<double>* slot = key == "atol" ? &out.atol : key == "rtol" ? &out.rtol : key == "cosine" ? &out.cosine : nullptr;
+    if (!slot) unknown_key(set, key, {"atol", "rtol", "cosine"});
+    const double x = get_number(set, key, v);
+    if (!(x >= 0) || (key == "cosine" && x > 1))
+      throw usage_error(option_name(set, key) + " must be " + (key == "cosine" ? "in [0, 1]" : "a number >= 0") +
+                        "; got " + repr(v));
+    *slot = x;
+  }
   return out;
 }
 

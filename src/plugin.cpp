@@ -278,6 +278,8 @@ class PluginCompiledModel : public Model {
     return text;
   }
   std::string dtype_name() const override { return inner_->dtype_name(); }
+  std::vector<std::string> fed_inputs() const override { return inner_->fed_inputs(); }
+  std::vector<std::string> output_names() const override { return inner_->output_names(); }
   TokenFacts token_facts() const override { return inner_->token_facts(); }
   int64_t parameter_count() const override { return inner_->parameter_count(); }
   void to(const torch::Device& device) override { inner_->to(device); }

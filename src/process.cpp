@@ -50,6 +50,23 @@ ParsedLog parse_text(std::string_view text, const std::string& source) {
   size_t open_res = kNone;          // index of the last RES while no REP / FAIL has followed it
   std::map<Key, StatLine> pending_stat;
   std::map<Key, MemLine> pending_mem;
+  std::map<Key, CheckLine> pending_check;
+  // A STAT / MEM / CHECK line belongs to the RES of its (input, batch) just before it; one that comes before
+  // its RES waits for it.
+  auto attach = [&](auto& line, auto member, auto& pending) {
+    const Key key = key_of(line.fields);
+    if (open_res != kNone && key_of(log.runs[open_res].res) == key && !(log.runs[open_res].*member)) {
+      log.runs[open_res].*member = std::move(line);
+    } else {
+      pending[key] = std::move(line);
+    }
+  };
+  auto take_pending = [](RunRecord& run, const Key& key, auto member, auto& pending) {
+    if (auto it = pending.find(key); it != pending.end()) {
+      run.*member = std::move(it->second);
+      pending.erase(it);
+    }
+  };
 
   size_t pos = 0, line_number = 0;
   while (pos < text.size()) {
@@ -94,34 +111,22 @@ ParsedLog parse_text(std::string_view text, const std::string& source) {
       run.rep_durations = std::move(block);
       block.clear();
       const Key key = key_of(run.res);
-      if (auto it = pending_stat.find(key); it != pending_stat.end()) {
-        run.stat = std::move(it->second);
-        pending_stat.erase(it);
-      }
-      if (auto it = pending_mem.find(key); it != pending_mem.end()) {
-        run.mem = std::move(it->second);
-        pending_mem.erase(it);
-      }
+      take_pending(run, key, &RunRecord::stat, pending_stat);
+      take_pending(run, key, &RunRecord::mem, pending_mem);
+      take_pending(run, key, &RunRecord::check, pending_check);
       log.runs.push_back(std::move(run));
       open_res = log.runs.size() - 1;
     } else if (auto* stat = std::get_if<StatLine>(&*parsed)) {
-      const Key key = key_of(stat->fields);
-      if (open_res != kNone && key_of(log.runs[open_res].res) == key && !log.runs[open_res].stat) {
-        log.runs[open_res].stat = std::move(*stat);
-      } else {
-        pending_stat[key] = std::move(*stat);
-      }
+      attach(*stat, &RunRecord::stat, pending_stat);
     } else if (auto* mem = std::get_if<MemLine>(&*parsed)) {
-      const Key key = key_of(mem->fields);
-      if (open_res != kNone && key_of(log.runs[open_res].res) == key && !log.runs[open_res].mem) {
-        log.runs[open_res].mem = std::move(*mem);
-      } else {
-        pending_mem[key] = std::move(*mem);
-      }
+      attach(*mem, &RunRecord::mem, pending_mem);
+    } else if (auto* check = std::get_if<CheckLine>(&*parsed)) {
+      attach(*check, &RunRecord::check, pending_check);
     } else if (auto* fail = std::get_if<FailLine>(&*parsed)) {
       const Key key = key_of(fail->fields);
       pending_stat.erase(key);
       pending_mem.erase(key);
+      pending_check.erase(key);
       block.clear();
       open_res = kNone;
       log.failures.push_back(std::move(*fail));
@@ -329,6 +334,12 @@ std::string mem_value(const RunRecord& run, const char* key) {
   return v ? *v : "";
 }
 
+std::string check_value(const RunRecord& run, const char* key) {
+  if (!run.check) return "";
+  const std::string* v = run.check->fields.find(key);
+  return v ? *v : "";
+}
+
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -526,7 +537,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
       "source",  "metadata_id", "line",    "status",  "timestamp", "model",     "class",  "input",
       "batch",   "latency_ms",  "throughput", "setup_s", "precision", "reps",   "dropped", "mean_ms",
       "stddev_ms", "min_ms",    "p50_ms",  "p90_ms",  "p99_ms",    "max_ms",    "allocated_peak_bytes",
-      "reserved_peak_bytes", "error"};
+      "reserved_peak_bytes", "error", "check", "check_max_abs", "check_max_rel", "check_cosine"};
   std::string out;
   auto emit = [&](const std::vector<std::string>& cells) {
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -562,6 +573,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
         cells.push_back(mem_value(run, "allocated_peak_bytes"));
         cells.push_back(mem_value(run, "reserved_peak_bytes"));
         cells.push_back("");
+        for (const char* key : {"result", "max_abs", "max_rel", "cosine"}) cells.push_back(check_value(run, key));
       } else {
         const Fields& f = row.fail->fields;
         const auto [setup, precision] = context_at(log, row.line);
@@ -578,6 +590,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
         for (size_t i = 0; i < kStatKeys.size() + 2; ++i) cells.push_back("");
         const std::string* error = f.find("error");
         cells.push_back(error ? *error : "");
+        for (int i = 0; i < 4; ++i) cells.push_back("");
       }
       emit(cells);
     }
@@ -641,7 +654,11 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
           std::string bytes = mem_value(run, "allocated_peak_bytes");
           cells.push_back(bytes.empty() ? "-" : fixed(std::strtod(bytes.c_str(), nullptr) / 1048576.0, 1));
         }
-        cells.push_back("ok");
+        const std::string check = check_value(run, "result");
+        cells.push_back(check.empty() ? "ok"
+                        : check == "pass"
+                            ? "ok, check pass"
+                            : "CHECK FAIL: max_abs=" + check_value(run, "max_abs") + " cosine=" + check_value(run, "cosine"));
       } else {
         const Fields& f = row.fail->fields;
         std::string model = arg_value(log.opts, "model_name"), cls = arg_value(log.opts, "model_class");
@@ -665,7 +682,7 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
 void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out) {
   CLI::App app{
       "Turns fmwork driver logs into upstream's JSON (default), a CSV table or a readable summary.\n"
-      "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL extensions.",
+      "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL / CHECK extensions.",
       "process"};
   std::vector<std::string> paths;
   std::string metadata_id;

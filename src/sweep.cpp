@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/outputs.hpp"
 #include "fmwork/stats.hpp"
 
 namespace fmwork {
@@ -40,18 +41,45 @@ std::string cause_of(const std::string& message) {
   return script_traceback ? lines.back() : lines.front();
 }
 
-// One combination; throws whatever the model or the device throws.
-void run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
+Batch to_device(const Batch& b, const torch::Device& device) {
+  return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
+}
+
+// After the last rep: --save_outputs writes the rep's inputs and outputs, --check_outputs compares them.
+// Returns false when the check failed.
+bool save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
+                    const torch::IValue& outputs, const Reference* reference, std::ostream& out) {
+  if (!plan.save_outputs && !reference) return true;
+  const NamedTensors named = name_outputs(outputs, model.output_names());
+  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
+  if (!reference) return true;
+  const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
+  const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
+  emit(out, make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
+                            tolerance.cosine, r.pass));
+  return r.pass;
+}
+
+// One combination; throws whatever the model or the device throws. Returns false when its output check failed.
+bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                      InputGenerator& inputs, std::ostream& out) {
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
+  std::optional<Reference> reference;
+  if (plan.check_outputs) {
+    reference = load_reference(*plan.check_outputs, input, batch);
+    reference->inputs = to_device(reference->inputs, platform.device());
+  }
   platform.reset_memory_peaks();
+  Batch batch_inputs;
+  torch::IValue outputs;
   for (size_t rep = 0; rep < reps; ++rep) {
-    Batch batch_inputs = inputs.make(batch, input, platform.device());
+    outputs = torch::IValue();  // the last rep's outputs are freed before the next rep's inputs are made
+    batch_inputs = reference ? reference->inputs : inputs.make(batch, input, platform.device());
     platform.synchronize();  // the inputs' copy to the device is not part of the measurement
 
     const Nanos t0 = clock_now();
-    torch::IValue outputs = model.forward(batch_inputs);
+    outputs = model.forward(batch_inputs);
     platform.synchronize();
     const Nanos t1 = clock_now();
 
@@ -68,7 +96,10 @@ void run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   emit(out, make_stat_line(input, batch, summary));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
+  const bool passed = save_and_check(plan, batch, input, model, batch_inputs, outputs,
+                                     reference ? &*reference : nullptr, out);
   out.flush();
+  return passed;
 }
 
 }  // namespace
@@ -85,7 +116,13 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
       std::string error;
       try {
-        run_combination(plan, batch, input, model, platform, inputs, out);
+        if (!run_combination(plan, batch, input, model, platform, inputs, out)) {
+          ++failures;
+          std::cerr << fmt::format("error: combination input {} / batch {}: outputs differ from {} (see the FMWORK "
+                                   "CHECK line); the sweep goes on",
+                                   input, batch, *plan.check_outputs)
+                    << std::endl;
+        }
       } catch (const c10::Error& e) {
         error = e.what_without_backtrace();
       } catch (const std::bad_alloc&) {

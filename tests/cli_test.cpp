@@ -517,10 +517,10 @@ TEST(CliTest, SubOptionTrees) {
 
 TEST(CliTest, UsageErrors) {
   const std::string subs_shape =
-      "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform";
+      "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform, check_outputs";
   const std::string fixed =
       "--platform, --model_class, --model_root, --model_name, --compile, --eval, --input_sizes, --batch_sizes, "
-      "--reps, --seed";
+      "--reps, --seed, --save_outputs, --check_outputs";
   const std::string use =
       "; use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like torch.float16, "
       "or args.<option>";
@@ -589,7 +589,7 @@ TEST(CliTest, UsageErrors) {
       {base_with({"-x"}), "unexpected argument '-x'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
       {base_with({"--model:x"}), "--model:x has no value; " + subs_shape},
       {base_with({"--foo:bar", "1"}),
-       "unknown sub-option set 'foo' in --foo:bar; the sets are compile, model, torch.call, torch.set, platform"},
+       "unknown sub-option set 'foo' in --foo:bar; the sets are compile, model, torch.call, torch.set, platform, check_outputs"},
       {base_with({"--model:", "1"}),
        "--model: has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
        "--compile:options:max_autotune@ True"},
@@ -634,7 +634,7 @@ TEST(CliTest, EqualsFormsAndOddValues) {
 }
 
 TEST(CliTest, SubOptionSetsList) {
-  EXPECT_EQ(kSubOptionSets, (std::vector<std::string>{"compile", "model", "torch.call", "torch.set", "platform"}));
+  EXPECT_EQ(kSubOptionSets, (std::vector<std::string>{"compile", "model", "torch.call", "torch.set", "platform", "check_outputs"}));
 }
 
 TEST(CliTest, UsageTextNamesEveryOption) {

@@ -286,7 +286,7 @@ TEST(HfShippedConfigs, FactsAndSpecialTokens) {
   const std::string root = fmwork::testing::source_dir() + "/configs/models/";
   const Shipped models[] = {
       {"granite-embedding-125m-english", "roberta", 768, 12, 12, 3072, 50265, 514, 1, 1, {0, 1, 2, 3, 50264}},
-      {"granite-embedding-30m-english", "roberta", 384, 6, 12, 1536, 50265, 514, 1, 1, {0, 1, 2, 3, 50264}},
+      {"granite-embedding-30m-english", "roberta", 384, 6, 12, 1536, 50265, 514, 2, 1, {0, 1, 2, 3, 50264}},
       {"bert-base-uncased", "bert", 768, 12, 12, 3072, 30522, 512, 2, 0, {0, 100, 101, 102, 103}},
       {"all-MiniLM-L6-v2", "bert", 384, 6, 12, 1536, 30522, 512, 2, 0, {0, 100, 101, 102, 103}},
       {"xlm-roberta-base", "xlm-roberta", 768, 12, 12, 3072, 250002, 514, 1, 1, {0, 1, 2, 3, 250001}},

@@ -144,7 +144,9 @@ const std::string kOurLog =
     "FMWORK RES 100.000000000 100.251000000 mod\xc3\xa8le/bert-tiny BertModel 512 1 1.000 1000.0\n"
     "FMWORK STAT input=512 batch=1 reps=2 dropped=1 mean_ms=1.000000 stddev_ms=0.000000 min_ms=1.000000 "
     "p50_ms=1.000000 p90_ms=1.000000 p99_ms=1.000000 max_ms=1.000000\n"
-    "FMWORK MEM input=512 batch=1 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152\n" +
+    "FMWORK MEM input=512 batch=1 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152\n"
+    "FMWORK CHECK input=512 batch=1 outputs=last_hidden_state,pooler_output max_abs=0.00390625 max_rel=0.0123 "
+    "cosine=0.99998 atol=0.1 rtol=0.05 min_cosine=0.999 result=pass\n" +
     banner("RUN 512 / 256") + "FMWORK FAIL input=512 batch=256 error=out of memory, \"allocating\" 2.00 GiB\n\n";
 
 const std::string kUpstreamOpts =
@@ -424,13 +426,14 @@ TEST(Process, Csv) {
   EXPECT_EQ(run({"--path", path, "--format", "csv", "--metadata_id", "run-42"}),
             "source,metadata_id,line,status,timestamp,model,class,input,batch,latency_ms,throughput,setup_s,"
             "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,allocated_peak_bytes,"
-            "reserved_peak_bytes,error\n" +
+            "reserved_peak_bytes,error,check,check_max_abs,check_max_rel,check_cosine\n" +
                 path + ",run-42," + res_line +
                 ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
-                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,1048576,2097152,\n" +
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,1048576,2097152,,pass,0.00390625,"
+                "0.0123,0.99998\n" +
                 path + ",run-42," + fail_line +
                 ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,"
-                "\"out of memory, \"\"allocating\"\" 2.00 GiB\"\n");
+                "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,\n");
 }
 
 TEST(Process, CsvComputesStatisticsFromRepLinesWithoutStat) {
@@ -443,7 +446,7 @@ TEST(Process, CsvComputesStatisticsFromRepLinesWithoutStat) {
   const std::string line2 = std::to_string(line_of(kUpstreamLog, "FMWORK RES 1108913"));
   EXPECT_EQ(row2, "-,," + line2 +
                       ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
-                      "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,,,");
+                      "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,,,,,,,");
 }
 
 TEST(Process, Summary) {
@@ -469,7 +472,7 @@ TEST(Process, Summary) {
             "  model             class      input  batch  latency_ms  throughput  p50_ms  p90_ms  p99_ms  "
             "stddev_ms  reps  dropped  peak_MiB  status\n"
             "  mod\xc3\xa8le/bert-tiny  BertModel    512      1       1.000      1000.0   1.000   1.000   1.000      "
-            "0.000     2        1       1.0  ok\n"
+            "0.000     2        1       1.0  ok, check pass\n"
             "  mod\xc3\xa8le/bert-tiny  BertModel    512    256           -           -       -       -       -      "
             "    -     -        -         -  FAIL: out of memory, \"allocating\" 2.00 GiB\n");
   EXPECT_EQ(run({"--format", "summary", "-"}, ""), "<stdin>: 0 results, 0 failures\n  (no results)\n");

@@ -27,11 +27,13 @@ struct FixedArgs {
   // Ours. Echoed in the args JSON only when given, so upstream command lines print upstream's output.
   uint64_t seed = 0;                      // --seed: the input generator's seed
   bool seed_given = false;
+  std::optional<std::string> save_outputs;   // --save_outputs DIR
+  std::optional<std::string> check_outputs;  // --check_outputs DIR
 };
 
-// The sub-option sets the driver accepts, in the order upstream lists them; `platform` is ours (plugin
-// options) and appears in `subs` only when used.
-extern const std::vector<std::string> kSubOptionSets;  // compile, model, torch.call, torch.set, platform
+// The sub-option sets the driver accepts, in the order upstream lists them; `platform` (plugin options) and
+// `check_outputs` (tolerances) are ours and appear in `subs` only when used.
+extern const std::vector<std::string> kSubOptionSets;  // compile, model, torch.call, torch.set, platform, check_outputs
 
 struct CommandLine {
   FixedArgs args;

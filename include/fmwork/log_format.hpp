@@ -77,6 +77,10 @@ struct MemLine { Fields fields; };
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
 // input, batch and error required; error last.
 struct FailLine { Fields fields; };
+// FMWORK CHECK input=I batch=B outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine= result=pass|fail
+// (--check_outputs): the outputs of the combination's last rep against a saved file (outputs.hpp says how
+// each number is computed). input, batch and result required; the numbers are numbers where present.
+struct CheckLine { Fields fields; };
 
 // Builders for the sweep, so that every number is formatted in one place.
 // RES from the summary of the durations: latency = median * 1000 ms, throughput = batch / median, as
@@ -90,8 +94,11 @@ MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
+// CHECK: the numbers with 6 significant digits (%.6g), result pass or fail.
+CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
+                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
 
-using LogLine = std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine>;
+using LogLine = std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a

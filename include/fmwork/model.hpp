@@ -43,6 +43,10 @@ class Model {
   virtual int64_t parameter_count() const = 0;
   // Where the weights came from, for the META line: "file", or "random:seed=N" for opted-in random weights.
   virtual std::string weights_source() const { return "file"; }
+  // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and
+  // the names of its outputs in order (empty: output_0, output_1, ...; see outputs.hpp).
+  virtual std::vector<std::string> fed_inputs() const { return {"input_ids", "attention_mask", "token_type_ids"}; }
+  virtual std::vector<std::string> output_names() const { return {}; }
 
   // Moves parameters and buffers to the device (works for PrivateUse1 devices too).
   virtual void to(const torch::Device& device) = 0;

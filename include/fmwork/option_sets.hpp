@@ -42,6 +42,13 @@ struct TorchSets { std::vector<std::pair<std::string, Value>> sets; };
 // --platform:KEY VALUE, handed to plugins as strings (str() of each value). Nested keys are refused.
 struct PlatformOptions { std::vector<std::pair<std::string, std::string>> entries; };
 
+// --check_outputs:KEY (ours): the tolerances of --check_outputs; absent keys take the defaults of the
+// model's dtype (outputs.hpp). A combination passes when every element satisfies
+// |got - want| <= atol + rtol * |want| (numpy's allclose) and the cosine similarity is >= cosine.
+struct CheckOptions {
+  std::optional<double> atol, rtol, cosine;
+};
+
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones) or a wrong type.
 CompileOptions compile_options_from(const Value& tree);
@@ -49,5 +56,6 @@ ModelOptions model_options_from(const Value& tree);
 TorchCalls torch_calls_from(const Value& tree);
 TorchSets torch_sets_from(const Value& tree);
 PlatformOptions platform_options_from(const Value& tree);
+CheckOptions check_options_from(const Value& tree);
 
 }  // namespace fmwork

@@ -26,6 +26,7 @@ struct RunRecord {
   std::optional<std::string> precision; // dtype= of the last FMWORK META before the RES that has one
   std::optional<StatLine> stat;         // the STAT line of the same (input, batch), see docs/log-lines.md
   std::optional<MemLine> mem;           // the MEM line of the same (input, batch)
+  std::optional<CheckLine> check;       // the CHECK line of the same (input, batch) (--check_outputs)
   std::vector<Nanos> rep_durations;     // t1 - t0 of the REP lines of this combination, in order
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fmwork/inputs.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
+#include "fmwork/option_sets.hpp"
 #include "fmwork/platform.hpp"
 
 namespace fmwork {
@@ -18,6 +20,12 @@ struct SweepPlan {
   std::vector<int64_t> batch_sizes, input_sizes;
   int64_t reps = 0;
   std::string model_name, model_class;  // as printed in RES
+  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (outputs.hpp).
+  std::optional<std::string> save_outputs;
+  // --check_outputs DIR: every rep is fed the saved inputs instead of random ones; after the last rep a
+  // CHECK line compares the outputs with the saved ones, with these tolerances.
+  std::optional<std::string> check_outputs;
+  CheckOptions check;
 };
 
 // Timestamps: CLOCK_MONOTONIC anchored once to the wall clock (CLOCK_REALTIME) at the first call, so that
@@ -28,7 +36,7 @@ Nanos clock_now();
 // model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
 // are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
 // FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
-// Returns the number of failed combinations.
+// Returns the number of failed combinations (a failed output check counts).
 int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out);
 
 }  // namespace fmwork

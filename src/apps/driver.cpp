@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -33,7 +34,27 @@ struct Options {
   TorchCalls calls;
   TorchSets sets;
   PlatformOptions platform;
+  CheckOptions check;
 };
+
+// --save_outputs makes its folder; --check_outputs must name an existing one; the tolerances need the folder.
+void check_output_folders(const Options& o) {
+  const FixedArgs& a = o.command_line.args;
+  if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
+    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
+  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs))
+    throw usage_error("--check_outputs " + *a.check_outputs + " is not a folder; give the folder --save_outputs wrote");
+  if (a.save_outputs) {
+    std::error_code ec;
+    std::filesystem::create_directories(*a.save_outputs, ec);
+    if (ec || !std::filesystem::is_directory(*a.save_outputs))
+      throw usage_error("--save_outputs " + *a.save_outputs + ": cannot make the folder (" +
+                        (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+  }
+  if (a.save_outputs && a.check_outputs &&
+      std::filesystem::equivalent(*a.save_outputs, *a.check_outputs))
+    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
+}
 
 // Everything the user typed, parsed and validated before anything is loaded.
 Options parse_and_validate(int argc, char** argv) {
@@ -45,7 +66,9 @@ Options parse_and_validate(int argc, char** argv) {
   o.calls = torch_calls_from(subs.at("torch.call"));
   o.sets = torch_sets_from(subs.at("torch.set"));
   if (auto it = subs.find("platform"); it != subs.end()) o.platform = platform_options_from(it->second);
+  if (auto it = subs.find("check_outputs"); it != subs.end()) o.check = check_options_from(it->second);
   validate_torch_settings(o.calls, o.sets);
+  check_output_folders(o);
   return o;
 }
 
@@ -109,11 +132,12 @@ int run(int argc, char** argv) {
             << std::endl;
 
   InputGenerator inputs(model->token_facts(), args.seed);
-  SweepPlan plan{args.batch_sizes, args.input_sizes, args.reps, args.model_name, args.model_class};
+  SweepPlan plan{args.batch_sizes, args.input_sizes, args.reps,         args.model_name,
+                 args.model_class, args.save_outputs, args.check_outputs, o.check};
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout);
   std::cout << std::endl;
   if (failures > 0) {
-    std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL lines)", failures,
+    std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
                              plan.batch_sizes.size() * plan.input_sizes.size())
               << std::endl;
     return 1;

@@ -121,6 +121,11 @@ torch::IValue HfModel::forward(const Batch& batch) {
   return out.last_hidden_state;
 }
 
+std::vector<std::string> HfModel::fed_inputs() const {
+  if (!encoder_->weights().token_type.defined()) return {"input_ids", "attention_mask"};
+  return {"input_ids", "attention_mask", "token_type_ids"};
+}
+
 std::string HfModel::dtype_name() const { return dtype_short_name(encoder_->dtype()); }
 
 TokenFacts HfModel::token_facts() const {

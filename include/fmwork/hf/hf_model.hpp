@@ -39,6 +39,8 @@ class HfModel : public Model {
   std::string weights_source() const override {
     return random_weights_ ? "random:seed=" + std::to_string(seed_.value_or(0)) : "file";
   }
+  std::vector<std::string> fed_inputs() const override;
+  std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
   void to(const torch::Device& device) override { encoder_->to(device); }
   void eval() override {}  // no dropout in the native encoder: always eval
 
