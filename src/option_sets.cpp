@@ -131,6 +131,34 @@ CompileOptions compile_options_from(const Value& tree) {
   return out;
 }
 
+namespace {
+
+// from_pretrained keywords that change nothing for a local folder run by this driver, with why. Keywords
+// that would change the numbers or the weights (variant, subfolder, device_map, output_attentions,
+// ignore_mismatched_sizes, ...) are not here: they stay refused.
+const std::pair<const char*, const char*> kIgnoredModelKeys[] = {
+    {"revision", "it picks a Hub revision; a local folder is one revision"},
+    {"trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none"},
+    {"local_files_only", "the folder is local already; nothing is downloaded"},
+    {"force_download", "nothing is downloaded"},
+    {"resume_download", "nothing is downloaded"},
+    {"cache_dir", "no Hub cache is used; the folder is read in place"},
+    {"proxies", "no network is used"},
+    {"token", "no Hub access is made"},
+    {"use_auth_token", "no Hub access is made"},
+    {"low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says"},
+    {"use_safetensors", "the native loader reads safetensors only"},
+    {"_fast_init", "weights are read, never initialised first"},
+};
+
+const char* ignored_model_key(const std::string& key) {
+  for (const auto& [name, why] : kIgnoredModelKeys)
+    if (key == name) return why;
+  return nullptr;
+}
+
+}  // namespace
+
 ModelOptions model_options_from(const Value& tree) {
   const std::string set = "model";
   ModelOptions out;
@@ -161,10 +189,19 @@ ModelOptions model_options_from(const Value& tree) {
       out.random_weights = get_bool(set, key, v);
     } else if (key == "random_weights_seed") {
       out.random_weights_seed = get_int(set, key, v);
+    } else if (const char* why = ignored_model_key(key)) {
+      out.ignored.push_back(option_name(set, key) + " " + repr(v) + " ignored: " + why);
     } else {
-      unknown_key(set, key,
-                  {"torch_dtype", "dtype", "attn_implementation", "add_pooling_layer", "vocab_size", "random_weights",
-                   "random_weights_seed"});
+      std::vector<std::string> known = {"torch_dtype", "dtype", "attn_implementation", "add_pooling_layer",
+                                        "vocab_size", "random_weights", "random_weights_seed"};
+      std::string accepted;
+      for (const auto& [name, why] : kIgnoredModelKeys) accepted += std::string(accepted.empty() ? "" : ", ") + name;
+      try {
+        unknown_key(set, key, known);
+      } catch (const Error& e) {
+        throw usage_error(std::string(e.what()) + " (accepted and ignored, as meaningless for a local folder: " +
+                          accepted + ")");
+      }
     }
   }
   return out;

@@ -126,10 +126,25 @@ TEST(OptionSetsTest, ModelDtypeForms) {
   }
 }
 
+// Keywords from_pretrained takes that mean nothing for a local folder are accepted and listed as ignored;
+// ones that would change the numbers stay refused, and the message lists both kinds.
+TEST(OptionSetsTest, HubOnlyModelKeysAreIgnoredWithAReason) {
+  ModelOptions o = model_options_from(
+      tree_of("model", {"--model:trust_remote_code@", "True", "--model:revision", "main", "--model:dtype", "bfloat16"}));
+  EXPECT_EQ(o.dtype, std::optional<std::string>("bfloat16"));
+  ASSERT_EQ(o.ignored.size(), 2u);
+  EXPECT_EQ(o.ignored[0], "--model:revision 'main' ignored: it picks a Hub revision; a local folder is one revision");
+  EXPECT_EQ(o.ignored[1], "--model:trust_remote_code True ignored: it allows a model's own Python code; the native "
+                          "encoder and TorchScript run none");
+}
+
 TEST(OptionSetsTest, ModelErrors) {
-  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:trust_remote_code@", "True"})); }),
-            "unknown option --model:trust_remote_code; known --model: keys are add_pooling_layer, "
-            "attn_implementation, dtype, random_weights, random_weights_seed, torch_dtype, vocab_size");
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:variant", "fp16"})); }),
+            "unknown option --model:variant; known --model: keys are add_pooling_layer, "
+            "attn_implementation, dtype, random_weights, random_weights_seed, torch_dtype, vocab_size (accepted and "
+            "ignored, as meaningless for a local folder: revision, trust_remote_code, local_files_only, "
+            "force_download, resume_download, cache_dir, proxies, token, use_auth_token, low_cpu_mem_usage, "
+            "use_safetensors, _fast_init)");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:add_pooling_layer", "False"})); }),
             "--model:add_pooling_layer expects a bool (True or False); got the string 'False' \u2014 add '@' to the "
             "key to pass a typed value: --model:add_pooling_layer@ False");

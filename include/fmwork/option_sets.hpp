@@ -32,6 +32,10 @@ struct ModelOptions {
   std::optional<int64_t> vocab_size;      // for TorchScript files without a config.json beside them
   bool random_weights = false;            // opt-in: build the weights at random when the folder has none
   std::optional<int64_t> random_weights_seed;
+  // from_pretrained keywords that mean nothing for a local folder (revision, trust_remote_code, cache_dir,
+  // ...): accepted so that upstream command lines keep working, one MODEL line each, e.g.
+  // "--model:revision 'main' ignored: it picks a Hub revision; a local folder is one revision".
+  std::vector<std::string> ignored;
 };
 
 // --torch.call:NAME VALUE and --torch.set:PATH VALUE, in the order upstream applies them (sorted by

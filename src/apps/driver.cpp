@@ -110,6 +110,7 @@ int run(int argc, char** argv) {
   const Nanos t1 = clock_now();
 
   std::cout << model->describe() << "\n";
+  for (const auto& note : o.model.ignored) std::cout << note << "\n";
   for (const auto& note : notes) std::cout << note << "\n";
   std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
   std::cout << format_line(MetaLine{Fields{{{"driver", FMWORK_VERSION},
