@@ -189,11 +189,13 @@ ModelOptions model_options_from(const Value& tree) {
       out.random_weights = get_bool(set, key, v);
     } else if (key == "random_weights_seed") {
       out.random_weights_seed = get_int(set, key, v);
+    } else if (key == "packed_gemm") {
+      out.packed_gemm = get_bool(set, key, v);
     } else if (const char* why = ignored_model_key(key)) {
       out.ignored.push_back(option_name(set, key) + " " + repr(v) + " ignored: " + why);
     } else {
       std::vector<std::string> known = {"torch_dtype", "dtype", "attn_implementation", "add_pooling_layer",
-                                        "vocab_size", "random_weights", "random_weights_seed"};
+                                        "vocab_size", "random_weights", "random_weights_seed", "packed_gemm"};
       std::string accepted;
       for (const auto& [name, why] : kIgnoredModelKeys) accepted += std::string(accepted.empty() ? "" : ", ") + name;
       try {

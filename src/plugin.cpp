@@ -283,6 +283,7 @@ class PluginCompiledModel : public Model {
   TokenFacts token_facts() const override { return inner_->token_facts(); }
   int64_t parameter_count() const override { return inner_->parameter_count(); }
   void to(const torch::Device& device) override { inner_->to(device); }
+  void prepare(int64_t batch, int64_t input) override { inner_->prepare(batch, input); }
   void eval() override { inner_->eval(); }
 
  private:

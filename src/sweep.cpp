@@ -70,6 +70,7 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
     reference = load_reference(*plan.check_outputs, input, batch);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
+  model.prepare(batch, input);
   platform.reset_memory_peaks();
   Batch batch_inputs;
   torch::IValue outputs;

@@ -731,6 +731,35 @@ TEST(HfEncoderDtypes, SdpaMatchesEagerAttention) {
   }
 }
 
+// MKL packed GEMM (the CPU float32 default) against at::linear: the same outputs for the prepared shape,
+// and a shape it was not prepared for still runs (on at::linear) and agrees too.
+TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
+  ScratchDir dir;
+  json cfg = tiny_config("bert");
+  write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
+  Inputs in = tiny_inputs(0, true);
+  Batch batch{in.ids, in.mask, in.types};
+  ModelOptions plain_opt;
+  plain_opt.packed_gemm = false;
+  auto plain = load(dir.path(), "BertModel", plain_opt);
+  auto packed = load(dir.path(), "BertModel");
+  EXPECT_NE(packed->describe().find("linear layers: MKL packed GEMM"), std::string::npos) << packed->describe();
+  EXPECT_NE(plain->describe().find("linear layers: at::linear (--model:packed_gemm@ False)"), std::string::npos);
+  auto [h0, p0] = outputs(plain->forward(batch));
+  packed->prepare(2, 9);
+  auto [h1, p1] = outputs(packed->forward(batch));
+  EXPECT_LE(max_diff(h1, h0), 1e-6);
+  EXPECT_LE(max_diff(p1, p0), 1e-6);
+  packed->prepare(1, 4);  // another shape: the batch above no longer matches its packs
+  auto [h2, p2] = outputs(packed->forward(batch));
+  EXPECT_LE(max_diff(h2, h0), 1e-6);
+
+  ModelOptions bf16;
+  bf16.dtype = "bfloat16";
+  EXPECT_NE(load(dir.path(), "BertModel", bf16)->describe().find("at::linear (packed GEMM is for float32)"),
+            std::string::npos);
+}
+
 TEST(HfEncoderDtypes, DescribeSaysWhichAttentionRan) {
   ScratchDir dir;
   json cfg = tiny_config("bert");

@@ -141,7 +141,8 @@ TEST(OptionSetsTest, HubOnlyModelKeysAreIgnoredWithAReason) {
 TEST(OptionSetsTest, ModelErrors) {
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:variant", "fp16"})); }),
             "unknown option --model:variant; known --model: keys are add_pooling_layer, "
-            "attn_implementation, dtype, random_weights, random_weights_seed, torch_dtype, vocab_size (accepted and "
+            "attn_implementation, dtype, packed_gemm, random_weights, random_weights_seed, torch_dtype, vocab_size "
+            "(accepted and "
             "ignored, as meaningless for a local folder: revision, trust_remote_code, local_files_only, "
             "force_download, resume_download, cache_dir, proxies, token, use_auth_token, low_cpu_mem_usage, "
             "use_safetensors, _fast_init)");

@@ -48,6 +48,10 @@ class Model {
   virtual std::vector<std::string> fed_inputs() const { return {"input_ids", "attention_mask", "token_type_ids"}; }
   virtual std::vector<std::string> output_names() const { return {}; }
 
+  // Readies the model for a combination's shape, before its reps and outside the timed region (the native
+  // encoder packs its weights for it on the CPU). Nothing by default.
+  virtual void prepare(int64_t batch, int64_t input) {}
+
   // Moves parameters and buffers to the device (works for PrivateUse1 devices too).
   virtual void to(const torch::Device& device) = 0;
   // Upstream's --eval: model.eval().

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/error.hpp"
@@ -75,6 +77,36 @@ at::Tensor fuse3(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, 
   }
   if (!allow_copy) return at::Tensor();
   return at::cat({q, k, v}, 0);
+}
+
+// LibTorch's MKL packed GEMM (registered by libtorch_cpu when built with MKL): pack a weight for a row
+// count, then run linear layers on the pack.
+using MklReorderFn = at::Tensor(const at::Tensor&, int64_t);
+using MklLinearFn = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
+                               int64_t);
+struct MklOps {
+  std::optional<c10::TypedOperatorHandle<MklReorderFn>> reorder;
+  std::optional<c10::TypedOperatorHandle<MklLinearFn>> linear;
+};
+const MklOps& mkl_ops() {
+  static const MklOps ops = [] {
+    MklOps o;
+    auto reorder = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_reorder_linear_weight", ""});
+    auto linear = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_linear", ""});
+    if (reorder && linear && at::hasMKL()) {
+      o.reorder = reorder->typed<MklReorderFn>();
+      o.linear = linear->typed<MklLinearFn>();
+    }
+    return o;
+  }();
+  return ops;
+}
+
+// x [..., in] through a linear layer: on its MKL pack when one was made for x's row count.
+at::Tensor run_linear(const at::Tensor& x, const Linear& l) {
+  if (l.packed.defined() && x.numel() / x.size(-1) == l.packed_rows)
+    return mkl_ops().linear->call(x.contiguous(), l.packed, l.weight, l.bias, l.packed_rows);
+  return at::linear(x, l.weight, l.bias);
 }
 
 enum Act { kGelu, kGeluTanh, kQuickGelu, kRelu, kSilu, kTanh };
@@ -338,6 +370,34 @@ int64_t Encoder::parameter_count() const {
   return n;
 }
 
+bool Encoder::packs() const {
+  return packed_gemm_ && dtype() == at::kFloat && w_.word.device().is_cpu() && mkl_ops().linear.has_value();
+}
+
+void Encoder::prepare(int64_t batch, int64_t input) {
+  const bool on = packs();
+  auto pack = [&](Linear& l, int64_t rows) {
+    l.packed = at::Tensor();  // the previous shape's pack goes first: never two at once
+    l.packed_rows = 0;
+    if (!on || !l.weight.defined()) return;
+    l.packed = mkl_ops().reorder->call(l.weight, rows);
+    l.packed_rows = rows;
+  };
+  for (auto& L : w_.layers)
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) pack(*l, batch * input);
+  if (w_.pooler) pack(*w_.pooler, batch);
+}
+
+std::string Encoder::linear_description() const {
+  if (packs())
+    return "MKL packed GEMM (weights packed for each combination's batch x input tokens before its reps; "
+           "--model:packed_gemm@ False for at::linear)";
+  if (!packed_gemm_) return "at::linear (--model:packed_gemm@ False)";
+  if (dtype() != at::kFloat) return "at::linear (packed GEMM is for float32)";
+  if (!w_.word.device().is_cpu()) return "at::linear (packed GEMM is for the CPU)";
+  return "at::linear (this LibTorch has no MKL)";
+}
+
 std::string Encoder::attention_description() const {
   if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
   return "sdpa: at::scaled_dot_product_attention";
@@ -361,14 +421,14 @@ at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const 
                 d = config_.head_dim();
   at::Tensor q, k, v;  // [B, T, h, d] views
   if (L.qkv.weight.defined()) {
-    auto qkv = at::linear(x, L.qkv.weight, L.qkv.bias).view({B, T, 3, h, d});
+    auto qkv = run_linear(x, L.qkv).view({B, T, 3, h, d});
     q = qkv.select(2, 0);
     k = qkv.select(2, 1);
     v = qkv.select(2, 2);
   } else {
-    q = at::linear(x, L.q.weight, L.q.bias).view({B, T, h, d});
-    k = at::linear(x, L.k.weight, L.k.bias).view({B, T, h, d});
-    v = at::linear(x, L.v.weight, L.v.bias).view({B, T, h, d});
+    q = run_linear(x, L.q).view({B, T, h, d});
+    k = run_linear(x, L.k).view({B, T, h, d});
+    v = run_linear(x, L.v).view({B, T, h, d});
   }
   at::Tensor ctx;  // [B, h, T, d]
   if (attention_ == AttentionImpl::sdpa) {
@@ -387,7 +447,7 @@ at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const 
     ctx = at::bmm(probs, vc.view({B * h, T, d})).view({B, h, T, d});
   }
   auto merged = ctx.transpose(1, 2).reshape({B, T, H});
-  return at::linear(merged, L.attn_out.weight, L.attn_out.bias);
+  return run_linear(merged, L.attn_out);
 }
 
 EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
@@ -440,16 +500,16 @@ EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& at
     auto a = attention(x, L, additive, boolean);
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
-    auto hdn = at::linear(x, L.ffn_in.weight, L.ffn_in.bias);
+    auto hdn = run_linear(x, L.ffn_in);
     activation_(hdn);
-    auto y = at::linear(hdn, L.ffn_out.weight, L.ffn_out.bias);
+    auto y = run_linear(hdn, L.ffn_out);
     y.add_(x);
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
   }
 
   EncoderOutput out;
   out.last_hidden_state = x;
-  if (w_.pooler) out.pooler_output = at::tanh(at::linear(x.select(1, 0), w_.pooler->weight, w_.pooler->bias));
+  if (w_.pooler) out.pooler_output = at::tanh(run_linear(x.select(1, 0), *w_.pooler));
   return out;
 }
 

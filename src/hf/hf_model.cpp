@@ -272,6 +272,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   auto encoder = std::make_unique<Encoder>(config, named, pooler, attention);
   named.clear();
   encoder->to(request.device);
+  encoder->set_packed_gemm(opt.packed_gemm.value_or(true));
 
   std::ostringstream d;
   d << "native encoder: " << run_class << " (--model_class " << cls << ") from " << dir << "\n";
@@ -288,6 +289,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
     << config.torch_dtype.value_or("not given") << ")\n";
   d << "  device: " << request.device.str() << "\n";
   d << "  attention: " << encoder->attention_description() << "\n";
+  d << "  linear layers: " << encoder->linear_description() << "\n";
   d << "  q/k/v: " << (encoder->fused_qkv() ? "one fused [3H, H] GEMM" : "three GEMMs (not adjacent in the file; fusing would copy)")
     << "\n";
   d << "  pooler: " << (encoder->has_pooler() ? "dense + tanh on the first token" : "none") << "\n";

@@ -47,6 +47,9 @@ enum class AttentionImpl { eager, sdpa };
 
 struct Linear {
   at::Tensor weight, bias;  // [out, in], [out]
+  // MKL's packed copy of `weight` for inputs of exactly `packed_rows` rows (Encoder::prepare), or undefined.
+  at::Tensor packed;
+  int64_t packed_rows = 0;
 };
 struct Norm {
   at::Tensor weight, bias;
@@ -86,6 +89,17 @@ class Encoder {
                         const at::Tensor& token_type_ids) const;
 
   void to(const at::Device& device);
+
+  // Readies the linear layers for inputs of `batch` x `input` tokens. With packed GEMM on (the default) and
+  // float32 weights on the CPU, each weight is packed by MKL for that row count (cblas_sgemm_pack through
+  // LibTorch's mkl::_mkl_reorder_linear_weight): the same results to the bit, faster GEMMs, most of all for
+  // few tokens; the packs of the previous shape are freed. Elsewhere, or when LibTorch lacks MKL, a no-op.
+  // The sweep calls it before a combination's reps, outside the timed region.
+  void prepare(int64_t batch, int64_t input);
+  void set_packed_gemm(bool on) { packed_gemm_ = on; }
+  // Whether prepare() packs here, and why not when it does not: "MKL packed GEMM (...)" / "at::linear (...)".
+  std::string linear_description() const;
+
   const EncoderConfig& config() const { return config_; }
   const EncoderWeights& weights() const { return w_; }
   bool has_pooler() const { return w_.pooler.has_value(); }
@@ -102,9 +116,12 @@ class Encoder {
                        const at::Tensor& bool_mask) const;
   at::Tensor activation_(at::Tensor& h) const;
 
+  bool packs() const;  // packed GEMM on, float32, CPU, MKL present
+
   EncoderConfig config_;
   EncoderWeights w_;
   AttentionImpl attention_;
+  bool packed_gemm_ = true;
 };
 
 }  // namespace fmwork::hf
