@@ -26,6 +26,9 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <map>
 
 #include "fmwork/error.hpp"
 #include "fmwork/hf/hf_model.hpp"
@@ -199,6 +202,81 @@ int forward(std::vector<std::string> args) {
   return 0;
 }
 
+// profile DIR [--class C] [--input L] [--batch B] [--reps N] [--threads N] [--dtype D] [--attn A]
+// LibTorch's profiler (Kineto, CPU) over N forwards after 3 untimed ones: self time per operator (time in
+// the op less the ops it called), in ms per forward, largest first: the op-by-op view that sits beside
+// bench/profile_python.py's for transformers.
+int profile(std::vector<std::string> args) {
+  namespace prof = torch::autograd::profiler;
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: hf_bench profile DIR [--class C] [--input L] [--batch B] [--reps N] ...\n");
+    return 2;
+  }
+  fmwork::LoadRequest r;
+  r.model_class = arg_value(args, "--class", "AutoModel");
+  const int64_t L = std::stoll(arg_value(args, "--input", "128"));
+  const int64_t B = std::stoll(arg_value(args, "--batch", "1"));
+  const int reps = std::stoi(arg_value(args, "--reps", "10"));
+  const int threads = std::stoi(arg_value(args, "--threads", "0"));
+  const std::string dtype = arg_value(args, "--dtype", ""), attn = arg_value(args, "--attn", "");
+  if (!dtype.empty()) r.options.dtype = dtype;
+  if (!attn.empty()) r.options.attn_implementation = attn;
+  r.path = args[0];
+  if (threads > 0) at::set_num_threads(threads);
+  auto model = fmwork::load_hf_model(r);
+  model->prepare(B, L);
+  fmwork::Batch batch{at::randint(1000, 2000, {B, L}, at::kLong), at::ones({B, L}, at::kLong), at::zeros({B, L}, at::kLong)};
+  for (int i = 0; i < 3; ++i) model->forward(batch);
+  const prof::ProfilerConfig config(prof::ProfilerState::KINETO);
+  const std::set<torch::profiler::impl::ActivityType> cpu{torch::profiler::impl::ActivityType::CPU};
+  prof::prepareProfiler(config, cpu);
+  prof::enableProfiler(config, cpu);
+  const auto t0 = clk::now();
+  for (int i = 0; i < reps; ++i) model->forward(batch);
+  const double wall = seconds_since(t0);
+  auto result = prof::disableProfiler();
+  // Self time: each event's duration less its children's, children found by nesting on the same thread.
+  struct Span { uint64_t start, end, thread; std::string name; };
+  std::vector<Span> spans;
+  for (const auto& e : result->events()) spans.push_back({e.startNs(), e.endNs(), e.startThreadId(), e.name()});
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.thread != b.thread ? a.thread < b.thread : a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::map<std::string, double> self_ms;
+  std::map<std::string, int> calls;
+  std::vector<std::pair<const Span*, double>> stack;  // open spans and the time of their children
+  auto close = [&](size_t keep) {
+    while (stack.size() > keep) {
+      auto [s, children] = stack.back();
+      stack.pop_back();
+      const double d = static_cast<double>(s->end - s->start);
+      self_ms[s->name] += (d - children) / 1e6 / reps;
+      calls[s->name] += 1;
+      if (!stack.empty()) stack.back().second += d;
+    }
+  };
+  for (const auto& s : spans) {
+    size_t keep = stack.size();
+    while (keep > 0 && (stack[keep - 1].first->thread != s.thread || stack[keep - 1].first->end <= s.start)) --keep;
+    close(keep);
+    stack.emplace_back(&s, 0.0);
+  }
+  close(0);
+  std::vector<std::pair<double, std::string>> rows;
+  double total = 0;
+  for (const auto& [name, ms] : self_ms) {
+    rows.emplace_back(ms, name);
+    total += ms;
+  }
+  std::sort(rows.rbegin(), rows.rend());
+  std::printf("PROFILE ours input=%lld batch=%lld threads=%d dtype=%s forward_ms=%.3f profiled_self_ms=%.3f\n",
+              static_cast<long long>(L), static_cast<long long>(B), at::get_num_threads(), model->dtype_name().c_str(),
+              wall * 1e3 / reps, total);
+  for (const auto& [ms, name] : rows)
+    if (ms >= 0.005) std::printf("  %-40s %9.3f ms %6.1f%% %5d calls/forward\n", name.c_str(), ms, 100 * ms / total, calls[name] / reps);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,6 +291,7 @@ int main(int argc, char** argv) {
     if (cmd == "gemm") return gemm(args);
     if (cmd == "write-folder") return write_folder(args);
     if (cmd == "forward") return forward(args);
+    if (cmd == "profile") return profile(args);
   } catch (const fmwork::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return e.exit_code();

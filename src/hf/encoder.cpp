@@ -277,7 +277,7 @@ std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConf
 // ---- the encoder ------------------------------------------------------------------------------------------
 
 Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
-                 AttentionImpl attention)
+                 AttentionImpl attention, bool owned_weights)
     : config_(std::move(config)), attention_(attention) {
   std::map<std::string, at::Tensor> m(named.begin(), named.end());
   auto get = [&](const std::string& name) {
@@ -297,7 +297,7 @@ Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, 
     auto norm = [&](const char* name) { return Norm{get(p + name + ".weight"), get(p + name + ".bias")}; };
     EncoderLayer L;
     Linear q = linear(n.q), k = linear(n.k), v = linear(n.v);
-    at::Tensor fused = fuse3(q.weight, k.weight, v.weight, /*allow_copy=*/false);
+    at::Tensor fused = fuse3(q.weight, k.weight, v.weight, /*allow_copy=*/owned_weights);
     if (fused.defined()) {
       L.qkv = {fused, fuse3(q.bias, k.bias, v.bias, /*allow_copy=*/true)};
     } else {

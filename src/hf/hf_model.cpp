@@ -183,6 +183,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   std::string weights_line;
   std::optional<uint64_t> seed;
   std::string st_file;
+  bool owned_weights = true;  // false when any weight is a zero-copy view of the file mapping
   const bool has_safetensors = any_exists(dir, {"model.safetensors", "model.safetensors.index.json"}, &st_file);
   if (opt.random_weights) {
     seed = opt.random_weights_seed ? static_cast<uint64_t>(*opt.random_weights_seed) : kDefaultRandomWeightsSeed;
@@ -255,6 +256,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
       }
       named.emplace_back(name, std::move(t));
     }
+    owned_weights = zero_copy == 0;
     weights_line = ck.description() + ": " + std::to_string(zero_copy) + " zero-copy from the mapping, " +
                    std::to_string(converted) + " converted to " + dtype_short_name(dtype);
     if (!ignored.empty()) notes.push_back("ignored (buffers / task heads, as Hugging Face does): " + join_first(ignored, 4));
@@ -269,7 +271,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
                       "with random weights, pass --model:random_weights@ True");
   }
 
-  auto encoder = std::make_unique<Encoder>(config, named, pooler, attention);
+  auto encoder = std::make_unique<Encoder>(config, named, pooler, attention, owned_weights);
   named.clear();
   encoder->to(request.device);
   encoder->set_packed_gemm(opt.packed_gemm.value_or(true));
@@ -290,7 +292,9 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   d << "  device: " << request.device.str() << "\n";
   d << "  attention: " << encoder->attention_description() << "\n";
   d << "  linear layers: " << encoder->linear_description() << "\n";
-  d << "  q/k/v: " << (encoder->fused_qkv() ? "one fused [3H, H] GEMM" : "three GEMMs (not adjacent in the file; fusing would copy)")
+  d << "  q/k/v: "
+    << (encoder->fused_qkv() ? "one fused [3H, H] GEMM"
+                             : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)")
     << "\n";
   d << "  pooler: " << (encoder->has_pooler() ? "dense + tanh on the first token" : "none") << "\n";
   d << "  weights: " << weights_line << "\n";

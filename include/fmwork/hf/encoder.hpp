@@ -77,11 +77,12 @@ struct EncoderOutput {
 class Encoder {
  public:
   // `named` maps canonical names (expected_weights()) to tensors, already in the run dtype and checked for
-  // shape. Query/key/value are fused into one [3H, H] weight when they are adjacent in memory (no copy);
-  // otherwise they stay separate on the CPU (a fused copy bought no speed there and costs memory) and are
-  // fused by a copy when moved to another device.
+  // shape. Query/key/value are fused into one [3H, H] weight (one GEMM instead of three) when they are
+  // adjacent in memory (no copy), or by a copy when `owned_weights` (converted or random weights: the
+  // separate copies are freed, so the fusion costs no memory), or when moved to another device. Zero-copy
+  // views of a file that are not adjacent stay separate on the CPU: fusing would add a copy to the mapping.
   Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
-          AttentionImpl attention);
+          AttentionImpl attention, bool owned_weights = false);
 
   // input_ids, attention_mask, token_type_ids: [batch, input] int64 on the weights' device; token_type_ids
   // may be undefined (zeros). Throws a usage Error when the input is longer than the position table allows.
