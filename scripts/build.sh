@@ -8,6 +8,7 @@ source scripts/lib.sh
 python=$(fmwork_python)
 [ -n "$python" ] || { echo "error: no Python with torch: run scripts/install-deps.sh first" >&2; exit 2; }
 carry=$(fmwork_carry_dir)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$python" \
-  ${carry:+-DFMWORK_CARRY_DIR="$carry"} "$@"
+args=(-DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$python")
+if [ -n "$carry" ]; then args+=(-DFMWORK_CARRY_DIR="$carry"); fi
+cmake -S . -B build -G Ninja "${args[@]}" "$@"
 cmake --build build -j"$(nproc)"

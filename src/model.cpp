@@ -67,8 +67,13 @@ class TorchScriptModel : public Model {
  public:
   TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts facts)
       : module_(std::move(module)), path_(std::move(path)), facts_(std::move(facts)) {
-    feeds_ = plan_inputs(module_.get_method("forward").function().getSchema(), path_);
-    stack_.reserve(feeds_.size() + 1);
+    const auto& schema = module_.get_method("forward").function().getSchema();
+    feeds_ = plan_inputs(schema, path_);
+    // The arguments after the fed ones keep their defaults (plan_inputs checked they have one); running
+    // the function on a stack, the driver pushes them itself, as Module::forward's normalisation would.
+    for (size_t i = 1 + feeds_.size(); i < schema.arguments().size(); ++i)
+      defaults_.push_back(*schema.arguments()[i].default_value());
+    stack_.reserve(1 + feeds_.size() + defaults_.size());
   }
 
   // The interpreter runs on a stack kept between calls: the module, then the inputs. Module::forward would
@@ -82,8 +87,14 @@ class TorchScriptModel : public Model {
                           : f == Feed::attention_mask ? batch.attention_mask
                                                       : batch.token_type_ids);
     }
-    // Looked up per call (a name compare over the class's few methods): compilers replace module_.
-    module_.type()->getMethod("forward").run(stack_);
+    for (const auto& d : defaults_) stack_.push_back(d);
+    try {
+      // Looked up per call (a name compare over the class's few methods): compilers replace module_.
+      module_.type()->getMethod("forward").run(stack_);
+    } catch (...) {
+      stack_.clear();  // a failed call keeps no inputs alive
+      throw;
+    }
     return std::move(stack_.front());
   }
 
@@ -120,10 +131,6 @@ class TorchScriptModel : public Model {
     return n;
   }
 
-  void to(const torch::Device& device) override {
-    convert_tensors(module_, [&](const torch::Tensor& t) { return t.to(device); });
-  }
-
   void cast(c10::ScalarType dtype) {
     convert_tensors(module_, [&](const torch::Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
   }
@@ -143,6 +150,7 @@ class TorchScriptModel : public Model {
   std::string path_;
   TokenFacts facts_;
   std::vector<Feed> feeds_;
+  std::vector<torch::IValue> defaults_;
   torch::jit::Stack stack_;
 };
 

@@ -192,7 +192,9 @@ ModelOptions model_options_from(const Value& tree) {
     } else if (key == "packed_gemm") {
       out.packed_gemm = get_bool(set, key, v);
     } else if (const char* why = ignored_model_key(key)) {
-      out.ignored.push_back(option_name(set, key) + " " + repr(v) + " ignored: " + why);
+      const bool secret = key == "token" || key == "use_auth_token" || key == "proxies";
+      out.ignored.push_back(option_name(set, key) + " " + (secret ? std::string("<not shown>") : repr(v)) +
+                            " ignored: " + why);
     } else {
       std::vector<std::string> known = {"torch_dtype", "dtype", "attn_implementation", "add_pooling_layer",
                                         "vocab_size", "random_weights", "random_weights_seed", "packed_gemm"};

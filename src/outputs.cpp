@@ -75,7 +75,7 @@ void save_outputs(const std::string& dir, int64_t input, int64_t batch, const Ba
   }
 }
 
-Reference load_reference(const std::string& dir, int64_t input, int64_t batch) {
+Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size) {
   const std::string path = (std::filesystem::path(dir) / outputs_file_name(input, batch)).string();
   if (!std::filesystem::is_regular_file(path))
     throw runtime_error("--check_outputs: " + path + " does not exist; make it with --save_outputs " + dir +
@@ -94,6 +94,11 @@ Reference load_reference(const std::string& dir, int64_t input, int64_t batch) {
   ref.inputs.input_ids = read_input("input_ids");
   if (!ref.inputs.input_ids.defined())
     throw runtime_error("--check_outputs: " + path + " has no input_ids: it cannot say what to feed");
+  const int64_t lowest = ref.inputs.input_ids.min().item<int64_t>(), highest = ref.inputs.input_ids.max().item<int64_t>();
+  if (lowest < 0 || highest >= vocab_size)
+    throw runtime_error(fmt::format("--check_outputs: {}: input_ids hold ids {}..{}, outside the model's vocabulary "
+                                    "0..{}: the file was made for another model",
+                                    path, lowest, highest, vocab_size - 1));
   ref.inputs.attention_mask = read_input("attention_mask");
   if (!ref.inputs.attention_mask.defined()) ref.inputs.attention_mask = torch::ones({batch, input}, torch::kLong);
   ref.inputs.token_type_ids = read_input("token_type_ids");
@@ -133,18 +138,22 @@ CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, c
     r.names.push_back(name);
     const auto diff = (a - b).abs();
     const auto magnitude = b.abs();
+    // NaN anywhere makes the figure NaN (std::max and std::min would drop it) and the check fail.
+    auto worst = [](double& slot, double x, bool larger) {
+      if (std::isnan(x) || (larger ? x > slot : x < slot)) slot = std::isnan(slot) ? slot : x;
+    };
     if (diff.numel() > 0) {
-      r.max_abs = std::max(r.max_abs, diff.max().item<double>());
+      worst(r.max_abs, diff.max().item<double>(), true);
       const auto nonzero = magnitude.ne(0);
       if (nonzero.any().item<bool>())
-        r.max_rel = std::max(r.max_rel, (diff.masked_select(nonzero) / magnitude.masked_select(nonzero)).max().item<double>());
+        worst(r.max_rel, (diff.masked_select(nonzero) / magnitude.masked_select(nonzero)).max().item<double>(), true);
       within = within && diff.le(magnitude * tolerance.rtol + tolerance.atol).all().item<bool>();
     }
     const double norms = (a.norm() * b.norm()).item<double>();
-    const double cosine = norms > 0 ? (a.dot(b)).item<double>() / norms : (a.equal(b) ? 1.0 : 0.0);
-    r.cosine = std::min(r.cosine, cosine);
+    worst(r.cosine, std::isnan(norms) ? norms : norms > 0 ? a.dot(b).item<double>() / norms : (a.equal(b) ? 1.0 : 0.0),
+          false);
   }
-  r.pass = within && r.cosine >= tolerance.cosine && std::isfinite(r.max_abs);
+  r.pass = within && r.cosine >= tolerance.cosine && std::isfinite(r.max_abs) && std::isfinite(r.cosine);
   return r;
 }
 

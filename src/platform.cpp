@@ -71,7 +71,7 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
   if (!torch::cuda::is_available())
     throw usage_error(fmt::format(
         "--platform {}: this LibTorch has no CUDA (or no GPU is visible); build against a CUDA-enabled LibTorch "
-        "(scripts/build-gpu.sh) or use --platform cpu",
+        "(FMWORK_PYTHON=<a python with a CUDA torch> scripts/build.sh) or use --platform cpu",
         name));
   const auto count = static_cast<int>(torch::cuda::device_count());
   if (index >= count)

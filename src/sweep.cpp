@@ -45,19 +45,19 @@ Batch to_device(const Batch& b, const torch::Device& device) {
   return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
 }
 
-// After the last rep: --save_outputs writes the rep's inputs and outputs, --check_outputs compares them.
-// Returns false when the check failed.
-bool save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
-                    const torch::IValue& outputs, const Reference* reference, std::ostream& out) {
-  if (!plan.save_outputs && !reference) return true;
+// After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a
+// FAIL after its RES): --save_outputs writes the rep's inputs and outputs, --check_outputs compares them
+// and returns the CHECK line to print.
+std::optional<CheckLine> save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                                        const Batch& fed, const torch::IValue& outputs, const Reference* reference) {
+  if (!plan.save_outputs && !reference) return std::nullopt;
   const NamedTensors named = name_outputs(outputs, model.output_names());
   if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
-  if (!reference) return true;
+  if (!reference) return std::nullopt;
   const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
   const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
-  emit(out, make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
-                            tolerance.cosine, r.pass));
-  return r.pass;
+  return make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
+                         tolerance.cosine, r.pass);
 }
 
 // One combination; throws whatever the model or the device throws. Returns false when its output check failed.
@@ -67,7 +67,7 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference;
   if (plan.check_outputs) {
-    reference = load_reference(*plan.check_outputs, input, batch);
+    reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
   model.prepare(batch, input);
@@ -92,15 +92,16 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   std::vector<double> durations(reps);
   for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
   const Summary summary = summarize(durations);
+  const std::optional<CheckLine> check =
+      save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch, summary));
   emit(out, make_stat_line(input, batch, summary));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
-  const bool passed = save_and_check(plan, batch, input, model, batch_inputs, outputs,
-                                     reference ? &*reference : nullptr, out);
+  if (check) emit(out, *check);
   out.flush();
-  return passed;
+  return !check || *check->fields.find("result") == "pass";
 }
 
 }  // namespace

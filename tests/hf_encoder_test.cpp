@@ -747,6 +747,12 @@ TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
   EXPECT_NE(plain->describe().find("linear layers: at::linear (--model:packed_gemm@ False)"), std::string::npos);
   auto [h0, p0] = outputs(plain->forward(batch));
   packed->prepare(2, 9);
+  const auto& encoder = dynamic_cast<const fmwork::hf::HfModel&>(*packed).encoder();
+  const auto& layer = encoder.weights().layers.at(0);
+  const fmwork::hf::Linear& first = layer.qkv.weight.defined() ? layer.qkv : layer.q;
+  EXPECT_TRUE(first.packed.defined());
+  EXPECT_EQ(first.packed_rows, 18);
+  EXPECT_EQ(encoder.weights().pooler->packed_rows, 2);
   auto [h1, p1] = outputs(packed->forward(batch));
   EXPECT_LE(max_diff(h1, h0), 1e-6);
   EXPECT_LE(max_diff(p1, p0), 1e-6);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "fmwork/compile.hpp"
 #include "fmwork/error.hpp"
 #include "fmwork/inputs.hpp"
@@ -74,6 +76,30 @@ TEST(TorchScriptModel, FeedsASubsetOfInputs) {
   auto model = load_model(request(make(dir, "ids-only", {"--inputs", "input_ids"})));
   EXPECT_NE(model->describe().find("inputs fed: input_ids\n"), std::string::npos) << model->describe();
   EXPECT_EQ(model->forward(batch(1, 4)).toTensor().size(1), 4);
+}
+
+// Arguments after the fed ones keep their defaults: forward(input_ids, attention_mask, scale=3.0,
+// position_ids=None) is fed two tensors and runs with scale 3 and no position ids.
+TEST(TorchScriptModel, ArgumentsAfterTheFedOnesKeepTheirDefaults) {
+  ScratchDir dir;
+  torch::jit::Module m("Defaults");
+  m.define(R"(
+def forward(self, input_ids, attention_mask, scale: float = 3.0, position_ids: Optional[Tensor] = None):
+    out = input_ids.float() * scale
+    if position_ids is not None:
+        out = out + 1000.0
+    return out
+)");
+  const std::string path = dir.file("defaults/model.pt");
+  std::filesystem::create_directories(dir.file("defaults"));
+  m.save(path);
+  ModelOptions o;
+  o.vocab_size = 50;
+  auto model = load_model(request(path, o));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids, attention_mask\n"), std::string::npos) << model->describe();
+  Batch b = batch(2, 3);
+  for (int i = 0; i < 2; ++i)  // twice: the kept stack is refilled
+    EXPECT_TRUE(torch::equal(model->forward(b).toTensor(), b.input_ids.to(torch::kFloat) * 3.0));
 }
 
 TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 
@@ -52,17 +53,20 @@ TEST(Outputs, SavedFileReadsBackAsAReference) {
   ASSERT_EQ(file->entries().size(), 3u);  // token_type_ids was not fed, so not saved
   EXPECT_EQ(file->find("last_hidden_state")->dtype, "BF16");
 
-  Reference ref = load_reference(dir.path(), 4, 2);
+  Reference ref = load_reference(dir.path(), 4, 2, 100);
   EXPECT_TRUE(ref.inputs.input_ids.equal(batch.input_ids));
   EXPECT_TRUE(ref.inputs.token_type_ids.equal(torch::zeros({2, 4}, torch::kLong)));
   ASSERT_EQ(ref.outputs.size(), 1u);
   EXPECT_TRUE(ref.outputs[0].second.equal(outputs[0].second));
 
-  EXPECT_NE(runtime_error_of([&] { load_reference(dir.path(), 4, 3); }).find("4x3.safetensors does not exist"),
+  EXPECT_NE(runtime_error_of([&] { load_reference(dir.path(), 4, 3, 100); }).find("4x3.safetensors does not exist"),
+            std::string::npos);
+  EXPECT_NE(runtime_error_of([&] { load_reference(dir.path(), 4, 2, 7); })
+                .find("input_ids hold ids 0..7, outside the model's vocabulary 0..6"),
             std::string::npos);
   EXPECT_NE(runtime_error_of([&] {
               std::filesystem::rename(dir.file("4x2.safetensors"), dir.file("5x2.safetensors"));
-              load_reference(dir.path(), 5, 2);
+              load_reference(dir.path(), 5, 2, 100);
             }).find("input_ids must be [2, 5] integers"),
             std::string::npos);
 }
@@ -87,6 +91,12 @@ TEST(Outputs, ComparePassesWithinToleranceAndFailsOutside) {
   EXPECT_TRUE(compare_outputs({{"x", off}}, {{"x", want}}, tolerance_for("float32", loose)).pass);
 
   EXPECT_FALSE(compare_outputs({{"x", -want}}, {{"x", want}}, tolerance_for("bfloat16", {})).pass);
+  auto nan = want.clone();
+  nan[0][0][0] = std::nan("");
+  CheckResult with_nan = compare_outputs({{"x", nan}}, {{"x", want}}, fp32);
+  EXPECT_FALSE(with_nan.pass);
+  EXPECT_TRUE(std::isnan(with_nan.max_abs));
+  EXPECT_TRUE(std::isnan(with_nan.cosine));
   EXPECT_NE(runtime_error_of([&] { compare_outputs({{"y", want}}, {{"x", want}}, fp32); })
                 .find("the reference has output x, the model gives y"),
             std::string::npos);

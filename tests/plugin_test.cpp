@@ -418,7 +418,6 @@ class DoublingModel : public Model {
   std::string dtype_name() const override { return "float32"; }
   TokenFacts token_facts() const override { return {100, {}}; }
   int64_t parameter_count() const override { return 0; }
-  void to(const torch::Device&) override {}
   void eval() override {}
 };
 

@@ -52,8 +52,6 @@ class Model {
   // encoder packs its weights for it on the CPU). Nothing by default.
   virtual void prepare(int64_t batch, int64_t input) {}
 
-  // Moves parameters and buffers to the device (works for PrivateUse1 devices too).
-  virtual void to(const torch::Device& device) = 0;
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
 
@@ -72,7 +70,8 @@ struct LoadRequest {
   torch::Device device = torch::kCPU;
 };
 
-// Loads the model at request.path and moves it to request.device. Throws a usage Error for a path that
+// Loads the model at request.path onto request.device (TorchScript straight onto it; native encoders'
+// weights moved there). Throws a usage Error for a path that
 // does not exist or a class/option that does not fit the model, a runtime Error for a broken file.
 std::unique_ptr<Model> load_model(const LoadRequest& request);
 

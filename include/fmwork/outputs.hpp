@@ -40,8 +40,8 @@ struct Reference {
   NamedTensors outputs;
 };
 // Reads DIR/<input>x<batch>.safetensors. A runtime Error naming the file when it is missing, when
-// input_ids is absent or not [batch, input] integers, or when it holds no outputs.
-Reference load_reference(const std::string& dir, int64_t input, int64_t batch);
+// input_ids is absent, not [batch, input] integers or outside [0, vocab_size), or when it holds no outputs.
+Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size);
 
 // Tolerances with the defaults of a dtype ("float32", "bfloat16", "float16") filled in where the option
 // leaves them out: float32 atol 1e-4 rtol 1e-4 cosine 0.99999; float16 atol 2e-2 rtol 2e-2 cosine 0.9999;
@@ -53,8 +53,9 @@ Tolerance tolerance_for(const std::string& dtype, const CheckOptions& options);
 
 // The comparison of every reference output with the output of the same name, in float64: the largest
 // |got - want|, the largest |got - want| / |want| over elements with want != 0, the smallest cosine
-// similarity of one output's flattened values, and whether all elements are within atol + rtol * |want|
-// and every cosine >= tolerance.cosine. A runtime Error when an output is missing or its shape differs.
+// similarity of one output's flattened values (each NaN when any value is NaN), and whether all elements
+// are within atol + rtol * |want| and every cosine >= tolerance.cosine. A runtime Error when an output is
+// missing or its shape differs.
 struct CheckResult {
   std::vector<std::string> names;
   double max_abs = 0, max_rel = 0, cosine = 1;

@@ -119,14 +119,23 @@ struct Hooks final : at::PrivateUse1HooksInterface {
 
 Hooks g_hooks;
 
-// Once per process, when the library is loaded: the device's name and its hooks.
-[[maybe_unused]] const bool g_registered = [] {
-  c10::register_privateuse1_backend("refdev");
-  at::RegisterPrivateUse1HooksInterface(&g_hooks);
-  return true;
-}();
-
 }  // namespace
+
+std::string register_device() {
+  // Once per process. LibTorch refuses a second name or hooks for PrivateUse1 (another PrivateUse1 plugin
+  // loaded first): that is reported, not thrown out of the plugin's create().
+  static const std::string failure = []() -> std::string {
+    try {
+      c10::register_privateuse1_backend("refdev");
+      at::RegisterPrivateUse1HooksInterface(&g_hooks);
+      return "";
+    } catch (const c10::Error& e) {
+      std::string what = e.what_without_backtrace();
+      return "cannot register the PrivateUse1 device: " + what.substr(0, what.find('\n'));
+    }
+  }();
+  return failure;
+}
 
 int64_t current_bytes() { return g_current_bytes.load(); }
 int64_t peak_bytes() { return g_peak_bytes.load(); }

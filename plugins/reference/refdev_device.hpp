@@ -2,8 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace refdev {
+
+// Names PrivateUse1 "refdev" and registers its hooks, once per process; "" on success, else why not.
+std::string register_device();
 
 int64_t current_bytes();  // bytes allocated on the device now
 int64_t peak_bytes();     // the most allocated at once since the last reset_peak_bytes()

@@ -63,6 +63,10 @@ const fmwork_requirement kSpyreRequired[] = {
 };
 
 fmwork_status create(const fmwork_option* options, size_t count, void** out, fmwork_message* error) {
+  if (std::string why = refdev::register_device(); !why.empty()) {
+    set_message(error, "refdev: " + why);
+    return FMWORK_RUNTIME_ERROR;
+  }
   auto instance = std::make_unique<Instance>();
   for (size_t i = 0; i < count; ++i) {
     std::string key = options[i].key ? options[i].key : "";

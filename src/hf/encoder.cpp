@@ -328,6 +328,8 @@ void Encoder::to(const at::Device& device) {
     for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
       mv(l->weight);
       mv(l->bias);
+      l->packed = at::Tensor();  // CPU packs mean nothing elsewhere; prepare() makes them again
+      l->packed_rows = 0;
     }
     for (Norm* nm : {&L.attn_norm, &L.out_norm}) {
       mv(nm->weight);
@@ -342,6 +344,8 @@ void Encoder::to(const at::Device& device) {
   if (w_.pooler) {
     mv(w_.pooler->weight);
     mv(w_.pooler->bias);
+    w_.pooler->packed = at::Tensor();
+    w_.pooler->packed_rows = 0;
   }
 }
 

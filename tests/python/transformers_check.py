@@ -150,7 +150,8 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
         return report(False, f"{what}: expected {len(sizes)} CHECK lines and no FAIL, got {len(checks)} and "
                              f"{len(fails)}; exit {proc.returncode}; "
                              f"{(fails or proc.stderr.strip().splitlines() or ['no output'])[-1]}")
-    ok = proc.returncode == 0
+    ok = report(proc.returncode == 0, f"{what}: driver exit code {proc.returncode}"
+                + (f" ({proc.stderr.strip().splitlines()[-1]})" if proc.returncode and proc.stderr.strip() else ""))
     for line in checks:
         fields = dict(kv.split("=", 1) for kv in line.split()[2:])
         max_abs = float(fields["max_abs"])

@@ -93,7 +93,8 @@ class Encoder {
 
   // Readies the linear layers for inputs of `batch` x `input` tokens. With packed GEMM on (the default) and
   // float32 weights on the CPU, each weight is packed by MKL for that row count (cblas_sgemm_pack through
-  // LibTorch's mkl::_mkl_reorder_linear_weight): the same results to the bit, faster GEMMs, most of all for
+  // LibTorch's mkl::_mkl_reorder_linear_weight): the same results (bit-identical on the shapes
+  // tried, within 1e-6 by test), faster GEMMs, most of all for
   // few tokens; the packs of the previous shape are freed. Elsewhere, or when LibTorch lacks MKL, a no-op.
   // The sweep calls it before a combination's reps, outside the timed region.
   void prepare(int64_t batch, int64_t input);

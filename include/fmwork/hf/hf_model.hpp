@@ -41,7 +41,6 @@ class HfModel : public Model {
   }
   std::vector<std::string> fed_inputs() const override;
   std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
-  void to(const torch::Device& device) override { encoder_->to(device); }
   void prepare(int64_t batch, int64_t input) override { encoder_->prepare(batch, input); }
   void eval() override {}  // no dropout in the native encoder: always eval
 
