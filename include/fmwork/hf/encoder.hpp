@@ -48,7 +48,7 @@ enum class AttentionImpl { eager, sdpa };
 struct Linear {
   at::Tensor weight, bias;  // [out, in], [out]
   // MKL's packed copy of `weight` for inputs of exactly `packed_rows` rows (Encoder::prepare), or undefined.
-  at::Tensor packed;
+  at::Tensor packed{};
   int64_t packed_rows = 0;
 };
 struct Norm {
