@@ -6,7 +6,8 @@ see the same machine state:
   python   bench/upstream_driver.py: transformers AutoModel eager, autograd off, timed the upstream way
   ours     build/driver on the same folder, same dtype, same attention, same threads, same token-id rule
   optimum  bench/optimum_bench.py (optimum-benchmark, pytorch backend, CPU), when --optimum-python names a
-           Python that has it (it needs transformers < 5: see bench/README.md)
+           Python that has it (it needs transformers < 5: see bench/README.md); one run per point, after the
+           rounds of the other two
 and reports the median latency (RES; optimum: median of its tracked forwards) over the rounds, the ratio
 ours / python taken per round (two runs side by side) and its median over the rounds, the
 setup time (FMWORK SETUP: load to ready; for python that is from_pretrained) and the peak RSS of each
