@@ -118,28 +118,43 @@ int write_folder(std::vector<std::string> args) {
   return 0;
 }
 
+// The options forward and profile share: DIR [--class C] [--input L] [--batch B] [--reps N] [--threads N]
+// [--dtype D] [--attn A] [--random]. Sets the thread count as it reads it.
+struct RunArgs {
+  fmwork::LoadRequest request;
+  int64_t input = 128, batch = 1;
+  int reps = 0;
+};
+RunArgs run_args(std::vector<std::string>& args, const char* default_reps) {
+  RunArgs a;
+  a.request.model_class = arg_value(args, "--class", "AutoModel");
+  a.input = std::stoll(arg_value(args, "--input", "128"));
+  a.batch = std::stoll(arg_value(args, "--batch", "1"));
+  a.reps = std::stoi(arg_value(args, "--reps", default_reps));
+  const int threads = std::stoi(arg_value(args, "--threads", "0"));
+  const std::string dtype = arg_value(args, "--dtype", ""), attn = arg_value(args, "--attn", "");
+  if (!dtype.empty()) a.request.options.dtype = dtype;
+  if (!attn.empty()) a.request.options.attn_implementation = attn;
+  a.request.options.random_weights = arg_flag(args, "--random");
+  a.request.path = args.at(0);
+  if (threads > 0) at::set_num_threads(threads);
+  return a;
+}
+
 int forward(std::vector<std::string> args) {
   if (args.empty()) {
     std::fprintf(stderr, "usage: hf_bench forward DIR [--class C] [--input L] [--batch B] [--reps N] [--random]\n");
     return 2;
   }
   const double rss_base = rss_mb("VmRSS:");
-  fmwork::LoadRequest r;
-  r.model_class = arg_value(args, "--class", "AutoModel");
-  const int64_t L = std::stoll(arg_value(args, "--input", "128"));
-  const int64_t B = std::stoll(arg_value(args, "--batch", "1"));
-  const int reps = std::stoi(arg_value(args, "--reps", "20"));
-  const int threads = std::stoi(arg_value(args, "--threads", "0"));
-  const std::string dtype = arg_value(args, "--dtype", "");
-  const std::string attn = arg_value(args, "--attn", "");
-  if (!dtype.empty()) r.options.dtype = dtype;
-  if (!attn.empty()) r.options.attn_implementation = attn;
-  r.options.random_weights = arg_flag(args, "--random");
   const bool with_gemm = arg_flag(args, "--gemm");
-  r.path = args[0];
-  if (threads > 0) at::set_num_threads(threads);
+  const RunArgs a = run_args(args, "20");
+  const fmwork::LoadRequest& r = a.request;
+  const int64_t L = a.input, B = a.batch;
+  const int reps = a.reps;
   auto t0 = clk::now();
   auto model = fmwork::load_hf_model(r);
+  model->prepare(B, L);  // as the driver does before a combination
   const double setup = seconds_since(t0);
   const double rss_loaded = rss_mb("VmRSS:");
   std::printf("%s\n\nFMWORK SETUP %.6f\n", model->describe().c_str(), setup);
@@ -212,18 +227,10 @@ int profile(std::vector<std::string> args) {
     std::fprintf(stderr, "usage: hf_bench profile DIR [--class C] [--input L] [--batch B] [--reps N] ...\n");
     return 2;
   }
-  fmwork::LoadRequest r;
-  r.model_class = arg_value(args, "--class", "AutoModel");
-  const int64_t L = std::stoll(arg_value(args, "--input", "128"));
-  const int64_t B = std::stoll(arg_value(args, "--batch", "1"));
-  const int reps = std::stoi(arg_value(args, "--reps", "10"));
-  const int threads = std::stoi(arg_value(args, "--threads", "0"));
-  const std::string dtype = arg_value(args, "--dtype", ""), attn = arg_value(args, "--attn", "");
-  if (!dtype.empty()) r.options.dtype = dtype;
-  if (!attn.empty()) r.options.attn_implementation = attn;
-  r.path = args[0];
-  if (threads > 0) at::set_num_threads(threads);
-  auto model = fmwork::load_hf_model(r);
+  const RunArgs a = run_args(args, "10");
+  const int64_t L = a.input, B = a.batch;
+  const int reps = a.reps;
+  auto model = fmwork::load_hf_model(a.request);
   model->prepare(B, L);
   fmwork::Batch batch{at::randint(1000, 2000, {B, L}, at::kLong), at::ones({B, L}, at::kLong), at::zeros({B, L}, at::kLong)};
   for (int i = 0; i < 3; ++i) model->forward(batch);
