@@ -154,9 +154,9 @@ int forward(std::vector<std::string> args) {
   const int reps = a.reps;
   auto t0 = clk::now();
   auto model = fmwork::load_hf_model(r);
-  model->prepare(B, L);  // as the driver does before a combination
   const double setup = seconds_since(t0);
   const double rss_loaded = rss_mb("VmRSS:");
+  model->prepare(B, L);  // as the driver does before a combination, after SETUP
   std::printf("%s\n\nFMWORK SETUP %.6f\n", model->describe().c_str(), setup);
   auto facts = model->token_facts();
   auto ids = at::randint(0, facts.vocab_size, {B, L}, at::kLong);
