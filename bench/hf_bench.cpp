@@ -32,7 +32,10 @@
 
 #include "fmwork/error.hpp"
 #include "fmwork/hf/hf_model.hpp"
+#include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
+#include "fmwork/stats.hpp"
+#include "fmwork/sweep.hpp"
 
 namespace {
 
@@ -180,12 +183,16 @@ int forward(std::vector<std::string> args) {
                               at::randn({I, H}) * 0.02, at::zeros({I}), at::randn({H, I}) * 0.02, at::zeros({H})});
   }
   std::vector<double> times, gemm_times;
+  fmwork::Nanos t_first = 0, t_last = 0;
   for (int i = 0; i < reps; ++i) {
-    auto t = clk::now();
+    const fmwork::Nanos t0 = fmwork::clock_now();
     auto out = model->forward(batch);
-    times.push_back(seconds_since(t));
+    const fmwork::Nanos t1 = fmwork::clock_now();
+    times.push_back(static_cast<double>(t1 - t0) / 1e9);
+    if (i == 0) t_first = t0;
+    t_last = t1;
+    auto t = clk::now();
     if (with_gemm) {
-      t = clk::now();
       for (const auto& w : gemm_weights) {
         at::linear(gx, w[0], w[1]);
         at::linear(gx, w[2], w[3]);
@@ -195,12 +202,12 @@ int forward(std::vector<std::string> args) {
       gemm_times.push_back(seconds_since(t));
     }
   }
-  // The driver's rule: drop the first max(int(0.2 reps), 1) reps, median of the rest.
-  const size_t drop = std::max<size_t>(static_cast<size_t>(0.2 * reps), 1);
-  std::vector<double> kept(times.begin() + std::min(drop, times.size() - 1), times.end());
-  const double med = median(kept);
-  std::printf("FMWORK RES - - %s %s %lld %lld %.3f %.1f\n", r.path.c_str(), r.model_class.c_str(),
-              static_cast<long long>(L), static_cast<long long>(B), med * 1e3, B / med);
+  // RES and STAT as the driver writes them (log_format, stats: the same warm-up rule and median).
+  const fmwork::Summary summary = fmwork::summarize(times);
+  std::printf("%s\n%s\n", fmwork::format_line(fmwork::make_res_line(t_first, t_last, r.path, r.model_class, L, B, summary)).c_str(),
+              fmwork::format_line(fmwork::make_stat_line(L, B, summary)).c_str());
+  const double med = summary.median;
+  const size_t drop = summary.dropped;
   if (with_gemm) {
     std::vector<double> kept_gemm(gemm_times.begin() + std::min(drop, gemm_times.size() - 1), gemm_times.end());
     const double gemm_flops = 2.0 * NL * T * (4.0 * H * H + 2.0 * H * I);

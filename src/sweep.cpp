@@ -2,7 +2,6 @@
 
 #include <time.h>
 
-#include <iostream>
 #include <new>
 
 #include <fmt/format.h>
@@ -111,8 +110,12 @@ Nanos clock_now() {
   return read_clock(CLOCK_MONOTONIC) + offset;
 }
 
-int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
+int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
+              const FailureReport& report) {
   int failures = 0;
+  auto tell = [&](const std::string& message) {
+    if (report) report(message);
+  };
   for (int64_t batch : plan.batch_sizes) {
     for (int64_t input : plan.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
@@ -120,10 +123,9 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       try {
         if (!run_combination(plan, batch, input, model, platform, inputs, out)) {
           ++failures;
-          std::cerr << fmt::format("error: combination input {} / batch {}: outputs differ from {} (see the FMWORK "
-                                   "CHECK line); the sweep goes on",
-                                   input, batch, *plan.check_outputs)
-                    << std::endl;
+          tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
+                           "the sweep goes on",
+                           input, batch, *plan.check_outputs));
         }
       } catch (const c10::Error& e) {
         error = e.what_without_backtrace();
@@ -138,9 +140,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
         out << "\n";
         emit(out, make_fail_line(input, batch, error));
         out.flush();
-        std::cerr << fmt::format("error: combination input {} / batch {} failed: {}; the sweep goes on", input,
-                                 batch, error)
-                  << std::endl;
+        tell(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", input, batch, error));
       }
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -36,7 +37,11 @@ Nanos clock_now();
 // model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
 // are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
 // FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
-// Returns the number of failed combinations (a failed output check counts).
-int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out);
+// Each failed combination (a FAIL line, or a failed output check) is also handed to `report`, as it happens,
+// as one line ("combination input 512 / batch 256 failed: ...; the sweep goes on"): the library prints
+// nothing to stderr, the executable decides. Returns the number of failed combinations.
+using FailureReport = std::function<void(const std::string& message)>;
+int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
+              const FailureReport& report = {});
 
 }  // namespace fmwork

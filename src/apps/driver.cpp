@@ -135,7 +135,9 @@ int run(int argc, char** argv) {
   InputGenerator inputs(model->token_facts(), args.seed);
   SweepPlan plan{args.batch_sizes, args.input_sizes, args.reps,         args.model_name,
                  args.model_class, args.save_outputs, args.check_outputs, o.check};
-  const int failures = run_sweep(plan, *model, *platform, inputs, std::cout);
+  const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, [](const std::string& message) {
+    std::cerr << "error: " << message << std::endl;
+  });
   std::cout << std::endl;
   if (failures > 0) {
     std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
