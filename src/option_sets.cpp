@@ -31,11 +31,13 @@ Entries sorted_entries(const Value& tree, const std::string& set) {
   return entries;
 }
 
-[[noreturn]] void unknown_key(const std::string& set, const std::string& key, std::vector<std::string> known) {
+// `more`, when given, is appended to the message (what else the set accepts).
+[[noreturn]] void unknown_key(const std::string& set, const std::string& key, std::vector<std::string> known,
+                              const std::string& more = "") {
   std::sort(known.begin(), known.end());
   std::string list;
   for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + known[i];
-  throw usage_error("unknown option " + option_name(set, key) + "; known --" + set + ": keys are " + list);
+  throw usage_error("unknown option " + option_name(set, key) + "; known --" + set + ": keys are " + list + more);
 }
 
 // A wrong type. When a plain string was given that, read as with '@', would have been accepted, the
@@ -200,12 +202,7 @@ ModelOptions model_options_from(const Value& tree) {
                                         "vocab_size", "random_weights", "random_weights_seed", "packed_gemm"};
       std::string accepted;
       for (const auto& [name, why] : kIgnoredModelKeys) accepted += std::string(accepted.empty() ? "" : ", ") + name;
-      try {
-        unknown_key(set, key, known);
-      } catch (const Error& e) {
-        throw usage_error(std::string(e.what()) + " (accepted and ignored, as meaningless for a local folder: " +
-                          accepted + ")");
-      }
+      unknown_key(set, key, known, " (accepted and ignored, as meaningless for a local folder: " + accepted + ")");
     }
   }
   return out;

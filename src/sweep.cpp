@@ -45,18 +45,23 @@ Batch to_device(const Batch& b, const torch::Device& device) {
 }
 
 // After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a
-// FAIL after its RES): --save_outputs writes the rep's inputs and outputs, --check_outputs compares them
-// and returns the CHECK line to print.
-std::optional<CheckLine> save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
-                                        const Batch& fed, const torch::IValue& outputs, const Reference* reference) {
-  if (!plan.save_outputs && !reference) return std::nullopt;
+// FAIL after its RES): --save_outputs writes the rep's inputs and outputs, --check_outputs compares them:
+// the CHECK line to print and whether it passed.
+struct Checked {
+  std::optional<CheckLine> line;
+  bool pass = true;
+};
+Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
+                       const torch::IValue& outputs, const Reference* reference) {
+  if (!plan.save_outputs && !reference) return {};
   const NamedTensors named = name_outputs(outputs, model.output_names());
   if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
-  if (!reference) return std::nullopt;
+  if (!reference) return {};
   const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
   const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
-  return make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
-                         tolerance.cosine, r.pass);
+  return {make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
+                          tolerance.cosine, r.pass),
+          r.pass};
 }
 
 // One combination; throws whatever the model or the device throws. Returns false when its output check failed.
@@ -91,16 +96,16 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   std::vector<double> durations(reps);
   for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
   const Summary summary = summarize(durations);
-  const std::optional<CheckLine> check =
+  const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch, summary));
   emit(out, make_stat_line(input, batch, summary));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
-  if (check) emit(out, *check);
+  if (check.line) emit(out, *check.line);
   out.flush();
-  return !check || *check->fields.find("result") == "pass";
+  return check.pass;
 }
 
 }  // namespace
