@@ -51,8 +51,8 @@ void check_output_folders(const Options& o) {
       throw usage_error("--save_outputs " + *a.save_outputs + ": cannot make the folder (" +
                         (ec ? ec.message() : std::string("a file of that name exists")) + ")");
   }
-  if (a.save_outputs && a.check_outputs &&
-      std::filesystem::equivalent(*a.save_outputs, *a.check_outputs))
+  std::error_code ec;
+  if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
     throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
 }
 
@@ -133,7 +133,7 @@ int run(int argc, char** argv) {
             << std::endl;
 
   InputGenerator inputs(model->token_facts(), args.seed);
-  SweepPlan plan{args.batch_sizes, args.input_sizes, args.reps,         args.model_name,
+  SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
                  args.model_class, args.save_outputs, args.check_outputs, o.check};
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, [](const std::string& message) {
     std::cerr << "error: " << message << std::endl;
