@@ -12,6 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/py_text.hpp"
+#include "fmwork/python_literal.hpp"
 
 namespace fmwork {
 
@@ -212,77 +214,14 @@ class SubTree {
   }
 };
 
-// --- the args JSON: Python's json.dumps(obj, indent=4) with ensure_ascii ---
-
-struct JsonNode {
-  bool object = false;
-  std::string text;                                     // a string leaf
-  std::vector<std::pair<std::string, JsonNode>> items;  // an object's members, in order
-};
-
-JsonNode leaf(std::string s) {
-  JsonNode n;
-  n.text = std::move(s);
-  return n;
-}
+// --- the args JSON: Python's json.dumps(obj, indent=4) ---
 
 // Upstream's to_evaluable_strings: dicts become objects, strings stay as they are, the rest is repr().
-JsonNode to_evaluable(const Value& v) {
-  if (v.type != Value::Type::dict) return leaf(str(v));
-  JsonNode n;
-  n.object = true;
-  for (const auto& [key, value] : v.entries) n.items.emplace_back(key, to_evaluable(value));
-  return n;
-}
-
-void json_string(std::string& out, const std::string& s) {
-  out.push_back('"');
-  char buf[16];
-  for (char32_t c : decode_utf8(s)) {
-    switch (c) {
-      case U'"': out += "\\\""; break;
-      case U'\\': out += "\\\\"; break;
-      case U'\n': out += "\\n"; break;
-      case U'\r': out += "\\r"; break;
-      case U'\t': out += "\\t"; break;
-      case U'\b': out += "\\b"; break;
-      case U'\f': out += "\\f"; break;
-      default:
-        if (c >= 0x20 && c <= 0x7e) {
-          out.push_back(static_cast<char>(c));
-        } else if (c <= 0xffff) {
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          const char32_t v = c - 0x10000;
-          std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", static_cast<unsigned>(0xd800 + (v >> 10)),
-                        static_cast<unsigned>(0xdc00 + (v & 0x3ff)));
-          out += buf;
-        }
-    }
-  }
-  out.push_back('"');
-}
-
-void json_write(std::string& out, const JsonNode& n, int depth) {
-  if (!n.object) {
-    json_string(out, n.text);
-    return;
-  }
-  if (n.items.empty()) {
-    out += "{}";
-    return;
-  }
-  out += "{\n";
-  const std::string inner(static_cast<size_t>(depth + 1) * 4, ' ');
-  for (size_t i = 0; i < n.items.size(); ++i) {
-    out += inner;
-    json_string(out, n.items[i].first);
-    out += ": ";
-    json_write(out, n.items[i].second, depth + 1);
-    out += i + 1 < n.items.size() ? ",\n" : "\n";
-  }
-  out += std::string(static_cast<size_t>(depth) * 4, ' ') + "}";
+nlohmann::ordered_json to_evaluable(const Value& v) {
+  if (v.type != Value::Type::dict) return str(v);
+  auto object = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : v.entries) object[key] = to_evaluable(value);
+  return object;
 }
 
 Value int_list(const std::vector<int64_t>& values) {
@@ -480,9 +419,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
 
 std::string format_args_section(const CommandLine& command_line) {
   const FixedArgs& a = command_line.args;
-  JsonNode root;
-  root.object = true;
-  auto add = [&](const char* key, std::string text) { root.items.emplace_back(key, leaf(std::move(text))); };
+  auto root = nlohmann::ordered_json::object();
+  auto add = [&](const char* key, std::string text) { root[key] = std::move(text); };
   add("batch_sizes", repr(int_list(a.batch_sizes)));
   if (a.check_outputs) add("check_outputs", *a.check_outputs);
   add("compile", a.compile ? "True" : "False");
@@ -496,21 +434,20 @@ std::string format_args_section(const CommandLine& command_line) {
   add("reps", std::to_string(a.reps));
   if (a.save_outputs) add("save_outputs", *a.save_outputs);
   if (a.seed_given) add("seed", std::to_string(a.seed));
-  JsonNode subs;
-  subs.object = true;
+  auto subs = nlohmann::ordered_json::object();
   for (const auto& [set, value] : command_line.subs) {  // std::map: sorted, as upstream sorts subs
     Value sorted = value;
     sort_recursive(sorted);
-    subs.items.emplace_back(set, to_evaluable(sorted));
+    subs[set] = to_evaluable(sorted);
   }
-  root.items.emplace_back("subs", std::move(subs));
+  root["subs"] = std::move(subs);
 
   std::vector<std::string> words = command_line.arg_words;
   std::sort(words.begin(), words.end());
   std::string out;
   for (const auto& w : words) out += "FMWORK ARG " + w + "\n";
   out += "\n";
-  json_write(out, root, 0);
+  out += python_json_dumps(root, BadBytes::surrogateescape);  // sys.argv's decoding
   out += "\n";
   return out;
 }

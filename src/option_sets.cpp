@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "fmwork/error.hpp"
+#include "fmwork/python_literal.hpp"
 
 namespace fmwork {
 
@@ -84,20 +85,14 @@ std::string get_string(const std::string& set, const std::string& key, const Val
 
 // The model dtype from a dtype value (torch.float16) or a string ("float16", "torch.float16", "auto").
 std::optional<std::string> model_dtype(const Value& v) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"float32", "float32"}, {"float", "float32"}, {"float16", "float16"},
-      {"half", "float16"},    {"bfloat16", "bfloat16"},
-  };
-  if (v.type == Value::Type::dtype) {
-    if (v.text == "float32" || v.text == "float16" || v.text == "bfloat16") return v.text;
-    return std::nullopt;
+  std::optional<std::string> name;
+  if (v.type == Value::Type::dtype) name = v.text;
+  if (v.type == Value::Type::string) {
+    if (v.text == "auto") return std::string("auto");
+    const std::string_view text = v.text;
+    name = canonical_dtype_name(text.substr(0, 6) == "torch." ? text.substr(6) : text);
   }
-  if (v.type != Value::Type::string) return std::nullopt;
-  if (v.text == "auto") return std::string("auto");
-  std::string name = v.text;
-  if (name.rfind("torch.", 0) == 0) name = name.substr(6);
-  for (const auto& [alias, canonical] : kNames)
-    if (name == alias) return std::string(canonical);
+  if (name == "float32" || name == "float16" || name == "bfloat16") return name;  // what the encoders run
   return std::nullopt;
 }
 

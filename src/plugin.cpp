@@ -24,6 +24,7 @@
 
 #include "fmwork/error.hpp"
 #include "fmwork/plugin_api.h"
+#include "fmwork/python_literal.hpp"
 #include "fmwork/value.hpp"
 
 namespace fmwork {
@@ -596,31 +597,5 @@ std::vector<std::string> check_constraints(const std::string& platform, const Pl
   return refusals;
 }
 
-namespace {
-nlohmann::ordered_json to_json(const Value& value) {
-  switch (value.type) {
-    case Value::Type::none: return nullptr;
-    case Value::Type::boolean: return value.boolean;
-    case Value::Type::integer: return value.integer;
-    case Value::Type::floating: return value.floating;
-    case Value::Type::string: return value.text;
-    case Value::Type::dtype: return "torch." + value.text;
-    case Value::Type::list:
-    case Value::Type::tuple: {
-      auto array = nlohmann::ordered_json::array();
-      for (const auto& item : value.items) array.push_back(to_json(item));
-      return array;
-    }
-    case Value::Type::dict: {
-      auto object = nlohmann::ordered_json::object();
-      for (const auto& [key, item] : value.entries) object[key] = to_json(item);
-      return object;
-    }
-  }
-  return nullptr;
-}
-}  // namespace
-
-std::string value_to_json(const Value& value) { return to_json(value).dump(); }
 
 }  // namespace fmwork

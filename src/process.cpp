@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/py_text.hpp"
 #include "fmwork/stats.hpp"
 
 namespace fmwork {
@@ -161,128 +162,6 @@ std::string read_path(const std::string& path) {
   }
   ::close(fd);
   return contents;
-}
-
-// ---- Python's json.dumps ----
-
-void append_u_escape(std::string& out, unsigned code) {
-  static const char* hex = "0123456789abcdef";
-  out += "\\u";
-  for (int shift = 12; shift >= 0; shift -= 4) out += hex[(code >> shift) & 0xf];
-}
-
-// Decodes one UTF-8 sequence at s[i]; returns the code point and advances i, or U+FFFD for a bad byte.
-unsigned decode_utf8(const std::string& s, size_t& i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned c = byte(i);
-  if (c < 0x80) {
-    ++i;
-    return c;
-  }
-  size_t len = 0;
-  unsigned code = 0, min = 0;
-  if (c >= 0xc2 && c <= 0xdf) len = 2, code = c & 0x1f, min = 0x80;
-  else if (c >= 0xe0 && c <= 0xef) len = 3, code = c & 0x0f, min = 0x800;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4, code = c & 0x07, min = 0x10000;
-  if (len == 0 || i + len > s.size()) {
-    ++i;
-    return 0xfffd;
-  }
-  for (size_t k = 1; k < len; ++k) {
-    unsigned b = byte(i + k);
-    if ((b & 0xc0) != 0x80) {
-      ++i;
-      return 0xfffd;
-    }
-    code = (code << 6) | (b & 0x3f);
-  }
-  if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-    ++i;
-    return 0xfffd;
-  }
-  i += len;
-  return code;
-}
-
-void append_json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (size_t i = 0; i < s.size();) {
-    unsigned code = decode_utf8(s, i);
-    switch (code) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (code >= 0x20 && code < 0x7f) {
-          out += static_cast<char>(code);
-        } else if (code >= 0x10000) {
-          code -= 0x10000;
-          append_u_escape(out, 0xd800 + (code >> 10));
-          append_u_escape(out, 0xdc00 + (code & 0x3ff));
-        } else {
-          append_u_escape(out, code);
-        }
-    }
-  }
-  out += '"';
-}
-
-void dump_value(std::string& out, const nlohmann::ordered_json& v, int level) {
-  const std::string indent(static_cast<size_t>(4 * (level + 1)), ' ');
-  const std::string close_indent(static_cast<size_t>(4 * level), ' ');
-  switch (v.type()) {
-    case nlohmann::json::value_t::null: out += "null"; return;
-    case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
-    case nlohmann::json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); return;
-    case nlohmann::json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); return;
-    case nlohmann::json::value_t::number_float: {
-      const double d = v.get<double>();
-      if (std::isnan(d)) out += "NaN";
-      else if (std::isinf(d)) out += d > 0 ? "Infinity" : "-Infinity";
-      else out += python_float_repr(d);
-      return;
-    }
-    case nlohmann::json::value_t::string: append_json_string(out, v.get_ref<const std::string&>()); return;
-    case nlohmann::json::value_t::array: {
-      if (v.empty()) {
-        out += "[]";
-        return;
-      }
-      out += "[\n";
-      bool first = true;
-      for (const auto& item : v) {
-        if (!first) out += ",\n";
-        first = false;
-        out += indent;
-        dump_value(out, item, level + 1);
-      }
-      out += "\n" + close_indent + "]";
-      return;
-    }
-    case nlohmann::json::value_t::object: {
-      if (v.empty()) {
-        out += "{}";
-        return;
-      }
-      out += "{\n";
-      bool first = true;
-      for (const auto& [key, item] : v.items()) {
-        if (!first) out += ",\n";
-        first = false;
-        out += indent;
-        append_json_string(out, key);
-        out += ": ";
-        dump_value(out, item, level + 1);
-      }
-      out += "\n" + close_indent + "}";
-      return;
-    }
-    default: throw runtime_error("cannot write this JSON value as Python would");
-  }
 }
 
 // ---- formatting helpers ----
@@ -490,48 +369,6 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
   return hits;
 }
 
-std::string python_float_repr(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  std::string sci(buf, end);  // shortest round-trip digits: "-1.2345e+02"
-  std::string sign;
-  if (sci[0] == '-') {
-    sign = "-";
-    sci.erase(0, 1);
-  }
-  const size_t e = sci.find('e');
-  std::string digits = sci.substr(0, e);
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  const int exponent = std::stoi(sci.substr(e + 1));
-  const int decpt = exponent + 1;  // value = 0.<digits> * 10^decpt
-  const int n = static_cast<int>(digits.size());
-  std::string out;
-  if (decpt > -4 && decpt <= 16) {  // Python's repr: fixed notation in this range
-    if (decpt <= 0) {
-      out = "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-    } else if (decpt >= n) {
-      out = digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
-    } else {
-      out = digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
-    }
-  } else {
-    out = digits.substr(0, 1);
-    if (n > 1) out += "." + digits.substr(1);
-    const int x = decpt - 1;
-    const std::string mag = std::to_string(x < 0 ? -x : x);
-    out += std::string("e") + (x < 0 ? "-" : "+") + (mag.size() < 2 ? "0" : "") + mag;
-  }
-  return sign + out;
-}
-
-std::string dump_python_json(const nlohmann::ordered_json& value) {
-  std::string out;
-  dump_value(out, value, 0);
-  return out;
-}
-
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id) {
   const std::vector<std::string> header = {
       "source",  "metadata_id", "line",    "status",  "timestamp", "model",     "class",  "input",
@@ -727,7 +564,7 @@ void run_process(int argc, const char* const* argv, std::istream& in, std::ostre
   } else if (format == "summary") {
     out << to_summary(logs);
   } else {
-    out << dump_python_json(to_upstream_json(logs, id, upstream_only)) << "\n";
+    out << python_json_dumps(to_upstream_json(logs, id, upstream_only), BadBytes::replace) << "\n";
   }
 }
 

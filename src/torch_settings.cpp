@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/python_literal.hpp"
 
 namespace fmwork {
 namespace {

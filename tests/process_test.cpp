@@ -313,51 +313,6 @@ TEST(Process, UniversalNewlinesAndTrailingSpaces) {
             "]\n");
 }
 
-TEST(Process, PythonFloatRepr) {
-  EXPECT_EQ(python_float_repr(270.0), "270.0");
-  EXPECT_EQ(python_float_repr(270.9), "270.9");
-  EXPECT_EQ(python_float_repr(3.691), "3.691");
-  EXPECT_EQ(python_float_repr(0.1 + 0.2), "0.30000000000000004");
-  EXPECT_EQ(python_float_repr(1e16), "1e+16");
-  EXPECT_EQ(python_float_repr(1e15), "1000000000000000.0");
-  EXPECT_EQ(python_float_repr(1234567890123456.0), "1234567890123456.0");
-  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
-  EXPECT_EQ(python_float_repr(0.00001), "1e-05");
-  EXPECT_EQ(python_float_repr(1.5e-7), "1.5e-07");
-  EXPECT_EQ(python_float_repr(0.0), "0.0");
-  EXPECT_EQ(python_float_repr(-0.0), "-0.0");
-  EXPECT_EQ(python_float_repr(-2.5), "-2.5");
-  EXPECT_EQ(python_float_repr(5e-324), "5e-324");
-  EXPECT_EQ(python_float_repr(1.7976931348623157e308), "1.7976931348623157e+308");
-  EXPECT_EQ(python_float_repr(123456789.123), "123456789.123");
-}
-
-TEST(Process, DumpLikePythonJson) {
-  nlohmann::ordered_json v = nlohmann::ordered_json::array();
-  v.push_back("a\xc3\xa8\xf0\x9f\x98\x80\x7f\x01\"\\/\t");
-  v.push_back(std::numeric_limits<double>::quiet_NaN());
-  v.push_back(std::numeric_limits<double>::infinity());
-  v.push_back(-std::numeric_limits<double>::infinity());
-  v.push_back(nlohmann::ordered_json::object({{"a", nlohmann::ordered_json::array()},
-                                              {"b", nlohmann::ordered_json::object()}}));
-  v.push_back(true);
-  v.push_back("\xff");
-  EXPECT_EQ(dump_python_json(v),
-            "[\n"
-            "    \"a\\u00e8\\ud83d\\ude00\\u007f\\u0001\\\"\\\\/\\t\",\n"
-            "    NaN,\n"
-            "    Infinity,\n"
-            "    -Infinity,\n"
-            "    {\n"
-            "        \"a\": [],\n"
-            "        \"b\": {}\n"
-            "    },\n"
-            "    true,\n"
-            "    \"\\ufffd\"\n"
-            "]");
-  EXPECT_EQ(dump_python_json(nlohmann::ordered_json::array()), "[]");
-}
-
 // ---- records ----
 
 TEST(Process, StatAndMemBelongToTheirResult) {

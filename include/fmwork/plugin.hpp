@@ -58,8 +58,4 @@ std::vector<std::string> check_constraints(const std::string& platform, const Pl
 // "--compile:backend sendnn".
 std::string format_requirement(const PlatformRequirement& requirement);
 
-// A Value as JSON text (none -> null, tuple -> array, dtype -> "torch.<name>"): how the --compile: and
-// --model: sets reach plugins.
-std::string value_to_json(const Value& value);
-
 }  // namespace fmwork

@@ -57,13 +57,6 @@ std::string engine_name(const ParsedLog& log);
 nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
                                         const std::optional<std::string>& metadata_id, bool upstream_only = false);
 
-// json.dumps(value, indent=4) of Python, byte for byte: ", " / ": " separators with newlines, ASCII only
-// (\uXXXX escapes, invalid UTF-8 as \ufffd), floats as Python's repr (270.0, 1e-05, NaN, Infinity).
-// No trailing newline.
-std::string dump_python_json(const nlohmann::ordered_json& value);
-// Python's repr() of a float: the shortest text that reads back equal; "nan", "inf", "-inf".
-std::string python_float_repr(double value);
-
 // One row per RES and per FAIL line in file order, a header row first; columns in docs/log-lines.md.
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
 // A human-readable table per log, failures included.

@@ -1,15 +1,16 @@
-// The typed value of a dynamic sub-option given with `@` (`--compile:dynamic@ True`), the parser of the
-// Python-literal forms upstream's eval() accepts in practice, and Python-compatible repr().
+// The typed value of a dynamic sub-option given with `@` (`--compile:dynamic@ True`) and its Python
+// repr(); python_literal.hpp parses the text into one.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace fmwork {
 
@@ -47,20 +48,15 @@ std::string repr(const Value& value);
 // Python's str(): like repr() except a top-level string is written as is.
 std::string str(const Value& value);
 
-// The code points of UTF-8 text, decoded as Python decodes command-line bytes: an invalid byte b (and each
-// byte of an encoded surrogate) becomes the lone surrogate U+DC00+b ("surrogateescape"). For repr() and
-// the \uXXXX escapes of the args JSON.
-std::u32string decode_utf8(std::string_view text);
+// The dtype name `torch.<name>` stands for, as repr() writes it ("half" -> "float16", "float16" ->
+// "float16"); nullopt for a name that is not a dtype.
+std::optional<std::string> canonical_dtype_name(std::string_view name);
+// The canonical dtype names, "torch.float32, torch.float16, ...", for messages.
+std::string dtype_name_list();
 
-// Resolves a name such as `args.batch_sizes` to a value; returns nullopt when the name is unknown.
-using NameResolver = std::function<std::optional<Value>(std::string_view name)>;
-
-// Parses what the user wrote after an `@` option, as Python's eval would for these forms:
-// None, True, False; integers (also negative, and 1_000); floats (1e-05, 2.50, -0.5, inf via float('inf')
-// not supported); strings in single or double quotes with the usual escapes; lists, tuples (incl. `(1,)`
-// and `()`), dicts with string keys; dtype names `torch.float16` (and `torch.half`, `torch.bfloat16`, ...);
-// names the resolver knows (`args.batch_sizes`). Throws a usage Error that quotes `text`, says where it
-// stopped and lists the accepted forms. `option` (e.g. "--compile:dynamic@") prefixes the message.
-Value parse_value(std::string_view text, const std::string& option, const NameResolver& resolve = {});
+// The value as JSON (None -> null, tuple -> array, dtype -> "torch.<name>"), and as compact JSON text
+// (invalid UTF-8 written as U+FFFD): how the --compile: and --model: sets reach plugins.
+nlohmann::ordered_json to_json(const Value& value);
+std::string value_to_json(const Value& value);
 
 }  // namespace fmwork
