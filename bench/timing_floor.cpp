@@ -35,7 +35,8 @@
 #include "fmwork/inputs.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
-#include "fmwork/platform.hpp"
+#include "fmwork/model_loader.hpp"
+#include "fmwork/platform_registry.hpp"
 #include "fmwork/sweep.hpp"
 
 namespace {

@@ -40,7 +40,7 @@ std::vector<std::string> builtin_compile_backends() { return {"torchscript"}; }
 
 std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile, bool eval,
                                      const CompileOptions& options, Platform& platform,
-                                     std::vector<std::string>& notes) {
+                                     const ModelSource& source, std::vector<std::string>& notes) {
   if (!compile) {
     if (!options.raw.entries.empty()) notes.push_back("compile: --compile: options given without --compile; not compiling");
     return model;
@@ -60,7 +60,7 @@ std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile,
     notes.push_back(fmt::format("compile: {} (the {} platform's compiler)", backend, platform.name()));
     CompileOptions chosen = options;
     chosen.backend = backend;
-    return platform.compile(std::move(model), chosen);
+    return platform.compile(std::move(model), chosen, source);
   }
   if (backend == "torchscript") return compile_torchscript(std::move(model), eval, notes);
   if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead"))

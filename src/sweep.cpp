@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/exception_cause.hpp"
 #include "fmwork/outputs.hpp"
 #include "fmwork/stats.hpp"
 
@@ -22,23 +23,6 @@ Nanos read_clock(clockid_t id) {
 // Lines are written as they come but flushed once per combination, after its last line: a flush per REP
 // line would put a write() system call between every two reps.
 void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << '\n'; }
-
-// The line of an exception message that says what went wrong. LibTorch's messages span lines; those of
-// the TorchScript interpreter open with a generic sentence and a script traceback, and end with the cause.
-std::string cause_of(const std::string& message) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= message.size()) {
-    size_t end = message.find('\n', start);
-    if (end == std::string::npos) end = message.size();
-    std::string line = message.substr(start, end - start);
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
-    start = end + 1;
-  }
-  if (lines.empty()) return "unknown error";
-  const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
-  return script_traceback ? lines.back() : lines.front();
-}
 
 Batch to_device(const Batch& b, const torch::Device& device) {
   return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
@@ -132,16 +116,13 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
                            "the sweep goes on",
                            input, batch, *plan.check_outputs));
         }
-      } catch (const c10::Error& e) {
-        error = e.what_without_backtrace();
       } catch (const std::bad_alloc&) {
         error = "out of memory (std::bad_alloc)";
       } catch (const std::exception& e) {
-        error = e.what();
+        error = exception_cause(e);
       }
       if (!error.empty()) {
         ++failures;
-        error = cause_of(error);
         out << "\n";
         emit(out, make_fail_line(input, batch, error));
         out.flush();

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fmwork/error.hpp"
-#include "fmwork/platform.hpp"
+#include "fmwork/platform_registry.hpp"
 
 namespace fmwork {
 namespace {

@@ -17,7 +17,9 @@
 #include "fmwork/model.hpp"
 #include "fmwork/option_sets.hpp"
 #include "fmwork/platform.hpp"
-#include "fmwork/plugin.hpp"
+#include "fmwork/platform_registry.hpp"
+#include "fmwork/platform_rules.hpp"
+#include "fmwork/plugin_loader.hpp"
 #include "fmwork/plugin_api.h"
 #include "test_support.hpp"
 
@@ -50,6 +52,11 @@ std::string error_of(F&& body, ErrorKind kind = ErrorKind::usage) {
   }
   ADD_FAILURE() << "no Error thrown";
   return {};
+}
+
+// The refusals of the platform's rules, as the driver checks them.
+std::vector<std::string> refusals_of(const Platform& platform, const CommandLine& command_line) {
+  return check_constraints(platform.name(), platform.constraints(), command_line);
 }
 
 CommandLine command_line(std::vector<std::string> words) {
@@ -85,7 +92,7 @@ TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
 TEST(PluginLoading, MissingPluginListsEveryPathTried) {
   ScratchDir a, b;
   ScopedEnv path(kPluginPathVariable, a.path() + ":" + b.path());
-  auto message = error_of([] { load_plugin_platform("nosuchdevice", {}); });
+  auto message = error_of([] { make_platform("nosuchdevice", {}); });
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_CONTAINS(message, "--platform nosuchdevice: not a built-in platform (cpu, cuda, cuda:N)");
   for (const auto& dir : plugin_search_dirs())
@@ -94,7 +101,7 @@ TEST(PluginLoading, MissingPluginListsEveryPathTried) {
 }
 
 TEST(PluginLoading, RefusesNamesThatAreNotFileNames) {
-  auto message = error_of([] { load_plugin_platform("../../etc/x", {}); });
+  auto message = error_of([] { make_platform("../../etc/x", {}); });
   EXPECT_CONTAINS(message, "--platform ../../etc/x: not a platform name");
 }
 
@@ -102,7 +109,7 @@ TEST(PluginLoading, LibraryThatIsNotASharedObject) {
   ScratchDir dir;
   testing::write_file(dir.file("libfmwork_platform_garbage.so"), "not an ELF file");
   ScopedEnv path(kPluginPathVariable, dir.path());
-  auto message = error_of([] { load_plugin_platform("garbage", {}); });
+  auto message = error_of([] { make_platform("garbage", {}); });
   EXPECT_CONTAINS(message, "--platform garbage: cannot load " + dir.file("libfmwork_platform_garbage.so"));
   EXPECT_CONTAINS(message, "tried " + dir.file("libfmwork_platform_garbage.so"));
   EXPECT_EQ(message.find('\n'), std::string::npos);
@@ -110,7 +117,7 @@ TEST(PluginLoading, LibraryThatIsNotASharedObject) {
 
 TEST(PluginLoading, LibraryWithoutEntryPoint) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
-  auto message = error_of([] { load_plugin_platform("noentry", {}); });
+  auto message = error_of([] { make_platform("noentry", {}); });
   const std::string file = testing_dir() + "/libfmwork_platform_noentry.so";
   EXPECT_CONTAINS(message, "--platform noentry: " + file +
                                  " is not an fmwork platform plugin: it exports no fmwork_platform_plugin_entry()");
@@ -119,7 +126,7 @@ TEST(PluginLoading, LibraryWithoutEntryPoint) {
 
 TEST(PluginLoading, InterfaceVersionMismatch) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
-  auto message = error_of([] { load_plugin_platform("badversion", {}); });
+  auto message = error_of([] { make_platform("badversion", {}); });
   EXPECT_CONTAINS(message, "speaks plugin interface version " +
                                  std::to_string(FMWORK_PLUGIN_INTERFACE_VERSION + 100) +
                                  ", this driver speaks version " + std::to_string(FMWORK_PLUGIN_INTERFACE_VERSION));
@@ -128,13 +135,13 @@ TEST(PluginLoading, InterfaceVersionMismatch) {
 
 TEST(PluginLoading, LibTorchVersionMismatch) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
-  auto message = error_of([] { load_plugin_platform("badtorch", {}); });
+  auto message = error_of([] { make_platform("badtorch", {}); });
   EXPECT_CONTAINS(message, "was built with LibTorch 0.4.1, this driver runs LibTorch");
 }
 
 TEST(PluginLoading, IncompleteTable) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
-  auto message = error_of([] { load_plugin_platform("incomplete", {}); });
+  auto message = error_of([] { make_platform("incomplete", {}); });
   EXPECT_CONTAINS(message, "has an incomplete plugin table");
 }
 
@@ -143,7 +150,7 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
   testing::write_file(shadow.file("libfmwork_platform_refdev.so"), "not an ELF file");
   {
     ScopedEnv path(kPluginPathVariable, empty.path() + ":" + shadow.path() + ":" + reference_dir());
-    auto message = error_of([] { load_plugin_platform("refdev", {}); });
+    auto message = error_of([] { make_platform("refdev", {}); });
     EXPECT_CONTAINS(message, "cannot load " + shadow.file("libfmwork_platform_refdev.so"));
     // The search stops at the first folder that has the library, even a broken one.
     EXPECT_STARTS_WITH(message.substr(message.find("; tried ")), "; tried " + empty.file("libfmwork_platform_refdev.so") +
@@ -151,18 +158,18 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
     EXPECT_NOT_CONTAINS(message, reference_dir() + "/");
   }
   ScopedEnv path(kPluginPathVariable, empty.path() + ":" + reference_dir());
-  EXPECT_EQ(load_plugin_platform("refdev", {})->name(), "refdev");
+  EXPECT_EQ(make_platform("refdev", {})->name(), "refdev");
 }
 
 // --- options ---
 
 TEST(PluginOptions, UnknownOptionIsAUsageError) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto message = error_of([] { load_plugin_platform("refdev", options({{"colour", "blue"}})); });
+  auto message = error_of([] { make_platform("refdev", options({{"colour", "blue"}})); });
   EXPECT_EQ(message,
             "--platform refdev: --platform:colour is not a refdev option; refdev accepts --platform:emulate "
             "(none, spyre) and --platform:event_log PATH");
-  message = error_of([] { load_plugin_platform("refdev", options({{"emulate", "tpu"}})); });
+  message = error_of([] { make_platform("refdev", options({{"emulate", "tpu"}})); });
   EXPECT_CONTAINS(message, "--platform:emulate tpu is not known; refdev emulates none or spyre");
 }
 
@@ -171,7 +178,7 @@ TEST(PluginOptions, OptionsReachThePlugin) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform =
-        load_plugin_platform("refdev", options({{"emulate", "spyre"}, {"event_log", dir.file("events.txt")}}));
+        make_platform("refdev", options({{"emulate", "spyre"}, {"event_log", dir.file("events.txt")}}));
     EXPECT_CONTAINS(platform->description(), "emulating Spyre's rules");
     EXPECT_CONTAINS(platform->description(), "timings mean nothing");
   }
@@ -183,7 +190,7 @@ TEST(PluginOptions, OptionsReachThePlugin) {
 
 TEST(PluginOptions, MinimalCPlugin) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
-  auto platform = load_plugin_platform("cpuminimal", options({{"note", "hello"}}));
+  auto platform = make_platform("cpuminimal", options({{"note", "hello"}}));
   EXPECT_EQ(platform->name(), "cpuminimal");
   EXPECT_EQ(platform->device(), torch::Device(torch::kCPU));
   EXPECT_CONTAINS(platform->description(), "cpuminimal (note: hello)");
@@ -192,10 +199,10 @@ TEST(PluginOptions, MinimalCPlugin) {
   platform->reset_memory_peaks();
   EXPECT_FALSE(platform->memory_peaks().has_value());
   EXPECT_TRUE(platform->compile_backends().empty());
-  EXPECT_TRUE(platform->check(command_line({"--platform", "cpuminimal", "--model_class", "M", "--model_name", "m.pt",
+  EXPECT_TRUE(refusals_of(*platform, command_line({"--platform", "cpuminimal", "--model_class", "M", "--model_name", "m.pt",
                                             "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "3"}))
                   .empty());
-  auto message = error_of([] { load_plugin_platform("cpuminimal", options({{"notes", "x"}})); });
+  auto message = error_of([] { make_platform("cpuminimal", options({{"notes", "x"}})); });
   EXPECT_EQ(message, "--platform cpuminimal: --platform:notes is not a cpuminimal option; it accepts "
                      "--platform:note TEXT");
 }
@@ -212,8 +219,8 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 
 TEST(PluginConstraints, SpyreRulesNameEveryMissingPieceAtOnce) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
-  auto refusals = platform->check(command_line(with({"--input_sizes", "64,128,256", "--batch_sizes", "1,4", "--reps", "5"})));
+  auto platform = make_platform("refdev", options({{"emulate", "spyre"}}));
+  auto refusals = refusals_of(*platform, command_line(with({"--input_sizes", "64,128,256", "--batch_sizes", "1,4", "--reps", "5"})));
   ASSERT_EQ(refusals.size(), 5u);
   EXPECT_EQ(refusals[0],
             "--platform refdev requires a single --input_sizes value (got 3: 64,128,256): Spyre compiles the model "
@@ -232,15 +239,13 @@ TEST(PluginConstraints, SpyreRulesNameEveryMissingPieceAtOnce) {
 
 TEST(PluginConstraints, SpyreRulesAcceptUpstreamsCommandLine) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
-  EXPECT_TRUE(platform
-                  ->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "100",
+  auto platform = make_platform("refdev", options({{"emulate", "spyre"}}));
+  EXPECT_TRUE(refusals_of(*platform, command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "100",
                                              "--torch.call:set_grad_enabled@", "False", "--compile",
                                              "--compile:backend", "sendnn"})))
                   .empty());
   // A string given with @ is the same string.
-  EXPECT_TRUE(platform
-                  ->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "100",
+  EXPECT_TRUE(refusals_of(*platform, command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "100",
                                              "--torch.call:set_grad_enabled@", "False", "--compile",
                                              "--compile:backend@", "'sendnn'"})))
                   .empty());
@@ -248,15 +253,15 @@ TEST(PluginConstraints, SpyreRulesAcceptUpstreamsCommandLine) {
 
 TEST(PluginConstraints, WrongValuesAreQuotedAsGiven) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
-  auto refusals = platform->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "3",
+  auto platform = make_platform("refdev", options({{"emulate", "spyre"}}));
+  auto refusals = refusals_of(*platform, command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "3",
                                                      "--torch.call:set_grad_enabled", "False", "--compile",
                                                      "--compile:backend", "inductor"})));
   ASSERT_EQ(refusals.size(), 2u);
   EXPECT_CONTAINS(refusals[0], "requires --torch.call:set_grad_enabled@ False (got "
                                      "--torch.call:set_grad_enabled False)");
   EXPECT_CONTAINS(refusals[1], "requires --compile:backend sendnn (got --compile:backend inductor)");
-  refusals = platform->check(command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "3",
+  refusals = refusals_of(*platform, command_line(with({"--input_sizes", "512", "--batch_sizes", "1", "--reps", "3",
                                                 "--torch.call:set_grad_enabled@", "True", "--compile",
                                                 "--compile:backend", "sendnn"})));
   ASSERT_EQ(refusals.size(), 1u);
@@ -265,44 +270,16 @@ TEST(PluginConstraints, WrongValuesAreQuotedAsGiven) {
 
 TEST(PluginConstraints, NoRulesWithoutEmulation) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", {});
-  EXPECT_TRUE(platform->check(command_line(with({"--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "3"})))
+  auto platform = make_platform("refdev", {});
+  EXPECT_TRUE(refusals_of(*platform, command_line(with({"--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "3"})))
                   .empty());
-}
-
-TEST(PluginConstraints, GenericRequirements) {
-  PlatformConstraints c;
-  c.required = {{"eval", "True", true, ""},
-                {"model:torch_dtype", "torch.float16", true, "the device computes in half precision"},
-                {"compile:options:x:y", "1", true, ""}};
-  auto refusals = check_constraints("dev", c, command_line(with({"--input_sizes", "8", "--batch_sizes", "1", "--reps",
-                                                                 "3", "--compile:options:x:y@", "2"})));
-  ASSERT_EQ(refusals.size(), 3u);
-  EXPECT_EQ(refusals[0], "--platform dev requires --eval (not given).");
-  EXPECT_EQ(refusals[1], "--platform dev requires --model:torch_dtype@ torch.float16 (not given): the device "
-                         "computes in half precision.");
-  EXPECT_EQ(refusals[2], "--platform dev requires --compile:options:x:y@ 1 (got --compile:options:x:y@ 2).");
-  EXPECT_TRUE(check_constraints("dev", c, command_line(with({"--input_sizes", "8", "--batch_sizes", "1", "--reps",
-                                                             "3", "--eval", "--model:torch_dtype@", "torch.float16",
-                                                             "--compile:options:x:y@", "1"})))
-                  .empty());
-
-  EXPECT_EQ(format_requirement({"compile", "True", true, ""}), "--compile");
-  EXPECT_EQ(format_requirement({"compile:backend", "sendnn", false, ""}), "--compile:backend sendnn");
-
-  PlatformConstraints bad;
-  bad.required = {{"nosuchset:key", "1", true, ""}};
-  auto message = error_of(
-      [&] { check_constraints("dev", bad, command_line(with({"--input_sizes", "8", "--batch_sizes", "1", "--reps", "3"}))); },
-      ErrorKind::runtime);
-  EXPECT_CONTAINS(message, "the plugin declares an invalid requirement 'nosuchset:key'");
 }
 
 // --- the reference device ---
 
 TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", {});
+  auto platform = make_platform("refdev", {});
   ASSERT_EQ(platform->device(), kRefdev);
   EXPECT_EQ(platform->device().str(), "refdev:0");
 
@@ -326,7 +303,7 @@ TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
 
 TEST(ReferenceDevice, MemoryPeaksCountDeviceAllocations) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", {});
+  auto platform = make_platform("refdev", {});
   platform->reset_memory_peaks();
   auto before = platform->memory_peaks();
   ASSERT_TRUE(before.has_value());
@@ -371,7 +348,7 @@ void move_module(torch::jit::Module& m, const torch::Device& device) {
 
 TEST(ReferenceDevice, TorchScriptModelGivesTheCpuOutputs) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", {});
+  auto platform = make_platform("refdev", {});
   auto cpu = tiny_encoder();
   auto dev = tiny_encoder();
   move_module(dev, platform->device());
@@ -394,7 +371,7 @@ TEST(ReferenceDevice, SynchronizeIsCountedWithTheDeviceWorkBeforeIt) {
   ScratchDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
-    auto platform = load_plugin_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
+    auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
     auto x = torch::ones({3, 3}).to(kRefdev);  // a copy: no operator runs on the device
     platform->synchronize();
     auto y = torch::matmul(x, x).relu();  // two operators run on the device
@@ -443,14 +420,12 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
   ScratchDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
-    auto platform = load_plugin_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
+    auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
     EXPECT_EQ(platform->compile_backends(), std::vector<std::string>{"refdev"});
-    platform->check(command_line({"--platform", "refdev", "--model_class", "Doubler", "--model_name", "/m/x.pt",
-                                  "--input_sizes", "3", "--batch_sizes", "2", "--reps", "2", "--model:vocab_size@",
-                                  "100"}));
+    const ModelSource source{"/m/x.pt", "Doubler", Value::of_dict({{"vocab_size", Value::of_int(100)}})};
     auto compiled = platform->compile(
         std::make_unique<DoublingModel>(),
-        compile_options("refdev", {{"options", Value::of_dict({{"refdev.label", Value::of_string("L1")}})}}));
+        compile_options("refdev", {{"options", Value::of_dict({{"refdev.label", Value::of_string("L1")}})}}), source);
     EXPECT_CONTAINS(compiled->describe(), "doubling model\ncompiled by plugin refdev, backend refdev "
                                                 "(refdev eager runner, label L1)");
     EXPECT_EQ(compiled->dtype_name(), "float32");
@@ -473,23 +448,22 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
 
 TEST(PluginCompile, RefusalsAreUsageErrors) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
-  auto platform = load_plugin_platform("refdev", {});
+  auto platform = make_platform("refdev", {});
   auto message = error_of([&] {
-    platform->compile(std::make_unique<DoublingModel>(), compile_options("refdev", {{"mode", Value::of_string("max-autotune")}}));
+    platform->compile(std::make_unique<DoublingModel>(), compile_options("refdev", {{"mode", Value::of_string("max-autotune")}}), {});
   });
   EXPECT_EQ(message, "--platform refdev: --compile:backend refdev: --compile:mode max-autotune is not supported by "
                      "the refdev backend; it accepts only mode default");
   message = error_of([&] {
-    platform->compile(std::make_unique<DoublingModel>(),
-                      compile_options("refdev", {{"options", Value::of_dict({{"x", Value::of_int(1)}})}}));
+    platform->compile(std::make_unique<DoublingModel>(), compile_options("refdev", {{"options", Value::of_dict({{"x", Value::of_int(1)}})}}), {});
   });
   EXPECT_CONTAINS(message, "--compile:options:x is not accepted by the refdev backend");
-  message = error_of([&] { platform->compile(std::make_unique<DoublingModel>(), compile_options("sendnn")); });
+  message = error_of([&] { platform->compile(std::make_unique<DoublingModel>(), compile_options("sendnn"), {}); });
   EXPECT_EQ(message, "--platform refdev: --compile:backend sendnn is not one of this plugin's backends (refdev)");
 
-  auto spyre = load_plugin_platform("refdev", options({{"emulate", "spyre"}}));
+  auto spyre = make_platform("refdev", options({{"emulate", "spyre"}}));
   EXPECT_EQ(spyre->compile_backends(), (std::vector<std::string>{"refdev", "sendnn"}));
-  auto compiled = spyre->compile(std::make_unique<DoublingModel>(), compile_options("sendnn"));
+  auto compiled = spyre->compile(std::make_unique<DoublingModel>(), compile_options("sendnn"), {});
   EXPECT_TRUE(torch::equal(compiled->forward(batch_on(kRefdev)).toTensor().cpu(),
                            torch::arange(6, torch::kFloat).view({2, 3}) * 2));
 }
@@ -503,19 +477,10 @@ TEST(PluginCompile, TorchScriptModuleIsHandedOver) {
     torch::jit::Module module = tiny_encoder();
   };
   {
-    auto platform = load_plugin_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
-    platform->compile(std::make_unique<ScriptModel>(), compile_options("refdev"));
+    auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
+    platform->compile(std::make_unique<ScriptModel>(), compile_options("refdev"), {});
   }
   EXPECT_CONTAINS(testing::read_file(dir.file("events.txt")), " torchscript=yes\n");
-}
-
-TEST(PluginJson, ValuesAsJson) {
-  EXPECT_EQ(value_to_json(Value::of_dict({{"a", Value::none()},
-                                          {"b", Value::of_list({Value::of_bool(true), Value::of_int(-2)})},
-                                          {"c", Value::of_tuple({Value::of_float(0.5)})},
-                                          {"d", Value::of_dtype("float16")},
-                                          {"e", Value::of_string("x\"y")}})),
-            R"({"a":null,"b":[true,-2],"c":[0.5],"d":"torch.float16","e":"x\"y"})");
 }
 
 }  // namespace

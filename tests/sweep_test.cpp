@@ -9,7 +9,8 @@
 
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
-#include "fmwork/platform.hpp"
+#include "fmwork/model_loader.hpp"
+#include "fmwork/platform_registry.hpp"
 #include "test_support.hpp"
 
 namespace fmwork {

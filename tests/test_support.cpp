@@ -108,4 +108,14 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+std::string make_small_torchscript(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra) {
+  const std::string path = dir.file(name + "/model.pt");
+  std::vector<std::string> argv = {make_model_path(), "--out", path, "--layers", "1", "--hidden", "16",
+                                   "--heads", "2", "--intermediate", "32", "--vocab", "50"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const CommandResult r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return path;
+}
+
 }  // namespace fmwork::testing

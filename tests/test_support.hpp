@@ -1,9 +1,13 @@
 // Helpers shared by the tests: scratch folders, running the built executables, writing files.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "fmwork/error.hpp"
 
 namespace fmwork::testing {
 
@@ -46,6 +50,23 @@ class ScopedEnv {
 // Writes the small TorchScript encoder the driver tests run (2 layers, hidden 32, 4 heads, vocabulary 100,
 // 64 positions) to `path` with make_model, a config.json beside it; returns make_model's result.
 CommandResult make_test_encoder(const std::string& path);
+
+// Writes a one-layer TorchScript encoder (hidden 16, 2 heads, vocabulary 50) with make_model to
+// <dir>/<name>/model.pt, with make_model's `extra` options; returns the path (a test failure if it fails).
+std::string make_small_torchscript(const ScratchDir& dir, const std::string& name,
+                                   std::vector<std::string> extra = {});
+
+// Runs `body`, which must throw an fmwork::Error; returns it (a test failure, and a placeholder, if not).
+template <typename F>
+Error expect_error(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an fmwork::Error";
+  return runtime_error("no error was thrown");
+}
 
 void write_file(const std::string& path, const std::string& contents);
 std::string read_file(const std::string& path);

@@ -79,5 +79,14 @@ TEST(ValueTest, JsonForPlugins) {
   EXPECT_EQ(value_to_json(v), "{\"a\":[1,null],\"b\":\"torch.float16\",\"c\":\"caf\xc3\xa9 \xef\xbf\xbd\",\"d\":0.5}");
 }
 
+TEST(ValueTest, JsonOfEachType) {
+  EXPECT_EQ(value_to_json(Value::of_dict({{"a", Value::none()},
+                                          {"b", Value::of_list({Value::of_bool(true), Value::of_int(-2)})},
+                                          {"c", Value::of_tuple({Value::of_float(0.5)})},
+                                          {"d", Value::of_dtype("float16")},
+                                          {"e", Value::of_string("x\"y")}})),
+            R"({"a":null,"b":[true,-2],"c":[0.5],"d":"torch.float16","e":"x\"y"})");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -1,5 +1,5 @@
-// A loaded model, ready to be called on a prepared batch; load_model() picks the loader from the path:
-// a file is a TorchScript archive, a folder is a Hugging Face model folder run by the native encoder.
+// A loaded model, ready to be called on a prepared batch, and what every loader is asked for
+// (LoadRequest). The loaders: torchscript_model.hpp, hf/hf_model.hpp; model_loader.hpp picks one.
 #pragma once
 
 #include <cstdint>
@@ -69,14 +69,5 @@ struct LoadRequest {
   ModelOptions options;      // --model:...
   torch::Device device = torch::kCPU;
 };
-
-// Loads the model at request.path onto request.device (TorchScript straight onto it; native encoders'
-// weights moved there). Throws a usage Error for a path that
-// does not exist or a class/option that does not fit the model, a runtime Error for a broken file.
-std::unique_ptr<Model> load_model(const LoadRequest& request);
-
-// Loaders behind load_model, exposed for tests.
-std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request);
-std::unique_ptr<Model> load_hf_model(const LoadRequest& request);  // src/hf/
 
 }  // namespace fmwork

@@ -1,6 +1,6 @@
 // Where the model runs: a LibTorch device plus the operations the sweep needs around it (synchronise,
-// memory peaks) and the rules a platform imposes on a run. `cpu` and `cuda[:N]` are built in; any other
-// name is a plugin (plugin.hpp).
+// memory peaks), the rules a platform imposes on a run (as data, platform_rules.hpp) and the compilers it
+// brings. `cpu` and `cuda[:N]` are built in, any other name is a plugin: platform_registry.hpp makes them.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +11,21 @@
 
 #include <torch/torch.h>
 
-#include "fmwork/cli.hpp"
 #include "fmwork/model.hpp"
 #include "fmwork/option_sets.hpp"
+#include "fmwork/platform_rules.hpp"
+#include "fmwork/value.hpp"
 
 namespace fmwork {
 
 struct MemoryPeaks { int64_t allocated_bytes = 0, reserved_bytes = 0; };
 
+// Where the model came from, for compilers that rebuild it from its files (a plugin's backend).
+struct ModelSource {
+  std::string path;                           // --model_root/--model_name
+  std::string model_class;                    // --model_class
+  Value options = Value::of_dict({});         // the --model: tree as given
+};
 
 class Platform {
  public:
@@ -37,24 +44,18 @@ class Platform {
   virtual void reset_memory_peaks() {}
   virtual std::optional<MemoryPeaks> memory_peaks() { return std::nullopt; }
 
-  // Everything this platform refuses about the command line, each entry a whole sentence naming the
-  // option and the reason; empty when the run is acceptable. The driver reports all of them at once.
-  virtual std::vector<std::string> check(const CommandLine& command_line) const { return {}; }
+  // The rules a run on this platform must follow (none by default); the driver checks them against the
+  // command line with check_constraints() before anything is loaded and reports every refusal at once.
+  virtual PlatformConstraints constraints() const { return {}; }
 
   // Compile backends this platform provides itself (a plugin's "sendnn"); empty for cpu and cuda.
   virtual std::vector<std::string> compile_backends() const { return {}; }
-  // Compiles `model` with one of compile_backends(); the result is what the sweep times. Throws an Error
-  // when the platform's compiler refuses the model or the options.
-  virtual std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& options) {
+  // Compiles `model` (loaded from `source`) with one of compile_backends(); the result is what the sweep
+  // times. Throws an Error when the platform's compiler refuses the model or the options.
+  virtual std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& options,
+                                         const ModelSource& source) {
     return model;
   }
 };
-
-// Names of the built-in platforms, for error messages.
-std::vector<std::string> builtin_platform_names();
-
-// Makes the platform named by --platform. cpu; cuda / cuda:N (a usage Error when this LibTorch has no
-// CUDA or N is out of range); otherwise a plugin is looked up (a usage Error listing what was tried).
-std::unique_ptr<Platform> make_platform(const std::string& name, const PlatformOptions& options);
 
 }  // namespace fmwork

@@ -18,8 +18,10 @@
 #include "fmwork/inputs.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
+#include "fmwork/model_loader.hpp"
 #include "fmwork/option_sets.hpp"
-#include "fmwork/platform.hpp"
+#include "fmwork/platform_registry.hpp"
+#include "fmwork/platform_rules.hpp"
 #include "fmwork/runtime_info.hpp"
 #include "fmwork/sweep.hpp"
 #include "fmwork/torch_settings.hpp"
@@ -73,11 +75,68 @@ Options parse_and_validate(int argc, char** argv) {
 }
 
 void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
-  const auto refusals = platform.check(command_line);
+  const auto refusals = check_constraints(platform.name(), platform.constraints(), command_line);
   if (refusals.empty()) return;
   std::string message = fmt::format("--platform {} cannot run this command line:", platform.name());
   for (const auto& r : refusals) message += " " + r;
   throw usage_error(message);
+}
+
+// The RUNTIME section: applies the torch settings, then autograd as asked (after them, so that it holds);
+// prints the platform, LibTorch and its libraries.
+RuntimeInfo apply_runtime(const Options& o, const Platform& platform, bool grad) {
+  std::cout << banner("RUNTIME");
+  for (const auto& line : apply_torch_settings(o.calls, o.sets)) std::cout << line << "\n";
+  c10::GradMode::set_enabled(grad);
+  std::cout << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
+                     : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
+  std::cout << fmt::format("platform: {} ({})\n", platform.name(), platform.description());
+  const RuntimeInfo runtime = runtime_info();
+  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION,
+                           FMWORK_GIT_REVISION);
+  std::cout << describe_runtime(runtime) << "\n" << std::flush;
+  return runtime;
+}
+
+// The MODEL section: loads and compiles the model; SETUP times it from the start of loading to ready.
+std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  std::cout << banner("MODEL") << std::flush;
+  const Nanos t0 = clock_now();
+  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device()});
+  if (args.eval) model->eval();
+  std::vector<std::string> notes;
+  const ModelSource source{args.model_path, args.model_class, o.command_line.subs.at("model")};
+  model = compile_model(std::move(model), args.compile, args.eval, o.compile, platform, source, notes);
+  platform.synchronize();
+  const Nanos t1 = clock_now();
+
+  std::cout << model->describe() << "\n";
+  for (const auto& note : o.model.ignored) std::cout << note << "\n";
+  for (const auto& note : notes) std::cout << note << "\n";
+  std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
+  return model;
+}
+
+MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Platform& platform, const Model& model,
+                   bool grad) {
+  return MetaLine{Fields{{{"driver", FMWORK_VERSION},
+                          {"git", FMWORK_GIT_REVISION},
+                          {"torch", runtime.torch_version},
+                          {"blas", to_log_token(runtime.blas)},
+                          {"onednn", runtime.onednn},
+                          {"parallel", to_log_token(runtime.parallel)},
+                          {"platform", platform.name()},
+                          {"device", to_log_token(platform.description())},
+                          {"threads", std::to_string(runtime.intra_op_threads)},
+                          {"interop_threads", std::to_string(runtime.inter_op_threads)},
+                          {"dtype", model.dtype_name()},
+                          {"parameters", std::to_string(model.parameter_count())},
+                          {"weights", model.weights_source()},
+                          {"seed", std::to_string(args.seed)},
+                          {"grad", grad ? "on" : "off"},
+                          {"eval", args.eval ? "true" : "false"},
+                          {"compile", args.compile ? "true" : "false"}}}};
 }
 
 int run(int argc, char** argv) {
@@ -87,50 +146,10 @@ int run(int argc, char** argv) {
   check_platform_rules(*platform, o.command_line);
 
   std::cout << banner("ARGS") << format_args_section(o.command_line) << std::flush;
-
-  std::cout << banner("RUNTIME");
-  for (const auto& line : apply_torch_settings(o.calls, o.sets)) std::cout << line << "\n";
   const bool grad = grad_enabled_requested(o.calls);
-  c10::GradMode::set_enabled(grad);
-  std::cout << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
-                     : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
-  std::cout << fmt::format("platform: {} ({})\n", platform->name(), platform->description());
-  const RuntimeInfo runtime = runtime_info();
-  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION,
-                           FMWORK_GIT_REVISION);
-  std::cout << describe_runtime(runtime) << "\n" << std::flush;
-
-  std::cout << banner("MODEL") << std::flush;
-  const Nanos t0 = clock_now();
-  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform->device()});
-  if (args.eval) model->eval();
-  std::vector<std::string> notes;
-  model = compile_model(std::move(model), args.compile, args.eval, o.compile, *platform, notes);
-  platform->synchronize();
-  const Nanos t1 = clock_now();
-
-  std::cout << model->describe() << "\n";
-  for (const auto& note : o.model.ignored) std::cout << note << "\n";
-  for (const auto& note : notes) std::cout << note << "\n";
-  std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
-  std::cout << format_line(MetaLine{Fields{{{"driver", FMWORK_VERSION},
-                                            {"git", FMWORK_GIT_REVISION},
-                                            {"torch", runtime.torch_version},
-                                            {"blas", to_log_token(runtime.blas)},
-                                            {"onednn", runtime.onednn},
-                                            {"parallel", to_log_token(runtime.parallel)},
-                                            {"platform", platform->name()},
-                                            {"device", to_log_token(platform->description())},
-                                            {"threads", std::to_string(runtime.intra_op_threads)},
-                                            {"interop_threads", std::to_string(runtime.inter_op_threads)},
-                                            {"dtype", model->dtype_name()},
-                                            {"parameters", std::to_string(model->parameter_count())},
-                                            {"weights", model->weights_source()},
-                                            {"seed", std::to_string(args.seed)},
-                                            {"grad", grad ? "on" : "off"},
-                                            {"eval", args.eval ? "true" : "false"},
-                                            {"compile", args.compile ? "true" : "false"}}}})
-            << std::endl;
+  const RuntimeInfo runtime = apply_runtime(o, *platform, grad);
+  auto model = load_and_compile(o, *platform);
+  std::cout << format_line(meta_line(args, runtime, *platform, *model, grad)) << std::endl;
 
   InputGenerator inputs(model->token_facts(), args.seed);
   SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,

@@ -17,8 +17,9 @@
 #include "fmwork/inputs.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
-#include "fmwork/platform.hpp"
-#include "fmwork/plugin.hpp"
+#include "fmwork/model_loader.hpp"
+#include "fmwork/platform_registry.hpp"
+#include "fmwork/plugin_loader.hpp"
 #include "test_support.hpp"
 
 namespace fmwork {
@@ -281,7 +282,7 @@ TEST_F(PluginDriverTest, OutputsOnTheReferenceDeviceMatchCpu) {
   torchscript.backend = "torchscript";
   torchscript.raw = Value::of_dict({{"backend", Value::of_string("torchscript")}});
   auto frozen = compile_model(load_model(LoadRequest{model_, "BertModel", {}, device}), true, true, torchscript,
-                              *platform, notes);
+                              *platform, {}, notes);
   frozen->eval();
 
   InputGenerator cpu_inputs(cpu_model->token_facts(), 7), dev_inputs(dev_model->token_facts(), 7);

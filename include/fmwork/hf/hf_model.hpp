@@ -1,5 +1,5 @@
 // A Hugging Face model folder (config.json + safetensors) as an fmwork Model, run by the native encoder;
-// load_hf_model() (declared in fmwork/model.hpp) builds it. Also the writer of real-size random model folders
+// load_hf_model() builds it. Also the writer of real-size random model folders
 // that tools and benchmarks use.
 #pragma once
 
@@ -70,3 +70,13 @@ uint64_t write_random_model_folder(const std::string& config_json_path, const st
                                    const std::string& dtype = "float32");
 
 }  // namespace fmwork::hf
+
+namespace fmwork {
+
+// Loads the Hugging Face model folder request.path (config.json, *.safetensors, tokenizer files) into the
+// native encoder on request.device, in --model:torch_dtype. Throws a usage Error for a class or option that
+// does not fit the config, or a folder without weights unless --model:random_weights@ True; a runtime
+// Error for a broken file.
+std::unique_ptr<Model> load_hf_model(const LoadRequest& request);
+
+}  // namespace fmwork

@@ -1,4 +1,5 @@
-#include "fmwork/platform.hpp"
+// The platforms by name: cpu and cuda[:N] built in, any other name a plugin (see platform_registry.hpp).
+#include "fmwork/platform_registry.hpp"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
@@ -6,9 +7,11 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
-#include "fmwork/plugin.hpp"
+#include "fmwork/plugin_loader.hpp"
+#include "fmwork/plugin_platform.hpp"
 
 #ifdef FMWORK_WITH_CUDA
 #include "cuda/cuda_device.hpp"
@@ -79,6 +82,22 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
   return std::make_unique<CudaPlatform>(name, index);
 }
 
+std::string builtin_list() { return fmt::format("{}", fmt::join(builtin_platform_names(), ", ")); }
+
+std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOptions& options) {
+  const std::string prefix = "--platform " + name + ": ";
+  if (!valid_plugin_name(name))
+    throw usage_error(prefix + "not a platform name; expected " + builtin_list() +
+                      " or a plugin name of letters, digits, '_', '-' and '.'");
+  std::vector<std::string> tried;
+  const std::optional<PluginLibrary> library = load_plugin_library(name, tried);
+  if (!library)
+    throw usage_error(prefix + "not a built-in platform (" + builtin_list() + ") and no plugin " +
+                      plugin_file_name(name) + " was found; tried " + fmt::format("{}", fmt::join(tried, ", ")) +
+                      " (set " + kPluginPathVariable + " to the folder that holds it)");
+  return make_plugin_platform(name, *library, options);
+}
+
 }  // namespace
 
 std::vector<std::string> builtin_platform_names() { return {"cpu", "cuda", "cuda:N"}; }
@@ -94,7 +113,7 @@ std::unique_ptr<Platform> make_platform(const std::string& name, const PlatformO
       throw usage_error("--platform:" + options.entries.front().first + ": the cuda platform takes no --platform: options");
     return make_cuda(name);
   }
-  return load_plugin_platform(name, options);
+  return make_plugin(name, options);
 }
 
 }  // namespace fmwork

@@ -1,44 +1,27 @@
 // TorchScript models written by make_model (Module::define + save), loaded and run through load_model.
-#include "fmwork/model.hpp"
+#include "fmwork/torchscript_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "fmwork/compile.hpp"
 #include "fmwork/error.hpp"
 #include "fmwork/inputs.hpp"
-#include "fmwork/platform.hpp"
+#include "fmwork/model_loader.hpp"
 #include "test_support.hpp"
 
 namespace fmwork {
 namespace {
 
 using fmwork::testing::ScratchDir;
+using fmwork::testing::expect_error;
 
 std::string make(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
-  const std::string path = dir.file(name + "/model.pt");
-  std::vector<std::string> argv = {fmwork::testing::make_model_path(), "--out", path, "--layers", "1",
-                                   "--hidden", "16", "--heads", "2", "--intermediate", "32", "--vocab", "50"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  auto r = fmwork::testing::run_command(argv);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return path;
+  return fmwork::testing::make_small_torchscript(dir, name, std::move(extra));
 }
 
 LoadRequest request(const std::string& path, ModelOptions options = {}) {
   return LoadRequest{path, "BertModel", options, torch::kCPU};
-}
-
-template <typename F>
-Error expect_error(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an fmwork::Error";
-  return runtime_error("none");
 }
 
 Batch batch(int64_t b, int64_t l) { return InputGenerator(TokenFacts{50, {0}}, 1).make(b, l, torch::kCPU); }
@@ -158,61 +141,6 @@ TEST(TorchScriptModel, RefusesHuggingFaceOnlyOptions) {
   EXPECT_NE(std::string(e.what()).find("--model:attn_implementation applies to Hugging Face model folders"),
             std::string::npos)
       << e.what();
-}
-
-TEST(Compile, TorchscriptBackendMatchesEager) {
-  ScratchDir dir;
-  auto path = make(dir, "m");
-  auto platform = make_platform("cpu", {});
-  auto eager = load_model(request(path));
-  eager->eval();
-  auto compiled = load_model(request(path));
-  compiled->eval();
-  std::vector<std::string> notes;
-  CompileOptions options;
-  compiled = compile_model(std::move(compiled), true, true, options, *platform, notes);
-  ASSERT_FALSE(notes.empty());
-  EXPECT_NE(notes.back().find("torchscript"), std::string::npos);
-  torch::NoGradGuard no_grad;
-  Batch b = batch(2, 8);
-  EXPECT_TRUE(torch::allclose(compiled->forward(b).toTensor(), eager->forward(b).toTensor(), 1e-5, 1e-5));
-}
-
-TEST(Compile, RefusesWhatItCannotDo) {
-  ScratchDir dir;
-  auto path = make(dir, "m");
-  auto platform = make_platform("cpu", {});
-  std::vector<std::string> notes;
-  auto message = [&](bool eval, const std::string& backend) {
-    CompileOptions options;
-    if (!backend.empty()) {
-      options.backend = backend;
-      options.raw = Value::of_dict({{"backend", Value::of_string(backend)}});
-    }
-    return std::string(expect_error([&] {
-                         compile_model(load_model(request(path)), true, eval, options, *platform, notes);
-                       }).what());
-  };
-  EXPECT_NE(message(false, "").find("needs eval mode: add --eval"), std::string::npos);
-  auto inductor = message(true, "inductor");
-  EXPECT_NE(inductor.find("--compile:backend inductor: not available here"), std::string::npos) << inductor;
-  EXPECT_NE(inductor.find("torchscript"), std::string::npos) << inductor;
-  EXPECT_NE(message(true, "cudagraphs").find("--platform cuda"), std::string::npos);
-}
-
-TEST(Platform, CpuAndRefusals) {
-  auto cpu = make_platform("cpu", {});
-  EXPECT_EQ(cpu->device(), torch::Device(torch::kCPU));
-  EXPECT_NE(cpu->description().find("threads"), std::string::npos);
-  if (!torch::cuda::is_available()) {
-    Error e = expect_error([] { make_platform("cuda", {}); });
-    EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_NE(std::string(e.what()).find("--platform cuda: this LibTorch has no CUDA"), std::string::npos) << e.what();
-  }
-  Error bad_index = expect_error([] { make_platform("cuda:x", {}); });
-  EXPECT_NE(std::string(bad_index.what()).find("cuda:N"), std::string::npos) << bad_index.what();
-  Error options = expect_error([] { make_platform("cpu", PlatformOptions{{{"k", "v"}}}); });
-  EXPECT_NE(std::string(options.what()).find("--platform:k"), std::string::npos) << options.what();
 }
 
 }  // namespace

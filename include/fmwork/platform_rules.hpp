@@ -1,0 +1,45 @@
+// The rules a platform imposes on a run, declared as data (a plugin's fmwork_constraints) and checked
+// here against the command line, generically: Spyre compiles one input shape per run, needs --compile
+// with its backend, runs without autograd. Platforms only declare; the driver checks before it loads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fmwork {
+
+struct CommandLine;  // cli.hpp: the rules read the command line; the platforms that declare them do not
+
+// One required option (from fmwork_requirement).
+struct PlatformRequirement {
+  std::string option;  // "compile", "eval", or "SET:key[:key...]"
+  std::string value;   // as written on the command line
+  bool typed = false;  // value is a Python literal (the option is given with `@`)
+  std::string reason;  // may be empty
+};
+struct PlatformConstraints {
+  bool single_input_size = false;
+  std::string single_input_reason;
+  bool single_batch_size = false;
+  std::string single_batch_reason;
+  std::vector<PlatformRequirement> required;
+};
+
+// Throws a runtime Error (a plugin bug) for a requirement the host cannot check: an option that names no
+// fixed flag or sub-option set, a value that is not a Python literal while typed, a fixed flag whose value
+// is not True or False. `platform` names the plugin in the message.
+void validate_requirement(const std::string& platform, const PlatformRequirement& requirement);
+
+// Checks the constraints of the platform named `platform` against the command line: one sentence per
+// missing or wrong piece, all of them, e.g.
+//   "--platform spyre requires a single --input_sizes value (got 3: 64,128,256): <reason>."
+//   "--platform spyre requires --compile:backend sendnn (got --compile:backend inductor): <reason>."
+// Empty when the command line is acceptable. Throws as validate_requirement does.
+std::vector<std::string> check_constraints(const std::string& platform, const PlatformConstraints& constraints,
+                                           const CommandLine& command_line);
+
+// The requirement as the user would type it: "--compile", "--torch.call:set_grad_enabled@ False",
+// "--compile:backend sendnn".
+std::string format_requirement(const PlatformRequirement& requirement);
+
+}  // namespace fmwork

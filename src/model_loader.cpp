@@ -1,0 +1,27 @@
+// Picks the loader from the path (see model_loader.hpp).
+#include "fmwork/model_loader.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "fmwork/error.hpp"
+#include "fmwork/hf/hf_model.hpp"
+#include "fmwork/torchscript_model.hpp"
+
+namespace fmwork {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<Model> load_model(const LoadRequest& request) {
+  std::error_code ec;
+  auto status = fs::status(request.path, ec);
+  if (!fs::exists(status))
+    throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file or a Hugging Face model "
+                                  "folder (config.json + *.safetensors), with --model_root as its parent if you like",
+                                  request.path));
+  if (fs::is_directory(status)) return load_hf_model(request);
+  return load_torchscript_model(request);
+}
+
+}  // namespace fmwork
