@@ -186,7 +186,7 @@ std::string arg_value(const std::vector<std::string>& opts, const std::string& n
 const std::vector<std::string> kStatKeys = {"reps",   "dropped", "mean_ms", "stddev_ms", "min_ms",
                                             "p50_ms", "p90_ms",  "p99_ms",  "max_ms"};
 
-std::map<std::string, std::string> stat_values(const RunRecord& run) {
+std::map<std::string, std::string> run_stats(const RunRecord& run) {
   std::map<std::string, std::string> values;
   const Fields* fields = nullptr;
   StatLine computed;
@@ -196,7 +196,7 @@ std::map<std::string, std::string> stat_values(const RunRecord& run) {
     std::vector<double> seconds;
     seconds.reserve(run.rep_durations.size());
     for (Nanos d : run.rep_durations) seconds.push_back(static_cast<double>(d) / 1e9);
-    computed = make_stat_line(run.res.input, run.res.batch, summarize(seconds));
+    computed = make_stat_line(run.res.input, run.res.batch, stat_values(summarize(seconds)));
     fields = &computed.fields;
   }
   if (fields) {
@@ -392,7 +392,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
       cells.push_back(std::to_string(row.line));
       if (row.run) {
         const RunRecord& run = *row.run;
-        const auto stats = stat_values(run);
+        const auto stats = run_stats(run);
         cells.push_back("ok");
         cells.push_back(run.timestamp);
         cells.push_back(run.res.model_name);
@@ -470,7 +470,7 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
       std::vector<std::string> cells;
       if (row.run) {
         const RunRecord& run = *row.run;
-        const auto stats = stat_values(run);
+        const auto stats = run_stats(run);
         auto get = [&](const char* key) {
           auto it = stats.find(key);
           return it == stats.end() ? std::string("-") : it->second;
