@@ -204,8 +204,11 @@ int forward(std::vector<std::string> args) {
   }
   // RES and STAT as the driver writes them (log_format, stats: the same warm-up rule and median).
   const fmwork::Summary summary = fmwork::summarize(times);
-  std::printf("%s\n%s\n", fmwork::format_line(fmwork::make_res_line(t_first, t_last, r.path, r.model_class, L, B, summary)).c_str(),
-              fmwork::format_line(fmwork::make_stat_line(L, B, summary)).c_str());
+  std::printf("%s\n%s\n",
+              fmwork::format_line(fmwork::make_res_line(t_first, t_last, r.path, r.model_class, L, B,
+                                                        fmwork::latency_ms(summary), fmwork::throughput(summary, B)))
+                  .c_str(),
+              fmwork::format_line(fmwork::make_stat_line(L, B, fmwork::stat_values(summary))).c_str());
   const double med = summary.median;
   const size_t drop = summary.dropped;
   if (with_gemm) {

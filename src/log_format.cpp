@@ -159,10 +159,6 @@ bool is_key(std::string_view key) {
   });
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // ---- parsers ----
 
 Error line_error(std::string_view word, const std::string& what) {
@@ -206,16 +202,27 @@ std::string field_token(std::string_view word, std::string_view name, std::strin
   return std::string(text);
 }
 
-// key=value fields; for FAIL, "error=" takes the rest of the line.
-Fields parse_fields(std::string_view word, std::string_view rest, bool error_to_end) {
+// The field that runs to the end of the line (FAIL's error=), or nullptr.
+const FieldSpec* to_end_field(const LineSpec& spec) {
+  for (const FieldSpec& f : spec.fields) {
+    if (f.to_end) return &f;
+  }
+  return nullptr;
+}
+
+// key=value fields; the spec's to_end field (FAIL's "error=") takes the rest of the line.
+Fields parse_fields(const LineSpec& spec, std::string_view rest) {
+  const std::string_view word = spec.word;
+  const FieldSpec* tail = to_end_field(spec);
+  const std::string tail_prefix = tail ? std::string(tail->key) + "=" : std::string();
   Fields fields;
   std::set<std::string, std::less<>> seen;
   if (rest.empty()) return fields;
   size_t pos = 0;
   while (true) {
-    if (error_to_end && rest.substr(pos, 6) == "error=") {
-      if (seen.count("error")) throw line_error(word, "has the key 'error' twice");
-      fields.items.emplace_back("error", std::string(rest.substr(pos + 6)));
+    if (tail && rest.substr(pos, tail_prefix.size()) == tail_prefix) {
+      if (seen.count(tail->key)) throw line_error(word, "has the key " + quote(tail->key) + " twice");
+      fields.items.emplace_back(std::string(tail->key), std::string(rest.substr(pos + tail_prefix.size())));
       return fields;
     }
     size_t end = std::min(rest.find(' ', pos), rest.size());
@@ -236,62 +243,86 @@ Fields parse_fields(std::string_view word, std::string_view rest, bool error_to_
   return fields;
 }
 
-void require_int(std::string_view word, const Fields& fields, std::string_view key, int64_t min_value) {
-  const std::string* v = fields.find(key);
-  if (!v) throw line_error(word, "has no " + std::string(key) + "= field");
-  field_int(word, key, *v, min_value);
+// "pass|fail" -> "pass or fail"
+std::string choices_text(std::string_view choices) {
+  std::string out;
+  for (char c : choices) out += c == '|' ? std::string(" or ") : std::string(1, c);
+  return out;
 }
 
-// Typed checks shared by parse and format: required input/batch, and the types of the known keys.
-void check_fields(std::string_view word, const Fields& fields) {
-  if (word == "META") return;  // free keys
-  require_int(word, fields, "input", 1);
-  require_int(word, fields, "batch", 1);
+bool is_choice(std::string_view choices, std::string_view value) {
+  size_t start = 0;
+  while (true) {
+    size_t bar = std::min(choices.find('|', start), choices.size());
+    if (choices.substr(start, bar - start) == value) return true;
+    if (bar == choices.size()) return false;
+    start = bar + 1;
+  }
+}
+
+void check_value(std::string_view word, const FieldSpec& spec, std::string_view key, std::string_view value) {
+  switch (spec.kind) {
+    case FieldKind::integer: field_int(word, key, value, spec.min); break;
+    case FieldKind::number: field_double(word, key, value); break;
+    case FieldKind::text:
+      if (!spec.choices.empty() && !is_choice(spec.choices, value)) {
+        throw line_error(word, std::string(key) + " must be " + choices_text(spec.choices) + ", got " + quote(value));
+      }
+      break;
+  }
+}
+
+// Typed checks shared by parse and format, in the order of their errors: the key fields (input, batch),
+// then each field's type in line order, then the other required fields.
+void check_fields(const LineSpec& spec, const Fields& fields) {
+  const std::string_view word = spec.word;
+  for (const FieldSpec& f : spec.fields) {
+    if (f.need != FieldNeed::key) continue;
+    const std::string* v = fields.find(f.key);
+    if (!v) throw line_error(word, "has no " + std::string(f.key) + "= field");
+    check_value(word, f, f.key, *v);
+  }
   for (const auto& [key, value] : fields.items) {
-    if (key == "error") continue;
-    if (word == "STAT") {
-      if (key == "reps" || key == "dropped") field_int(word, key, value, 0);
-      if (ends_with(key, "_ms")) field_double(word, key, value);
-    } else if (word == "MEM") {
-      if (ends_with(key, "_bytes")) field_int(word, key, value, 0);
-    } else if (word == "CHECK") {
-      if (key == "result" && value != "pass" && value != "fail")
-        throw line_error(word, "result must be pass or fail, got " + quote(value));
-      static const char* const kNumbers[] = {"max_abs", "max_rel", "cosine", "atol", "rtol", "min_cosine"};
-      if (std::find(std::begin(kNumbers), std::end(kNumbers), key) != std::end(kNumbers)) field_double(word, key, value);
-    }
+    if (const FieldSpec* f = spec.find(key)) check_value(word, *f, key, value);
   }
-  if (word == "CHECK" && !fields.find("result")) throw line_error(word, "has no result= field");
-  if (word == "FAIL") {
-    if (fields.items.empty() || fields.items.back().first != "error") {
-      throw line_error(word, "must end with an error= field");
+  for (const FieldSpec& f : spec.fields) {
+    if (f.to_end) {
+      if (fields.items.empty() || fields.items.back().first != f.key) {
+        throw line_error(word, "must end with an " + std::string(f.key) + "= field");
+      }
+    } else if (f.need == FieldNeed::required && !fields.find(f.key)) {
+      throw line_error(word, "has no " + std::string(f.key) + "= field");
     }
   }
 }
 
-Fields parse_checked_fields(std::string_view word, std::string_view rest) {
-  Fields fields = parse_fields(word, rest, word == "FAIL");
-  check_fields(word, fields);
+Fields parse_checked_fields(const LineSpec& spec, std::string_view rest) {
+  Fields fields = parse_fields(spec, rest);
+  check_fields(spec, fields);
   return fields;
 }
 
-std::string format_fields(std::string_view word, const Fields& fields) {
+// A to_end value made one line rather than refused: a failing combination must always be reported.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  while (!text.empty() && is_py_space(text.back())) text.pop_back();
+  return text;
+}
+
+std::string format_fields(const LineSpec& spec, const Fields& fields) {
+  const std::string_view word = spec.word;
+  const FieldSpec* tail = to_end_field(spec);
   std::string out = "FMWORK " + std::string(word);
   std::set<std::string, std::less<>> seen;
   for (size_t i = 0; i < fields.items.size(); ++i) {
     const auto& [key, value] = fields.items[i];
     if (!is_key(key)) throw line_error(word, "key " + quote(key) + " is not [A-Za-z0-9_.-]+");
     if (!seen.insert(key).second) throw line_error(word, "has the key " + quote(key) + " twice");
-    bool free_text = word == "FAIL" && key == "error";
-    std::string text = value;
-    if (free_text) {
-      if (i + 1 != fields.items.size()) throw line_error(word, "error= must be the last field");
-      // Made one line rather than refused: a failing combination must always be reported.
-      for (char& c : text) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-      }
-      while (!text.empty() && is_py_space(text.back())) text.pop_back();
-    } else {
+    const bool free_text = tail && key == tail->key;
+    if (free_text && i + 1 != fields.items.size()) throw line_error(word, key + "= must be the last field");
+    if (!free_text) {
       for (char c : value) {
         if (is_control_or_space(c)) {
           throw line_error(word, "value of " + quote(key) + " must hold no spaces or control characters, got " +
@@ -299,12 +330,9 @@ std::string format_fields(std::string_view word, const Fields& fields) {
         }
       }
     }
-    out += ' ';
-    out += key;
-    out += '=';
-    out += text;
+    out += ' ' + key + '=' + (free_text ? one_line(value) : value);
   }
-  check_fields(word, fields);
+  check_fields(spec, fields);
   return out;
 }
 
@@ -333,11 +361,11 @@ struct Formatter {
            std::to_string(l.input) + " " + std::to_string(l.batch) + " " + printf_double(l.latency_ms, 3) + " " +
            printf_double(l.throughput, 1);
   }
-  std::string operator()(const MetaLine& l) const { return format_fields("META", l.fields); }
-  std::string operator()(const StatLine& l) const { return format_fields("STAT", l.fields); }
-  std::string operator()(const MemLine& l) const { return format_fields("MEM", l.fields); }
-  std::string operator()(const FailLine& l) const { return format_fields("FAIL", l.fields); }
-  std::string operator()(const CheckLine& l) const { return format_fields("CHECK", l.fields); }
+  std::string operator()(const MetaLine& l) const { return format_fields(meta_line_spec(), l.fields); }
+  std::string operator()(const StatLine& l) const { return format_fields(stat_line_spec(), l.fields); }
+  std::string operator()(const MemLine& l) const { return format_fields(mem_line_spec(), l.fields); }
+  std::string operator()(const FailLine& l) const { return format_fields(fail_line_spec(), l.fields); }
+  std::string operator()(const CheckLine& l) const { return format_fields(check_line_spec(), l.fields); }
 };
 
 }  // namespace
@@ -417,50 +445,56 @@ std::optional<double> Fields::get_double(std::string_view key) const {
   return parsed;
 }
 
-ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
-                      int64_t input, int64_t batch, const Summary& summary) {
-  ResLine res;
-  res.t_first = t_first;
-  res.t_last = t_last;
-  res.model_name = model_name;
-  res.model_class = model_class;
-  res.input = input;
-  res.batch = batch;
-  res.latency_ms = summary.median * 1000.0;                   // '%.3f' % (med * 1000.0)
-  res.throughput = static_cast<double>(batch) / summary.median;  // '%.1f' % (batch_size / med)
-  return res;
+namespace {
+
+std::string format_value(const FieldSpec& spec, const FieldValue& value) {
+  if (spec.kind == FieldKind::integer && std::holds_alternative<int64_t>(value)) {
+    return std::to_string(std::get<int64_t>(value));
+  }
+  if (spec.kind == FieldKind::number && std::holds_alternative<double>(value)) {
+    const double x = std::get<double>(value);
+    return spec.significant ? fmt::format("{:.{}g}", x, spec.precision) : printf_double(x, spec.precision);
+  }
+  if (spec.kind == FieldKind::text && std::holds_alternative<std::string_view>(value)) {
+    return std::string(std::get<std::string_view>(value));
+  }
+  throw runtime_error("FMWORK line field " + quote(spec.key) + " given a value of the wrong kind");
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const Summary& s) {
-  StatLine line;
-  Fields& f = line.fields;
-  f.add("input", input).add("batch", batch);
-  f.add("reps", static_cast<int64_t>(s.reps)).add("dropped", static_cast<int64_t>(s.dropped));
-  f.add("mean_ms", s.mean * 1000.0, 6).add("stddev_ms", s.stddev * 1000.0, 6).add("min_ms", s.min * 1000.0, 6);
-  f.add("p50_ms", s.p50 * 1000.0, 6).add("p90_ms", s.p90 * 1000.0, 6).add("p99_ms", s.p99 * 1000.0, 6);
-  f.add("max_ms", s.max * 1000.0, 6);
-  return line;
+}  // namespace
+
+Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values) {
+  if (values.size() != spec.fields.size()) {
+    throw runtime_error("FMWORK " + std::string(spec.word) + " has " + std::to_string(spec.fields.size()) +
+                        " fields, given " + std::to_string(values.size()) + " values");
+  }
+  Fields fields;
+  for (size_t i = 0; i < values.size(); ++i) {
+    fields.add(std::string(spec.fields[i].key), format_value(spec.fields[i], values[i]));
+  }
+  return fields;
+}
+
+ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
+                      int64_t input, int64_t batch, double latency_ms, double throughput) {
+  return ResLine{t_first, t_last, model_name, model_class, input, batch, latency_ms, throughput};
+}
+
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v) {
+  return StatLine{make_fields(stat_line_spec(), {input, batch, v.reps, v.dropped, v.mean_ms, v.stddev_ms, v.min_ms,
+                                                 v.p50_ms, v.p90_ms, v.p99_ms, v.max_ms})};
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {
-  MemLine line;
-  line.fields.add("input", input).add("batch", batch);
-  line.fields.add("allocated_peak_bytes", allocated_peak_bytes).add("reserved_peak_bytes", reserved_peak_bytes);
-  return line;
+  return MemLine{make_fields(mem_line_spec(), {input, batch, allocated_peak_bytes, reserved_peak_bytes})};
 }
 
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
                           double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass) {
-  CheckLine line;
-  Fields& f = line.fields;
   std::string names;
   for (const auto& n : outputs) names += (names.empty() ? "" : ",") + n;
-  f.add("input", input).add("batch", batch).add("outputs", to_log_token(names));
-  auto g = [](double x) { return fmt::format("{:.6g}", x); };
-  f.add("max_abs", g(max_abs)).add("max_rel", g(max_rel)).add("cosine", g(cosine));
-  f.add("atol", g(atol)).add("rtol", g(rtol)).add("min_cosine", g(min_cosine));
-  f.add("result", pass ? "pass" : "fail");
-  return line;
+  return CheckLine{make_fields(check_line_spec(), {input, batch, to_log_token(names), max_abs, max_rel, cosine, atol,
+                                                   rtol, min_cosine, std::string_view(pass ? "pass" : "fail")})};
 }
 
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
@@ -472,9 +506,7 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
   size_t b = text.find_first_not_of(' ');
   size_t e = text.find_last_not_of(' ');
   text = b == std::string::npos ? std::string() : text.substr(b, e - b + 1);
-  FailLine line;
-  line.fields.add("input", input).add("batch", batch).add("error", std::move(text));
-  return line;
+  return FailLine{make_fields(fail_line_spec(), {input, batch, std::string_view(text)})};
 }
 
 std::string format_line(const LogLine& line) { return std::visit(Formatter{}, line); }
@@ -524,11 +556,11 @@ std::optional<LogLine> parse_line(std::string_view line) {
     res.throughput = field_double(word, "throughput", parts[9]);
     return res;
   }
-  if (word == "META") return MetaLine{parse_checked_fields(word, rest)};
-  if (word == "STAT") return StatLine{parse_checked_fields(word, rest)};
-  if (word == "MEM") return MemLine{parse_checked_fields(word, rest)};
-  if (word == "FAIL") return FailLine{parse_checked_fields(word, rest)};
-  if (word == "CHECK") return CheckLine{parse_checked_fields(word, rest)};
+  if (word == "META") return MetaLine{parse_checked_fields(meta_line_spec(), rest)};
+  if (word == "STAT") return StatLine{parse_checked_fields(stat_line_spec(), rest)};
+  if (word == "MEM") return MemLine{parse_checked_fields(mem_line_spec(), rest)};
+  if (word == "FAIL") return FailLine{parse_checked_fields(fail_line_spec(), rest)};
+  if (word == "CHECK") return CheckLine{parse_checked_fields(check_line_spec(), rest)};
   return std::nullopt;
 }
 

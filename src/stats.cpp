@@ -83,4 +83,24 @@ Summary summarize(const std::vector<double>& durations) {
   return s;
 }
 
+double milliseconds(double seconds) { return seconds * 1000.0; }
+
+double latency_ms(const Summary& summary) { return milliseconds(summary.median); }
+
+double throughput(const Summary& summary, int64_t batch) { return static_cast<double>(batch) / summary.median; }
+
+StatValues stat_values(const Summary& s) {
+  StatValues v;
+  v.reps = static_cast<int64_t>(s.reps);
+  v.dropped = static_cast<int64_t>(s.dropped);
+  v.mean_ms = milliseconds(s.mean);
+  v.stddev_ms = milliseconds(s.stddev);
+  v.min_ms = milliseconds(s.min);
+  v.p50_ms = milliseconds(s.p50);
+  v.p90_ms = milliseconds(s.p90);
+  v.p99_ms = milliseconds(s.p99);
+  v.max_ms = milliseconds(s.max);
+  return v;
+}
+
 }  // namespace fmwork

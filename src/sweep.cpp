@@ -83,8 +83,9 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
   out << "\n";
-  emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch, summary));
-  emit(out, make_stat_line(input, batch, summary));
+  emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
+                          latency_ms(summary), throughput(summary, batch)));
+  emit(out, make_stat_line(input, batch, stat_values(summary)));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
   if (check.line) emit(out, *check.line);

@@ -85,18 +85,6 @@ TEST(LogFormat, ResLineOfTheReadme) {
             "RobertaModel 128 1 3.691 270.9");
 }
 
-TEST(LogFormat, ResLineFromSummaryComputesLikeUpstream) {
-  Summary s;
-  s.median = 0.003691;  // seconds
-  ResLine res = make_res_line(1108911088153850, 1108912235531503, "m", "BertModel", 128, 1, s);
-  EXPECT_EQ(res.latency_ms, 0.003691 * 1000.0);
-  EXPECT_EQ(res.throughput, 1.0 / 0.003691);
-  EXPECT_EQ(format_line(res), "FMWORK RES 1108911.088153850 1108912.235531503 m BertModel 128 1 3.691 270.9");
-  s.median = 0.0125;
-  res = make_res_line(0, 1, "m", "c", 64, 8, s);
-  EXPECT_EQ(format_line(res), "FMWORK RES 0.000000000 0.000000001 m c 64 8 12.500 640.0");
-}
-
 TEST(LogFormat, SetupAndArg) {
   EXPECT_EQ(format_line(SetupLine{1.2345674}), "FMWORK SETUP 1.234567");
   EXPECT_EQ(format_line(SetupLine{12.0}), "FMWORK SETUP 12.000000");
@@ -158,22 +146,6 @@ TEST(LogFormat, NotOurLinesGiveNothing) {
 
 // ---- extension lines ----
 
-TEST(LogFormat, StatLineFromSummary) {
-  Summary s;
-  s.reps = 20;
-  s.dropped = 4;
-  s.mean = 0.0037121234;
-  s.stddev = 0.000021;
-  s.min = 0.00369;
-  s.p50 = 0.003701;
-  s.p90 = 0.00373;
-  s.p99 = 0.00379;
-  s.max = 0.003795;
-  EXPECT_EQ(format_line(make_stat_line(128, 1, s)),
-            "FMWORK STAT input=128 batch=1 reps=20 dropped=4 mean_ms=3.712123 stddev_ms=0.021000 min_ms=3.690000 "
-            "p50_ms=3.701000 p90_ms=3.730000 p99_ms=3.790000 max_ms=3.795000");
-}
-
 TEST(LogFormat, MemMetaFailLines) {
   EXPECT_EQ(format_line(make_mem_line(128, 4, 1048576, 2097152)),
             "FMWORK MEM input=128 batch=4 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152");
@@ -217,10 +189,10 @@ TEST(LogFormat, ParsesExtensionLines) {
 TEST(LogFormat, RoundTripEveryKind) {
   const ResLine res{1108911088153850, 1108912235531503, "org/model-1", "XLMRobertaModel", 512, 64, 12.345, 5184.3};
   const RepLine rep{7, 20, 5, 1000000000123};
-  Summary s;
-  s.reps = 10;
-  s.dropped = 2;
-  s.mean = 0.001;
+  StatValues stat;
+  stat.reps = 10;
+  stat.dropped = 2;
+  stat.mean_ms = 1.0;
   MetaLine meta;
   meta.fields.add("driver", "0.1.0").add("platform", "cuda:0").add("seed", int64_t{0});
   const std::vector<LogLine> lines = {ArgLine{"--torch.set:backends.cudnn.benchmark@ True"},
@@ -228,7 +200,7 @@ TEST(LogFormat, RoundTripEveryKind) {
                                       rep,
                                       res,
                                       meta,
-                                      make_stat_line(512, 64, s),
+                                      make_stat_line(512, 64, stat),
                                       make_mem_line(512, 64, 123, 456),
                                       make_fail_line(4096, 1, "shape [1, 4096] exceeds max_position_embeddings=514")};
   for (const LogLine& line : lines) {
@@ -364,6 +336,39 @@ TEST(LogFormat, WriterRefusesWhatCannotBeReadBack) {
   EXPECT_EQ(format_error(fail), "FMWORK FAIL must end with an error= field");
 
   EXPECT_THROW(format_line(ArgLine{"--a\nb"}), Error);
+}
+
+// ---- the field tables ----
+
+TEST(LogFormat, ResLineWritesTheNumbersItIsGiven) {
+  EXPECT_EQ(format_line(make_res_line(0, 1, "m", "c", 64, 8, 12.5, 640.0)),
+            "FMWORK RES 0.000000000 0.000000001 m c 64 8 12.500 640.0");
+}
+
+TEST(LogFormat, CheckLineOfTheDocs) {
+  EXPECT_EQ(format_line(make_check_line(128, 2, {"last_hidden_state", "pooler_output"}, 3.8147e-06, 0.0484125, 1.0,
+                                        1e-4, 1e-4, 0.99999, true)),
+            "FMWORK CHECK input=128 batch=2 outputs=last_hidden_state,pooler_output max_abs=3.8147e-06 "
+            "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
+}
+
+TEST(LogFormat, FieldTablesCheckTheLines) {
+  // Keys not listed are checked by the line's suffix rule, else not at all.
+  EXPECT_EQ(parse_error("FMWORK STAT input=1 batch=1 p95_ms=x"), "FMWORK STAT p95_ms must be a number, got 'x'");
+  EXPECT_EQ(parse_error("FMWORK MEM input=1 batch=1 host_bytes=-1"), "FMWORK MEM host_bytes must be at least 0, got '-1'");
+  EXPECT_TRUE(parse_line("FMWORK STAT input=1 batch=1 note=x").has_value());
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 result=maybe"),
+            "FMWORK CHECK result must be pass or fail, got 'maybe'");
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 max_abs=x"), "FMWORK CHECK max_abs must be a number, got 'x'");
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 cosine=1"), "FMWORK CHECK has no result= field");
+}
+
+TEST(LogFormat, MakeFieldsFollowsItsTable) {
+  const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}});
+  EXPECT_EQ(f.items.size(), 4u);
+  EXPECT_EQ(*f.find("reserved_peak_bytes"), "4");
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}}), Error);
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}}), Error);
 }
 
 TEST(LogFormat, Tokens) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/log_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -124,6 +125,37 @@ TEST(Stats, MedianOfRealDurationsMatchesUpstreamLatency) {
   std::vector<double> d = {0.757057369, 0.004468641, 0.003862192, 0.003697189, 0.003702383};
   Summary s = summarize(d);  // drops 1; median of 4 = (0.003702383 + 0.003862192) / 2
   EXPECT_EQ(s.median, (0.003702383 + 0.003862192) / 2.0);
+}
+
+// ---- the numbers of RES and STAT, written by log_format ----
+
+TEST(Stats, ResLineFromSummaryComputesLikeUpstream) {
+  Summary s;
+  s.median = 0.003691;  // seconds
+  ResLine res = make_res_line(1108911088153850, 1108912235531503, "m", "BertModel", 128, 1, latency_ms(s),
+                              throughput(s, 1));
+  EXPECT_EQ(res.latency_ms, 0.003691 * 1000.0);
+  EXPECT_EQ(res.throughput, 1.0 / 0.003691);
+  EXPECT_EQ(format_line(res), "FMWORK RES 1108911.088153850 1108912.235531503 m BertModel 128 1 3.691 270.9");
+  s.median = 0.0125;
+  res = make_res_line(0, 1, "m", "c", 64, 8, latency_ms(s), throughput(s, 8));
+  EXPECT_EQ(format_line(res), "FMWORK RES 0.000000000 0.000000001 m c 64 8 12.500 640.0");
+}
+
+TEST(Stats, StatLineFromSummary) {
+  Summary s;
+  s.reps = 20;
+  s.dropped = 4;
+  s.mean = 0.0037121234;
+  s.stddev = 0.000021;
+  s.min = 0.00369;
+  s.p50 = 0.003701;
+  s.p90 = 0.00373;
+  s.p99 = 0.00379;
+  s.max = 0.003795;
+  EXPECT_EQ(format_line(make_stat_line(128, 1, stat_values(s))),
+            "FMWORK STAT input=128 batch=1 reps=20 dropped=4 mean_ms=3.712123 stddev_ms=0.021000 min_ms=3.690000 "
+            "p50_ms=3.701000 p90_ms=3.730000 p99_ms=3.790000 max_ms=3.795000");
 }
 
 }  // namespace

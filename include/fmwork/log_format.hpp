@@ -1,6 +1,7 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// FAIL, MEM) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore. docs/log-lines.md shows
+// MEM, FAIL, CHECK) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
 
@@ -12,7 +13,8 @@
 #include <variant>
 #include <vector>
 
-#include "fmwork/stats.hpp"
+#include "fmwork/log_fields.hpp"
+#include "fmwork/stat_values.hpp"
 
 namespace fmwork {
 
@@ -64,37 +66,32 @@ bool is_log_token(std::string_view text);
 // one '_', leading/trailing ones are dropped; empty text gives "-". "NVIDIA H100 80GB" -> "NVIDIA_H100_80GB".
 std::string to_log_token(std::string_view text);
 
-// FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...). Free keys;
-// `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
+// A value for make_fields: integer fields take int64_t, number fields double, text fields text (which
+// make_fields copies: a view of a temporary lives long enough).
+using FieldValue = std::variant<int64_t, double, std::string_view>;
+// The fields of `spec`, values[i] written as spec.fields[i] says. A count or a kind that does not match
+// the table throws a runtime Error (a caller's mistake, caught by the tests); the values themselves are
+// checked by format_line.
+Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values);
+
+// The extension lines as read or to be written: their fields as text, in line order (the specs above say
+// what each holds).
 struct MetaLine { Fields fields; };
-// FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
-// input and batch are required (integers >= 1); reps, dropped are integers >= 0 and *_ms keys numbers
-// where present; other keys may follow.
 struct StatLine { Fields fields; };
-// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
-// input and batch required; *_bytes keys are integers >= 0 where present.
 struct MemLine { Fields fields; };
-// FMWORK FAIL input=I batch=B error=<free text to the end of the line>
-// input, batch and error required; error last.
 struct FailLine { Fields fields; };
-// FMWORK CHECK input=I batch=B outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine= result=pass|fail
-// (--check_outputs): the outputs of the combination's last rep against a saved file (outputs.hpp says how
-// each number is computed). input, batch and result required; the numbers are numbers where present.
 struct CheckLine { Fields fields; };
 
-// Builders for the sweep, so that every number is formatted in one place.
-// RES from the summary of the durations: latency = median * 1000 ms, throughput = batch / median, as
-// upstream computes them.
-ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name,
-                      const std::string& model_class, int64_t input, int64_t batch, const Summary& summary);
-// STAT: input batch reps dropped, then mean/stddev/min/p50/p90/p99/max in ms with 6 decimals
-// (nanosecond resolution).
-StatLine make_stat_line(int64_t input, int64_t batch, const Summary& summary);
+// Builders for the sweep, so that every number is formatted in one place. They format the numbers they
+// are given; stats.hpp computes them (latency_ms, throughput, stat_values).
+ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
+                      int64_t input, int64_t batch, double latency_ms, double throughput);
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values);
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
-// CHECK: the numbers with 6 significant digits (%.6g), result pass or fail.
+// CHECK: result pass or fail.
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
                           double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
 

@@ -1,4 +1,5 @@
-// Driver logs into records, and records into upstream's JSON (and other formats). No LibTorch here.
+// Driver logs into records, and the `process` command. The records are written out by process_report.
+// No LibTorch here.
 #pragma once
 
 #include <istream>
@@ -6,8 +7,6 @@
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fmwork/log_format.hpp"
 
@@ -44,23 +43,12 @@ struct ParsedLog {
 // for "-").
 ParsedLog parse_log(std::istream& in, const std::string& source);
 
+// The name a log is shown under in messages and the summary: its path, or "<stdin>" for "-".
+std::string source_name(const std::string& source);
+
 // The engine name of a log's records: "fmwork-cpp/embed" when the log has a META line with driver=
 // (written by our driver), else upstream's "fmwork/embed/tf".
 std::string engine_name(const ParsedLog& log);
-
-// Upstream's JSON list: one object per RES line, keys in upstream's order (timestamp, metadata_id,
-// engine, model, precision, input, output, batch, tp, opts, warmup, setup, ttft, itl, thp).
-// Filled beyond upstream: precision (META dtype=), setup (SETUP seconds), warmup (seconds spent in the
-// reps dropped as warm-up, from the REP lines; STAT dropped= when present gives the count), engine
-// (see engine_name). upstream_only = true gives exactly upstream's values: those four as upstream
-// (null, null, null, "fmwork/embed/tf").
-nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
-                                        const std::optional<std::string>& metadata_id, bool upstream_only = false);
-
-// One row per RES and per FAIL line in file order, a header row first; columns in docs/log-lines.md.
-std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
-// A human-readable table per log, failures included.
-std::string to_summary(const std::vector<ParsedLog>& logs);
 
 // The `process` command: argv[0] is the program. Reads the logs (a path "-" is `in`), writes the
 // chosen format to `out`. --help writes the usage to `out`. Throws Error: usage (bad options) or

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "fmwork/stat_values.hpp"
 
 namespace fmwork {
 
@@ -27,5 +30,16 @@ struct Summary {
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;
 };
 Summary summarize(const std::vector<double>& durations);
+
+// The numbers the RES and STAT lines write, computed here so that log_format only formats them. The
+// expressions are upstream's, evaluated in the same order, so that the text is bit for bit upstream's.
+// Seconds to milliseconds: seconds * 1000.0.
+double milliseconds(double seconds);
+// RES's latency: median * 1000.0 ('%.3f' % (med * 1000.0) upstream).
+double latency_ms(const Summary& summary);
+// RES's throughput in sequences per second: batch / median ('%.1f' % (batch_size / med) upstream).
+double throughput(const Summary& summary, int64_t batch);
+// STAT's numbers: reps and dropped as they are, the statistics through milliseconds().
+StatValues stat_values(const Summary& summary);
 
 }  // namespace fmwork
