@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/option_sets.hpp"
 #include "fmwork/py_text.hpp"
 #include "fmwork/python_literal.hpp"
 
@@ -496,6 +498,76 @@ std::string format_args_section(const CommandLine& command_line) {
   return out;
 }
 
+namespace {
+
+// The sets whose keys no option_sets table holds: torch.call / torch.set names belong to torch_settings (a
+// torch module, out of reach of this torch-free library), platform keys to plugins.
+struct UntabledSet {
+  const char* set;
+  const char* shape;
+  const char* summary;
+};
+
+const UntabledSet kUntabledSets[] = {
+    {"torch.call", "NAME", "call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False"},
+    {"torch.set", "PATH", "set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True"},
+    {"platform", "KEY", "options handed to a device plugin"},
+};
+
+// A help line: the left column padded to `width`, or followed by two spaces when it is wider.
+std::string help_line(std::string left, size_t width, const std::string& text) {
+  if (left.size() < width) left.resize(width, ' ');
+  else left += "  ";
+  return left + text + "\n";
+}
+
+// `lead` then the words of `text`, in lines of at most `width` characters (a longer word stands alone); the
+// lines after the first start with `indent`.
+std::string wrapped(const std::string& lead, const std::string& text, size_t width, const std::string& indent) {
+  std::string out, line = lead;
+  bool fresh = true;  // no word on this line yet
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!fresh && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+      fresh = true;
+    }
+    line += (fresh ? "" : " ") + word;
+    fresh = false;
+  }
+  return out + line + "\n";
+}
+
+// One summary line per sub-option set, in kSubOptionSets' order.
+std::string sub_option_summaries() {
+  std::string out;
+  for (const std::string& set : kSubOptionSets) {
+    for (const auto& doc : option_set_docs())
+      if (doc.set == set) out += help_line("  --" + set + ":KEY", 22, doc.summary);
+    for (const auto& untabled : kUntabledSets)
+      if (untabled.set == set) out += help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
+  }
+  return out;
+}
+
+// Every key of the tabled sets, shown with a value it accepts, then the keys --model: ignores.
+std::string option_key_lines() {
+  std::string out = "keys of --compile:, --model:, --check_outputs: (each with a value it takes):\n";
+  for (const auto& doc : option_set_docs()) {
+    for (const auto& key : doc.keys) {
+      std::string text = key.help;
+      for (const auto& alias : key.aliases) text += "; also --" + doc.set + ":" + alias;
+      out += help_line("  " + key.example, 40, text);
+    }
+  }
+  std::string ignored;
+  for (const auto& key : ignored_model_keys()) ignored += (ignored.empty() ? "" : ", ") + key.key;
+  return out + wrapped("  ", "--model: accepts and ignores, as meaningless for a local folder: " + ignored, 100, "    ");
+}
+
+}  // namespace
+
 std::string driver_usage() {
   std::string out =
       "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
@@ -505,23 +577,15 @@ std::string driver_usage() {
       "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"
       "\n"
       "fixed options:\n";
-  for (const auto& spec : kFixed) {
-    std::string left = std::string("  --") + spec.name + (spec.flag ? "" : " VALUE");
-    if (left.size() < 24) left.resize(24, ' ');
-    else left += "  ";
-    out += left + spec.help + (spec.required ? " (required)" : "") + "\n";
-  }
+  for (const auto& spec : kFixed)
+    out += help_line(std::string("  --") + spec.name + (spec.flag ? "" : " VALUE"), 24,
+                     std::string(spec.help) + (spec.required ? " (required)" : ""));
   out +=
       "\n"
       "sub-options: --SET:key[:key...][@] VALUE\n"
       "  A key ending in '@' takes a Python literal (None, True, False, numbers, 'strings', lists, tuples,\n"
-      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n"
-      "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
-      "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
-      "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
-      "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
-      "  --platform:KEY      options handed to a device plugin\n"
-      "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"
+      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n" +
+      sub_option_summaries() + "\n" + option_key_lines() +
       "\n"
       "example:\n"
       "  driver --platform cuda --model_root /models --model_name ibm-granite/granite-embedding-125m-english \\\n"
