@@ -4,14 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/option_sets.hpp"
 #include "fmwork/py_text.hpp"
 #include "fmwork/python_literal.hpp"
 
@@ -52,7 +53,6 @@ const FixedSpec* find_fixed(std::string_view name) {
     if (name == spec.name) return &spec;
   return nullptr;
 }
-
 
 std::string fixed_list() {
   std::vector<std::string> names;
@@ -104,7 +104,7 @@ std::optional<int64_t> parse_python_int(const std::string& text) {
   return negative ? -v : v;
 }
 
-// os.path.fmt::format("{}", fmt::join(root, name)) for two parts.
+// os.path.join(root, name) for two parts.
 std::string path_join(const std::string& root, const std::string& name) {
   if (!name.empty() && name[0] == '/') return name;
   if (root.empty() || root.back() == '/') return root + name;
@@ -230,17 +230,49 @@ Value int_list(const std::vector<int64_t>& values) {
   return Value::of_list(std::move(items));
 }
 
-}  // namespace
+// argv sorted out: the fixed options for CLI11, the sub-options for the trees, and the ARG line words.
+struct SortedWords {
+  std::vector<std::pair<std::string, std::string>> subs;  // (--SET:key[@], VALUE), in the order given
+  std::vector<std::string> tokens;                        // fixed options, normalised for CLI11
+  std::set<std::string> seen;                             // names of the fixed options given
+  std::vector<std::string> arg_words;                     // "--reps 2", in the order given
+};
 
-CommandLine parse_command_line(int argc, const char* const* argv) {
-  CommandLine result;
-  FixedArgs& args = result.args;
+// One fixed option (`word` is argv[i]): given once, a flag without a value, an option with one after '='
+// or in the next word. Returns the index of the last word it used.
+int take_fixed(const FixedSpec& spec, const std::string& word, const std::optional<std::string>& inline_value,
+               int i, int argc, const char* const* argv, SortedWords& out) {
+  const std::string option = std::string("--") + spec.name;
+  if (!out.seen.insert(spec.name).second) throw usage_error(option + " is given twice; give it once");
+  if (spec.flag) {
+    if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + word + "')");
+    out.tokens.push_back(option);
+    out.arg_words.push_back(option);
+    return i;
+  }
+  std::string value;
+  if (inline_value) {
+    value = *inline_value;
+  } else {
+    if (i + 1 >= argc || std::string_view(argv[i + 1] ? argv[i + 1] : "").substr(0, 2) == "--")
+      throw usage_error(option + " needs a value (to give one that starts with '--', write " + option + "=VALUE)");
+    value = argv[++i];
+  }
+  // CLI11 takes `--name=value` whatever the value looks like, except an empty one.
+  if (value.empty()) {
+    out.tokens.push_back(option);
+    out.tokens.push_back(value);
+  } else {
+    out.tokens.push_back(option + "=" + value);
+  }
+  out.arg_words.push_back(option + " " + value);
+  return i;
+}
 
-  // Pre-pass: sub-options (a `--` word whose name has a ':', with the next word as its value whatever it
-  // looks like) go aside; fixed options are checked and normalised for CLI11; anything else is refused.
-  std::vector<std::pair<std::string, std::string>> sub_words;  // (--SET:key[@], VALUE)
-  std::vector<std::string> tokens;
-  std::set<std::string> seen;
+// Sub-options (a `--` word whose name has a ':', with the next word as its value whatever it looks like)
+// go aside; fixed options are checked and normalised for CLI11; anything else is refused.
+SortedWords sort_words(int argc, const char* const* argv) {
+  SortedWords out;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i] ? argv[i] : "";
     if (word.rfind("--", 0) != 0) {
@@ -253,78 +285,57 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     std::optional<std::string> inline_value;
     if (!spec && eq != std::string::npos && (spec = find_fixed(name.substr(0, eq))) != nullptr)
       inline_value = name.substr(eq + 1);
-
-    if (!spec) {
-      if (name.find(':') == std::string::npos) {
-        throw usage_error("unknown option " + word + "; the fixed options are " + fixed_list() + ", and " +
-                          sub_shape());
-      }
-      if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_shape());
-      const std::string value = argv[i + 1] ? argv[i + 1] : "";
-      sub_words.emplace_back(word, value);
-      result.arg_words.push_back(word + " " + value);
-      ++i;
+    if (spec) {
+      i = take_fixed(*spec, word, inline_value, i, argc, argv, out);
       continue;
     }
-
-    const std::string option = std::string("--") + spec->name;
-    if (!seen.insert(spec->name).second) throw usage_error(option + " is given twice; give it once");
-    if (spec->flag) {
-      if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + word + "')");
-      tokens.push_back(option);
-      result.arg_words.push_back(option);
-      continue;
-    }
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= argc || std::string_view(argv[i + 1] ? argv[i + 1] : "").substr(0, 2) == "--")
-        throw usage_error(option + " needs a value (to give one that starts with '--', write " + option + "=VALUE)");
-      value = argv[++i];
-    }
-    // CLI11 takes `--name=value` whatever the value looks like, except an empty one.
-    if (value.empty()) {
-      tokens.push_back(option);
-      tokens.push_back(value);
-    } else {
-      tokens.push_back(option + "=" + value);
-    }
-    result.arg_words.push_back(option + " " + value);
+    if (name.find(':') == std::string::npos)
+      throw usage_error("unknown option " + word + "; the fixed options are " + fixed_list() + ", and " + sub_shape());
+    if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_shape());
+    const std::string value = argv[i + 1] ? argv[i + 1] : "";
+    out.subs.emplace_back(word, value);
+    out.arg_words.push_back(word + " " + value);
+    ++i;
   }
+  return out;
+}
 
-  // CLI11 parses the fixed options.
+// The fixed options as CLI11 read them: values by name, the two flags apart.
+struct FixedValues {
   std::map<std::string, std::string> values;
-  bool compile = false, eval = false;
-  {
-    CLI::App app{"fmwork embedding benchmark driver", "driver"};
-    app.set_help_flag();
-    for (const auto& spec : kFixed) {
-      const std::string option = std::string("--") + spec.name;
-      if (spec.flag) app.add_flag(option, std::string(spec.name) == "compile" ? compile : eval, spec.help);
-      else app.add_option(option, values[spec.name], spec.help);
-    }
-    std::vector<std::string> reversed(tokens.rbegin(), tokens.rend());
-    try {
-      app.parse(reversed);
-    } catch (const CLI::ParseError& e) {
-      throw usage_error(std::string("command line: ") + e.what());
-    }
-  }
+  bool compile = false;
+  bool eval = false;
+};
 
+FixedValues parse_fixed(const std::vector<std::string>& tokens) {
+  FixedValues out;
+  CLI::App app{"fmwork embedding benchmark driver", "driver"};
+  app.set_help_flag();
+  for (const auto& spec : kFixed) {
+    const std::string option = std::string("--") + spec.name;
+    if (spec.flag) app.add_flag(option, std::string(spec.name) == "compile" ? out.compile : out.eval, spec.help);
+    else app.add_option(option, out.values[spec.name], spec.help);
+  }
+  // CLI11's parse(vector) takes the words last first.
+  std::vector<std::string> reversed(tokens.rbegin(), tokens.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(std::string("command line: ") + e.what());
+  }
+  return out;
+}
+
+void check_required(const std::set<std::string>& seen) {
   std::vector<std::string> missing;
   for (const auto& spec : kFixed)
     if (spec.required && seen.count(spec.name) == 0) missing.push_back(std::string("--") + spec.name);
   if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
   if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
+}
 
-  args.platform = values["platform"];
-  args.model_class = values["model_class"];
-  args.model_name = values["model_name"];
-  if (seen.count("model_root")) args.model_root = values["model_root"];
-  args.compile = compile;
-  args.eval = eval;
-
+// The names go into the RES line, whose fields are split on spaces.
+void check_names(const FixedArgs& args) {
   if (args.platform.empty()) throw usage_error("--platform is empty; give cpu, cuda, cuda:N or a plugin name");
   if (args.model_name.empty()) throw usage_error("--model_name is empty; give the model's name or path");
   if (args.model_class.empty()) throw usage_error("--model_class is empty; give the model's class, e.g. BertModel");
@@ -335,30 +346,47 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                         "' contains whitespace, which would break the FMWORK RES line (its fields are split on "
                         "spaces); name it without spaces");
   }
-  args.input_sizes = parse_sizes("input_sizes", values["input_sizes"]);
-  args.batch_sizes = parse_sizes("batch_sizes", values["batch_sizes"]);
+}
 
-  const std::optional<int64_t> reps = parse_python_int(values["reps"]);
-  if (!reps) throw usage_error("--reps expects an integer (at least 2); got '" + values["reps"] + "'");
+int64_t parse_reps(const std::string& text) {
+  const std::optional<int64_t> reps = parse_python_int(text);
+  if (!reps) throw usage_error("--reps expects an integer (at least 2); got '" + text + "'");
   if (*reps < 2)
     throw usage_error("--reps must be at least 2, got " + std::to_string(*reps) +
                       ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
-  args.reps = *reps;
+  return *reps;
+}
 
-  if (seen.count("seed")) {
-    const std::string& text = values["seed"];
-    uint64_t seed = 0;
-    bool ok = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
-    if (ok) {
-      try {
-        const unsigned long long parsed = std::stoull(text);
-        seed = parsed;
-      } catch (const std::exception&) {
-        ok = false;
-      }
+uint64_t parse_seed(const std::string& text) {
+  uint64_t seed = 0;
+  bool ok = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (ok) {
+    try {
+      seed = std::stoull(text);
+    } catch (const std::exception&) {  // above 2^64 - 1
+      ok = false;
     }
-    if (!ok) throw usage_error("--seed expects a non-negative integer below 2^64; got '" + text + "'");
-    args.seed = seed;
+  }
+  if (!ok) throw usage_error("--seed expects a non-negative integer below 2^64; got '" + text + "'");
+  return seed;
+}
+
+// Checks and converts the values in the order the messages have always come in.
+FixedArgs fixed_args_from(FixedValues& fixed, const std::set<std::string>& seen) {
+  std::map<std::string, std::string>& values = fixed.values;
+  FixedArgs args;
+  args.platform = values["platform"];
+  args.model_class = values["model_class"];
+  args.model_name = values["model_name"];
+  if (seen.count("model_root")) args.model_root = values["model_root"];
+  args.compile = fixed.compile;
+  args.eval = fixed.eval;
+  check_names(args);
+  args.input_sizes = parse_sizes("input_sizes", values["input_sizes"]);
+  args.batch_sizes = parse_sizes("batch_sizes", values["batch_sizes"]);
+  args.reps = parse_reps(values["reps"]);
+  if (seen.count("seed")) {
+    args.seed = parse_seed(values["seed"]);
     args.seed_given = true;
   }
   for (auto [name, slot] : {std::pair{"save_outputs", &args.save_outputs}, std::pair{"check_outputs", &args.check_outputs}}) {
@@ -366,12 +394,15 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (values[name].empty()) throw usage_error(std::string("--") + name + " is empty; give a folder");
     *slot = values[name];
   }
-
   args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
                                                                  : args.model_name;
+  return args;
+}
 
-  // `@` values may name the fixed arguments, as upstream's eval namespace holds `args`.
-  const NameResolver resolve = [&args](std::string_view name) -> std::optional<Value> {
+// `@` values may name the fixed arguments, as upstream's eval namespace holds `args`. The resolver refers
+// to `args`, which must outlive it.
+NameResolver args_resolver(const FixedArgs& args) {
+  return [&args](std::string_view name) -> std::optional<Value> {
     if (name.substr(0, 5) != "args.") return std::nullopt;
     const std::string_view field = name.substr(5);
     if (field == "platform") return Value::of_string(args.platform);
@@ -393,9 +424,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     }
     return std::nullopt;
   };
+}
 
-  // The sub-options, in the order given.
-  SubTree tree(result.subs);
+// The sub-options into one tree per set, in the order given (conflict messages name the earlier option).
+void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub_words, const NameResolver& resolve,
+                     std::map<std::string, Value>& subs) {
+  SubTree tree(subs);
   for (const auto& [word, raw] : sub_words) {
     std::string key = word.substr(2);
     const bool typed = !key.empty() && key.back() == '@';
@@ -410,9 +444,21 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     Value value = typed ? parse_value(raw, word, resolve) : Value::of_string(raw);
     tree.set(path, std::move(value), word + " " + raw);
   }
+}
 
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CommandLine result;
+  SortedWords words = sort_words(argc, argv);
+  FixedValues fixed = parse_fixed(words.tokens);
+  check_required(words.seen);
+  result.args = fixed_args_from(fixed, words.seen);
+  add_sub_options(words.subs, args_resolver(result.args), result.subs);
+  // compile, model, torch.call and torch.set are there even when not given (CommandLine's contract).
   for (size_t i = 0; i < 4; ++i) result.subs.emplace(kSubOptionSets[i], Value::of_dict({}));
   for (auto& [set, value] : result.subs) sort_recursive(value);
+  result.arg_words = std::move(words.arg_words);
   std::sort(result.arg_words.begin(), result.arg_words.end());
   return result;
 }
@@ -452,6 +498,76 @@ std::string format_args_section(const CommandLine& command_line) {
   return out;
 }
 
+namespace {
+
+// The sets whose keys no option_sets table holds: torch.call / torch.set names belong to torch_settings (a
+// torch module, out of reach of this torch-free library), platform keys to plugins.
+struct UntabledSet {
+  const char* set;
+  const char* shape;
+  const char* summary;
+};
+
+const UntabledSet kUntabledSets[] = {
+    {"torch.call", "NAME", "call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False"},
+    {"torch.set", "PATH", "set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True"},
+    {"platform", "KEY", "options handed to a device plugin"},
+};
+
+// A help line: the left column padded to `width`, or followed by two spaces when it is wider.
+std::string help_line(std::string left, size_t width, const std::string& text) {
+  if (left.size() < width) left.resize(width, ' ');
+  else left += "  ";
+  return left + text + "\n";
+}
+
+// `lead` then the words of `text`, in lines of at most `width` characters (a longer word stands alone); the
+// lines after the first start with `indent`.
+std::string wrapped(const std::string& lead, const std::string& text, size_t width, const std::string& indent) {
+  std::string out, line = lead;
+  bool fresh = true;  // no word on this line yet
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!fresh && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+      fresh = true;
+    }
+    line += (fresh ? "" : " ") + word;
+    fresh = false;
+  }
+  return out + line + "\n";
+}
+
+// One summary line per sub-option set, in kSubOptionSets' order.
+std::string sub_option_summaries() {
+  std::string out;
+  for (const std::string& set : kSubOptionSets) {
+    for (const auto& doc : option_set_docs())
+      if (doc.set == set) out += help_line("  --" + set + ":KEY", 22, doc.summary);
+    for (const auto& untabled : kUntabledSets)
+      if (untabled.set == set) out += help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
+  }
+  return out;
+}
+
+// Every key of the tabled sets, shown with a value it accepts, then the keys --model: ignores.
+std::string option_key_lines() {
+  std::string out = "keys of --compile:, --model:, --check_outputs: (each with a value it takes):\n";
+  for (const auto& doc : option_set_docs()) {
+    for (const auto& key : doc.keys) {
+      std::string text = key.help;
+      for (const auto& alias : key.aliases) text += "; also --" + doc.set + ":" + alias;
+      out += help_line("  " + key.example, 40, text);
+    }
+  }
+  std::string ignored;
+  for (const auto& key : ignored_model_keys()) ignored += (ignored.empty() ? "" : ", ") + key.key;
+  return out + wrapped("  ", "--model: accepts and ignores, as meaningless for a local folder: " + ignored, 100, "    ");
+}
+
+}  // namespace
+
 std::string driver_usage() {
   std::string out =
       "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
@@ -461,23 +577,15 @@ std::string driver_usage() {
       "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"
       "\n"
       "fixed options:\n";
-  for (const auto& spec : kFixed) {
-    std::string left = std::string("  --") + spec.name + (spec.flag ? "" : " VALUE");
-    if (left.size() < 24) left.resize(24, ' ');
-    else left += "  ";
-    out += left + spec.help + (spec.required ? " (required)" : "") + "\n";
-  }
+  for (const auto& spec : kFixed)
+    out += help_line(std::string("  --") + spec.name + (spec.flag ? "" : " VALUE"), 24,
+                     std::string(spec.help) + (spec.required ? " (required)" : ""));
   out +=
       "\n"
       "sub-options: --SET:key[:key...][@] VALUE\n"
       "  A key ending in '@' takes a Python literal (None, True, False, numbers, 'strings', lists, tuples,\n"
-      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n"
-      "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
-      "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
-      "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
-      "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
-      "  --platform:KEY      options handed to a device plugin\n"
-      "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"
+      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n" +
+      sub_option_summaries() + "\n" + option_key_lines() +
       "\n"
       "example:\n"
       "  driver --platform cuda --model_root /models --model_name ibm-granite/granite-embedding-125m-english \\\n"

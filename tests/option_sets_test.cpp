@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fmwork/cli.hpp"
 #include "fmwork/error.hpp"
 
@@ -214,6 +216,102 @@ TEST(OptionSetsTest, PlatformOptionsAsStrings) {
                            {"device", "0"}, {"mode", "fast"}, {"name", "x"}, {"sizes", "[1, 2]"}}));
   EXPECT_EQ(error_of([] { platform_options_from(tree_of("platform", {"--platform:a:b", "1"})); }),
             "--platform:a cannot hold nested keys or a dict (--platform:a:b); write --platform:KEY VALUE");
+}
+
+// The builder of a tabled set, so that tests can walk option_set_docs().
+void build(const std::string& set, const Value& tree) {
+  if (set == "compile") compile_options_from(tree);
+  else if (set == "model") model_options_from(tree);
+  else if (set == "check_outputs") check_options_from(tree);
+  else ADD_FAILURE() << "no builder for --" << set << ":";
+}
+
+// An option as typed, as two words: "--model:vocab_size@ 30522" -> {"--model:vocab_size@", "30522"}.
+std::vector<std::string> words_of(const std::string& option) {
+  const size_t space = option.find(' ');
+  return {option.substr(0, space), space == std::string::npos ? "" : option.substr(space + 1)};
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+TEST(OptionSetsTest, TheTabledSets) {
+  std::vector<std::string> sets;
+  for (const auto& doc : option_set_docs()) sets.push_back(doc.set);
+  EXPECT_EQ(sets, (std::vector<std::string>{"compile", "model", "check_outputs"}));
+}
+
+// Each key of a table, and each alias in its place, is accepted with the table's example value, and a value
+// of no kind at all (a list) is refused with the type the table names: the tables are the builders'.
+TEST(OptionSetsTest, EveryTableKeyIsAcceptedAndTyped) {
+  for (const auto& doc : option_set_docs()) {
+    for (const auto& key : doc.keys) {
+      SCOPED_TRACE(key.example);
+      const std::string option = "--" + doc.set + ":" + key.key;
+      ASSERT_EQ(key.example.rfind(option, 0), 0u);
+      ASSERT_NE(std::string("@ :").find(key.example.at(option.size())), std::string::npos);
+      const std::string rest = key.example.substr(option.size());
+      std::vector<std::string> spellings = key.aliases;
+      spellings.insert(spellings.begin(), key.key);
+      for (const auto& spelling : spellings) {
+        const std::string typed = "--" + doc.set + ":" + spelling;
+        EXPECT_EQ(error_of([&] { build(doc.set, tree_of(doc.set, words_of(typed + rest))); }), "") << spelling;
+        EXPECT_EQ(error_of([&] { build(doc.set, tree_of(doc.set, {typed + "@", "[]"})); }),
+                  typed + " expects " + key.type + "; got the list []");
+      }
+      EXPECT_FALSE(key.help.empty());
+    }
+  }
+}
+
+TEST(OptionSetsTest, UnknownKeyListsExactlyTheTableKeys) {
+  for (const auto& doc : option_set_docs()) {
+    std::vector<std::string> known;
+    for (const auto& key : doc.keys) {
+      known.push_back(key.key);
+      known.insert(known.end(), key.aliases.begin(), key.aliases.end());
+    }
+    std::sort(known.begin(), known.end());
+    std::string expected = "unknown option --" + doc.set + ":no_such_key; known --" + doc.set + ": keys are " + joined(known);
+    if (doc.set == "model") {
+      std::vector<std::string> ignored;
+      for (const auto& key : ignored_model_keys()) ignored.push_back(key.key);
+      expected += " (accepted and ignored, as meaningless for a local folder: " + joined(ignored) + ")";
+    }
+    EXPECT_EQ(error_of([&] { build(doc.set, tree_of(doc.set, {"--" + doc.set + ":no_such_key", "1"})); }), expected);
+  }
+}
+
+TEST(OptionSetsTest, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
+  for (const auto& key : ignored_model_keys()) {
+    const ModelOptions o = model_options_from(tree_of("model", {"--model:" + key.key, "x"}));
+    ASSERT_EQ(o.ignored.size(), 1u) << key.key;
+    EXPECT_EQ(o.ignored[0].substr(o.ignored[0].size() - key.why.size() - 10), " ignored: " + key.why);
+  }
+  // Credentials and proxy addresses stay out of the MODEL line.
+  EXPECT_EQ(model_options_from(tree_of("model", {"--model:token", "hf_x"})).ignored[0],
+            "--model:token <not shown> ignored: no Hub access is made");
+}
+
+TEST(OptionSetsTest, CheckOptionsRanges) {
+  const CheckOptions c = check_options_from(
+      tree_of("check_outputs", {"--check_outputs:atol@", "0", "--check_outputs:rtol@", "1e-3",
+                                "--check_outputs:cosine@", "1"}));
+  EXPECT_EQ(c.atol, std::optional<double>(0.0));
+  EXPECT_EQ(c.rtol, std::optional<double>(1e-3));
+  EXPECT_EQ(c.cosine, std::optional<double>(1.0));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--check_outputs:atol@", "-1"}, "--check_outputs:atol must be a number >= 0; got -1"},
+      {{"--check_outputs:cosine@", "1.5"}, "--check_outputs:cosine must be in [0, 1]; got 1.5"},
+      {{"--check_outputs:rtol", "0.1"},
+       "--check_outputs:rtol expects a number (an int or a float); got the string '0.1' \u2014 add '@' to the key to "
+       "pass a typed value: --check_outputs:rtol@ 0.1"},
+  };
+  for (const auto& [words, expected] : refused)
+    EXPECT_EQ(error_of([&words = words] { check_options_from(tree_of("check_outputs", words)); }), expected);
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ CommandLine parse_command_line(int argc, const char* const* argv);
 // plain strings as is), ending with a newline.
 std::string format_args_section(const CommandLine& command_line);
 
-// The text printed by `driver --help`.
+// The text printed by `driver --help`. The keys of --compile:, --model: and --check_outputs: come from
+// option_sets' tables (option_set_docs), the ones the builders parse with.
 std::string driver_usage();
 
 }  // namespace fmwork

@@ -54,6 +54,37 @@ struct CheckOptions {
   std::optional<double> atol, rtol, cosine;
 };
 
+// One key of a typed set, as the set's table declares it. The same table drives the builders below, their
+// unknown-key message and `driver --help`, so the three cannot disagree.
+struct OptionKeyDoc {
+  std::string key;                   // as typed after --SET:, e.g. "torch_dtype"
+  std::vector<std::string> aliases;  // other spellings of the same key ("dtype"); giving two of them is refused
+  std::string type;                  // what the value must be, as the wrong-type message names it
+  std::string example;               // the whole option with a value the builder accepts: "--model:vocab_size@ 30522"
+  std::string help;                  // one line for --help
+};
+
+// A set with a key table: its keys in table order and the one-line summary --help prints for it, e.g.
+// "torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY".
+struct OptionSetDoc {
+  std::string set;  // "compile", "model", "check_outputs"
+  std::string summary;
+  std::vector<OptionKeyDoc> keys;
+};
+
+// The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
+// not here: torch.call / torch.set names belong to torch_settings (a torch module), platform keys to plugins.
+const std::vector<OptionSetDoc>& option_set_docs();
+
+// A from_pretrained keyword that --model: accepts and ignores, and why it means nothing for a local folder.
+struct IgnoredKeyDoc {
+  std::string key;
+  std::string why;
+};
+
+// Those keywords, in the order the unknown-key message lists them.
+const std::vector<IgnoredKeyDoc>& ignored_model_keys();
+
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones) or a wrong type.
 CompileOptions compile_options_from(const Value& tree);
