@@ -17,8 +17,6 @@ using fmwork::testing::CommandResult;
 using fmwork::testing::run_command;
 using fmwork::testing::ScratchDir;
 
-bool have_driver() { return fs::exists(fmwork::testing::driver_path()); }
-
 CommandResult drive(const std::string& folder, const std::string& cls, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {fmwork::testing::driver_path(), "--platform", "cpu", "--model_class", cls,
                                    "--model_name", folder, "--input_sizes", "8", "--batch_sizes", "1,2", "--reps", "3"};
@@ -35,7 +33,6 @@ std::string tiny_config() {
 }
 
 TEST(HfDriver, RunsAFolderWithTheUpstreamCommandLine) {
-  if (!have_driver()) GTEST_SKIP() << "no driver at " << fmwork::testing::driver_path();
   ScratchDir dir;
   fmwork::testing::write_file(dir.file("config.json"), tiny_config());
   fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
@@ -50,7 +47,6 @@ TEST(HfDriver, RunsAFolderWithTheUpstreamCommandLine) {
 }
 
 TEST(HfDriver, RandomWeightsFromAShippedConfig) {
-  if (!have_driver()) GTEST_SKIP() << "no driver at " << fmwork::testing::driver_path();
   const std::string folder = fmwork::testing::source_dir() + "/configs/models/all-MiniLM-L6-v2";
   auto r = drive(folder, "BertModel", {"--model:random_weights@", "True"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -63,7 +59,6 @@ TEST(HfDriver, RandomWeightsFromAShippedConfig) {
 }
 
 TEST(HfDriver, BadFoldersExitWithTheirKind) {
-  if (!have_driver()) GTEST_SKIP() << "no driver at " << fmwork::testing::driver_path();
   ScratchDir dir;
   // A head class: usage (2).
   fmwork::testing::write_file(dir.file("config.json"), tiny_config());
@@ -81,7 +76,6 @@ TEST(HfDriver, BadFoldersExitWithTheirKind) {
 }
 
 TEST(HfDriver, InputLongerThanThePositionTableFailsThatCombinationOnly) {
-  if (!have_driver()) GTEST_SKIP() << "no driver at " << fmwork::testing::driver_path();
   ScratchDir dir;
   fmwork::testing::write_file(dir.file("config.json"), tiny_config());  // 20 positions, pad 1: 18 tokens
   auto r = run_command({fmwork::testing::driver_path(), "--platform", "cpu", "--model_class", "AutoModel",

@@ -1,4 +1,4 @@
-// The records of driver logs (process.hpp) written out: upstream's JSON, a CSV table, a summary for people.
+// The records of driver logs (log_records.hpp) written out: upstream's JSON, a CSV table, a summary for people.
 // The columns of our extension lines come from their field tables (log_format.hpp). No LibTorch here.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fmwork/process.hpp"
+#include "fmwork/log_records.hpp"
 
 namespace fmwork {
 

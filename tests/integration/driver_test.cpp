@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <torch/torch.h>
+
+#include "fmwork/hf/safetensors.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/stats.hpp"
 #include "test_support.hpp"
@@ -144,14 +147,33 @@ TEST_F(DriverTest, SweepPrintsUpstreamSectionsAndConsistentLines) {
   }
 }
 
+// The inputs a run feeds, as --save_outputs wrote them: the input_ids of every combination.
+std::vector<torch::Tensor> saved_input_ids(const std::string& folder) {
+  std::vector<torch::Tensor> ids;
+  for (const char* name : {"8x1", "16x1", "8x2", "16x2"})
+    ids.push_back(hf::SafetensorsFile::open(folder + "/" + name + ".safetensors")->tensor("input_ids").clone());
+  return ids;
+}
+
 TEST_F(DriverTest, SeededInputsRepeatAndTorchscriptCompileRuns) {
-  auto args = base_args();
-  for (std::string extra : {"--compile", "--torch.call:set_num_threads@", "1", "--seed", "9"}) args.push_back(extra);
-  auto r = driver(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("compile: torchscript"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("torch.call set_num_threads(1)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"seed\": \"9\""), std::string::npos) << r.out;
+  auto run = [&](const std::string& seed, const std::string& folder) {
+    auto args = base_args();
+    for (std::string extra : {"--compile", "--torch.call:set_num_threads@", "1", "--seed", seed.c_str(),
+                              "--save_outputs", folder.c_str()})
+      args.push_back(extra);
+    auto r = driver(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("compile: torchscript"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("torch.call set_num_threads(1)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"seed\": \"" + seed + "\""), std::string::npos) << r.out;
+    return saved_input_ids(folder);
+  };
+  const auto first = run("9", dir_->file("a")), again = run("9", dir_->file("b")), other = run("10", dir_->file("c"));
+  for (size_t i = 0; i < first.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(torch::equal(first[i], again[i])) << "the same seed must feed the same tokens";
+    EXPECT_FALSE(torch::equal(first[i], other[i])) << "another seed must feed other tokens";
+  }
 }
 
 TEST_F(DriverTest, AFailingCombinationIsReportedAndTheSweepGoesOn) {
