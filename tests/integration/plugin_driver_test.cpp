@@ -203,6 +203,27 @@ TEST_F(PluginDriverTest, PluginCompileBackendRunsEveryRep) {
   EXPECT_FALSE(pending);
 }
 
+// An input longer than the model's 64 positions fails inside the TorchScript model. Through the plugin's
+// backend the failure reaches the host as the plugin's message; the FAIL line must still be the one line
+// of its cause (no script traceback), the same cause as on cpu.
+TEST_F(PluginDriverTest, AFailureThroughThePluginIsTheSameOneLineCauseAsOnCpu) {
+  auto fail_of = [&](const std::string& platform, std::vector<std::string> extra) {
+    auto a = args(platform, std::move(extra));
+    for (std::string& w : a)
+      if (w == "8,16") w = "8,100";
+    auto r = driver(a);
+    EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+    const auto fails = only<FailLine>(parse_all(r.out));
+    EXPECT_EQ(fails.size(), 2u) << r.out;  // input 100 at batch 1 and 2; input 8 runs
+    return fails.empty() ? std::string() : *fails.front().fields.find("error");
+  };
+  const std::string on_cpu = fail_of("cpu", {});
+  const std::string through_plugin = fail_of("refdev", {"--compile", "--compile:backend", "refdev"});
+  EXPECT_EQ(through_plugin.find("Traceback"), std::string::npos) << through_plugin;
+  EXPECT_LT(through_plugin.size(), on_cpu.size() + 80) << through_plugin;
+  EXPECT_EQ(through_plugin, "--platform refdev: backend refdev: " + on_cpu);
+}
+
 TEST_F(PluginDriverTest, TorchScriptCompileWorksOnTheDevice) {
   auto r = driver(args("refdev", {"--compile", "--compile:backend", "torchscript"}));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
