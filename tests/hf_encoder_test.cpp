@@ -18,12 +18,8 @@
 
 namespace {
 
-using fmwork::Batch;
-using fmwork::ErrorKind;
-using fmwork::ModelOptions;
-using fmwork::testing::ScratchDir;
 using json = nlohmann::json;
-using namespace fmwork::testing::encoders;
+using namespace fmwork::testing::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, ScratchDir
 
 // ---- against the reference --------------------------------------------------------------------------------
 

@@ -22,12 +22,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using fmwork::Batch;
-using fmwork::ErrorKind;
-using fmwork::ModelOptions;
-using fmwork::testing::ScratchDir;
 using json = nlohmann::json;
-using namespace fmwork::testing::encoders;
+using namespace fmwork::testing::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, ScratchDir
 
 // ---- weights: names, zero-copy, fusion, shards ------------------------------------------------------------
 

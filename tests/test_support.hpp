@@ -76,6 +76,11 @@ inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
 
 namespace fmwork::testing::encoders {
 
+// The library names these helpers take, for the tests that use this namespace.
+using fmwork::Batch;
+using fmwork::ErrorKind;
+using fmwork::ModelOptions;
+using fmwork::testing::ScratchDir;
 using Weights = std::map<std::string, at::Tensor>;
 
 // A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
