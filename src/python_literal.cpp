@@ -198,53 +198,66 @@ class Parser {
   Number lex_number() {
     Number n;
     n.at = pos_;
-    auto finish_check = [&]() {
-      if (pos_ < s_.size() && (is_ident_char(s_[pos_]) || s_[pos_] == '.')) {
-        const char c = s_[pos_];
-        if (c == 'j' || c == 'J') stop("complex numbers are not supported", n.at);
-        stop("malformed number", n.at);
-      }
-    };
-    // 0x / 0o / 0b integers
-    if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1]) != nullptr) {
-      const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
-      pos_ += 2;
-      if (pos_ < s_.size() && s_[pos_] == '_') ++pos_;
-      std::string digits;
-      int base = 16;
-      if (kind == 'x') lex_digits(digits, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
-      if (kind == 'o') base = 8, lex_digits(digits, [](char c) { return c >= '0' && c <= '7'; });
-      if (kind == 'b') base = 2, lex_digits(digits, [](char c) { return c == '0' || c == '1'; });
-      if (digits.empty()) stop("malformed number", n.at);
-      finish_check();
-      for (char d : digits) {
-        const int v = std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : std::tolower(d) - 'a' + 10;
-        n.add_digit(static_cast<unsigned>(base), static_cast<unsigned>(v));
-      }
-      return n;
+    if (s_[pos_] == '0' && pos_ + 1 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1]) != nullptr)
+      return lex_prefixed_integer(n);
+    return lex_decimal(n);
+  }
+
+  // A number may not run into a name character or a point ("1x", "0x1.5", "1j").
+  void finish_check(size_t at) {
+    if (pos_ < s_.size() && (is_ident_char(s_[pos_]) || s_[pos_] == '.')) {
+      const char c = s_[pos_];
+      if (c == 'j' || c == 'J') stop("complex numbers are not supported", at);
+      stop("malformed number", at);
     }
+  }
+
+  // 0x / 0o / 0b integers
+  Number lex_prefixed_integer(Number n) {
+    const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
+    pos_ += 2;
+    if (pos_ < s_.size() && s_[pos_] == '_') ++pos_;
+    std::string digits;
+    int base = 16;
+    if (kind == 'x') lex_digits(digits, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+    if (kind == 'o') base = 8, lex_digits(digits, [](char c) { return c >= '0' && c <= '7'; });
+    if (kind == 'b') base = 2, lex_digits(digits, [](char c) { return c == '0' || c == '1'; });
+    if (digits.empty()) stop("malformed number", n.at);
+    finish_check(n.at);
+    for (char d : digits) {
+      const int v = std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : std::tolower(d) - 'a' + 10;
+      n.add_digit(static_cast<unsigned>(base), static_cast<unsigned>(v));
+    }
+    return n;
+  }
+
+  // An exponent's signed digits into `exp_part`; false when there is no 'e'.
+  bool lex_exponent(std::string& exp_part, size_t at) {
+    if (peek() != 'e' && peek() != 'E') return false;
+    size_t save = pos_;
+    ++pos_;
+    std::string sign;
+    if (peek() == '+' || peek() == '-') sign.push_back(s_[pos_++]);
+    if (!is_digit(peek())) {
+      pos_ = save;
+      stop("malformed number", at);
+    }
+    lex_digits(exp_part, is_digit);
+    exp_part = sign + exp_part;
+    return true;
+  }
+
+  Number lex_decimal(Number n) {
     std::string int_part, frac_part, exp_part;
     lex_digits(int_part, is_digit);
-    bool has_point = false, has_exp = false;
+    bool has_point = false;
     if (peek() == '.') {
       has_point = true;
       ++pos_;
       if (is_digit(peek())) lex_digits(frac_part, is_digit);
     }
-    if (peek() == 'e' || peek() == 'E') {
-      size_t save = pos_;
-      ++pos_;
-      std::string sign;
-      if (peek() == '+' || peek() == '-') sign.push_back(s_[pos_++]);
-      if (!is_digit(peek())) {
-        pos_ = save;
-        stop("malformed number", n.at);
-      }
-      lex_digits(exp_part, is_digit);
-      exp_part = sign + exp_part;
-      has_exp = true;
-    }
-    finish_check();
+    const bool has_exp = lex_exponent(exp_part, n.at);
+    finish_check(n.at);
     if (!has_point && !has_exp) {
       if (int_part.size() > 1 && int_part[0] == '0' && int_part.find_first_not_of('0') != std::string::npos)
         stop("a decimal integer cannot start with 0", n.at, pos_);
@@ -303,16 +316,7 @@ class Parser {
     for (;;) {
       if (pos_ >= s_.size()) stop("the string is not closed", start);
       const char c = s_[pos_];
-      if (c == q) {
-        if (!triple) {
-          ++pos_;
-          return;
-        }
-        if (pos_ + 2 < s_.size() && s_[pos_ + 1] == q && s_[pos_ + 2] == q) {
-          pos_ += 3;
-          return;
-        }
-      }
+      if (c == q && closes_string(q, triple)) return;
       if (c == '\n' && !triple) stop("the string is not closed on its line", start);
       if (c != '\\') {
         out.push_back(c);
@@ -327,35 +331,54 @@ class Parser {
         pos_ += 2;
         continue;
       }
-      const size_t esc_at = pos_;
-      pos_ += 2;
-      switch (e) {
-        case '\n': break;
-        case '\\': out.push_back('\\'); break;
-        case '\'': out.push_back('\''); break;
-        case '"': out.push_back('"'); break;
-        case 'a': out.push_back('\a'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'v': out.push_back('\v'); break;
-        case 'x': append_code_point(out, hex_escape(2, esc_at), esc_at); break;
-        case 'u': append_code_point(out, hex_escape(4, esc_at), esc_at); break;
-        case 'U': append_code_point(out, hex_escape(8, esc_at), esc_at); break;
-        case 'N': stop("\\N{...} escapes are not supported", esc_at);
-        default:
-          if (e >= '0' && e <= '7') {
-            char32_t cp = static_cast<char32_t>(e - '0');
-            for (int k = 0; k < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++k)
-              cp = cp * 8 + static_cast<char32_t>(s_[pos_++] - '0');
-            append_code_point(out, cp, esc_at);
-          } else {  // an unknown escape keeps its backslash, as Python does
-            out.push_back('\\');
-            out.push_back(e);
-          }
-      }
+      parse_escape(out);
+    }
+  }
+
+  // At a quote: consumes the closing quote(s) and says so; a lone quote inside a triple-quoted string is text.
+  bool closes_string(char q, bool triple) {
+    if (!triple) {
+      ++pos_;
+      return true;
+    }
+    if (pos_ + 2 < s_.size() && s_[pos_ + 1] == q && s_[pos_ + 2] == q) {
+      pos_ += 3;
+      return true;
+    }
+    return false;
+  }
+
+  // The escape at pos_ (a backslash and at least one more character), appended to `out`.
+  void parse_escape(std::string& out) {
+    const size_t esc_at = pos_;
+    const char e = s_[pos_ + 1];
+    pos_ += 2;
+    switch (e) {
+      case '\n': break;
+      case '\\': out.push_back('\\'); break;
+      case '\'': out.push_back('\''); break;
+      case '"': out.push_back('"'); break;
+      case 'a': out.push_back('\a'); break;
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'v': out.push_back('\v'); break;
+      case 'x': append_code_point(out, hex_escape(2, esc_at), esc_at); break;
+      case 'u': append_code_point(out, hex_escape(4, esc_at), esc_at); break;
+      case 'U': append_code_point(out, hex_escape(8, esc_at), esc_at); break;
+      case 'N': stop("\\N{...} escapes are not supported", esc_at);
+      default:
+        if (e >= '0' && e <= '7') {
+          char32_t cp = static_cast<char32_t>(e - '0');
+          for (int k = 0; k < 2 && pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '7'; ++k)
+            cp = cp * 8 + static_cast<char32_t>(s_[pos_++] - '0');
+          append_code_point(out, cp, esc_at);
+        } else {  // an unknown escape keeps its backslash, as Python does
+          out.push_back('\\');
+          out.push_back(e);
+        }
     }
   }
 

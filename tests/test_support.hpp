@@ -79,3 +79,65 @@ inline std::string source_dir() { return FMWORK_SOURCE_DIR; }
 inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
 
 }  // namespace fmwork::testing
+
+// ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/error.hpp"
+#include "fmwork/model.hpp"
+
+namespace fmwork::testing::encoders {
+
+// The library names these helpers take, for the tests that use this namespace.
+using fmwork::Batch;
+using fmwork::ErrorKind;
+using fmwork::ModelOptions;
+using fmwork::testing::ScratchDir;
+using Weights = std::map<std::string, at::Tensor>;
+
+// A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
+nlohmann::json tiny_config(const std::string& model_type);
+
+// Random weights with non-trivial values everywhere (biases, norms), named as Hugging Face names them.
+Weights tiny_weights(const nlohmann::json& config, bool pooler, uint64_t seed);
+
+// Writes config.json and model.safetensors. `prefix` is prepended to every name; `sorted` writes names in
+// sorted order (as safetensors' Python writer does: q/k/v not adjacent), else in module order with the
+// q/k/v weights of each layer adjacent. `extra` tensors are added as they are.
+void write_folder(const std::string& dir, const nlohmann::json& config, const Weights& w, const std::string& prefix = "",
+                  bool sorted = true, const Weights& extra = {});
+
+// The independent reference: float64, per head, written from the papers / HF modules.
+struct RefOut {
+  at::Tensor hidden, pooled;
+};
+RefOut reference(const nlohmann::json& cfg, const Weights& w64, const at::Tensor& ids, const at::Tensor& mask,
+                 const at::Tensor& types);
+Weights to_double(const Weights& w);
+
+// load_hf_model() of `dir` with --model_class `cls`.
+std::unique_ptr<fmwork::Model> load(const std::string& dir, const std::string& cls, ModelOptions opt = {});
+
+// Splits a forward result into (hidden, pooled).
+std::pair<at::Tensor, at::Tensor> outputs(const c10::IValue& v);
+double max_diff(const at::Tensor& a, const at::Tensor& b);
+
+struct Inputs {
+  at::Tensor ids, mask, types;
+};
+// Two sequences of length 9; the second padded after 6 tokens (pad id in the ids, 0 in the mask).
+Inputs tiny_inputs(int64_t pad, bool with_types);
+
+// The one-line message of the Error of `kind` that f throws (a test failure when it throws none).
+std::string error_of(const std::function<void()>& f, ErrorKind kind);
+
+}  // namespace fmwork::testing::encoders

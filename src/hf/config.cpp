@@ -128,57 +128,59 @@ std::string EncoderConfig::summary() const {
   return os.str();
 }
 
-EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object()) throw runtime_error(source + ": must be a JSON object");
-  Reader r(j, source);
-  EncoderConfig c;
-  c.source = source;
-  c.model_type = r.string("model_type", "one of " + fmt::format("{}", fmt::join(supported_model_types(), ", ")));
-  if (c.model_type == "bert")
-    c.family = Family::bert;
-  else if (c.model_type == "roberta" || c.model_type == "xlm-roberta")
-    c.family = Family::roberta;
-  else if (c.model_type == "distilbert")
-    c.family = Family::distilbert;
+namespace {
+
+std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
+
+Family family_of(const std::string& model_type, const std::string& source) {
+  if (model_type == "bert") return Family::bert;
+  if (model_type == "roberta" || model_type == "xlm-roberta") return Family::roberta;
+  if (model_type == "distilbert") return Family::distilbert;
+  throw usage_error(source + ": model_type \"" + model_type + "\" is not supported by the native encoder (supported: " +
+                    joined(supported_model_types()) + ")");
+}
+
+void read_architectures(const json& j, const std::string& source, EncoderConfig& c) {
+  if (!j.contains("architectures") || j["architectures"].is_null()) return;
+  if (!j["architectures"].is_array()) throw runtime_error(source + ": architectures must be a list of class names");
+  for (const auto& a : j["architectures"]) {
+    if (!a.is_string()) throw runtime_error(source + ": architectures must be a list of class names, not " + a.dump());
+    c.architectures.push_back(a.get<std::string>());
+  }
+}
+
+// DistilBERT names its shape fields differently and has no token types.
+void read_distilbert_shape(const Reader& r, EncoderConfig& c) {
+  c.hidden_size = r.integer("dim", 1, kMaxHidden, "DistilBERT's hidden size, e.g. 768");
+  c.num_hidden_layers = r.integer("n_layers", 1, kMaxLayers, "the number of layers, e.g. 6");
+  c.num_attention_heads = r.integer("n_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
+  c.intermediate_size = r.integer("hidden_dim", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
+  c.hidden_act = r.string_or("activation", "gelu");
+  c.type_vocab_size = 0;
+  c.layer_norm_eps = 1e-12;  // fixed in DistilBERT's modules
+  c.sinusoidal_pos_embds = r.boolean_or("sinusoidal_pos_embds", false);
+  c.pad_token_id = r.has("pad_token_id") ? r.optional_integer("pad_token_id", 0, kMaxVocab) : std::optional<int64_t>(0);
+}
+
+void read_bert_shape(const Reader& r, const std::string& source, EncoderConfig& c) {
+  c.hidden_size = r.integer("hidden_size", 1, kMaxHidden, "the model's width, e.g. 768");
+  c.num_hidden_layers = r.integer("num_hidden_layers", 1, kMaxLayers, "the number of layers, e.g. 12");
+  c.num_attention_heads = r.integer("num_attention_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
+  c.intermediate_size = r.integer("intermediate_size", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
+  c.type_vocab_size = r.integer("type_vocab_size", 1, kMaxTypes, "the number of token types: 2 for BERT, 1 for RoBERTa");
+  c.hidden_act = r.string_or("hidden_act", "gelu");
+  c.layer_norm_eps = r.number_or("layer_norm_eps", 1e-12, 0.0, 1.0);
+  c.position_embedding_type = r.string_or("position_embedding_type", "absolute");
+  if (c.position_embedding_type != "absolute")
+    throw usage_error(source + ": position_embedding_type \"" + c.position_embedding_type +
+                      "\" is not supported by the native encoder (only \"absolute\")");
+  if (r.has("pad_token_id"))
+    c.pad_token_id = r.optional_integer("pad_token_id", 0, kMaxVocab);
   else
-    throw usage_error(source + ": model_type \"" + c.model_type + "\" is not supported by the native encoder (supported: " +
-                      fmt::format("{}", fmt::join(supported_model_types(), ", ")) + ")");
+    c.pad_token_id = c.family == Family::roberta ? 1 : 0;  // the config classes' defaults
+}
 
-  if (j.contains("architectures") && !j["architectures"].is_null()) {
-    if (!j["architectures"].is_array()) throw runtime_error(source + ": architectures must be a list of class names");
-    for (const auto& a : j["architectures"]) {
-      if (!a.is_string()) throw runtime_error(source + ": architectures must be a list of class names, not " + a.dump());
-      c.architectures.push_back(a.get<std::string>());
-    }
-  }
-
-  if (c.family == Family::distilbert) {
-    c.hidden_size = r.integer("dim", 1, kMaxHidden, "DistilBERT's hidden size, e.g. 768");
-    c.num_hidden_layers = r.integer("n_layers", 1, kMaxLayers, "the number of layers, e.g. 6");
-    c.num_attention_heads = r.integer("n_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
-    c.intermediate_size = r.integer("hidden_dim", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
-    c.hidden_act = r.string_or("activation", "gelu");
-    c.type_vocab_size = 0;
-    c.layer_norm_eps = 1e-12;  // fixed in DistilBERT's modules
-    c.sinusoidal_pos_embds = r.boolean_or("sinusoidal_pos_embds", false);
-    c.pad_token_id = r.has("pad_token_id") ? r.optional_integer("pad_token_id", 0, kMaxVocab) : std::optional<int64_t>(0);
-  } else {
-    c.hidden_size = r.integer("hidden_size", 1, kMaxHidden, "the model's width, e.g. 768");
-    c.num_hidden_layers = r.integer("num_hidden_layers", 1, kMaxLayers, "the number of layers, e.g. 12");
-    c.num_attention_heads = r.integer("num_attention_heads", 1, kMaxHidden, "the number of attention heads, e.g. 12");
-    c.intermediate_size = r.integer("intermediate_size", 1, kMaxIntermediate, "the feed-forward size, e.g. 3072");
-    c.type_vocab_size = r.integer("type_vocab_size", 1, kMaxTypes, "the number of token types: 2 for BERT, 1 for RoBERTa");
-    c.hidden_act = r.string_or("hidden_act", "gelu");
-    c.layer_norm_eps = r.number_or("layer_norm_eps", 1e-12, 0.0, 1.0);
-    c.position_embedding_type = r.string_or("position_embedding_type", "absolute");
-    if (c.position_embedding_type != "absolute")
-      throw usage_error(source + ": position_embedding_type \"" + c.position_embedding_type +
-                        "\" is not supported by the native encoder (only \"absolute\")");
-    if (r.has("pad_token_id"))
-      c.pad_token_id = r.optional_integer("pad_token_id", 0, kMaxVocab);
-    else
-      c.pad_token_id = c.family == Family::roberta ? 1 : 0;  // the config classes' defaults
-  }
+void read_common_fields(const Reader& r, EncoderConfig& c) {
   c.vocab_size = r.integer("vocab_size", 1, kMaxVocab, "the number of token ids");
   c.max_position_embeddings =
       r.integer("max_position_embeddings", 1, kMaxPositions, "the length of the position table, e.g. 512");
@@ -187,8 +189,10 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
                             {"cls_token_id", &c.cls_token_id}, {"sep_token_id", &c.sep_token_id},
                             {"unk_token_id", &c.unk_token_id}, {"mask_token_id", &c.mask_token_id}})
     *field = r.optional_integer(key, 0, kMaxVocab);
+}
 
-  // torch_dtype ("dtype" in transformers >= 4.56).
+// torch_dtype ("dtype" in transformers >= 4.56).
+void read_torch_dtype(const Reader& r, const std::string& source, EncoderConfig& c) {
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (!r.has(key)) continue;
     std::string d = r.string_or(key, "");
@@ -200,13 +204,15 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
     c.torch_dtype = d;
     break;
   }
+}
 
-  // Relations between fields.
+// Relations between fields.
+void check_relations(const EncoderConfig& c, const std::string& source) {
   bool act_ok = false;
   for (const auto& a : supported_activations()) act_ok = act_ok || a == c.hidden_act;
   if (!act_ok)
     throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
-                      c.hidden_act + "\" is not supported (supported: " + fmt::format("{}", fmt::join(supported_activations(), ", ")) + ")");
+                      c.hidden_act + "\" is not supported (supported: " + joined(supported_activations()) + ")");
   const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
   const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
   if (c.hidden_size % c.num_attention_heads != 0)
@@ -224,6 +230,25 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
                           ") leaves no positions after pad_token_id (" + std::to_string(*c.pad_token_id) +
                           ") + 1; it must be at least " + std::to_string(*c.pad_token_id + 2));
   }
+}
+
+}  // namespace
+
+EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw runtime_error(source + ": must be a JSON object");
+  Reader r(j, source);
+  EncoderConfig c;
+  c.source = source;
+  c.model_type = r.string("model_type", "one of " + joined(supported_model_types()));
+  c.family = family_of(c.model_type, source);
+  read_architectures(j, source, c);
+  if (c.family == Family::distilbert)
+    read_distilbert_shape(r, c);
+  else
+    read_bert_shape(r, source, c);
+  read_common_fields(r, c);
+  read_torch_dtype(r, source, c);
+  check_relations(c, source);
   return c;
 }
 

@@ -454,54 +454,72 @@ at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const 
   return run_linear(merged, L.attn_out);
 }
 
+namespace {
+
+void check_input_size(const EncoderConfig& config, int64_t T) {
+  if (T <= config.max_input_size()) return;
+  std::string why = config.family == Family::roberta
+                        ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
+                              " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
+                        : " (max_position_embeddings)";
+  throw usage_error("input size " + std::to_string(T) + " is longer than " + config.base_class() + " allows: " +
+                    std::to_string(config.max_input_size()) + why + "; use --input_sizes up to " +
+                    std::to_string(config.max_input_size()));
+}
+
+// Word, position and token-type embeddings, summed and normalised: [B, T, H].
+at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at::Tensor& input_ids,
+                 const at::Tensor& token_type_ids) {
+  const int64_t T = input_ids.size(1);
+  auto x = at::embedding(w.word, input_ids);  // [B, T, H]
+  if (config.family == Family::roberta) {
+    // create_position_ids_from_input_ids: pad + cumsum(ids != pad) on non-pad tokens, pad on pad tokens.
+    auto not_pad = input_ids.ne(*config.pad_token_id).to(at::kLong);
+    auto positions = at::cumsum(not_pad, 1).mul_(not_pad).add_(*config.pad_token_id);
+    x.add_(at::embedding(w.position, positions));
+  } else {
+    x.add_(w.position.narrow(0, 0, T));
+  }
+  if (w.token_type.defined()) {
+    if (token_type_ids.defined())
+      x.add_(at::embedding(w.token_type, token_type_ids));
+    else
+      x.add_(w.token_type[0]);
+  }
+  return at::layer_norm(x, {config.hidden_size}, w.embed_norm.weight, w.embed_norm.bias, config.layer_norm_eps);
+}
+
+struct AttentionMasks {
+  at::Tensor additive, boolean;  // both undefined when no token is masked
+};
+
+// An all-ones mask on the CPU (checked for free) is dropped, as Hugging Face's sdpa path does; off the CPU the
+// check would synchronise the device (and break graph capture), so the mask is always applied.
+AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int64_t T, const at::Tensor& x) {
+  AttentionMasks m;
+  if (!attention_mask.defined()) return m;
+  bool all_ones = attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>();
+  if (all_ones) return m;
+  m.boolean = attention_mask.ne(0).view({B, 1, 1, T});
+  m.additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(m.boolean.logical_not(), lowest_of(x.scalar_type()));
+  return m;
+}
+
+}  // namespace
+
 EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                const at::Tensor& token_type_ids) const {
   c10::InferenceMode inference;
   if (!input_ids.defined() || input_ids.dim() != 2)
     throw usage_error("native encoder: input_ids must be [batch, input]");
   const int64_t B = input_ids.size(0), T = input_ids.size(1), H = config_.hidden_size;
-  if (T > config_.max_input_size()) {
-    std::string why = config_.family == Family::roberta
-                          ? " (max_position_embeddings " + std::to_string(config_.max_position_embeddings) +
-                                " less pad_token_id " + std::to_string(*config_.pad_token_id) + " + 1)"
-                          : " (max_position_embeddings)";
-    throw usage_error("input size " + std::to_string(T) + " is longer than " + config_.base_class() + " allows: " +
-                      std::to_string(config_.max_input_size()) + why + "; use --input_sizes up to " +
-                      std::to_string(config_.max_input_size()));
-  }
+  check_input_size(config_, T);
   const double eps = config_.layer_norm_eps;
 
-  // Embeddings.
-  auto x = at::embedding(w_.word, input_ids);  // [B, T, H]
-  if (config_.family == Family::roberta) {
-    // create_position_ids_from_input_ids: pad + cumsum(ids != pad) on non-pad tokens, pad on pad tokens.
-    auto not_pad = input_ids.ne(*config_.pad_token_id).to(at::kLong);
-    auto positions = at::cumsum(not_pad, 1).mul_(not_pad).add_(*config_.pad_token_id);
-    x.add_(at::embedding(w_.position, positions));
-  } else {
-    x.add_(w_.position.narrow(0, 0, T));
-  }
-  if (w_.token_type.defined()) {
-    if (token_type_ids.defined())
-      x.add_(at::embedding(w_.token_type, token_type_ids));
-    else
-      x.add_(w_.token_type[0]);
-  }
-  x = at::layer_norm(x, {H}, w_.embed_norm.weight, w_.embed_norm.bias, eps);
-
-  // Masks. An all-ones mask on the CPU (checked for free) is dropped, as Hugging Face's sdpa path does; off
-  // the CPU the check would synchronise the device (and break graph capture), so the mask is always applied.
-  at::Tensor additive, boolean;
-  if (attention_mask.defined()) {
-    bool all_ones = attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>();
-    if (!all_ones) {
-      boolean = attention_mask.ne(0).view({B, 1, 1, T});
-      additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(boolean.logical_not(), lowest_of(x.scalar_type()));
-    }
-  }
-
+  auto x = embed(config_, w_, input_ids, token_type_ids);
+  const AttentionMasks masks = attention_masks(attention_mask, B, T, x);
   for (const auto& L : w_.layers) {
-    auto a = attention(x, L, additive, boolean);
+    auto a = attention(x, L, masks.additive, masks.boolean);
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
     auto hdn = run_linear(x, L.ffn_in);

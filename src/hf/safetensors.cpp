@@ -84,13 +84,16 @@ std::string dtype_name_of(at::ScalarType type) {
 // ---------------------------------------------------------------------------------------------------------
 // SafetensorsFile
 
-std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-  std::shared_ptr<SafetensorsFile> file(new SafetensorsFile());
-  file->self_ = file;
-  file->path_ = path;
-  const std::string& P = path;
+namespace {
 
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+struct Mapping {
+  void* map = nullptr;
+  uint64_t size = 0;
+};
+
+// The whole regular file at P mapped, at least 8 bytes of it.
+Mapping map_file(const std::string& P) {
+  int fd = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw runtime_error(P + ": cannot open: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -102,34 +105,39 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
     ::close(fd);
     throw runtime_error(P + ": not a regular file");
   }
-  file->size_ = static_cast<uint64_t>(st.st_size);
-  if (file->size_ < 8) {
+  Mapping m;
+  m.size = static_cast<uint64_t>(st.st_size);
+  if (m.size < 8) {
     ::close(fd);
-    throw runtime_error(P + ": truncated: the file has " + std::to_string(file->size_) +
+    throw runtime_error(P + ": truncated: the file has " + std::to_string(m.size) +
                         " bytes; a safetensors file starts with an 8-byte header length");
   }
   // Private and writable: a tensor written to in place gets its own copy of the page, never the file's.
-  void* m = ::mmap(nullptr, file->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  void* map = ::mmap(nullptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
   ::close(fd);
-  if (m == MAP_FAILED) throw runtime_error(P + ": cannot mmap: " + std::strerror(map_errno));
-  file->map_ = m;
-  const auto* base = static_cast<const unsigned char*>(m);
+  if (map == MAP_FAILED) throw runtime_error(P + ": cannot mmap: " + std::strerror(map_errno));
+  m.map = map;
+  return m;
+}
 
+// The header's length from the first 8 bytes, checked against the file's size.
+uint64_t header_length(const unsigned char* base, uint64_t size, const std::string& P) {
   uint64_t n = 0;
   std::memcpy(&n, base, 8);  // little-endian, like the host (static_assert above)
-  const uint64_t room = file->size_ - 8;
+  const uint64_t room = size - 8;
   if (n > room)
     throw runtime_error(P + ": header length " + std::to_string(n) + " runs past the end of the file (" +
-                        std::to_string(file->size_) + " bytes): the file is truncated or not safetensors");
+                        std::to_string(size) + " bytes): the file is truncated or not safetensors");
   if (n > kMaxHeaderBytes)
     throw runtime_error(P + ": header length " + std::to_string(n) + " exceeds the 100 MB limit");
   if (n < 2 || base[8] != '{')
     throw runtime_error(P + ": the header is not a JSON object (it must start with '{')");
-  file->data_start_ = 8 + n;
-  const uint64_t data_size = file->size_ - file->data_start_;
+  return n;
+}
 
-  // Parse, refusing duplicate tensor names (JSON would silently keep the last one).
+// Parse, refusing duplicate tensor names (JSON would silently keep the last one).
+json parse_header(const unsigned char* base, uint64_t n, const std::string& P) {
   json header;
   std::set<std::string> seen;
   std::string duplicate;
@@ -147,66 +155,85 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
   }
   if (!header.is_object()) throw runtime_error(P + ": the header is not a JSON object");
   if (!duplicate.empty()) throw runtime_error(P + ": tensor " + duplicate + " appears twice in the header");
+  return header;
+}
 
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    const std::string& name = it.key();
-    const json& v = it.value();
-    if (name == "__metadata__") {
-      if (!v.is_object()) throw runtime_error(P + ": __metadata__ must be an object of strings");
-      for (auto m2 = v.begin(); m2 != v.end(); ++m2) {
-        if (!m2.value().is_string())
-          throw runtime_error(P + ": __metadata__ entry " + m2.key() + " must be a string, not " + m2.value().dump());
-        file->metadata_[m2.key()] = m2.value().get<std::string>();
-      }
-      continue;
-    }
-    const std::string T = P + ": tensor " + name;
-    if (!v.is_object()) throw runtime_error(T + ": entry must be an object with dtype, shape, data_offsets");
-    for (const char* key : {"dtype", "shape", "data_offsets"})
-      if (!v.contains(key)) throw runtime_error(T + ": entry has no \"" + key + "\"");
-    TensorEntry e;
-    e.name = name;
-    if (!v["dtype"].is_string()) throw runtime_error(T + ": dtype must be a string, not " + v["dtype"].dump());
-    e.dtype = v["dtype"].get<std::string>();
-    e.scalar_type = scalar_type_of(e.dtype, T);
-    if (!v["shape"].is_array()) throw runtime_error(T + ": shape must be a list of integers, not " + v["shape"].dump());
-    uint64_t numel = 1;
-    bool overflow = false;
-    for (const auto& d : v["shape"]) {
-      uint64_t dim = as_u64(d, T + ": shape entries");
-      if (dim > (1ull << 62)) overflow = true;
-      e.shape.push_back(static_cast<int64_t>(dim));
-      overflow = overflow || __builtin_mul_overflow(numel, dim, &numel);
-    }
-    const json& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2)
-      throw runtime_error(T + ": data_offsets must be [begin, end], not " + off.dump());
-    e.begin = as_u64(off[0], T + ": data_offsets");
-    e.end = as_u64(off[1], T + ": data_offsets");
-    if (e.end < e.begin)
-      throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                          "] end before they begin");
-    const uint64_t item = c10::elementSize(e.scalar_type);
-    uint64_t need = 0;
-    overflow = overflow || __builtin_mul_overflow(numel, item, &need);
-    if (overflow) throw runtime_error(T + ": shape " + shape_str(e.shape) + " is too large");
-    if (e.end - e.begin != need)
-      throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
-                          std::to_string(e.end - e.begin) + " bytes but shape " + shape_str(e.shape) + " of " +
-                          e.dtype + " needs " + std::to_string(need));
-    if (e.end > data_size)
-      throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                          "] lie past the end of the data section (" + std::to_string(data_size) +
-                          " bytes): the file is truncated or the header is wrong");
-    file->entries_.push_back(std::move(e));
+void read_metadata(const json& v, const std::string& P, std::map<std::string, std::string>& metadata) {
+  if (!v.is_object()) throw runtime_error(P + ": __metadata__ must be an object of strings");
+  for (auto m2 = v.begin(); m2 != v.end(); ++m2) {
+    if (!m2.value().is_string())
+      throw runtime_error(P + ": __metadata__ entry " + m2.key() + " must be a string, not " + m2.value().dump());
+    metadata[m2.key()] = m2.value().get<std::string>();
   }
+}
 
-  // Data order; no two non-empty ranges may overlap.
-  std::sort(file->entries_.begin(), file->entries_.end(), [](const TensorEntry& a, const TensorEntry& b) {
+// The element count of a shape; an overflow is reported only after data_offsets are read (the checks' order).
+struct ShapeSize {
+  uint64_t numel = 1;
+  bool overflow = false;
+};
+
+ShapeSize read_shape(const json& shape, const std::string& T, std::vector<int64_t>& out) {
+  if (!shape.is_array()) throw runtime_error(T + ": shape must be a list of integers, not " + shape.dump());
+  ShapeSize s;
+  for (const auto& d : shape) {
+    uint64_t dim = as_u64(d, T + ": shape entries");
+    if (dim > (1ull << 62)) s.overflow = true;
+    out.push_back(static_cast<int64_t>(dim));
+    s.overflow = s.overflow || __builtin_mul_overflow(s.numel, dim, &s.numel);
+  }
+  return s;
+}
+
+void read_offsets(const json& off, const std::string& T, TensorEntry& e) {
+  if (!off.is_array() || off.size() != 2)
+    throw runtime_error(T + ": data_offsets must be [begin, end], not " + off.dump());
+  e.begin = as_u64(off[0], T + ": data_offsets");
+  e.end = as_u64(off[1], T + ": data_offsets");
+  if (e.end < e.begin)
+    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                        "] end before they begin");
+}
+
+// The byte range holds exactly the shape's bytes and lies inside the data section.
+void check_extent(const TensorEntry& e, const std::string& T, ShapeSize s, uint64_t data_size) {
+  const uint64_t item = c10::elementSize(e.scalar_type);
+  uint64_t need = 0;
+  const bool overflow = s.overflow || __builtin_mul_overflow(s.numel, item, &need);
+  if (overflow) throw runtime_error(T + ": shape " + shape_str(e.shape) + " is too large");
+  if (e.end - e.begin != need)
+    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
+                        std::to_string(e.end - e.begin) + " bytes but shape " + shape_str(e.shape) + " of " +
+                        e.dtype + " needs " + std::to_string(need));
+  if (e.end > data_size)
+    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                        "] lie past the end of the data section (" + std::to_string(data_size) +
+                        " bytes): the file is truncated or the header is wrong");
+}
+
+TensorEntry parse_entry(const std::string& name, const json& v, const std::string& P, uint64_t data_size) {
+  const std::string T = P + ": tensor " + name;
+  if (!v.is_object()) throw runtime_error(T + ": entry must be an object with dtype, shape, data_offsets");
+  for (const char* key : {"dtype", "shape", "data_offsets"})
+    if (!v.contains(key)) throw runtime_error(T + ": entry has no \"" + key + "\"");
+  TensorEntry e;
+  e.name = name;
+  if (!v["dtype"].is_string()) throw runtime_error(T + ": dtype must be a string, not " + v["dtype"].dump());
+  e.dtype = v["dtype"].get<std::string>();
+  e.scalar_type = scalar_type_of(e.dtype, T);
+  const ShapeSize s = read_shape(v["shape"], T, e.shape);
+  read_offsets(v["data_offsets"], T, e);
+  check_extent(e, T, s, data_size);
+  return e;
+}
+
+// Data order; no two non-empty ranges may overlap.
+void sort_and_check_overlaps(std::vector<TensorEntry>& entries, const std::string& P) {
+  std::sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   const TensorEntry* prev = nullptr;
-  for (const auto& e : file->entries_) {
+  for (const auto& e : entries) {
     if (e.begin == e.end) continue;
     if (prev && e.begin < prev->end)
       throw runtime_error(P + ": tensor " + e.name + " (bytes " + std::to_string(e.begin) + ".." +
@@ -214,6 +241,32 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
                           std::to_string(prev->begin) + ".." + std::to_string(prev->end) + ")");
     prev = &e;
   }
+}
+
+}  // namespace
+
+std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
+  std::shared_ptr<SafetensorsFile> file(new SafetensorsFile());
+  file->self_ = file;
+  file->path_ = path;
+  const std::string& P = path;
+
+  const Mapping m = map_file(P);
+  file->size_ = m.size;
+  file->map_ = m.map;
+  const auto* base = static_cast<const unsigned char*>(m.map);
+  const uint64_t n = header_length(base, file->size_, P);
+  file->data_start_ = 8 + n;
+  const uint64_t data_size = file->size_ - file->data_start_;
+
+  const json header = parse_header(base, n, P);
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__")
+      read_metadata(it.value(), P, file->metadata_);
+    else
+      file->entries_.push_back(parse_entry(it.key(), it.value(), P, data_size));
+  }
+  sort_and_check_overlaps(file->entries_, P);
   for (size_t i = 0; i < file->entries_.size(); ++i) file->index_[file->entries_[i].name] = i;
   return file;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "fmwork/error.hpp"
@@ -38,76 +39,65 @@ void collect_strings(const json& j, std::vector<std::string>& out) {
     }
 }
 
-}  // namespace
-
-SpecialTokens read_special_tokens(const std::string& folder, const EncoderConfig& config) {
-  SpecialTokens out;
+// What the files say, before token strings are resolved to ids.
+struct Gathered {
   std::set<int64_t> ids;
   std::vector<std::string> strings;
   std::map<std::string, int64_t> lookup;  // token string -> id, from tokenizer.json
-  auto add_id = [&](const json& v) {
-    if (v.is_number_integer()) ids.insert(v.get<int64_t>());
-  };
+};
 
-  const std::string tok = folder + "/tokenizer.json";
-  if (fs::exists(tok)) {
-    json j = read_json_file(tok);
-    if (j.is_object() && j.contains("added_tokens") && j["added_tokens"].is_array())
-      for (const auto& t : j["added_tokens"]) {
-        if (!t.is_object() || !t.contains("id")) continue;
-        if (t.contains("content") && t["content"].is_string() && t["id"].is_number_integer())
-          lookup[t["content"].get<std::string>()] = t["id"].get<int64_t>();
-        if (t.value("special", false)) add_id(t["id"]);
-      }
-    // model.vocab: a {token: id} object (WordPiece, BPE) or a [[token, score], ...] list (Unigram).
-    if (j.is_object() && j.contains("model") && j["model"].is_object() && j["model"].contains("vocab")) {
-      const json& vocab = j["model"]["vocab"];
-      if (vocab.is_object()) {
-        for (auto it = vocab.begin(); it != vocab.end(); ++it)
-          if (it.value().is_number_integer()) lookup.emplace(it.key(), it.value().get<int64_t>());
-      } else if (vocab.is_array()) {
-        for (size_t i = 0; i < vocab.size(); ++i)
-          if (vocab[i].is_array() && !vocab[i].empty() && vocab[i][0].is_string())
-            lookup.emplace(vocab[i][0].get<std::string>(), static_cast<int64_t>(i));
+// model.vocab: a {token: id} object (WordPiece, BPE) or a [[token, score], ...] list (Unigram).
+void read_vocab(const json& vocab, std::map<std::string, int64_t>& lookup) {
+  if (vocab.is_object()) {
+    for (auto it = vocab.begin(); it != vocab.end(); ++it)
+      if (it.value().is_number_integer()) lookup.emplace(it.key(), it.value().get<int64_t>());
+  } else if (vocab.is_array()) {
+    for (size_t i = 0; i < vocab.size(); ++i)
+      if (vocab[i].is_array() && !vocab[i].empty() && vocab[i][0].is_string())
+        lookup.emplace(vocab[i][0].get<std::string>(), static_cast<int64_t>(i));
+  }
+}
+
+void read_tokenizer_json(const json& j, Gathered& g) {
+  if (j.is_object() && j.contains("added_tokens") && j["added_tokens"].is_array())
+    for (const auto& t : j["added_tokens"]) {
+      if (!t.is_object() || !t.contains("id")) continue;
+      if (t.contains("content") && t["content"].is_string() && t["id"].is_number_integer())
+        g.lookup[t["content"].get<std::string>()] = t["id"].get<int64_t>();
+      if (t.value("special", false) && t["id"].is_number_integer()) g.ids.insert(t["id"].get<int64_t>());
+    }
+  if (j.is_object() && j.contains("model") && j["model"].is_object() && j["model"].contains("vocab"))
+    read_vocab(j["model"]["vocab"], g.lookup);
+}
+
+// An added_tokens_decoder key: a whole decimal integer, or nothing.
+std::optional<int64_t> decoder_id(const std::string& key) {
+  try {
+    size_t used = 0;
+    int64_t id = std::stoll(key, &used);
+    if (used != key.size()) return std::nullopt;
+    return id;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void read_tokenizer_config(const json& j, Gathered& g) {
+  if (j.is_object() && j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object())
+    for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end(); ++it) {
+      const std::optional<int64_t> id = decoder_id(it.key());
+      if (!id) continue;
+      const json& t = it.value();
+      if (t.is_object()) {
+        if (t.contains("content") && t["content"].is_string()) g.lookup.emplace(t["content"].get<std::string>(), *id);
+        if (t.value("special", false)) g.ids.insert(*id);
       }
     }
-    out.sources.push_back("tokenizer.json");
-  }
+  collect_strings(j, g.strings);
+}
 
-  const std::string tc = folder + "/tokenizer_config.json";
-  if (fs::exists(tc)) {
-    json j = read_json_file(tc);
-    if (j.is_object() && j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object())
-      for (auto it = j["added_tokens_decoder"].begin(); it != j["added_tokens_decoder"].end(); ++it) {
-        int64_t id = 0;
-        try {
-          size_t used = 0;
-          id = std::stoll(it.key(), &used);
-          if (used != it.key().size()) continue;
-        } catch (const std::exception&) {
-          continue;
-        }
-        const json& t = it.value();
-        if (t.is_object()) {
-          if (t.contains("content") && t["content"].is_string()) lookup.emplace(t["content"].get<std::string>(), id);
-          if (t.value("special", false)) ids.insert(id);
-        }
-      }
-    collect_strings(j, strings);
-    out.sources.push_back("tokenizer_config.json");
-  }
-
-  const std::string sm = folder + "/special_tokens_map.json";
-  if (fs::exists(sm)) {
-    collect_strings(read_json_file(sm), strings);
-    out.sources.push_back("special_tokens_map.json");
-  }
-
-  for (const auto& s : strings) {
-    auto it = lookup.find(s);
-    if (it != lookup.end()) ids.insert(it->second);
-  }
-
+// The *_token_id fields of config.json; true when any is set.
+bool add_config_ids(const EncoderConfig& config, std::set<int64_t>& ids) {
   bool from_config = false;
   for (const auto& id : {config.pad_token_id, config.bos_token_id, config.eos_token_id, config.cls_token_id,
                          config.sep_token_id, config.unk_token_id, config.mask_token_id})
@@ -115,9 +105,37 @@ SpecialTokens read_special_tokens(const std::string& folder, const EncoderConfig
       ids.insert(*id);
       from_config = true;
     }
-  if (from_config) out.sources.push_back("config.json");
+  return from_config;
+}
 
-  for (int64_t id : ids)
+}  // namespace
+
+SpecialTokens read_special_tokens(const std::string& folder, const EncoderConfig& config) {
+  SpecialTokens out;
+  Gathered g;
+  const std::string tok = folder + "/tokenizer.json";
+  if (fs::exists(tok)) {
+    read_tokenizer_json(read_json_file(tok), g);
+    out.sources.push_back("tokenizer.json");
+  }
+  const std::string tc = folder + "/tokenizer_config.json";
+  if (fs::exists(tc)) {
+    read_tokenizer_config(read_json_file(tc), g);
+    out.sources.push_back("tokenizer_config.json");
+  }
+  const std::string sm = folder + "/special_tokens_map.json";
+  if (fs::exists(sm)) {
+    collect_strings(read_json_file(sm), g.strings);
+    out.sources.push_back("special_tokens_map.json");
+  }
+
+  for (const auto& s : g.strings) {
+    auto it = g.lookup.find(s);
+    if (it != g.lookup.end()) g.ids.insert(it->second);
+  }
+  if (add_config_ids(config, g.ids)) out.sources.push_back("config.json");
+
+  for (int64_t id : g.ids)
     if (id >= 0 && id < config.vocab_size) out.ids.push_back(id);
   return out;
 }
