@@ -17,8 +17,8 @@ returns (last_hidden_state[, pooler_output]). token_type_ids is an input when th
 type_vocab_size > 0 and the class takes it; pooler_output an output when the model has a pooler.
 
 --dynamic: batch sizes 1..max-batch and input lengths 1..max-input. torch.export.Dim("batch", min=1, ...)
-and Dim("seq", min=1, ...), example inputs batch 2 and an input length other than 2 (an example size 0/1
-would be specialised; two equal sizes would be assumed equal for every input). Found with torch 2.13:
+and Dim("seq", min=1, ...), example inputs batch 2 and input min(8, max) (an example size 0/1 would be
+specialised; equal example sizes are fine, separate Dims are not tied). Found with torch 2.13:
 export keeps min=1 (ep.range_constraints VR[1, max]) and the package gives eager's outputs at batch 1 and
 input 1. Not used: Dim.AUTO / Dim.DYNAMIC (ranges narrowed to [2, max], and the batch of each input a
 separate symbol); backed_size_oblivious (export then fails, or the program asserts input > 1). The range
@@ -64,6 +64,8 @@ MODEL_CLASSES = ("BertModel", "RobertaModel", "XLMRobertaModel", "DistilBertMode
 DTYPES = ("float32", "float16", "bfloat16")
 # RoBERTa-style position ids start after padding_idx: usable length = max_position_embeddings - pad - 1.
 OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert")
+# Inductor options the exporter sets itself (the package, its path and its metadata).
+OWN_OPTIONS = ("aot_inductor.package", "aot_inductor.output_path", "aot_inductor.metadata")
 
 
 class UsageError(Exception):
@@ -195,6 +197,8 @@ def check_inductor_options(options):
 
     known = sorted(config.get_config_copy().keys())
     for key in options:
+        if key in OWN_OPTIONS:
+            raise UsageError(f"--compile:options:{key}: set by the exporter itself, not an option")
         if key not in known:
             close = difflib.get_close_matches(key, known, n=4, cutoff=0.6)
             hint = f"close: {', '.join(close)}" if close else "see torch._inductor.config"
@@ -277,16 +281,10 @@ def example_inputs(model, names, batch, length, device):
 
 
 def example_sizes(batch_range, input_range):
-    """Example (batch, input): 2 where the range allows (0/1 would be specialised), and two different
-    values when both dimensions are dynamic (equal sizes would be assumed equal for every input)."""
-    lo, hi = batch_range
-    batch = hi if lo == hi else min(hi, 2)
-    lo, hi = input_range
-    if lo == hi:
-        return batch, hi
-    length = min(hi, 8)
-    if length == batch:
-        length = hi if hi != batch else lo
+    """Example (batch, input) for export: the size of a fixed dimension, else 2 for the batch and up to 8
+    for the input (never 0 or 1: export would specialise the dimension to that value)."""
+    batch = batch_range[1] if batch_range[0] == batch_range[1] else 2
+    length = input_range[1] if input_range[0] == input_range[1] else min(input_range[1], 8)
     return batch, length
 
 
@@ -301,21 +299,31 @@ def dynamic_shapes(names, batch_range, input_range):
     return {name: dict(dims) for name in names} if dims else None
 
 
-def picked_vec_isa(device):
-    """Inductor's CPU vector ISA as a string, "scalar" when its probe found none; warns on stderr when the
-    CPU has AVX2 / AVX-512 but the probe failed (Inductor then silently writes scalar loops)."""
+def picked_vec_isa(device, options):
+    """Inductor's CPU vector ISA as a string, "scalar" when it picked none; warns on stderr when the CPU has
+    AVX2 / AVX-512 but the probe failed (Inductor then silently writes scalar loops)."""
     if device != "cpu":
         return "n/a"
-    from torch._inductor import cpu_vec_isa
+    from torch._inductor import config, cpu_vec_isa
 
-    isa = cpu_vec_isa.pick_vec_isa()
+    try:
+        with config.patch(options):  # cpp.simdlen / cpp.vec_isa_ok in --options change the pick
+            isa = cpu_vec_isa.pick_vec_isa()
+    except Exception as e:  # no working C++ compiler: the compile would fail the same way
+        raise Failure(f"Inductor cannot build CPU code: {type(e).__name__}: {e}")
     if isa:
         return str(isa)
     cpu = cpu_vec_isa.x86_isa_checker() if hasattr(cpu_vec_isa, "x86_isa_checker") else []
-    if cpu:
-        print(f"warning: the CPU has {' '.join(cpu)} but Inductor's vector-ISA probe (a dry compile and "
-              "dlopen of a small AVX program with the C++ compiler) failed: the package will run scalar "
-              "kernels, much slower; check the compiler (CXX) and TORCHINDUCTOR_CACHE_DIR", file=sys.stderr)
+    if os.environ.get("ATEN_CPU_CAPABILITY") == "default" or "cpp.simdlen" in options:
+        cause = "ATEN_CPU_CAPABILITY=default or --options cpp.simdlen asked for it"
+    elif cpu:
+        cause = (f"the CPU has {' '.join(cpu)} but Inductor's probe (a dry compile and dlopen of a small "
+                 "vectorized program with the C++ compiler) failed; check the compiler (CXX), its AVX "
+                 "flags and TORCHINDUCTOR_CACHE_DIR")
+    else:
+        cause = "Inductor knows no vector ISA of this CPU"
+    print(f"warning: Inductor writes scalar CPU kernels (no vector ISA), much slower: {cause}",
+          file=sys.stderr)
     return "scalar"
 
 
@@ -367,7 +375,7 @@ def export_and_compile(args):
 
     torch.set_num_threads(args.threads)  # Inductor bakes the OpenMP thread count into its CPU kernels
     check_device(args.device)
-    vec_isa = picked_vec_isa(args.device)
+    vec_isa = picked_vec_isa(args.device, args.options)
     model = load_model(args)
     wrapper, inputs, outputs = make_wrapper(model)
     batch, length = example_sizes(args.batch_range, args.input_range)

@@ -27,6 +27,8 @@ from pathlib import Path
 import torch
 import transformers
 
+transformers.utils.logging.disable_progress_bar()
+
 EXPORTER = Path(__file__).resolve().parents[2] / "tools" / "aoti_export.py"
 ATOL = 1e-4
 METADATA_KEYS = ["fmwork.inputs", "fmwork.outputs", "fmwork.dtype", "fmwork.device", "fmwork.threads",
@@ -169,6 +171,25 @@ class AotiExportTest(unittest.TestCase):
         proc = run_exporter(*self.args(**{"--options": '{"max_autotun": true}'}))
         self.assert_error(proc, 2, "--compile:options:max_autotun: not an Inductor option", "max_autotune")
         self.assert_error(run_exporter(*self.args(**{"--options": "[1]"})), 2, "--options")
+        proc = run_exporter(*self.args(**{"--options": '{"aot_inductor.metadata": {}}'}))
+        self.assert_error(proc, 2, "aot_inductor.metadata: set by the exporter itself")
+
+    def test_scalar_kernels_are_reported(self):
+        # ATEN_CPU_CAPABILITY=default makes Inductor pick no vector ISA, as a failed probe does.
+        sys.path.insert(0, str(EXPORTER.parent))
+        import aoti_export
+
+        saved = os.environ.get("ATEN_CPU_CAPABILITY")
+        os.environ["ATEN_CPU_CAPABILITY"] = "default"
+        try:
+            self.assertEqual(aoti_export.picked_vec_isa("cpu", {}), "scalar")
+        finally:
+            if saved is None:
+                del os.environ["ATEN_CPU_CAPABILITY"]
+            else:
+                os.environ["ATEN_CPU_CAPABILITY"] = saved
+        self.assertNotEqual(aoti_export.picked_vec_isa("cpu", {}), "scalar")
+        self.assertEqual(aoti_export.picked_vec_isa("cuda", {}), "n/a")
 
     def test_missing_folder_is_a_usage_error(self):
         missing = str(self.tmp / "no-such-model")
