@@ -101,7 +101,8 @@ fs::path make_temp_dir(const fs::path& kind_dir, const std::string& key) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     const fs::path tmp = kind_dir / temp_name(key);
     if (::mkdir(tmp.c_str(), 0755) == 0) return tmp;
-    if (errno != EEXIST) throw runtime_error(tmp.string() + ": cannot create the build folder (" + std::strerror(errno) + ")");
+    if (errno != EEXIST)
+      throw runtime_error(tmp.string() + ": cannot create the build folder (" + std::strerror(errno) + ")");
   }
   throw runtime_error(kind_dir.string() + ": cannot create a unique build folder");
 }
@@ -271,7 +272,9 @@ std::string format_time(int64_t unix_seconds) {
 
 // Hashes (long hex values) shortened to 12 digits, as the keys are: enough to tell entries apart.
 std::string compact_value(const std::string& v) {
-  const bool hex = v.size() > 16 && std::all_of(v.begin(), v.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  const bool hex = v.size() > 16 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c));
+  });
   return hex ? v.substr(0, 12) : v;
 }
 
@@ -320,7 +323,8 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::strin
     total += e.size_bytes;
   }
   return "cache: " + root + "\n" + table_text(rows, 2, 4) +
-         fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries", format_size(total));
+         fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
+                     format_size(total));
 }
 
 }  // namespace
@@ -431,7 +435,8 @@ std::vector<CacheEntry> ArtifactCache::list() const {
       if (auto c = check_entry(de.path(), kind, key, why)) found.push_back(std::move(*c));
     }
   }
-  std::stable_sort(found.begin(), found.end(), [](const Checked& a, const Checked& b) { return a.used_ns > b.used_ns; });
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Checked& a, const Checked& b) { return a.used_ns > b.used_ns; });
   std::vector<CacheEntry> out;
   for (auto& c : found) out.push_back(std::move(c.entry));
   return out;

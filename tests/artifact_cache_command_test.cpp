@@ -79,7 +79,8 @@ TEST(CacheCommandTest, ListHasOneLinePerEntry) {
   cache.store("aoti", {{"model", "b"}}, writer("y"));
   const auto lines = lines_of(run_cache_command({"list", "--cache_dir=" + tmp.path()}));
   ASSERT_EQ(lines.size(), 2u);
-  const std::regex line(R"([0-9a-f]{12}  aoti +[0-9.]+ (B|KiB)  built in [0-9.]+ s  used \d{4}-\d\d-\d\d \d\d:\d\d  .+)");
+  const std::regex line(
+      R"([0-9a-f]{12}  aoti +[0-9.]+ (B|KiB)  built in [0-9.]+ s  used \d{4}-\d\d-\d\d \d\d:\d\d  .+)");
   for (const auto& l : lines) EXPECT_TRUE(std::regex_match(l, line)) << l;
   EXPECT_EQ(lines[1].substr(0, 12), e.key.substr(0, 12));  // least recently used last
   EXPECT_NE(lines[1].find("2.0 KiB"), std::string::npos) << lines[1];
@@ -101,7 +102,8 @@ TEST(CacheCommandTest, ReportIsAnAlignedTableWithTotals) {
   // Each column starts where its heading does; the numbers end where theirs does.
   for (const char* heading : {"kind", "created", "model", "torch"}) {
     const size_t at = lines[1].find(heading);
-    for (size_t i = 2; i < 4; ++i) EXPECT_TRUE(lines[i][at - 1] == ' ' && lines[i][at] != ' ') << heading << ": " << lines[i];
+    for (size_t i = 2; i < 4; ++i)
+      EXPECT_TRUE(lines[i][at - 1] == ' ' && lines[i][at] != ' ') << heading << ": " << lines[i];
   }
   const size_t size_end = lines[1].find("size") + 4;
   EXPECT_EQ(lines[2].substr(size_end - 3, 3), "2 B") << lines[2];  // most recently used first
@@ -125,7 +127,8 @@ TEST(CacheCommandTest, ClearSaysHowManyFromWhere) {
 
 TEST(CacheCommandTest, AnythingElseIsAUsageErrorNamingTheSubCommands) {
   const std::vector<std::vector<std::string>> bad = {
-      {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="}, {"list", "x", "y", "z"}};
+      {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="},
+      {"list", "x", "y", "z"}};
   for (const auto& args : bad) {
     try {
       run_cache_command(args);

@@ -117,7 +117,8 @@ TEST(ContentHasherTest, PiecesDoNotMatter) {
   whole.update(text.data(), text.size());
   for (size_t piece : {1, 3, 31, 32, 33, 100}) {
     ContentHasher parts;
-    for (size_t at = 0; at < text.size(); at += piece) parts.update(text.data() + at, std::min(piece, text.size() - at));
+    for (size_t at = 0; at < text.size(); at += piece)
+      parts.update(text.data() + at, std::min(piece, text.size() - at));
     EXPECT_EQ(parts.hex_digest(), whole.hex_digest()) << "pieces of " << piece;
   }
   ContentHasher other;
