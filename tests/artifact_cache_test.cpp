@@ -3,6 +3,8 @@
 #include "fmwork/artifact_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -92,6 +94,47 @@ TEST(ArtifactCacheTest, SecondStoreOfTheSameKeyKeepsTheFirst) {
   EXPECT_EQ(again.size_bytes, 5u);
   EXPECT_EQ(read(again.dir + "/model.pt2"), "first");
   EXPECT_EQ(cache.find("aoti", kFields)->facts, (Fields{{"n", "1"}}));
+  EXPECT_TRUE(temp_folders(tmp.path()).empty());
+}
+
+TEST(ArtifactCacheTest, AnEntryStoredDuringOurBuildIsKept) {
+  TempDir tmp("fmwork-cache-test");
+  ArtifactCache cache(tmp.path());
+  const auto racing = [&](const std::string& dir) {
+    ArtifactCache(tmp.path()).store("aoti", kFields, writer({{"model.pt2", "theirs"}}, {{"by", "them"}}));
+    write(fs::path(dir) / "model.pt2", "ours");
+    return Fields{{"by", "us"}};
+  };
+  const CacheEntry e = cache.store("aoti", kFields, racing);
+  EXPECT_EQ(e.facts, (Fields{{"by", "them"}}));
+  EXPECT_EQ(read(e.dir + "/model.pt2"), "theirs");
+  EXPECT_TRUE(temp_folders(tmp.path()).empty());
+}
+
+// Processes storing one key at once: one entry wins, every process gets it intact, nothing is left over.
+TEST(ArtifactCacheTest, ConcurrentStoresOfOneKeyAgree) {
+  TempDir tmp("fmwork-cache-test");
+  std::vector<pid_t> children;
+  for (int i = 0; i < 6; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const std::string text(100000, static_cast<char>('a' + i));
+      const CacheEntry e = ArtifactCache(tmp.path()).store("aoti", kFields, writer({{"model.pt2", text}}, {}));
+      const bool intact = e.size_bytes == text.size() && read(e.dir + "/model.pt2").size() == text.size();
+      _exit(intact ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  ArtifactCache cache(tmp.path());
+  std::string why;
+  ASSERT_TRUE(cache.find("aoti", kFields, &why)) << why;
+  EXPECT_EQ(cache.list().size(), 1u);
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
@@ -300,7 +343,7 @@ TEST(ArtifactCacheTest, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
   changed["b"] = "20";
   EXPECT_NE(key, ArtifactCache::key_of("aoti", changed));
   // Length-prefixed: moving text across the name/value border or between fields changes the key.
-  EXPECT_NE(ArtifactCache::key_of("aoti", {{"a", "b=c"}}), ArtifactCache::key_of("aoti", {{"a=b", "c"}}));
+  EXPECT_NE(ArtifactCache::key_of("aoti", {{"ab", "c"}}), ArtifactCache::key_of("aoti", {{"a", "bc"}}));
   EXPECT_NE(ArtifactCache::key_of("aoti", {{"a", "1b"}}), ArtifactCache::key_of("aoti", {{"a", "1"}, {"b", ""}}));
   EXPECT_NE(ArtifactCache::key_of("aoti", {}), ArtifactCache::key_of("aoti", {{"", ""}}));
 }

@@ -41,6 +41,21 @@ TEST(HashFilesTest, SameContentSameHashAndEachChangeShows) {
   EXPECT_NE(h, hash_files({same}));  // one byte changed, same size, same name
 }
 
+// The sizes mark where each file ends: moving bytes from one file's end into the next one's header (as
+// if a content ended in a name) changes the digest.
+TEST(HashFilesTest, FileBoundariesAreUnambiguous) {
+  TempDir tmp("fmwork-hash-test");
+  fs::create_directories(tmp.path() + "/one");
+  fs::create_directories(tmp.path() + "/two");
+  const uint64_t one = 1;
+  const std::string len_one(reinterpret_cast<const char*>(&one), sizeof one);  // a name's length, as fed
+  const std::vector<std::string> first = {tmp.write("one/a", "x"), tmp.write("one/b", "z"),
+                                          tmp.write("one/c", len_one + "d")};
+  const std::vector<std::string> second = {tmp.write("two/a", "x" + len_one + "bz"), tmp.write("two/c", ""),
+                                           tmp.write("two/d", "")};
+  EXPECT_NE(hash_files(first), hash_files(second));
+}
+
 TEST(HashFilesTest, EveryLengthAndEveryByteCounts) {
   TempDir tmp("fmwork-hash-test");
   std::set<std::string> seen;
