@@ -18,32 +18,13 @@
 #include "fmwork/error.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/process.hpp"
+#include "temp_dir.hpp"
 
 namespace fmwork {
 namespace process_fixtures {
 
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "fmwork-process-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& contents) const {
-    std::string file = path_ + "/" + name;
-    std::ofstream(file, std::ios::binary) << contents;
-    return file;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using fmwork::TempDir;  // tests/temp_dir.hpp
 
 // Runs `process` with the arguments (argv[0] added) and `stdin_text` as standard input.
 inline std::string run(std::vector<std::string> args, const std::string& stdin_text = "") {
