@@ -34,7 +34,7 @@ const FixedSpec kFixed[] = {
     {"platform", false, true, "cpu, cuda, cuda:N, or the name of a device plugin"},
     {"model_class", false, true, "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
     {"model_root", false, false, "folder the model name is relative to"},
-    {"model_name", false, true, "the model: a TorchScript file or a Hugging Face model folder (under --model_root)"},
+    {"model_name", false, true, "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)"},
     {"compile", true, false, "compile the model before the sweep (see --compile:KEY)"},
     {"eval", true, false, "put the model in evaluation mode"},
     {"input_sizes", false, true, "comma-separated sequence lengths, e.g. 128,512"},
@@ -573,6 +573,7 @@ std::string driver_usage() {
       "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
       "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
       "              [--save_outputs DIR] [--check_outputs DIR] [--SET:key[@] VALUE ...]\n"
+      "       driver --cache list|report|clear   (compiled packages kept in $FMWORK_CACHE)\n"
       "\n"
       "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"
       "\n"

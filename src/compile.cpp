@@ -1,3 +1,4 @@
+// --compile: picks the backend (the platform's own, torchscript, inductor) and applies it (see compile.hpp).
 #include "fmwork/compile.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/inductor_backend.hpp"
 
 namespace fmwork {
 namespace {
@@ -36,7 +38,7 @@ std::unique_ptr<Model> compile_torchscript(std::unique_ptr<Model> model, bool ev
 
 }  // namespace
 
-std::vector<std::string> builtin_compile_backends() { return {"torchscript"}; }
+std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor"}; }
 
 std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile, bool eval,
                                      const CompileOptions& options, Platform& platform,
@@ -63,6 +65,7 @@ std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile,
     return platform.compile(std::move(model), chosen, source);
   }
   if (backend == "torchscript") return compile_torchscript(std::move(model), eval, notes);
+  if (backend == "inductor") return compile_inductor(std::move(model), options, source, platform.device(), notes);
   if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead"))
     throw usage_error("--compile:backend cudagraphs / --compile:mode reduce-overhead capture CUDA graphs, which need "
                       "--platform cuda and a CUDA build of fmwork-cpp");

@@ -117,6 +117,22 @@ const LineSpec& fail_line_spec() {
   return spec;
 }
 
+const LineSpec& compile_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec cache = field("cache", FieldKind::text, FieldNeed::required);
+    cache.choices = "hit|built";
+    FieldSpec build = field("build_seconds", FieldKind::number), ready = field("ready_seconds", FieldKind::number);
+    build.precision = ready.precision = 3;
+    return LineSpec{"COMPILE",
+                    {field("backend", FieldKind::text, FieldNeed::required),
+                     field("shape", FieldKind::text, FieldNeed::required), cache, build, ready,
+                     field("key", FieldKind::text), field("vec_isa", FieldKind::text),
+                     field("batch_range", FieldKind::text), field("input_range", FieldKind::text)},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
 const LineSpec& check_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec result = field("result", FieldKind::text, FieldNeed::required);

@@ -366,6 +366,7 @@ struct Formatter {
   std::string operator()(const MemLine& l) const { return format_fields(mem_line_spec(), l.fields); }
   std::string operator()(const FailLine& l) const { return format_fields(fail_line_spec(), l.fields); }
   std::string operator()(const CheckLine& l) const { return format_fields(check_line_spec(), l.fields); }
+  std::string operator()(const CompileLine& l) const { return format_fields(compile_line_spec(), l.fields); }
 };
 
 }  // namespace
@@ -497,6 +498,15 @@ CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::s
                                                    rtol, min_cosine, std::string_view(pass ? "pass" : "fail")})};
 }
 
+CompileLine make_compile_line(const CompileFacts& f) {
+  CompileLine line{make_fields(compile_line_spec(),
+                               {f.backend, f.shape, std::string_view(f.cache_hit ? "hit" : "built"), f.build_seconds,
+                                f.ready_seconds, f.key.empty() ? "-" : f.key, f.vec_isa.empty() ? "-" : f.vec_isa,
+                                f.batch_range.empty() ? "-" : f.batch_range,
+                                f.input_range.empty() ? "-" : f.input_range})};
+  return line;
+}
+
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
   std::string text;
   for (char c : error) {
@@ -561,6 +571,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "MEM") return MemLine{parse_checked_fields(mem_line_spec(), rest)};
   if (word == "FAIL") return FailLine{parse_checked_fields(fail_line_spec(), rest)};
   if (word == "CHECK") return CheckLine{parse_checked_fields(check_line_spec(), rest)};
+  if (word == "COMPILE") return CompileLine{parse_checked_fields(compile_line_spec(), rest)};
   return std::nullopt;
 }
 

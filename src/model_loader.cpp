@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/aoti_model.hpp"
 #include "fmwork/error.hpp"
 #include "fmwork/hf/hf_model.hpp"
 #include "fmwork/torchscript_model.hpp"
@@ -17,10 +18,11 @@ std::unique_ptr<Model> load_model(const LoadRequest& request) {
   std::error_code ec;
   auto status = fs::status(request.path, ec);
   if (!fs::exists(status))
-    throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file or a Hugging Face model "
-                                  "folder (config.json + *.safetensors), with --model_root as its parent if you like",
+    throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file, an AOTInductor package "
+                                  "(.pt2) or a Hugging Face model folder (config.json + *.safetensors), with --model_root as its parent if you like",
                                   request.path));
   if (fs::is_directory(status)) return load_hf_model(request);
+  if (fs::path(request.path).extension() == ".pt2") return load_aoti_model(request);
   return load_torchscript_model(request);
 }
 

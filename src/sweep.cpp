@@ -58,7 +58,7 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
     reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
-  model.prepare(batch, input);
+  for (const LogLine& line : model.prepare(batch, input)) emit(out, line);
   platform.reset_memory_peaks();
   Batch batch_inputs;
   torch::IValue outputs;

@@ -181,8 +181,9 @@ hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
   return config;
 }
 
-// Vocabulary facts for a TorchScript file: config.json and tokenizer files beside it, or --model:vocab_size.
-TokenFacts torchscript_token_facts(const std::string& path, const ModelOptions& options) {
+}  // namespace
+
+TokenFacts token_facts_beside(const std::string& path, const ModelOptions& options) {
   const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   hf::EncoderConfig config = read_vocabulary_config(folder / "config.json");
   if (options.vocab_size) config.vocab_size = *options.vocab_size;
@@ -194,8 +195,6 @@ TokenFacts torchscript_token_facts(const std::string& path, const ModelOptions& 
   return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids};
 }
 
-}  // namespace
-
 std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
   const auto& o = request.options;
   for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
@@ -205,7 +204,7 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
     if (given)
       throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
                                     name, request.path));
-  TokenFacts facts = torchscript_token_facts(request.path, o);
+  TokenFacts facts = token_facts_beside(request.path, o);
   torch::jit::Module module;
   try {
     module = torch::jit::load(request.path, request.device);

@@ -50,13 +50,18 @@ TEST(Compile, RefusesWhatItCannotDo) {
       options.raw = Value::of_dict({{"backend", Value::of_string(backend)}});
     }
     return std::string(expect_error([&] {
-                         compile_model(load_model(request(path)), true, eval, options, *platform, {}, notes);
+                         compile_model(load_model(request(path)), true, eval, options, *platform, ModelSource{path, "BertModel"}, notes);
                        }).what());
   };
   EXPECT_NE(message(false, "").find("needs eval mode: add --eval"), std::string::npos);
   auto inductor = message(true, "inductor");
-  EXPECT_NE(inductor.find("--compile:backend inductor: not available here"), std::string::npos) << inductor;
-  EXPECT_NE(inductor.find("torchscript"), std::string::npos) << inductor;
+  EXPECT_NE(inductor.find("--compile:backend inductor: " + path + " is not a Hugging Face model folder"),
+            std::string::npos)
+      << inductor;
+  EXPECT_NE(inductor.find("--compile:backend torchscript"), std::string::npos) << inductor;
+  auto aot_eager = message(true, "aot_eager");
+  EXPECT_NE(aot_eager.find("--compile:backend aot_eager: not available here"), std::string::npos) << aot_eager;
+  EXPECT_NE(aot_eager.find("torchscript, inductor"), std::string::npos) << aot_eager;
   EXPECT_NE(message(true, "cudagraphs").find("--platform cuda"), std::string::npos);
 }
 

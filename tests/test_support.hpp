@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fmwork/error.hpp"
+#include "fmwork/subprocess.hpp"
 
 namespace fmwork::testing {
 
@@ -25,14 +26,14 @@ class ScratchDir {
   std::string path_;
 };
 
-struct CommandResult {
-  int exit_code = -1;  // the process's exit status; 128 + signal number when killed by a signal
-  std::string out, err;
-};
+// A finished program: exit status (128 + signal when killed), stdout, stderr.
+using CommandResult = SubprocessResult;
 
 // Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
 // "KEY=VALUE" added to the environment.
-CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+inline CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {}) {
+  return run_subprocess(argv, extra_env);
+}
 
 // Sets an environment variable for the life of the object, restoring (or unsetting) it afterwards.
 class ScopedEnv {

@@ -14,11 +14,12 @@ namespace fmwork {
 // The backends this build provides (the platform's own come on top).
 std::vector<std::string> builtin_compile_backends();
 
-// Returns `model` (loaded from `source`) compiled as the options say, and appends what was done to `notes` (RUNTIME/MODEL text).
-// Without --compile the model is returned as is. Backends: "torchscript" (freeze + optimize_for_inference,
-// needs a TorchScript model in eval mode) and the platform's own; torch.compile's Python-only backends
-// (inductor, the default) are refused with a message naming what exists instead. When --compile:backend is
-// not given, a TorchScript model gets "torchscript" and the notes say so.
+// Returns `model` (loaded from `source`) compiled as the options say, and appends what was done to `notes`
+// (MODEL text). Without --compile the model is returned as is. Backends: the platform's own (first when
+// --compile:backend is not given); "torchscript" (freeze + optimize_for_inference, a TorchScript model in
+// eval mode; the default for TorchScript files); "inductor" (torch.compile's default: an AOTInductor
+// package built from a Hugging Face folder, inductor_backend.hpp). Other torch.compile backends are
+// refused with a message naming what exists instead.
 std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile, bool eval,
                                      const CompileOptions& options, Platform& platform,
                                      const ModelSource& source, std::vector<std::string>& notes);

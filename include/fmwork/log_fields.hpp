@@ -70,5 +70,11 @@ const LineSpec& fail_line_spec();
 // each number is computed). input, batch and result required; the numbers (6 significant digits) are
 // numbers where present.
 const LineSpec& check_line_spec();
+// FMWORK COMPILE backend=inductor shape=8x128|dynamic cache=hit|built build_seconds= ready_seconds= key=
+// vec_isa= batch_range= input_range=: one line per compiled artifact (an AOTInductor package), printed
+// before the reps it serves. build_seconds is what building it took (when it was built, in the run that
+// built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
+// backend, shape and cache required.
+const LineSpec& compile_line_spec();
 
 }  // namespace fmwork

@@ -81,6 +81,7 @@ struct StatLine { Fields fields; };
 struct MemLine { Fields fields; };
 struct FailLine { Fields fields; };
 struct CheckLine { Fields fields; };
+struct CompileLine { Fields fields; };
 
 // Builders for the sweep, so that every number is formatted in one place. They format the numbers they
 // are given; stats.hpp computes them (latency_ms, throughput, stat_values).
@@ -95,7 +96,17 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
                           double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
 
-using LogLine = std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine>;
+// COMPILE: what compile_line_spec() lists; ranges "1-1024" (empty for a static shape: left out).
+struct CompileFacts {
+  std::string backend, shape;  // "inductor", "8x128" or "dynamic"
+  bool cache_hit = false;
+  double build_seconds = 0, ready_seconds = 0;
+  std::string key, vec_isa, batch_range, input_range;
+};
+CompileLine make_compile_line(const CompileFacts& facts);
+
+using LogLine =
+    std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a

@@ -10,6 +10,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "fmwork/log_format.hpp"
 #include "fmwork/option_sets.hpp"
 
 namespace fmwork {
@@ -49,8 +50,9 @@ class Model {
   virtual std::vector<std::string> output_names() const { return {}; }
 
   // Readies the model for a combination's shape, before its reps and outside the timed region (the native
-  // encoder packs its weights for it on the CPU). Nothing by default.
-  virtual void prepare(int64_t batch, int64_t input) {}
+  // encoder packs its weights for it on the CPU; the inductor backend builds or loads the shape's package).
+  // Returns the lines to print before the reps (a COMPILE line); throws when the shape cannot run.
+  virtual std::vector<LogLine> prepare(int64_t batch, int64_t input) { return {}; }
 
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;

@@ -14,4 +14,9 @@ namespace fmwork {
 // unfeedable forward(); a runtime Error for a file LibTorch cannot load.
 std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request);
 
+// The vocabulary of a single-file model (TorchScript, an AOTInductor package): vocab_size and special-token
+// ids from a config.json and tokenizer files beside `model_file`, or --model:vocab_size. A usage Error
+// naming the file when neither gives the size.
+TokenFacts token_facts_beside(const std::string& model_file, const ModelOptions& options);
+
 }  // namespace fmwork

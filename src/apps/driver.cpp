@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/artifact_cache.hpp"
 #include "fmwork/cli.hpp"
 #include "fmwork/compile.hpp"
 #include "fmwork/error.hpp"
@@ -181,6 +182,10 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    if (argc >= 2 && std::strcmp(argv[1], "--cache") == 0) {  // driver --cache list|report|clear
+      std::cout << fmwork::run_cache_command(std::vector<std::string>(argv + 2, argv + argc));
+      return 0;
+    }
     return fmwork::run(argc, argv);
   } catch (const fmwork::Error& e) {
     std::cout.flush();

@@ -41,7 +41,10 @@ class HfModel : public Model {
   }
   std::vector<std::string> fed_inputs() const override;
   std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
-  void prepare(int64_t batch, int64_t input) override { encoder_->prepare(batch, input); }
+  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+    encoder_->prepare(batch, input);
+    return {};
+  }
   void eval() override {}  // no dropout in the native encoder: always eval
 
   // For the run metadata.

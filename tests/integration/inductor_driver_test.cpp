@@ -1,0 +1,175 @@
+// The built `driver` with --compile:backend inductor on a tiny Hugging Face folder: the package built by the
+// project's exporter (tools/aoti_export.py, transformers' own BertModel), cached, loaded from the cache
+// without Python on the second run, outputs checked against eager, shapes outside the exported ranges
+// refused, a corrupt entry rebuilt, and the package run directly as a .pt2 --model_name.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fmwork/log_format.hpp"
+#include "test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::ScratchDir;
+
+class InductorDriverTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir();
+    const auto config = testing::encoders::tiny_config("bert");
+    testing::encoders::write_folder(dir_->file("bert"), config, testing::encoders::tiny_weights(config, true, 3));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  // The driver with its cache in `cache` and `env` (FMWORK_PYTHON=... to take Python away).
+  static CommandResult driver(std::vector<std::string> extra, const std::string& cache,
+                              std::vector<std::string> env = {}) {
+    std::vector<std::string> argv = {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
+                                     "--model_name", dir_->file("bert"), "--reps", "3",
+                                     "--torch.call:set_num_threads@", "1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    env.push_back("FMWORK_CACHE=" + cache);
+    return testing::run_command(argv, env);
+  }
+  static std::vector<LogLine> lines_of(const std::string& out) {
+    std::vector<LogLine> lines;
+    std::string line;
+    for (char c : out) {
+      if (c != '\n') {
+        line += c;
+        continue;
+      }
+      if (auto parsed = parse_line(line)) lines.push_back(*parsed);
+      line.clear();
+    }
+    return lines;
+  }
+  template <typename T>
+  static std::vector<T> only(const std::string& out) {
+    std::vector<T> found;
+    for (const auto& l : lines_of(out))
+      if (auto* t = std::get_if<T>(&l)) found.push_back(*t);
+    return found;
+  }
+
+  static ScratchDir* dir_;
+};
+ScratchDir* InductorDriverTest::dir_ = nullptr;
+
+const std::vector<std::string> kDynamic = {"--compile", "--compile:backend", "inductor", "--compile:dynamic@", "True",
+                                           "--input_sizes", "4,16", "--batch_sizes", "1,3"};
+
+// The COMPILE line of the run, from its MODEL notes.
+std::string compile_field(const CommandResult& r, const char* key) {
+  size_t at = r.out.find("\nFMWORK COMPILE ");
+  EXPECT_NE(at, std::string::npos) << r.out;
+  if (at == std::string::npos) return "";
+  ++at;
+  const auto parsed = parse_line(r.out.substr(at, r.out.find('\n', at) - at));
+  const std::string* value = parsed ? std::get<CompileLine>(*parsed).fields.find(key) : nullptr;
+  return value ? *value : "";
+}
+
+TEST_F(InductorDriverTest, DynamicPackageIsBuiltOnceThenTakenFromTheCacheWithoutPython) {
+  ScratchDir cache;
+  const std::string saved = cache.file("eager");
+  CommandResult eager = driver({"--input_sizes", "4,16", "--batch_sizes", "1,3", "--save_outputs", saved},
+                               cache.path());
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+
+  std::vector<std::string> checked = kDynamic;
+  checked.insert(checked.end(), {"--check_outputs", saved, "--check_outputs:atol@", "1e-4"});
+  CommandResult first = driver(checked, cache.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err << first.out;
+  EXPECT_EQ(compile_field(first, "cache"), "built");
+  EXPECT_EQ(compile_field(first, "shape"), "dynamic");
+  EXPECT_EQ(only<ResLine>(first.out).size(), 4u);
+  const auto checks = only<CheckLine>(first.out);
+  ASSERT_EQ(checks.size(), 4u);
+  for (const auto& c : checks) EXPECT_EQ(*c.fields.find("result"), "pass") << first.out;
+
+  // No Python now: the package must come from the cache.
+  CommandResult second = driver(checked, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
+  ASSERT_EQ(second.exit_code, 0) << second.err << second.out;
+  EXPECT_EQ(compile_field(second, "cache"), "hit");
+  EXPECT_EQ(compile_field(second, "key"), compile_field(first, "key"));
+
+  const CommandResult list = testing::run_command({testing::driver_path(), "--cache", "list"},
+                                                  {"FMWORK_CACHE=" + cache.path()});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find(compile_field(first, "key").substr(0, 12)), std::string::npos) << list.out;
+}
+
+TEST_F(InductorDriverTest, ShapesOutsideTheExportedRangesFailBeforeTheyRun) {
+  ScratchDir cache;
+  // 41 is past the tiny BERT's 40 positions: the package's input range ends at 40.
+  std::vector<std::string> args = {"--compile", "--compile:backend", "inductor", "--compile:dynamic@", "True",
+                                   "--input_sizes", "8,41", "--batch_sizes", "2"};
+  CommandResult r = driver(args, cache.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const auto fails = only<FailLine>(r.out);
+  ASSERT_EQ(fails.size(), 1u) << r.out;
+  EXPECT_NE(fails[0].fields.find("error")->find("outside the package's input sizes"), std::string::npos) << r.out;
+  EXPECT_EQ(only<ResLine>(r.out).size(), 1u);
+}
+
+TEST_F(InductorDriverTest, StaticPackagesPerShapeACorruptEntryIsRebuiltAndAPackageRunsAsAModel) {
+  ScratchDir cache;
+  const std::vector<std::string> args = {"--compile", "--compile:backend", "inductor", "--input_sizes", "8",
+                                         "--batch_sizes", "2"};
+  CommandResult first = driver(args, cache.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err << first.out;
+  EXPECT_EQ(compile_field(first, "shape"), "2x8");
+  EXPECT_EQ(compile_field(first, "cache"), "built");
+
+  std::string package;
+  for (const auto& entry : fs::recursive_directory_iterator(cache.path()))
+    if (entry.path().filename() == "model.pt2") package = entry.path().string();
+  ASSERT_FALSE(package.empty());
+
+  // The package as --model_name (its vocabulary given, as no config.json lies beside it).
+  CommandResult direct = testing::run_command(
+      {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
+       "--input_sizes", "8", "--batch_sizes", "2", "--reps", "3", "--model:vocab_size@", "99"});
+  ASSERT_EQ(direct.exit_code, 0) << direct.err << direct.out;
+  EXPECT_NE(direct.out.find("AOTInductor package " + package), std::string::npos) << direct.out;
+  CommandResult wrong = testing::run_command(
+      {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
+       "--input_sizes", "9", "--batch_sizes", "2", "--reps", "3", "--model:vocab_size@", "99"});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("input size 9 is outside the package's input sizes (8)"), std::string::npos) << wrong.out;
+
+  // A byte changed in the cached package: detected, rebuilt, never loaded.
+  {
+    std::fstream f(package, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x5a');
+  }
+  CommandResult again = driver(args, cache.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err << again.out;
+  EXPECT_EQ(compile_field(again, "cache"), "built");
+}
+
+TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
+  ScratchDir cache;
+  CommandResult no_python = driver(kDynamic, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
+  EXPECT_EQ(no_python.exit_code, 2) << no_python.err;
+  EXPECT_NE(no_python.err.find("set FMWORK_PYTHON to a Python with torch=="), std::string::npos) << no_python.err;
+  EXPECT_EQ(std::count(no_python.err.begin(), no_python.err.end(), '\n'), 1) << no_python.err;
+
+  std::vector<std::string> graphs = kDynamic;
+  graphs.insert(graphs.end(), {"--compile:mode", "reduce-overhead"});
+  CommandResult r = driver(graphs, cache.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--compile:mode reduce-overhead captures CUDA graphs"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace fmwork
