@@ -138,7 +138,7 @@ TEST(CliTest, UsageErrors) {
        "spaces); name it without spaces"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "Bert\tModel", "--input_sizes", "1",
         "--batch_sizes", "1", "--reps", "2"},
-       "--model_class 'Bert\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
+       "--model_class 'Bert\\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
        "on spaces); name it without spaces"},
       {{"--platform", "cpu", "--model_name", "", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps", "2"},
@@ -197,6 +197,23 @@ TEST(CliTest, UsageErrors) {
     SCOPED_TRACE(joined);
     EXPECT_EQ(error_of(words), expected);
   }
+}
+
+// A name or value with control characters cannot make an error span lines (and forge an FMWORK line on the
+// terminal): every Error's message writes them out.
+TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
+  const std::string forged = "m\nFMWORK RES x\r\t\x1b[2J\x7f";
+  std::vector<std::string> words = base_with({});
+  words[3] = forged;
+  const std::string message = error_of(words);
+  EXPECT_EQ(message.find_first_of("\n\r\t\x1b\x7f"), std::string::npos) << message;
+  EXPECT_NE(message.find("--model_name 'm\\nFMWORK RES x\\r\\t\\x1b[2J\\x7f' contains whitespace"), std::string::npos)
+      << message;
+  // Applied once more (with_context of an inner error), the text stays as it is.
+  const Error wrapped = with_context("config.json", usage_error("a\nb"));
+  EXPECT_EQ(std::string(wrapped.what()), "config.json: a\\nb");
+  EXPECT_EQ(excerpt(std::string(100, 'x') + "\n"), std::string(80, 'x') + "...");
+  EXPECT_EQ(excerpt(std::string(79, 'x') + "\xc3\xa9yy"), std::string(79, 'x') + "...");  // not inside the é
 }
 
 TEST(CliTest, EqualsFormsAndOddValues) {
