@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/regular_file.hpp"
 #include "fmwork/exception_cause.hpp"
 #include "fmwork/torchscript_model.hpp"
 
@@ -62,7 +63,7 @@ std::vector<std::string> inputs_from_call_spec(const std::string& in_spec, const
   }
   for (const auto& name : names)
     if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
-      throw bad("it takes an input named '" + name + "'");
+      throw bad("it takes an input named '" + excerpt(name) + "'");
   if (std::find(names.begin(), names.end(), "input_ids") == names.end()) throw bad("it takes no input_ids");
   return names;
 }
@@ -103,6 +104,7 @@ std::string range_text(int64_t lo, int64_t hi) { return lo == hi ? std::to_strin
 }  // namespace
 
 AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) : path_(path) {
+  refuse_special_file(path);  // a FIFO, directory or dangling link, said as such
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
     throw usage_error(path + ": not an AOTInductor package (.pt2) file");

@@ -23,6 +23,7 @@
 
 #include "fmwork/content_hash.hpp"
 #include "fmwork/error.hpp"
+#include "fmwork/json_input.hpp"
 
 namespace fmwork {
 
@@ -157,7 +158,7 @@ struct Checked {
 };
 
 CacheEntry parse_manifest(const fs::path& dir, const std::string& kind, const std::string& key) {
-  const nlohmann::json m = nlohmann::json::parse(read_manifest(dir));
+  const nlohmann::json m = parse_json(read_manifest(dir), "manifest.json is malformed");  // depth-limited
   if (!m.is_object() || m.value("format", 0) != kFormat) throw Damaged{"manifest.json is not a format-1 manifest"};
   CacheEntry e;
   e.kind = m.at("kind").get<std::string>();

@@ -354,6 +354,8 @@ int64_t parse_reps(const std::string& text) {
   if (*reps < 2)
     throw usage_error("--reps must be at least 2, got " + std::to_string(*reps) +
                       ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
+  if (*reps > kMaxReps)
+    throw usage_error(fmt::format("--reps must be at most {}, got {}: each rep's timestamps are kept in memory", kMaxReps, *reps));
   return *reps;
 }
 

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "fmwork/error.hpp"
+
 namespace fmwork {
 
 std::string message_cause(const std::string& message) {
@@ -14,12 +16,13 @@ std::string message_cause(const std::string& message) {
     size_t end = message.find('\n', start);
     if (end == std::string::npos) end = message.size();
     std::string line = message.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF line ends
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
     start = end + 1;
   }
   if (lines.empty()) return "unknown error";
   const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
-  return script_traceback ? lines.back() : lines.front();
+  return one_line(script_traceback ? lines.back() : lines.front());  // no \r or escape sequence either
 }
 
 std::string exception_cause(const std::exception& error) {

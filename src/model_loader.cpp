@@ -8,6 +8,7 @@
 #include "fmwork/aoti_model.hpp"
 #include "fmwork/error.hpp"
 #include "fmwork/hf/hf_model.hpp"
+#include "fmwork/regular_file.hpp"
 #include "fmwork/torchscript_model.hpp"
 
 namespace fmwork {
@@ -17,6 +18,7 @@ namespace fs = std::filesystem;
 std::unique_ptr<Model> load_model(const LoadRequest& request) {
   std::error_code ec;
   auto status = fs::status(request.path, ec);
+  if (!fs::is_directory(status)) refuse_special_file(request.path);  // a FIFO or dangling link: before any open
   if (!fs::exists(status))
     throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file, an AOTInductor package "
                                   "(.pt2) or a Hugging Face model folder (config.json + *.safetensors), with --model_root as its parent if you like",

@@ -135,7 +135,7 @@ std::optional<PluginLibrary> load_plugin_library(const std::string& name, std::v
     void* handle = dlopen(found.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (!handle) {
       const char* why = dlerror();
-      throw usage_error(prefix + "cannot load " + found + ": " + one_line(why ? why : "unknown error") + "; " +
+      throw usage_error(prefix + "cannot load " + found + ": " + one_line(std::string(why ? why : "unknown error")) + "; " +
                         tried_text);
     }
     const fmwork_platform_plugin* entry = entry_table(handle, prefix, found, tried_text);

@@ -100,7 +100,7 @@ class PluginPlatform : public Platform {
 
   std::string description() const override {
     const char* text = instance_->table->description ? instance_->table->description(instance_->handle) : nullptr;
-    std::string out = text ? one_line(text) : "plugin " + instance_->name;
+    std::string out = text ? one_line(std::string(text)) : "plugin " + instance_->name;
     return out + " [" + instance_->path + "]";
   }
 

@@ -14,6 +14,10 @@ namespace fmwork {
 
 namespace {
 
+// How deep lists, tuples, dicts and signs may nest: each level is a frame of this recursive parser, so a
+// value such as 10,000 '[' would overflow the stack. Python's own parser stops at 200 parentheses.
+constexpr int kMaxNesting = 100;
+
 const char kAccepted[] =
     "use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like "
     "torch.float16, or args.<option>";
@@ -49,6 +53,22 @@ class Parser {
   std::string_view s_;
   const NameResolver& resolve_;
   size_t pos_ = 0;
+  int depth_ = 0;  // containers and signs open around pos_
+
+  // One level deeper for the life of the object; refused beyond kMaxNesting.
+  class Nested {
+   public:
+    explicit Nested(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNesting)
+        p_.stop("it is nested deeper than " + std::to_string(kMaxNesting) + " levels", p_.pos_);
+    }
+    ~Nested() { --p_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& p_;
+  };
 
   [[noreturn]] void stop(std::string what, size_t at, size_t end = std::string_view::npos) {
     throw Stop{std::move(what), at, end};
@@ -110,6 +130,7 @@ class Parser {
     skip_space();
     const char c = peek();
     if (c != '-' && c != '+') return parse_primary();
+    const Nested nested(*this);
     const size_t at = pos_;
     ++pos_;
     skip_space();
@@ -454,6 +475,7 @@ class Parser {
   }
 
   Value parse_list() {
+    const Nested nested(*this);
     ++pos_;
     std::vector<Value> items;
     parse_items(']', items);
@@ -461,6 +483,7 @@ class Parser {
   }
 
   Value parse_paren() {
+    const Nested nested(*this);
     ++pos_;
     std::vector<Value> items;
     const bool comma = parse_items(')', items);
@@ -469,6 +492,7 @@ class Parser {
   }
 
   Value parse_dict() {
+    const Nested nested(*this);
     const size_t open = pos_;
     ++pos_;
     std::vector<std::pair<std::string, Value>> entries;
@@ -516,7 +540,8 @@ Value parse_value(std::string_view text, const std::string& option, const NameRe
     const size_t first = std::min(text.find_first_not_of(" \t\n\r\f"), text.size());
     const size_t last = text.find_last_not_of(" \t\n\r\f") + 1;
     const bool whole = s.at <= first && s.end != std::string_view::npos && s.end >= last;
-    std::string message = option + ": cannot read '" + std::string(text) + "' as a value";
+    // Quoted whole up to 80 characters: a long value (10,000 '[') is not echoed in full.
+    std::string message = option + ": cannot read '" + excerpt(text) + "' as a value";
     if (whole && s.quiet) {
       // `cannot read 'Tru' as a value`: nothing to add
     } else if (whole || s.at >= text.size()) {

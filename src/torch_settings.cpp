@@ -4,8 +4,10 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,24 +18,44 @@
 namespace fmwork {
 namespace {
 
+// A name's value type, what applying it does, and the check of its value (before anything is loaded).
 struct Setting {
   Value::Type type;
   std::function<void(const Value&)> apply;
+  std::function<void(const std::string& option, const Value&)> check = {};
 };
 
-void require_positive(const std::string& option, const Value& v) {
+// Threads asked for beyond this many per CPU are refused: LibTorch would start them all (and a pool of
+// 2^31 threads exhausts the machine before anything runs).
+constexpr int64_t kMaxThreadsPerCpu = 4;
+
+void check_thread_count(const std::string& option, const Value& v) {
   if (v.integer <= 0) throw usage_error(fmt::format("{} must be a positive integer; got {}", option, v.integer));
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t limit = kMaxThreadsPerCpu * cpus;
+  if (v.integer > limit)
+    throw usage_error(fmt::format("{} must be at most {} ({} per CPU, {} CPUs here); got {}", option, limit,
+                                  kMaxThreadsPerCpu, cpus, v.integer));
+}
+
+void check_matmul_precision(const std::string& option, const Value& v) {
+  if (v.text != "highest" && v.text != "high" && v.text != "medium")
+    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(v));
 }
 
 const std::map<std::string, Setting>& call_table() {
   static const std::map<std::string, Setting> table = {
       {"set_grad_enabled", {Value::Type::boolean, [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }}},
-      {"set_num_threads", {Value::Type::integer, [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); }}},
+      {"set_num_threads",
+       {Value::Type::integer, [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); },
+        check_thread_count}},
       {"set_num_interop_threads",
-       {Value::Type::integer, [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); }}},
+       {Value::Type::integer, [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); },
+        check_thread_count}},
       {"manual_seed", {Value::Type::integer, [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }}},
       {"set_float32_matmul_precision",
-       {Value::Type::string, [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); }}},
+       {Value::Type::string, [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); },
+        check_matmul_precision}},
       {"use_deterministic_algorithms",
        {Value::Type::boolean, [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }}},
       {"set_flush_denormal",
@@ -93,10 +115,7 @@ void check_one(const std::string& set, const std::map<std::string, Setting>& tab
     throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(it->second.type),
                                   type_name(value.type), repr(value), hint));
   }
-  if (name == "set_num_threads" || name == "set_num_interop_threads") require_positive(option, value);
-  if (name == "set_float32_matmul_precision" && value.text != "highest" && value.text != "high" &&
-      value.text != "medium")
-    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(value));
+  if (it->second.check) it->second.check(option, value);
 }
 
 }  // namespace

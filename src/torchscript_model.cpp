@@ -13,6 +13,8 @@
 #include "fmwork/error.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/hf/special_tokens.hpp"
+#include "fmwork/json_input.hpp"
+#include "fmwork/regular_file.hpp"
 
 namespace fmwork {
 namespace {
@@ -162,9 +164,9 @@ class TorchScriptModel : public Model {
 // the same code as for Hugging Face folders.
 hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
   hf::EncoderConfig config;
-  std::ifstream in(config_path);
-  if (!in) return config;
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(config_path, error))) return config;
+  const nlohmann::json json = read_json_file(config_path.string());  // with json_input's limits and checks
   if (!json.is_object()) throw runtime_error(config_path.string() + ": not a JSON object");
   auto integer = [&](const char* key) -> std::optional<int64_t> {
     if (json.contains(key) && json[key].is_number_integer()) return json[key].get<int64_t>();
@@ -204,6 +206,7 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
     if (given)
       throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
                                     name, request.path));
+  refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever
   TokenFacts facts = token_facts_beside(request.path, o);
   torch::jit::Module module;
   try {

@@ -164,6 +164,9 @@ std::vector<Damage> damages() {
       {"manifest field of wrong type",
        [](const fs::path& e) { edit_manifest(e, [](nlohmann::json& m) { m["files"][0]["size"] = "ten"; }); },
        "manifest.json is malformed"},
+      {"deeply nested manifest",  // 100,000 levels: refused at 64 before anything recurses over it
+       [](const fs::path& e) { write(e / "manifest.json", std::string(100000, '[') + std::string(100000, ']')); },
+       "manifest.json is malformed: the JSON is nested deeper than 64 levels"},
       {"huge manifest", [](const fs::path& e) { write(e / "manifest.json", std::string((1 << 20) + 1, ' ')); },
        "larger than 1 MiB"},
       {"manifest lists ../x",

@@ -31,6 +31,13 @@ std::vector<std::string> base_with(std::vector<std::string> extra) {
   return words;
 }
 
+// The base command line with --reps `reps`.
+std::vector<std::string> with_reps(const std::string& reps) {
+  std::vector<std::string> words = base_with({});
+  words[11] = reps;
+  return words;
+}
+
 TEST(CliTest, ParsedFixedArguments) {
   const CommandLine cl = parse({"--platform", "cuda:1", "--model_root", "/models", "--model_name", "bert",
                                 "--model_class", "BertModel", "--input_sizes", "64,128", "--batch_sizes", "1,4,8",
@@ -41,6 +48,7 @@ TEST(CliTest, ParsedFixedArguments) {
   EXPECT_EQ(cl.args.input_sizes, (std::vector<int64_t>{64, 128}));
   EXPECT_EQ(cl.args.batch_sizes, (std::vector<int64_t>{1, 4, 8}));
   EXPECT_EQ(cl.args.reps, 10);  // int("1_0"), as argparse reads it
+  EXPECT_EQ(parse(with_reps("1000000")).args.reps, kMaxReps);  // the most admitted
   EXPECT_TRUE(cl.args.compile);
   EXPECT_FALSE(cl.args.eval);
   EXPECT_TRUE(cl.args.seed_given);
@@ -129,6 +137,10 @@ TEST(CliTest, UsageErrors) {
         "--reps", "-3"},
        "--reps must be at least 2, got -3: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least "
        "2 are needed"},
+      {with_reps("2147483648"),
+       "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory"},
+      {with_reps("1_000_001"),
+       "--reps must be at most 1000000, got 1000001: each rep's timestamps are kept in memory"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps", "ten"},
        "--reps expects an integer (at least 2); got 'ten'"},
@@ -138,7 +150,7 @@ TEST(CliTest, UsageErrors) {
        "spaces); name it without spaces"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "Bert\tModel", "--input_sizes", "1",
         "--batch_sizes", "1", "--reps", "2"},
-       "--model_class 'Bert\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
+       "--model_class 'Bert\\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
        "on spaces); name it without spaces"},
       {{"--platform", "cpu", "--model_name", "", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps", "2"},
@@ -197,6 +209,23 @@ TEST(CliTest, UsageErrors) {
     SCOPED_TRACE(joined);
     EXPECT_EQ(error_of(words), expected);
   }
+}
+
+// A name or value with control characters cannot make an error span lines (and forge an FMWORK line on the
+// terminal): every Error's message writes them out.
+TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
+  const std::string forged = "m\nFMWORK RES x\r\t\x1b[2J\x7f";
+  std::vector<std::string> words = base_with({});
+  words[3] = forged;
+  const std::string message = error_of(words);
+  EXPECT_EQ(message.find_first_of("\n\r\t\x1b\x7f"), std::string::npos) << message;
+  EXPECT_NE(message.find("--model_name 'm\\nFMWORK RES x\\r\\t\\x1b[2J\\x7f' contains whitespace"), std::string::npos)
+      << message;
+  // Applied once more (with_context of an inner error), the text stays as it is.
+  const Error wrapped = with_context("config.json", usage_error("a\nb"));
+  EXPECT_EQ(std::string(wrapped.what()), "config.json: a\\nb");
+  EXPECT_EQ(excerpt(std::string(100, 'x') + "\n"), std::string(80, 'x') + "...");
+  EXPECT_EQ(excerpt(std::string(79, 'x') + "\xc3\xa9yy"), std::string(79, 'x') + "...");  // not inside the é
 }
 
 TEST(CliTest, EqualsFormsAndOddValues) {

@@ -221,6 +221,39 @@ TEST(PythonLiteral, Errors) {
   }
 }
 
+// Lists, tuples, dicts and signs nest up to 100 levels; deeper is a usage error, not a stack overflow
+// (10,000 '[' crashed the recursive parser), and the message quotes the first 80 characters only.
+TEST(PythonLiteral, NestingIsLimited) {
+  const auto nested = [](int levels, const std::string& open, const std::string& inner, const std::string& close) {
+    std::string text;
+    for (int i = 0; i < levels; ++i) text += open;
+    text += inner;
+    for (int i = 0; i < levels; ++i) text += close;
+    return text;
+  };
+  EXPECT_EQ(repr(parse_value(nested(100, "[", "1", "]"), "--x@")), nested(100, "[", "1", "]"));
+  EXPECT_EQ(repr(parse_value(nested(100, "-", "1", ""), "--x@")), "1");
+  const std::vector<std::pair<std::string, size_t>> deep = {
+      {nested(101, "[", "", "]"), 101},
+      {nested(10000, "[", "", "]"), 101},
+      {nested(10000, "(", "1", ")"), 101},
+      {nested(10000, "{'a': ", "1", "}"), 101 * 6 - 5},
+      {nested(10000, "-", "1", ""), 101},
+      {nested(50, "[", nested(51, "-", "1", ""), "]"), 101},
+  };
+  for (const auto& [text, at] : deep) {
+    SCOPED_TRACE(text.substr(0, 20));
+    try {
+      parse_value(text, "--model:foo@");
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()), "--model:foo@: cannot read '" + text.substr(0, 80) + "...' as a value (at character " +
+                                           std::to_string(at) + ": it is nested deeper than 100 levels)" + kUse);
+    }
+  }
+}
+
 TEST(PythonLiteral, DtypeAliasesReadAsTheirCanonicalName) {
   EXPECT_EQ(repr(parse_value("torch.half", "--x@")), "torch.float16");
   EXPECT_EQ(repr(parse_value("[torch.long, torch.double]", "--x@")), "[torch.int64, torch.float64]");

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
 #include "fmwork/error.hpp"
 
 namespace fmwork {
@@ -75,6 +80,19 @@ TEST(TorchSettings, RefusesNonPositiveThreadsAndUnknownPrecision) {
   EXPECT_NE(usage_message(TorchCalls{{{"set_float32_matmul_precision", Value::of_string("low")}}}, {})
                 .find("'highest', 'high' or 'medium'"),
             std::string::npos);
+}
+
+// A thread count is admitted up to 4 per CPU of the machine: LibTorch would start every thread asked for.
+TEST(TorchSettings, RefusesMoreThreadsThanFourPerCpu) {
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  for (const char* name : {"set_num_threads", "set_num_interop_threads"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(usage_message(TorchCalls{{{name, Value::of_int(4 * cpus)}}}, {}), "");
+    EXPECT_EQ(usage_message(TorchCalls{{{name, Value::of_int(2147483647)}}}, {}),
+              fmt::format("--torch.call:{} must be at most {} (4 per CPU, {} CPUs here); got 2147483647", name,
+                          4 * cpus, cpus));
+    EXPECT_NE(usage_message(TorchCalls{{{name, Value::of_int(4 * cpus + 1)}}}, {}), "");
+  }
 }
 
 TEST(TorchSettings, GradIsOffUnlessAskedFor) {

@@ -12,7 +12,11 @@
 
 namespace fmwork {
 
-// Upstream's fixed options plus the few of ours. Sizes are positive; reps >= 2; names without spaces.
+// The most --reps admitted: the sweep keeps two timestamps a rep (and a duration), allocated before the
+// first rep, so the count sizes memory (--reps 2147483648 asked for 2 x 16 GiB).
+constexpr int64_t kMaxReps = 1'000'000;
+
+// Upstream's fixed options plus the few of ours. Sizes are positive; 2 <= reps <= kMaxReps; names without spaces.
 struct FixedArgs {
   std::string platform;                   // --platform (required): cpu, cuda, cuda:N, or a plugin name
   std::string model_class;                // --model_class (required)
@@ -23,7 +27,7 @@ struct FixedArgs {
   bool eval = false;                      // --eval
   std::vector<int64_t> input_sizes;       // --input_sizes 64,128 (required)
   std::vector<int64_t> batch_sizes;       // --batch_sizes 1,4 (required)
-  int64_t reps = 0;                       // --reps (required, >= 2)
+  int64_t reps = 0;                       // --reps (required, 2 to kMaxReps)
   // Ours. Echoed in the args JSON only when given, so upstream command lines print upstream's output.
   uint64_t seed = 0;                      // --seed: the input generator's seed
   bool seed_given = false;
@@ -47,7 +51,7 @@ struct CommandLine {
 };
 
 // Parses argv (argv[0] is the program). Throws a usage Error naming the option and what is accepted:
-// missing required option, bad size list, reps < 2 (explaining the warm-up rule), a space in
+// missing required option, bad size list, reps < 2 (explaining the warm-up rule) or > kMaxReps, a space in
 // model_name / model_class, an unknown sub-option set, a key without value, an unparsable `@` value.
 // `--help` is not handled here (the executable handles it before calling this).
 CommandLine parse_command_line(int argc, const char* const* argv);

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/json_input.hpp"
 
 namespace fmwork::hf {
 namespace {
@@ -37,11 +38,11 @@ class Reader {
   double number_or(const std::string& key, double fallback, double lo_exclusive, double hi_exclusive) const {
     if (!has(key)) return fallback;
     const json& v = j_[key];
-    if (!v.is_number()) throw runtime_error(src_ + ": " + key + " must be a number, not " + v.dump());
+    if (!v.is_number()) throw runtime_error(src_ + ": " + key + " must be a number, not " + json_excerpt(v));
     double d = v.get<double>();
     if (!(d > lo_exclusive && d < hi_exclusive) || !std::isfinite(d)) {
       std::ostringstream os;
-      os << src_ << ": " << key << " (" << v.dump() << ") must be greater than " << lo_exclusive << " and less than "
+      os << src_ << ": " << key << " (" << json_excerpt(v) << ") must be greater than " << lo_exclusive << " and less than "
          << hi_exclusive;
       throw runtime_error(os.str());
     }
@@ -56,16 +57,16 @@ class Reader {
   }
   bool boolean_or(const std::string& key, bool fallback) const {
     if (!has(key)) return fallback;
-    if (!j_[key].is_boolean()) throw runtime_error(src_ + ": " + key + " must be true or false, not " + j_[key].dump());
+    if (!j_[key].is_boolean()) throw runtime_error(src_ + ": " + key + " must be true or false, not " + json_excerpt(j_[key]));
     return j_[key].get<bool>();
   }
 
  private:
   int64_t integer_value(const std::string& key, int64_t lo, int64_t hi) const {
     const json& v = j_[key];
-    if (!v.is_number_integer()) throw runtime_error(src_ + ": " + key + " must be an integer, not " + v.dump());
+    if (!v.is_number_integer()) throw runtime_error(src_ + ": " + key + " must be an integer, not " + json_excerpt(v));
     if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-      throw runtime_error(src_ + ": " + key + " (" + v.dump() + ") must be between " + std::to_string(lo) + " and " +
+      throw runtime_error(src_ + ": " + key + " (" + json_excerpt(v) + ") must be between " + std::to_string(lo) + " and " +
                           std::to_string(hi));
     int64_t i = v.get<int64_t>();
     if (i < lo || i > hi)
@@ -75,7 +76,7 @@ class Reader {
   }
   std::string string_value(const std::string& key) const {
     const json& v = j_[key];
-    if (!v.is_string()) throw runtime_error(src_ + ": " + key + " must be a string, not " + v.dump());
+    if (!v.is_string()) throw runtime_error(src_ + ": " + key + " must be a string, not " + json_excerpt(v));
     return v.get<std::string>();
   }
   const json& j_;
@@ -136,7 +137,7 @@ Family family_of(const std::string& model_type, const std::string& source) {
   if (model_type == "bert") return Family::bert;
   if (model_type == "roberta" || model_type == "xlm-roberta") return Family::roberta;
   if (model_type == "distilbert") return Family::distilbert;
-  throw usage_error(source + ": model_type \"" + model_type + "\" is not supported by the native encoder (supported: " +
+  throw usage_error(source + ": model_type \"" + excerpt(model_type) + "\" is not supported by the native encoder (supported: " +
                     joined(supported_model_types()) + ")");
 }
 
@@ -144,7 +145,7 @@ void read_architectures(const json& j, const std::string& source, EncoderConfig&
   if (!j.contains("architectures") || j["architectures"].is_null()) return;
   if (!j["architectures"].is_array()) throw runtime_error(source + ": architectures must be a list of class names");
   for (const auto& a : j["architectures"]) {
-    if (!a.is_string()) throw runtime_error(source + ": architectures must be a list of class names, not " + a.dump());
+    if (!a.is_string()) throw runtime_error(source + ": architectures must be a list of class names, not " + json_excerpt(a));
     c.architectures.push_back(a.get<std::string>());
   }
 }
@@ -172,7 +173,7 @@ void read_bert_shape(const Reader& r, const std::string& source, EncoderConfig& 
   c.layer_norm_eps = r.number_or("layer_norm_eps", 1e-12, 0.0, 1.0);
   c.position_embedding_type = r.string_or("position_embedding_type", "absolute");
   if (c.position_embedding_type != "absolute")
-    throw usage_error(source + ": position_embedding_type \"" + c.position_embedding_type +
+    throw usage_error(source + ": position_embedding_type \"" + excerpt(c.position_embedding_type) +
                       "\" is not supported by the native encoder (only \"absolute\")");
   if (r.has("pad_token_id"))
     c.pad_token_id = r.optional_integer("pad_token_id", 0, kMaxVocab);
@@ -200,7 +201,7 @@ void read_torch_dtype(const Reader& r, const std::string& source, EncoderConfig&
     if (d == "float" ) d = "float32";
     if (d == "half") d = "float16";
     if (d != "float32" && d != "float16" && d != "bfloat16" && d != "float64")
-      throw runtime_error(source + ": " + key + " \"" + d + "\" is not a floating dtype (float32, float16, bfloat16)");
+      throw runtime_error(source + ": " + key + " \"" + excerpt(d) + "\" is not a floating dtype (float32, float16, bfloat16)");
     c.torch_dtype = d;
     break;
   }
@@ -212,7 +213,7 @@ void check_relations(const EncoderConfig& c, const std::string& source) {
   for (const auto& a : supported_activations()) act_ok = act_ok || a == c.hidden_act;
   if (!act_ok)
     throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
-                      c.hidden_act + "\" is not supported (supported: " + joined(supported_activations()) + ")");
+                      excerpt(c.hidden_act) + "\" is not supported (supported: " + joined(supported_activations()) + ")");
   const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
   const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
   if (c.hidden_size % c.num_attention_heads != 0)
@@ -250,16 +251,6 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
   read_torch_dtype(r, source, c);
   check_relations(c, source);
   return c;
-}
-
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw runtime_error(path + ": cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw runtime_error(path + ": not valid JSON: " + e.what());
-  }
 }
 
 EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }

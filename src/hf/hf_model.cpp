@@ -12,6 +12,7 @@
 #include "fmwork/error.hpp"
 #include "fmwork/hf/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
+#include "fmwork/regular_file.hpp"
 
 namespace fmwork {
 namespace hf {
@@ -358,6 +359,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   p.cls = request.model_class.empty() ? "AutoModel" : request.model_class;
   check_class_name(p.cls);
   p.config_path = dir + "/config.json";
+  refuse_special_file(p.config_path);  // a FIFO would block open() forever
   if (!fs::exists(p.config_path))
     throw usage_error(dir + ": no config.json; a Hugging Face model folder holds config.json and model.safetensors");
   EncoderConfig config = load_config(p.config_path);

@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/json_input.hpp"
+#include "fmwork/regular_file.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian; this reader maps it as is");
 
@@ -59,7 +61,7 @@ std::string mb(uint64_t bytes) {
 uint64_t as_u64(const json& v, const std::string& what) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
   if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
-  throw runtime_error(what + " must be a non-negative integer, not " + v.dump());
+  throw runtime_error(what + " must be a non-negative integer, not " + json_excerpt(v));
 }
 
 }  // namespace
@@ -93,6 +95,7 @@ struct Mapping {
 
 // The whole regular file at P mapped, at least 8 bytes of it.
 Mapping map_file(const std::string& P) {
+  refuse_special_file(P);  // a FIFO would block open() forever
   int fd = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw runtime_error(P + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -136,25 +139,19 @@ uint64_t header_length(const unsigned char* base, uint64_t size, const std::stri
   return n;
 }
 
-// Parse, refusing duplicate tensor names (JSON would silently keep the last one).
+// Parse with json_input's limits, refusing duplicate tensor names (JSON would silently keep the last one).
 json parse_header(const unsigned char* base, uint64_t n, const std::string& P) {
-  json header;
   std::set<std::string> seen;
   std::string duplicate;
-  try {
-    const char* begin = reinterpret_cast<const char*>(base + 8);
-    header = json::parse(begin, begin + n, [&](int depth, json::parse_event_t event, json& parsed) {
-      if (depth == 1 && event == json::parse_event_t::key) {
-        auto key = parsed.get<std::string>();
-        if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
-      }
-      return true;
-    });
-  } catch (const json::exception& e) {
-    throw runtime_error(P + ": the header is not valid JSON: " + e.what());
-  }
+  const std::string_view text(reinterpret_cast<const char*>(base + 8), n);
+  const json header = parse_json(text, P + ": the header", [&](int depth, json::parse_event_t event, const json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key) {
+      auto key = parsed.get<std::string>();
+      if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
+    }
+  });
   if (!header.is_object()) throw runtime_error(P + ": the header is not a JSON object");
-  if (!duplicate.empty()) throw runtime_error(P + ": tensor " + duplicate + " appears twice in the header");
+  if (!duplicate.empty()) throw runtime_error(P + ": tensor " + excerpt(duplicate) + " appears twice in the header");
   return header;
 }
 
@@ -162,7 +159,7 @@ void read_metadata(const json& v, const std::string& P, std::map<std::string, st
   if (!v.is_object()) throw runtime_error(P + ": __metadata__ must be an object of strings");
   for (auto m2 = v.begin(); m2 != v.end(); ++m2) {
     if (!m2.value().is_string())
-      throw runtime_error(P + ": __metadata__ entry " + m2.key() + " must be a string, not " + m2.value().dump());
+      throw runtime_error(P + ": __metadata__ entry " + excerpt(m2.key()) + " must be a string, not " + json_excerpt(m2.value()));
     metadata[m2.key()] = m2.value().get<std::string>();
   }
 }
@@ -174,7 +171,7 @@ struct ShapeSize {
 };
 
 ShapeSize read_shape(const json& shape, const std::string& T, std::vector<int64_t>& out) {
-  if (!shape.is_array()) throw runtime_error(T + ": shape must be a list of integers, not " + shape.dump());
+  if (!shape.is_array()) throw runtime_error(T + ": shape must be a list of integers, not " + json_excerpt(shape));
   ShapeSize s;
   for (const auto& d : shape) {
     uint64_t dim = as_u64(d, T + ": shape entries");
@@ -187,7 +184,7 @@ ShapeSize read_shape(const json& shape, const std::string& T, std::vector<int64_
 
 void read_offsets(const json& off, const std::string& T, TensorEntry& e) {
   if (!off.is_array() || off.size() != 2)
-    throw runtime_error(T + ": data_offsets must be [begin, end], not " + off.dump());
+    throw runtime_error(T + ": data_offsets must be [begin, end], not " + json_excerpt(off));
   e.begin = as_u64(off[0], T + ": data_offsets");
   e.end = as_u64(off[1], T + ": data_offsets");
   if (e.end < e.begin)
@@ -212,13 +209,13 @@ void check_extent(const TensorEntry& e, const std::string& T, ShapeSize s, uint6
 }
 
 TensorEntry parse_entry(const std::string& name, const json& v, const std::string& P, uint64_t data_size) {
-  const std::string T = P + ": tensor " + name;
+  const std::string T = P + ": tensor " + excerpt(name);
   if (!v.is_object()) throw runtime_error(T + ": entry must be an object with dtype, shape, data_offsets");
   for (const char* key : {"dtype", "shape", "data_offsets"})
     if (!v.contains(key)) throw runtime_error(T + ": entry has no \"" + key + "\"");
   TensorEntry e;
   e.name = name;
-  if (!v["dtype"].is_string()) throw runtime_error(T + ": dtype must be a string, not " + v["dtype"].dump());
+  if (!v["dtype"].is_string()) throw runtime_error(T + ": dtype must be a string, not " + json_excerpt(v["dtype"]));
   e.dtype = v["dtype"].get<std::string>();
   e.scalar_type = scalar_type_of(e.dtype, T);
   const ShapeSize s = read_shape(v["shape"], T, e.shape);
@@ -342,14 +339,7 @@ Checkpoint Checkpoint::open_file(const std::string& path) {
 
 Checkpoint Checkpoint::open_index(const std::string& index_path) {
   const std::string& P = index_path;
-  std::ifstream in(index_path, std::ios::binary);
-  if (!in) throw runtime_error(P + ": cannot open");
-  json index;
-  try {
-    index = json::parse(in);
-  } catch (const json::exception& e) {
-    throw runtime_error(P + ": not valid JSON: " + e.what());
-  }
+  const json index = read_json_file(index_path);
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
     throw runtime_error(P + ": has no \"weight_map\" object (tensor name -> shard file)");
   const auto dir = fs::path(index_path).parent_path();
@@ -358,7 +348,7 @@ Checkpoint Checkpoint::open_index(const std::string& index_path) {
   std::vector<std::pair<std::string, std::string>> wanted;  // tensor, shard
   for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
     if (!it.value().is_string())
-      throw runtime_error(P + ": weight_map entry " + it.key() + " must name a shard file, not " + it.value().dump());
+      throw runtime_error(P + ": weight_map entry " + excerpt(it.key()) + " must name a shard file, not " + json_excerpt(it.value()));
     std::string shard = it.value().get<std::string>();
     if (shard.empty() || shard.find('/') != std::string::npos || shard.find('\\') != std::string::npos ||
         shard == "." || shard == "..")

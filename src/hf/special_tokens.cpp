@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fmwork/error.hpp"
+#include "fmwork/json_input.hpp"
 
 namespace fmwork::hf {
 namespace {
@@ -114,17 +115,17 @@ SpecialTokens read_special_tokens(const std::string& folder, const EncoderConfig
   SpecialTokens out;
   Gathered g;
   const std::string tok = folder + "/tokenizer.json";
-  if (fs::exists(tok)) {
+  if (fs::exists(fs::symlink_status(tok))) {  // a dangling link is refused, not skipped
     read_tokenizer_json(read_json_file(tok), g);
     out.sources.push_back("tokenizer.json");
   }
   const std::string tc = folder + "/tokenizer_config.json";
-  if (fs::exists(tc)) {
+  if (fs::exists(fs::symlink_status(tc))) {  // a dangling link is refused, not skipped
     read_tokenizer_config(read_json_file(tc), g);
     out.sources.push_back("tokenizer_config.json");
   }
   const std::string sm = folder + "/special_tokens_map.json";
-  if (fs::exists(sm)) {
+  if (fs::exists(fs::symlink_status(sm))) {  // a dangling link is refused, not skipped
     collect_strings(read_json_file(sm), g.strings);
     out.sources.push_back("special_tokens_map.json");
   }

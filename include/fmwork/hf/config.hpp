@@ -55,8 +55,8 @@ const std::vector<std::string>& supported_activations();
 // out-of-range field ("config.json: num_attention_heads (12) must divide hidden_size (770)"), a usage Error
 // for a valid but unsupported feature (model_type, position_embedding_type, hidden_act).
 EncoderConfig parse_config(const nlohmann::json& json, const std::string& source);
-// Reads and parses `path` (a runtime Error for unreadable or invalid JSON).
+// Reads and parses `path` with json_input's limits (a runtime Error for unreadable, too deep or invalid JSON;
+// a usage Error for a FIFO, directory or dangling link).
 EncoderConfig load_config(const std::string& path);
-nlohmann::json read_json_file(const std::string& path);  // runtime Error naming the file on failure
 
 }  // namespace fmwork::hf

@@ -1,0 +1,36 @@
+// JSON from outside (config.json, tokenizer files, safetensors headers, cache manifests), read with limits:
+// nesting depth (a value nested 100,000 deep is refused before anything recurses over it: dump(), the
+// message that quotes it, our own walks) and size; and JSON values quoted in messages at most 80 characters.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace fmwork {
+
+// The deepest nesting of objects and arrays accepted (Hugging Face files nest 5 or 6 deep).
+constexpr int kMaxJsonDepth = 64;
+// The largest JSON file read_json_file reads (tokenizer.json of large vocabularies is tens of MB).
+constexpr size_t kMaxJsonFileBytes = size_t{256} << 20;
+
+// Sees each parse event (nlohmann's callback arguments) after the depth check; for checks of the caller's
+// own, such as a duplicate key.
+using JsonObserver = std::function<void(int depth, nlohmann::json::parse_event_t event, const nlohmann::json& parsed)>;
+
+// Parses `text`; throws a one-line runtime Error "<source>: ..." when it is not valid JSON or nests deeper
+// than kMaxJsonDepth.
+nlohmann::json parse_json(std::string_view text, const std::string& source, const JsonObserver& observe = {});
+
+// Reads and parses the file at `path`: a usage Error when it is a FIFO, directory or dangling link
+// (refuse_special_file), runtime Errors naming the file when it cannot be read, is larger than `max_bytes`
+// or is not valid JSON.
+nlohmann::json read_json_file(const std::string& path, size_t max_bytes = kMaxJsonFileBytes);
+
+// A JSON value for a message: its compact text, at most 80 characters of it (excerpt), never throwing.
+std::string json_excerpt(const nlohmann::json& value);
+
+}  // namespace fmwork
