@@ -87,6 +87,11 @@ AotiFacts read_facts(torch::inductor::AOTIModelPackageLoader& loader, const std:
   };
   f.inputs = text("fmwork.inputs").empty() ? inputs_from_call_spec(loader.get_call_spec().at(0), path)
                                            : split_commas(text("fmwork.inputs"));
+  for (const auto& name : f.inputs)  // run() feeds these three Batch fields and nothing else
+    if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
+      throw usage_error(fmt::format("{}: the package's metadata names an input '{}'; the driver feeds only "
+                                    "input_ids, attention_mask, token_type_ids",
+                                    path, excerpt(name)));
   f.outputs = split_commas(text("fmwork.outputs"));
   if (!text("fmwork.dtype").empty()) f.dtype = text("fmwork.dtype");
   f.vec_isa = text("fmwork.vec_isa");
@@ -114,6 +119,10 @@ AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) :
     throw runtime_error(path + ": cannot load as an AOTInductor package: " + exception_cause(e));
   }
   facts_ = read_facts(loader_->loader, path);
+  for (const auto& name : facts_.inputs)  // read_facts allows these three names only
+    feeds_.push_back(name == "input_ids" ? &Batch::input_ids
+                                         : name == "attention_mask" ? &Batch::attention_mask : &Batch::token_type_ids);
+  inputs_.resize(feeds_.size());
   if (!facts_.device.empty() && facts_.device != torch::Device(device.type()).str())
     throw usage_error(fmt::format("{}: the package was built for {}, not {}; build it for this device", path,
                                   facts_.device, device.str()));
@@ -133,12 +142,8 @@ std::string AotiPackage::refuses(int64_t batch, int64_t input) const {
 }
 
 torch::IValue AotiPackage::run(const Batch& batch) {
-  std::vector<at::Tensor> inputs;
-  inputs.reserve(facts_.inputs.size());
-  for (const auto& name : facts_.inputs)
-    inputs.push_back(name == "input_ids" ? batch.input_ids
-                                         : name == "attention_mask" ? batch.attention_mask : batch.token_type_ids);
-  std::vector<at::Tensor> outputs = loader_->loader.run(inputs);
+  for (size_t i = 0; i < feeds_.size(); ++i) inputs_[i] = batch.*feeds_[i];
+  std::vector<at::Tensor> outputs = loader_->loader.run(inputs_);
   if (outputs.size() == 1) return outputs.front();
   return c10::ivalue::Tuple::create(std::vector<c10::IValue>(outputs.begin(), outputs.end()));
 }

@@ -22,7 +22,7 @@ std::string message_cause(const std::string& message) {
   }
   if (lines.empty()) return "unknown error";
   const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
-  return one_line(script_traceback ? lines.back() : lines.front());  // no \r or escape sequence either
+  return escape_controls(script_traceback ? lines.back() : lines.front());  // no \r or escape sequence either
 }
 
 std::string exception_cause(const std::exception& error) {

@@ -46,6 +46,8 @@ std::string option_text(const Value& tree, const std::string& key) {
 
 // What is asked of one package: the shape (static) or the ranges (dynamic), and what the build needs.
 struct PackageSpec {
+  InductorTools tools;
+  std::string model_hash, exporter_hash;  // hashed once per run, not once per package
   std::string folder, model_class, dtype, device, attn, pooling, mode, options_json;
   int64_t threads = 1;
   bool dynamic = false;
@@ -70,9 +72,9 @@ std::vector<std::string> model_files(const std::string& folder) {
   return files;
 }
 
-std::map<std::string, std::string> key_fields(const PackageSpec& s, const InductorTools& tools) {
-  return {{"model", hash_files(model_files(s.folder))},
-          {"exporter", hash_files({tools.exporter})},
+std::map<std::string, std::string> key_fields(const PackageSpec& s) {
+  return {{"model", s.model_hash},
+          {"exporter", s.exporter_hash},
           {"torch", torch_version()},
           {"model_class", s.model_class},
           {"dtype", s.dtype},
@@ -153,9 +155,9 @@ struct ReadyPackage {
 // Finds the package in the cache or builds it, loads it; times it all for the COMPILE line.
 ReadyPackage ready_package(const PackageSpec& s, const torch::Device& device) {
   const auto t0 = std::chrono::steady_clock::now();
-  const InductorTools tools = inductor_tools();
+  const InductorTools& tools = s.tools;
   ArtifactCache cache(default_cache_root());
-  const auto fields = key_fields(s, tools);
+  const auto fields = key_fields(s);
   std::optional<CacheEntry> entry = cache.find("aoti", fields);
   const bool hit = entry.has_value();
   if (!entry) entry = cache.store("aoti", fields, [&](const std::string& dir) { return build_package(s, tools, dir); });
@@ -235,6 +237,9 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   if (device.type() != torch::kCPU && device.type() != torch::kCUDA)
     throw usage_error(std::string(kPrefix) + "AOTInductor packages run on cpu or cuda, not " + device.str());
   PackageSpec s;
+  s.tools = inductor_tools();
+  s.model_hash = hash_files(model_files(source.path));
+  s.exporter_hash = hash_files({s.tools.exporter});
   s.folder = source.path;
   s.model_class = source.model_class;
   s.dtype = eager.dtype_name();

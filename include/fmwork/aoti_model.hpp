@@ -49,6 +49,8 @@ class AotiPackage {
   std::string path_;
   std::unique_ptr<Loader> loader_;
   AotiFacts facts_;
+  std::vector<torch::Tensor Batch::*> feeds_;  // facts_.inputs as Batch fields, resolved once
+  std::vector<at::Tensor> inputs_;             // reused by run(): nothing to build inside a rep
 };
 
 // A `.pt2` file as --model_name: the package, with the vocabulary of a config.json (and tokenizer files)

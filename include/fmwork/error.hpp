@@ -13,7 +13,7 @@ namespace fmwork {
 // the others as \xHH), so that it cannot span lines or move the cursor on a terminal: what every Error's
 // message and every error line goes through. Other bytes (UTF-8 included) are kept; applying it twice
 // changes nothing.
-inline std::string one_line(std::string_view text) {
+inline std::string escape_controls(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
@@ -37,20 +37,20 @@ inline std::string one_line(std::string_view text) {
 }
 
 // A value the user gave, for a message: at most `max` characters of it (then "..."), control characters
-// written out as one_line does. For untrusted text that may be long (a file's content, a nested value).
+// written out as escape_controls() does. For untrusted text that may be long (a file's content, a nested value).
 inline std::string excerpt(std::string_view text, size_t max = 80) {
-  if (text.size() <= max) return one_line(text);
+  if (text.size() <= max) return escape_controls(text);
   size_t cut = max;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // not inside a UTF-8 character
-  return one_line(text.substr(0, cut)) + "...";
+  return escape_controls(text.substr(0, cut)) + "...";
 }
 
 enum class ErrorKind { usage, runtime };
 
 class Error : public std::runtime_error {
  public:
-  // The message is kept on one line (one_line): a value quoted in it cannot forge lines of output.
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(one_line(message)), kind_(kind) {}
+  // The message is kept on one line (escape_controls): a value quoted in it cannot forge lines of output.
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(escape_controls(message)), kind_(kind) {}
 
   ErrorKind kind() const { return kind_; }
   // 2 for usage errors, 1 for failures at run time: what main() returns.

@@ -156,7 +156,7 @@ int run(int argc, char** argv) {
   SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
                  args.model_class, args.save_outputs, args.check_outputs, o.check};
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, [](const std::string& message) {
-    std::cerr << "error: " << one_line(message) << std::endl;
+    std::cerr << "error: " << escape_controls(message) << std::endl;
   });
   std::cout << std::endl;
   if (failures > 0) {
@@ -193,11 +193,11 @@ int main(int argc, char** argv) {
     return e.exit_code();
   } catch (const c10::Error& e) {
     std::cout.flush();
-    std::cerr << "error: " << fmwork::one_line(e.what_without_backtrace()) << std::endl;
+    std::cerr << "error: " << fmwork::escape_controls(e.what_without_backtrace()) << std::endl;
     return 1;
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "error: " << fmwork::one_line(e.what()) << std::endl;
+    std::cerr << "error: " << fmwork::escape_controls(e.what()) << std::endl;
     return 1;
   }
 }

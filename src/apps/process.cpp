@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::cerr << "error: " << fmwork::one_line(e.what()) << "\n";
+    std::cerr << "error: " << fmwork::escape_controls(e.what()) << "\n";
     return 1;
   }
 }
