@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -302,15 +303,6 @@ Fields parse_checked_fields(const LineSpec& spec, std::string_view rest) {
   return fields;
 }
 
-// A to_end value made one line rather than refused: a failing combination must always be reported.
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  while (!text.empty() && is_py_space(text.back())) text.pop_back();
-  return text;
-}
-
 std::string format_fields(const LineSpec& spec, const Fields& fields) {
   const std::string_view word = spec.word;
   const FieldSpec* tail = to_end_field(spec);
@@ -330,7 +322,7 @@ std::string format_fields(const LineSpec& spec, const Fields& fields) {
         }
       }
     }
-    out += ' ' + key + '=' + (free_text ? one_line(value) : value);
+    out += ' ' + key + '=' + (free_text ? one_line(value) : value);  // made one line, not refused: a failure is always reported
   }
   check_fields(spec, fields);
   return out;
@@ -386,6 +378,15 @@ std::string format_duration_seconds(Nanos dt) {
   std::string frac = std::to_string(magnitude % kNanosPerSecond);
   return (negative ? "-" : "") + std::to_string(magnitude / kNanosPerSecond) + "." +
          std::string(9 - frac.size(), '0') + frac;
+}
+
+void flush_or_throw(std::ostream& out, const std::string& what) {
+  errno = 0;
+  out.flush();
+  if (out) return;
+  const int error = errno;
+  throw runtime_error("cannot write " + what + (error ? " (" + std::string(std::strerror(error)) + ")" : std::string()) +
+                      ": the disk may be full or the output closed; the run stops");
 }
 
 std::string banner(const std::string& title) {

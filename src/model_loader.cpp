@@ -2,11 +2,13 @@
 #include "fmwork/model_loader.hpp"
 
 #include <filesystem>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "fmwork/aoti_model.hpp"
 #include "fmwork/error.hpp"
+#include "fmwork/exception_cause.hpp"
 #include "fmwork/hf/hf_model.hpp"
 #include "fmwork/regular_file.hpp"
 #include "fmwork/torchscript_model.hpp"
@@ -23,9 +25,19 @@ std::unique_ptr<Model> load_model(const LoadRequest& request) {
     throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file, an AOTInductor package "
                                   "(.pt2) or a Hugging Face model folder (config.json + *.safetensors), with --model_root as its parent if you like",
                                   request.path));
-  if (fs::is_directory(status)) return load_hf_model(request);
-  if (fs::path(request.path).extension() == ".pt2") return load_aoti_model(request);
-  return load_torchscript_model(request);
+  // Our loaders say what is wrong in their own Errors; anything else that escapes them (LibTorch's
+  // deserialiser, the C++ library) is given the file's name here, where it is known, and made one line.
+  try {
+    if (fs::is_directory(status)) return load_hf_model(request);
+    if (fs::path(request.path).extension() == ".pt2") return load_aoti_model(request);
+    return load_torchscript_model(request);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw runtime_error(fmt::format("--model_name {}: out of memory while loading the model (std::bad_alloc)", request.path));
+  } catch (const std::exception& e) {
+    throw runtime_error(fmt::format("--model_name {}: cannot load the model: {}", request.path, exception_cause(e)));
+  }
 }
 
 }  // namespace fmwork

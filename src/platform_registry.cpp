@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/host_memory.hpp"
 #include "fmwork/plugin_loader.hpp"
 #include "fmwork/plugin_platform.hpp"
 
@@ -38,6 +39,7 @@ class CpuPlatform : public Platform {
   torch::Device device() const override { return torch::kCPU; }
   // CPU kernels run synchronously on the calling thread: nothing is left in flight.
   void synchronize() override {}
+  std::optional<MemoryBudget> available_memory() override { return host_available_memory(); }
   std::string description() const override {
     return fmt::format("{}, {} intra-op threads, {} inter-op threads", cpu_model_name(), at::get_num_threads(),
                        at::get_num_interop_threads());
@@ -54,6 +56,7 @@ class CudaPlatform : public Platform {
   std::string description() const override { return cuda_device_description(index_); }
   void reset_memory_peaks() override { cuda_reset_memory_peaks(index_); }
   std::optional<MemoryPeaks> memory_peaks() override { return cuda_memory_peaks(index_); }
+  std::optional<MemoryBudget> available_memory() override { return cuda_available_memory(index_); }
 #else
   std::string description() const override { return fmt::format("CUDA device {}", index_); }
 #endif

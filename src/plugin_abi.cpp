@@ -10,13 +10,6 @@ void set_message(fmwork_message* self, const char* text) {
 
 }  // namespace
 
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
-
 MessageBuffer::MessageBuffer() {
   message.host = this;
   message.set = &set_message;

@@ -8,6 +8,7 @@
 
 #include "fmwork/error.hpp"
 #include "fmwork/exception_cause.hpp"
+#include "fmwork/host_memory.hpp"
 #include "fmwork/outputs.hpp"
 #include "fmwork/stats.hpp"
 
@@ -48,9 +49,29 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
           r.pass};
 }
 
+// Memory admission, before anything is allocated for the combination: its inputs (three [batch, input]
+// int64 tensors) and the model's activation estimate against what the platform has available. A
+// combination that would not fit becomes a FAIL line with the figures instead of an OOM kill that takes the
+// whole sweep with it. The model's own shape check (an input longer than its positions) comes first.
+void admit(int64_t batch, int64_t input, const Model& model, Platform& platform) {
+  const std::optional<uint64_t> activations = model.activation_bytes(batch, input);
+  const std::optional<MemoryBudget> budget = platform.available_memory();
+  if (!budget) return;
+  const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
+  const long double need = inputs + static_cast<long double>(activations.value_or(0));
+  if (need <= static_cast<long double>(budget->bytes)) return;
+  const auto size = [](long double b) { return b >= 0x1p63L ? std::string("over 8 EiB") : gib(static_cast<uint64_t>(b)); };
+  const std::string parts = activations ? size(inputs) + " of inputs + " + size(*activations) + " of activations"
+                                        : size(inputs) + " of inputs; the model gives no activation estimate";
+  throw runtime_error(fmt::format("batch {} x input {} needs an estimated {} ({}) but {} has {} available ({}); "
+                                  "lower --batch_sizes or --input_sizes",
+                                  batch, input, size(need), parts, platform.name(), gib(budget->bytes), budget->source));
+}
+
 // One combination; throws whatever the model or the device throws. Returns false when its output check failed.
 bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                      InputGenerator& inputs, std::ostream& out) {
+  admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference;
@@ -129,6 +150,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
         out.flush();
         tell(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", input, batch, error));
       }
+      flush_or_throw(out, "the log");  // outside the try: a lost log ends the sweep, it is no combination's failure
     }
   }
   return failures;

@@ -155,5 +155,59 @@ TEST(HostileInput, FailureCauseIsOneLine) {
   EXPECT_EQ(message_cause("boom\x1b[2J\tx\r\nFMWORK RES forged"), "boom\\x1b[2J\\tx");
 }
 
+// A log that cannot be written stops the run with exit 1 and says why, on one line: standard output on a full
+// disk (/dev/full) or closed, for the driver and for process.
+TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
+  ScratchDir dir;
+  const std::string folder = model_folder(dir);
+  const std::string driver = testing::driver_path() + " --platform cpu --model_class BertModel --model_name " + folder +
+                             " --input_sizes 8 --batch_sizes 1 --reps 2";
+  const std::string expected =
+      "error: cannot write the log to standard output (No space left on device): the disk may be full or the output "
+      "closed; the run stops\n";
+  const CommandResult full = testing::run_command({"sh", "-c", "exec " + driver + " >/dev/full"});
+  EXPECT_EQ(full.exit_code, 1);
+  EXPECT_EQ(full.err, expected);
+  const CommandResult closed = testing::run_command({"sh", "-c", "exec " + driver + " >&-"});
+  EXPECT_EQ(closed.exit_code, 1);
+  EXPECT_EQ(closed.err, "error: cannot write the log to standard output (Bad file descriptor): the disk may be full or "
+                        "the output closed; the run stops\n");
+  const CommandResult log = testing::run_command({"sh", "-c", "exec " + driver + " >" + dir.file("run.log")});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const CommandResult process = testing::run_command(
+      {"sh", "-c", "exec " + testing::process_path() + " --path " + dir.file("run.log") + " --format csv >/dev/full"});
+  EXPECT_EQ(process.exit_code, 1);
+  EXPECT_EQ(process.err, "error: cannot write the output to standard output (No space left on device): the disk may "
+                         "be full or the output closed; the run stops\n");
+}
+
+// Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
+// terabytes are refused with the figures before any allocation.
+TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
+  ScratchDir dir;
+  nlohmann::json config = small_config();
+  config["hidden_size"] = 65536;
+  config["num_attention_heads"] = 64;
+  config["num_hidden_layers"] = 1024;
+  fs::create_directories(dir.file("big"));
+  write_file(dir.file("big/config.json"), config.dump());
+  const CommandResult r = drive(dir.file("big"), {"--model:random_weights@", "True"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + dir.file("big/config.json") + ": random weights for this config need ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" GiB but the host has "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; lower its sizes (layers=1024 hidden=65536"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// What escapes LibTorch's deserialiser is given the file's name and made one line.
+TEST(HostileInput, ForeignLoaderErrorsNameTheFile) {
+  ScratchDir dir;
+  write_file(dir.file("garbage.pt"), std::string("PK\x03\x04") + std::string(4096, '\x07'));
+  const CommandResult r = drive(dir.file("garbage.pt"), {"--model:vocab_size@", "100"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(dir.file("garbage.pt")), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
 }  // namespace
 }  // namespace fmwork

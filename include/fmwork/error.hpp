@@ -36,6 +36,15 @@ inline std::string escape_controls(std::string_view text) {
   return out;
 }
 
+// Free text from outside made one line rather than escaped, where it is the whole message and is read, not
+// quoted (a plugin's error, a FAIL line's cause): each control character becomes a space, trailing spaces go.
+inline std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 // A value the user gave, for a message: at most `max` characters of it (then "..."), control characters
 // written out as escape_controls() does. For untrusted text that may be long (a file's content, a nested value).
 inline std::string excerpt(std::string_view text, size_t max = 80) {

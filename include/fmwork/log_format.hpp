@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,11 @@ using Nanos = int64_t;
 std::string format_timestamp(Nanos t);        // 1108911088153850 -> "1108911.088153850"
 // '%.9f' % (dt / 1e9), written exactly from the integer: 3702621 -> "0.003702621", -5 -> "-0.000000005".
 std::string format_duration_seconds(Nanos dt);
+
+// Flushes `out` and throws a one-line runtime Error naming `what` and the system's reason when anything
+// written to it was lost (a full disk, a closed standard output): a run that cannot write its log must
+// not go on and exit 0.
+void flush_or_throw(std::ostream& out, const std::string& what);
 
 // The banner upstream prints: "\n" + 80 '-' + "\n" + title + "\n" + 80 '-' + "\n\n".
 std::string banner(const std::string& title);

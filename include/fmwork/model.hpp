@@ -54,6 +54,12 @@ class Model {
   // Returns the lines to print before the reps (a COMPILE line); throws when the shape cannot run.
   virtual std::vector<LogLine> prepare(int64_t batch, int64_t input) { return {}; }
 
+  // The memory one forward pass of `batch` x `input` tokens takes beyond the weights, at its peak, estimated
+  // from the architecture (the native encoders); nullopt when the model cannot tell. Throws a usage Error
+  // when the model cannot take the shape at all (an input longer than its position table), so that the
+  // sweep refuses it before anything is allocated for it.
+  virtual std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const { return std::nullopt; }
+
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
 

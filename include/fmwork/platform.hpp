@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/host_memory.hpp"
 #include "fmwork/model.hpp"
 #include "fmwork/option_sets.hpp"
 #include "fmwork/platform_rules.hpp"
@@ -43,6 +44,10 @@ class Platform {
   // Memory peaks since the last reset; nullopt when the platform cannot tell.
   virtual void reset_memory_peaks() {}
   virtual std::optional<MemoryPeaks> memory_peaks() { return std::nullopt; }
+  // The memory a combination may still take on the device, for the sweep's admission (the cpu: the host's
+  // MemAvailable or cgroup room; cuda: free device memory plus what the caching allocator holds unused);
+  // nullopt when the platform cannot tell, and then nothing is refused.
+  virtual std::optional<MemoryBudget> available_memory() { return std::nullopt; }
 
   // The rules a run on this platform must follow (none by default); the driver checks them against the
   // command line with check_constraints() before anything is loaded and reports every refusal at once.

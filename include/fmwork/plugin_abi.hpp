@@ -10,9 +10,6 @@
 
 namespace fmwork {
 
-// Messages are one line: a plugin's newlines and carriage returns become spaces, trailing spaces go.
-std::string one_line(std::string text);
-
 // The host side of fmwork_message: keeps what the plugin set. Not copyable (the plugin gets &message).
 class MessageBuffer {
  public:

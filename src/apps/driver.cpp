@@ -146,11 +146,13 @@ int run(int argc, char** argv) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
 
-  std::cout << banner("ARGS") << format_args_section(o.command_line) << std::flush;
+  std::cout << banner("ARGS") << format_args_section(o.command_line);
+  flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once
   const bool grad = grad_enabled_requested(o.calls);
   const RuntimeInfo runtime = apply_runtime(o, *platform, grad);
   auto model = load_and_compile(o, *platform);
-  std::cout << format_line(meta_line(args, runtime, *platform, *model, grad)) << std::endl;
+  std::cout << format_line(meta_line(args, runtime, *platform, *model, grad)) << "\n";
+  flush_or_throw(std::cout, "the log to standard output");
 
   InputGenerator inputs(model->token_facts(), args.seed);
   SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
@@ -158,7 +160,8 @@ int run(int argc, char** argv) {
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, [](const std::string& message) {
     std::cerr << "error: " << escape_controls(message) << std::endl;
   });
-  std::cout << std::endl;
+  std::cout << "\n";
+  flush_or_throw(std::cout, "the log to standard output");
   if (failures > 0) {
     std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
                              plan.batch_sizes.size() * plan.input_sizes.size())
@@ -175,15 +178,17 @@ int main(int argc, char** argv) {
   // Into a file or a pipe, stdout is written in large blocks (the sweep flushes after each combination):
   // fewer write() calls between reps. A terminal keeps its line buffering.
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << fmwork::driver_usage();
-      return 0;
-    }
-  }
   try {
+    for (int i = 1; i < argc; ++i) {
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        std::cout << fmwork::driver_usage();
+        fmwork::flush_or_throw(std::cout, "the help to standard output");
+        return 0;
+      }
+    }
     if (argc >= 2 && std::strcmp(argv[1], "--cache") == 0) {  // driver --cache list|report|clear
       std::cout << fmwork::run_cache_command(std::vector<std::string>(argv + 2, argv + argc));
+      fmwork::flush_or_throw(std::cout, "the cache report to standard output");
       return 0;
     }
     return fmwork::run(argc, argv);

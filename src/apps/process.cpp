@@ -3,13 +3,14 @@
 #include <iostream>
 
 #include "fmwork/error.hpp"
+#include "fmwork/log_format.hpp"
 #include "fmwork/process.hpp"
 
 int main(int argc, char** argv) {
   try {
     fmwork::run_process(argc, argv, std::cin, std::cout);
-    std::cout.flush();
-    return std::cout ? 0 : 1;
+    fmwork::flush_or_throw(std::cout, "the output to standard output");
+    return 0;
   } catch (const fmwork::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return e.exit_code();

@@ -25,4 +25,17 @@ std::optional<MemoryPeaks> cuda_memory_peaks(int index) {
   return MemoryPeaks{stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
 }
 
+std::optional<MemoryBudget> cuda_available_memory(int index) {
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(index) != cudaSuccess) return std::nullopt;
+  size_t free = 0, total = 0;
+  const bool ok = cudaMemGetInfo(&free, &total) == cudaSuccess;
+  cudaSetDevice(previous);
+  if (!ok) return std::nullopt;
+  auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  const int64_t cached = stats.reserved_bytes[0].current - stats.allocated_bytes[0].current;
+  return MemoryBudget{free + static_cast<uint64_t>(cached > 0 ? cached : 0),
+                      fmt::format("free on cuda:{} (cudaMemGetInfo) plus the allocator's unused cache", index)};
+}
+
 }  // namespace fmwork

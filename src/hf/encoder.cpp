@@ -14,6 +14,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/error.hpp"
+#include "fmwork/host_memory.hpp"
 
 namespace fmwork::hf {
 namespace {
@@ -215,8 +216,30 @@ class NormalFiller {
 
 }  // namespace
 
+namespace {
+
+// Random weights are sized by config.json alone, whose fields may each be in range and still add up to more
+// memory than the host has: refused with the figures before the first tensor is allocated.
+void check_random_weights_fit(const EncoderConfig& c, bool pooler, at::ScalarType dtype) {
+  long double bytes = 0, largest = 0;
+  for (const auto& [name, shape] : expected_weights(c, pooler)) {
+    long double numel = 1;
+    for (int64_t d : shape) numel *= static_cast<long double>(d);
+    bytes += numel * static_cast<long double>(at::elementSize(dtype));
+    largest = std::max(largest, numel * 4);  // each is drawn in float32, then converted
+  }
+  const std::optional<MemoryBudget> budget = host_available_memory();
+  if (!budget || bytes + largest <= static_cast<long double>(budget->bytes)) return;
+  throw runtime_error(c.source + ": random weights for this config need " + gib(static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L))) +
+                      " but the host has " + gib(budget->bytes) + " available (" + budget->source +
+                      "); lower its sizes (" + c.summary() + ")");
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& c, bool pooler, uint64_t seed,
                                                                 at::ScalarType dtype) {
+  check_random_weights_fit(c, pooler, dtype);
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   NormalFiller normal(seed, c.initializer_range);
   auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };
@@ -533,6 +556,25 @@ EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& at
   out.last_hidden_state = x;
   if (w_.pooler) out.pooler_output = at::tanh(run_linear(x.select(1, 0), *w_.pooler));
   return out;
+}
+
+uint64_t Encoder::activation_bytes(int64_t batch, int64_t input) const {
+  check_input_size(config_, input);
+  // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
+  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
+                    heads = config_.num_attention_heads;
+  // Counted in elements, as forward() holds them (encoder.cpp): x, the fused QKV output, and with eager
+  // attention the scaled Q, contiguous K and V, scores and probabilities, context, merged heads and the
+  // projection; sdpa keeps no [T, T] tensor (flash attention on the CPU, memory-efficient kernels on GPUs).
+  const long double attention = attention_ == AttentionImpl::eager ? 10 * N * H + 2 * B * heads * T * T : 7 * N * H;
+  const long double feed_forward = 3 * N * H + N * I;  // the residual, the new x, the hidden state, the output
+  long double bytes = static_cast<long double>(at::elementSize(dtype())) * (std::max(attention, feed_forward) + N * H);
+  if (packs()) {  // prepare() packs every linear weight for this shape: about one more copy of each
+    for (const auto& L : w_.layers)
+      for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out})
+        if (l->weight.defined()) bytes += static_cast<long double>(l->weight.nbytes());
+  }
+  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
 }
 
 }  // namespace fmwork::hf

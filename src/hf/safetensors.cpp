@@ -144,11 +144,8 @@ json parse_header(const unsigned char* base, uint64_t n, const std::string& P) {
   std::set<std::string> seen;
   std::string duplicate;
   const std::string_view text(reinterpret_cast<const char*>(base + 8), n);
-  const json header = parse_json(text, P + ": the header", [&](int depth, json::parse_event_t event, const json& parsed) {
-    if (depth == 1 && event == json::parse_event_t::key) {
-      auto key = parsed.get<std::string>();
-      if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
-    }
+  const json header = parse_json(text, P + ": the header", [&](int depth, const std::string& key) {
+    if (depth == 1 && !seen.insert(key).second && duplicate.empty()) duplicate = key;
   });
   if (!header.is_object()) throw runtime_error(P + ": the header is not a JSON object");
   if (!duplicate.empty()) throw runtime_error(P + ": tensor " + excerpt(duplicate) + " appears twice in the header");

@@ -37,7 +37,8 @@ bool is_ignorable_weight(const std::string& canonical);
 // sinusoidal position table when configured. Seeded and fast (normals drawn once into a 2^20 pool and laid
 // out in runs at seeded offsets: the right distribution per weight, tens of ms for 125M parameters).
 // Canonical names; query/key/value of each layer are adjacent slices of one buffer (so the encoder fuses
-// them without a copy).
+// them without a copy). Throws a runtime Error naming the config, before any allocation, when the weights
+// would not fit in the memory the host has available (host_memory.hpp).
 std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& config, bool pooler, uint64_t seed,
                                                                 at::ScalarType dtype);
 
@@ -98,6 +99,12 @@ class Encoder {
   // few tokens; the packs of the previous shape are freed. Elsewhere, or when LibTorch lacks MKL, a no-op.
   // The sweep calls it before a combination's reps, outside the timed region.
   void prepare(int64_t batch, int64_t input);
+  // The peak memory of forward() on `batch` x `input` tokens beyond the weights, plus the packs prepare()
+  // makes for that shape: the live activations of the layer phase that holds the most (attention: Q, K, V,
+  // their copies, eager's two [B, heads, T, T] score tensors, the context; feed-forward: the [B, T,
+  // intermediate] hidden state). Throws the usage Error forward() would for an input longer than the
+  // position table. Saturates at UINT64_MAX.
+  uint64_t activation_bytes(int64_t batch, int64_t input) const;
   void set_packed_gemm(bool on) { packed_gemm_ = on; }
   // Whether prepare() packs here, and why not when it does not: "MKL packed GEMM (...)" / "at::linear (...)".
   std::string linear_description() const;

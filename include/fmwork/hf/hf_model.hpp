@@ -41,6 +41,9 @@ class HfModel : public Model {
   }
   std::vector<std::string> fed_inputs() const override;
   std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
+  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
+    return encoder_->activation_bytes(batch, input);
+  }
   std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
     encoder_->prepare(batch, input);
     return {};

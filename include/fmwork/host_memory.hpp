@@ -1,0 +1,29 @@
+// How much memory this process may still take on the host: the kernel's MemAvailable, lowered to what the
+// process's cgroup (v1 or v2) still allows when it has a limit (a container, a Slurm job). The sweep's
+// memory admission holds each combination's estimate against it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fmwork {
+
+struct MemoryBudget {
+  uint64_t bytes = 0;
+  std::string source;  // where the figure comes from: "MemAvailable", "the cgroup limit (memory.max)", ...
+};
+
+// The memory available now; nullopt when /proc/meminfo cannot be read (not Linux).
+std::optional<MemoryBudget> host_available_memory();
+
+// The parts, for tests: MemAvailable of a /proc/meminfo text, in bytes; the room left under a cgroup limit
+// (the limit and usage files' texts: "max" or a v1 limit near 2^63 means none).
+std::optional<uint64_t> meminfo_available(std::string_view meminfo);
+std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage);
+
+// "3.20 GiB": sizes in admission messages, always in GiB so that the estimate and the limit compare at a glance.
+std::string gib(uint64_t bytes);
+
+}  // namespace fmwork
