@@ -46,6 +46,7 @@ const FixedSpec kFixed[] = {
     {"check_outputs", false, false,
      "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
      "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)"},
+    {"isolate", true, false, "run each batch x input combination in a child process that loads the model itself (ours)"},
 };
 
 const FixedSpec* find_fixed(std::string_view name) {
@@ -62,10 +63,6 @@ std::string fixed_list() {
 
 std::string sub_shape() {
   return "sub-options look like --SET:key[@] VALUE with SET one of " + fmt::format("{}", fmt::join(kSubOptionSets, ", "));
-}
-
-bool has_space(const std::string& s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
 }
 
 std::vector<int64_t> parse_sizes(const std::string& option, const std::string& text) {
@@ -300,11 +297,10 @@ SortedWords sort_words(int argc, const char* const* argv) {
   return out;
 }
 
-// The fixed options as CLI11 read them: values by name, the two flags apart.
+// The fixed options as CLI11 read them: values and flags by name.
 struct FixedValues {
   std::map<std::string, std::string> values;
-  bool compile = false;
-  bool eval = false;
+  std::map<std::string, bool> flags;
 };
 
 FixedValues parse_fixed(const std::vector<std::string>& tokens) {
@@ -313,7 +309,7 @@ FixedValues parse_fixed(const std::vector<std::string>& tokens) {
   app.set_help_flag();
   for (const auto& spec : kFixed) {
     const std::string option = std::string("--") + spec.name;
-    if (spec.flag) app.add_flag(option, std::string(spec.name) == "compile" ? out.compile : out.eval, spec.help);
+    if (spec.flag) app.add_flag(option, out.flags[spec.name], spec.help);
     else app.add_option(option, out.values[spec.name], spec.help);
   }
   // CLI11's parse(vector) takes the words last first.
@@ -341,7 +337,7 @@ void check_names(const FixedArgs& args) {
   if (args.model_class.empty()) throw usage_error("--model_class is empty; give the model's class, e.g. BertModel");
   for (const auto& [which, v] : {std::pair<const char*, const std::string&>{"model_name", args.model_name},
                                  std::pair<const char*, const std::string&>{"model_class", args.model_class}}) {
-    if (has_space(v))
+    if (v.find_first_of(" \t\n\v\f\r") != std::string::npos)  // what isspace() takes
       throw usage_error(std::string("--") + which + " '" + v +
                         "' contains whitespace, which would break the FMWORK RES line (its fields are split on "
                         "spaces); name it without spaces");
@@ -381,8 +377,9 @@ FixedArgs fixed_args_from(FixedValues& fixed, const std::set<std::string>& seen)
   args.model_class = values["model_class"];
   args.model_name = values["model_name"];
   if (seen.count("model_root")) args.model_root = values["model_root"];
-  args.compile = fixed.compile;
-  args.eval = fixed.eval;
+  args.compile = fixed.flags["compile"];
+  args.eval = fixed.flags["eval"];
+  args.isolate = fixed.flags["isolate"];
   check_names(args);
   args.input_sizes = parse_sizes("input_sizes", values["input_sizes"]);
   args.batch_sizes = parse_sizes("batch_sizes", values["batch_sizes"]);
@@ -414,6 +411,7 @@ NameResolver args_resolver(const FixedArgs& args) {
     if (field == "model_root") return args.model_root ? Value::of_string(*args.model_root) : Value::none();
     if (field == "compile") return Value::of_bool(args.compile);
     if (field == "eval") return Value::of_bool(args.eval);
+    if (field == "isolate") return Value::of_bool(args.isolate);
     if (field == "input_sizes") return int_list(args.input_sizes);
     if (field == "batch_sizes") return int_list(args.batch_sizes);
     if (field == "reps") return Value::of_int(args.reps);
@@ -474,6 +472,7 @@ std::string format_args_section(const CommandLine& command_line) {
   add("compile", a.compile ? "True" : "False");
   add("eval", a.eval ? "True" : "False");
   add("input_sizes", repr(int_list(a.input_sizes)));
+  if (a.isolate) add("isolate", "True");
   add("model_class", a.model_class);
   add("model_name", a.model_name);
   add("model_path", a.model_path);
@@ -574,7 +573,7 @@ std::string driver_usage() {
   std::string out =
       "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
       "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
-      "              [--save_outputs DIR] [--check_outputs DIR] [--SET:key[@] VALUE ...]\n"
+      "              [--save_outputs DIR] [--check_outputs DIR] [--isolate] [--SET:key[@] VALUE ...]\n"
       "       driver --cache list|report|clear   (compiled packages kept in $FMWORK_CACHE)\n"
       "\n"
       "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n"

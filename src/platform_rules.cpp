@@ -110,13 +110,14 @@ std::vector<std::string> check_constraints(const std::string& platform, const Pl
   std::vector<std::string> refusals;
   const std::string requires_ = "--platform " + platform + " requires ";
   const auto& args = command_line.args;
-  if (constraints.single_input_size && args.input_sizes.size() != 1)
-    refusals.push_back(with_reason(requires_ + "a single --input_sizes value (got " +
+  // --isolate runs each combination in a process of its own: one shape per process by construction.
+  if (constraints.single_input_size && !args.isolate && args.input_sizes.size() != 1)
+    refusals.push_back(with_reason(requires_ + "a single --input_sizes value or --isolate (got " +
                                        std::to_string(args.input_sizes.size()) + ": " +
                                        size_list(args.input_sizes) + ")",
                                    constraints.single_input_reason));
-  if (constraints.single_batch_size && args.batch_sizes.size() != 1)
-    refusals.push_back(with_reason(requires_ + "a single --batch_sizes value (got " +
+  if (constraints.single_batch_size && !args.isolate && args.batch_sizes.size() != 1)
+    refusals.push_back(with_reason(requires_ + "a single --batch_sizes value or --isolate (got " +
                                        std::to_string(args.batch_sizes.size()) + ": " +
                                        size_list(args.batch_sizes) + ")",
                                    constraints.single_batch_reason));

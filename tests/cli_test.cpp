@@ -64,6 +64,8 @@ TEST(CliTest, ParsedFixedArguments) {
                 .args.model_path,
             "/abs/m.pt");
   EXPECT_FALSE(parse(base_with({})).args.model_root.has_value());
+  EXPECT_FALSE(cl.args.isolate);
+  EXPECT_TRUE(parse(base_with({"--isolate"})).args.isolate);
   EXPECT_FALSE(parse(base_with({})).args.seed_given);
 }
 
@@ -104,7 +106,7 @@ TEST(CliTest, UsageErrors) {
       "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform, check_outputs";
   const std::string fixed =
       "--platform, --model_class, --model_root, --model_name, --compile, --eval, --input_sizes, --batch_sizes, "
-      "--reps, --seed, --save_outputs, --check_outputs";
+      "--reps, --seed, --save_outputs, --check_outputs, --isolate";
   const std::string use =
       "; use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like torch.float16, "
       "or args.<option>";
@@ -163,6 +165,7 @@ TEST(CliTest, UsageErrors) {
        "--platform is empty; give cpu, cuda, cuda:N or a plugin name"},
       {base_with({"--reps", "3"}), "--reps is given twice; give it once"},
       {base_with({"--eval", "--eval"}), "--eval is given twice; give it once"},
+      {base_with({"--isolate=1"}), "--isolate is a flag and takes no value (got '--isolate=1')"},
       {base_with({"--compile=1"}), "--compile is a flag and takes no value (got '--compile=1')"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps"},

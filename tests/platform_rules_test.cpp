@@ -66,9 +66,13 @@ TEST(PlatformRules, SingleSizesNameWhatWasGiven) {
   c.single_batch_size = true;
   auto refusals = check_constraints("dev", c, with({"--input_sizes", "64,128", "--batch_sizes", "1,4,8", "--reps", "3"}));
   ASSERT_EQ(refusals.size(), 2u);
-  EXPECT_EQ(refusals[0], "--platform dev requires a single --input_sizes value (got 2: 64,128): one shape per compile.");
-  EXPECT_EQ(refusals[1], "--platform dev requires a single --batch_sizes value (got 3: 1,4,8).");
+  EXPECT_EQ(refusals[0], "--platform dev requires a single --input_sizes value or --isolate (got 2: 64,128): one shape per compile.");
+  EXPECT_EQ(refusals[1], "--platform dev requires a single --batch_sizes value or --isolate (got 3: 1,4,8).");
   EXPECT_TRUE(check_constraints("dev", c, with({"--input_sizes", "64", "--batch_sizes", "1", "--reps", "3"})).empty());
+  // --isolate gives each combination a process of its own: one shape per process, as the rules ask.
+  EXPECT_TRUE(
+      check_constraints("dev", c, with({"--input_sizes", "64,128", "--batch_sizes", "1,4,8", "--reps", "3", "--isolate"}))
+          .empty());
 }
 
 TEST(PlatformRules, InvalidRequirementsArePluginBugs) {

@@ -223,10 +223,10 @@ TEST(PluginConstraints, SpyreRulesNameEveryMissingPieceAtOnce) {
   auto refusals = refusals_of(*platform, command_line(with({"--input_sizes", "64,128,256", "--batch_sizes", "1,4", "--reps", "5"})));
   ASSERT_EQ(refusals.size(), 5u);
   EXPECT_EQ(refusals[0],
-            "--platform refdev requires a single --input_sizes value (got 3: 64,128,256): Spyre compiles the model "
+            "--platform refdev requires a single --input_sizes value or --isolate (got 3: 64,128,256): Spyre compiles the model "
             "for one input shape per run.");
   EXPECT_EQ(refusals[1],
-            "--platform refdev requires a single --batch_sizes value (got 2: 1,4): Spyre compiles the model for one "
+            "--platform refdev requires a single --batch_sizes value or --isolate (got 2: 1,4): Spyre compiles the model for one "
             "batch shape per run.");
   EXPECT_EQ(refusals[2],
             "--platform refdev requires --torch.call:set_grad_enabled@ False (not given): torch_sendnn runs "

@@ -43,6 +43,26 @@ CommandResult make_test_encoder(const std::string& path) {
                       "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});
 }
 
+ScratchDir* EncoderSuite::dir_ = nullptr;
+std::string EncoderSuite::model_;
+
+void EncoderSuite::SetUpTestSuite() {
+  dir_ = new ScratchDir();
+  model_ = dir_->file("encoder/model.pt");
+  const CommandResult r = make_test_encoder(model_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+void EncoderSuite::TearDownTestSuite() {
+  delete dir_;
+  dir_ = nullptr;
+}
+
+CommandResult EncoderSuite::driver(std::vector<std::string> args) {
+  args.insert(args.begin(), driver_path());
+  return run_command(args);
+}
+
 void write_file(const std::string& path, const std::string& contents) {
   std::ofstream f(path, std::ios::binary);
   f << contents;

@@ -52,6 +52,18 @@ class ScopedEnv {
 // 64 positions) to `path` with make_model, a config.json beside it; returns make_model's result.
 CommandResult make_test_encoder(const std::string& path);
 
+// A suite of driver runs on make_test_encoder's model, written once for the suite into a scratch folder.
+class EncoderSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  // The built driver with these arguments.
+  static CommandResult driver(std::vector<std::string> args);
+
+  static ScratchDir* dir_;
+  static std::string model_;  // the encoder's model.pt
+};
+
 // Writes a one-layer TorchScript encoder (hidden 16, 2 heads, vocabulary 50) with make_model to
 // <dir>/<name>/model.pt, with make_model's `extra` options; returns the path (a test failure if it fails).
 std::string make_small_torchscript(const ScratchDir& dir, const std::string& name,

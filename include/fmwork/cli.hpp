@@ -33,6 +33,7 @@ struct FixedArgs {
   bool seed_given = false;
   std::optional<std::string> save_outputs;   // --save_outputs DIR
   std::optional<std::string> check_outputs;  // --check_outputs DIR
+  bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
 };
 
 // The sub-option sets the driver accepts, in the order upstream lists them; `platform` (plugin options) and

@@ -32,7 +32,8 @@ void validate_requirement(const std::string& platform, const PlatformRequirement
 
 // Checks the constraints of the platform named `platform` against the command line: one sentence per
 // missing or wrong piece, all of them, e.g.
-//   "--platform spyre requires a single --input_sizes value (got 3: 64,128,256): <reason>."
+//   "--platform spyre requires a single --input_sizes value or --isolate (got 3: 64,128,256): <reason>."
+// With --isolate every combination runs in a process of its own, which satisfies the single-size rules.
 //   "--platform spyre requires --compile:backend sendnn (got --compile:backend inductor): <reason>."
 // Empty when the command line is acceptable. Throws as validate_requirement does.
 std::vector<std::string> check_constraints(const std::string& platform, const PlatformConstraints& constraints,

@@ -1,8 +1,14 @@
 // Running another program and capturing what it says: the driver runs the Python exporter of the inductor
-// backend this way, the tests run the built executables.
+// backend this way and, with --isolate, itself once per combination (streaming); the tests run the built
+// executables.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fmwork {
@@ -17,5 +23,28 @@ struct SubprocessResult {
 // it, capturing stdout and stderr whole. Throws a runtime Error naming the program when it cannot be
 // started (not found, not executable).
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+
+// How a streamed child ended.
+struct ChildExit {
+  int exit_code = -1;          // the exit status when it exited, else -1
+  int signal = 0;              // the signal that killed it, else 0
+  int64_t peak_rss_bytes = 0;  // its peak resident memory (wait4's ru_maxrss), 0 when unknown
+};
+
+// What a streamed child's output is handed to, as it comes. A line is handed without its '\n';
+// `terminated` is false only for a last piece the child left without one (it died mid-line, or never
+// ended its last line). Every member may be empty.
+struct StreamHandlers {
+  std::function<void(pid_t pid)> started;
+  std::function<void(std::string_view line, bool terminated)> out_line, err_line;
+  std::function<void()> after_read;  // after each batch of lines: the moment to flush what they were written to
+};
+
+// Runs `program` (a path: no PATH search) with `argv` (argv[0] as the child sees it) and the environment
+// plus `extra_env`, stdin from /dev/null, and hands its stdout and stderr lines to `handlers` while it runs.
+// The child is killed (SIGKILL) when this process dies, so that no benchmark outlives its driver. Returns
+// when both streams are closed and the child is reaped. Throws a runtime Error when it cannot be started.
+ChildExit run_streaming(const std::string& program, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& extra_env, const StreamHandlers& handlers);
 
 }  // namespace fmwork

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include "fmwork/error.hpp"
 #include "fmwork/git_revision.hpp"
 #include "fmwork/inputs.hpp"
+#include "fmwork/isolate.hpp"
 #include "fmwork/log_format.hpp"
 #include "fmwork/model.hpp"
 #include "fmwork/model_loader.hpp"
@@ -83,26 +85,27 @@ void check_platform_rules(const Platform& platform, const CommandLine& command_l
   throw usage_error(message);
 }
 
-// The RUNTIME section: applies the torch settings, then autograd as asked (after them, so that it holds);
-// prints the platform, LibTorch and its libraries.
-RuntimeInfo apply_runtime(const Options& o, const Platform& platform, bool grad) {
-  std::cout << banner("RUNTIME");
-  for (const auto& line : apply_torch_settings(o.calls, o.sets)) std::cout << line << "\n";
+// The RUNTIME section (to `section`): applies the torch settings, then autograd as asked (after them, so
+// that it holds); prints the platform, LibTorch and its libraries.
+RuntimeInfo apply_runtime(const Options& o, const Platform& platform, bool grad, std::ostream& section) {
+  section << banner("RUNTIME");
+  for (const auto& line : apply_torch_settings(o.calls, o.sets)) section << line << "\n";
   c10::GradMode::set_enabled(grad);
-  std::cout << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
-                     : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
-  std::cout << fmt::format("platform: {} ({})\n", platform.name(), platform.description());
+  section << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
+                   : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
+  section << fmt::format("platform: {} ({})\n", platform.name(), platform.description());
   const RuntimeInfo runtime = runtime_info();
-  std::cout << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION,
-                           FMWORK_GIT_REVISION);
-  std::cout << describe_runtime(runtime) << "\n" << std::flush;
+  section << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION,
+                         FMWORK_GIT_REVISION);
+  section << describe_runtime(runtime) << "\n" << std::flush;
   return runtime;
 }
 
-// The MODEL section: loads and compiles the model; SETUP times it from the start of loading to ready.
-std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform) {
+// The MODEL section (to `section`): loads and compiles the model; SETUP (to stdout, always) times it from
+// the start of loading to ready.
+std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, std::ostream& section) {
   const FixedArgs& args = o.command_line.args;
-  std::cout << banner("MODEL") << std::flush;
+  section << banner("MODEL") << std::flush;
   const Nanos t0 = clock_now();
   auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device()});
   if (args.eval) model->eval();
@@ -112,10 +115,11 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform) {
   platform.synchronize();
   const Nanos t1 = clock_now();
 
-  std::cout << model->describe() << "\n";
-  for (const auto& note : o.model.ignored) std::cout << note << "\n";
-  for (const auto& note : notes) std::cout << note << "\n";
-  std::cout << "\n" << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
+  section << model->describe() << "\n";
+  for (const auto& note : o.model.ignored) section << note << "\n";
+  for (const auto& note : notes) section << note << "\n";
+  section << "\n";
+  std::cout << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
   return model;
 }
 
@@ -140,35 +144,53 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
                           {"compile", args.compile ? "true" : "false"}}}};
 }
 
+void report_failure(const std::string& message) { std::cerr << "error: " << escape_controls(message) << std::endl; }
+
+// The run's end: the summary of failed combinations, and the exit status.
+int finish(int failures, const FixedArgs& args) {
+  std::cout << "\n";
+  flush_or_throw(std::cout, "the log to standard output");
+  if (failures == 0) return 0;
+  std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
+                           args.batch_sizes.size() * args.input_sizes.size())
+            << std::endl;
+  return 1;
+}
+
 int run(int argc, char** argv) {
   Options o = parse_and_validate(argc, argv);
-  const FixedArgs& args = o.command_line.args;
+  FixedArgs& args = o.command_line.args;
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
+  const std::optional<IsolatedChild> child = isolated_child(args);
+  if (!child) {
+    std::cout << banner("ARGS") << format_args_section(o.command_line);
+    flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once
+  }
+  if (args.isolate && !child) {
+    platform.reset();  // each child makes its own: the parent holds no device while they run
+    const std::vector<std::string> words(argv, argv + argc);
+    return finish(run_isolated_sweep(args, "/proc/self/exe", words, std::cout, std::cerr, report_failure), args);
+  }
+  if (child) {  // one combination; the parent reports the run's failures
+    args.batch_sizes = {child->batch};
+    args.input_sizes = {child->input};
+  }
+  std::ostream discard(nullptr);  // a later isolated child's RUNTIME, MODEL and META: the first one printed them
+  std::ostream& section = !child || child->sections ? std::cout : discard;
 
-  std::cout << banner("ARGS") << format_args_section(o.command_line);
-  flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once
   const bool grad = grad_enabled_requested(o.calls);
-  const RuntimeInfo runtime = apply_runtime(o, *platform, grad);
-  auto model = load_and_compile(o, *platform);
-  std::cout << format_line(meta_line(args, runtime, *platform, *model, grad)) << "\n";
+  const RuntimeInfo runtime = apply_runtime(o, *platform, grad, section);
+  auto model = load_and_compile(o, *platform, section);
+  section << format_line(meta_line(args, runtime, *platform, *model, grad)) << "\n";
   flush_or_throw(std::cout, "the log to standard output");
 
   InputGenerator inputs(model->token_facts(), args.seed);
   SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
                  args.model_class, args.save_outputs, args.check_outputs, o.check};
-  const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, [](const std::string& message) {
-    std::cerr << "error: " << escape_controls(message) << std::endl;
-  });
-  std::cout << "\n";
-  flush_or_throw(std::cout, "the log to standard output");
-  if (failures > 0) {
-    std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
-                             plan.batch_sizes.size() * plan.input_sizes.size())
-              << std::endl;
-    return 1;
-  }
-  return 0;
+  const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
+  if (child) return failures > 0 ? 1 : 0;
+  return finish(failures, args);
 }
 
 }  // namespace

@@ -233,8 +233,8 @@ TEST_F(PluginDriverTest, TorchScriptCompileWorksOnTheDevice) {
 TEST_F(PluginDriverTest, SpyreRulesNameEveryMissingPieceAtOnce) {
   auto r = driver(args("refdev", {"--platform:emulate", "spyre"}));
   expect_one_line_error(r, 2, "--platform refdev cannot run this command line:");
-  EXPECT_CONTAINS(r.err, "a single --input_sizes value (got 2: 8,16)");
-  EXPECT_CONTAINS(r.err, "a single --batch_sizes value (got 2: 1,2)");
+  EXPECT_CONTAINS(r.err, "a single --input_sizes value or --isolate (got 2: 8,16)");
+  EXPECT_CONTAINS(r.err, "a single --batch_sizes value or --isolate (got 2: 1,2)");
   EXPECT_CONTAINS(r.err, "--torch.call:set_grad_enabled@ False (not given)");
   EXPECT_CONTAINS(r.err, "--compile (not given)");
   EXPECT_CONTAINS(r.err, "--compile:backend sendnn (not given)");
