@@ -7,14 +7,14 @@
 # never into the repository. See fuzz/README.md.
 #
 # Arguments: target names (default: all). Environment:
-#   FMWORK_FUZZ_SECONDS  seconds per target (default 20; 0 skips the run)
+#   FMWORK_FUZZ_SECONDS  seconds per target (default 15; 0 skips the run)
 #   FMWORK_JOBS          build jobs (default: the number of CPUs)
 #   CXX                  the clang++ to build with (default clang++-14, else clang++)
 # Without clang and libFuzzer (a machine with .carry/ and no packages) the run is skipped with a note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-seconds=${FMWORK_FUZZ_SECONDS:-20}
+seconds=${FMWORK_FUZZ_SECONDS:-15}
 jobs=${FMWORK_JOBS:-$(nproc)}
 all=(python_literal cli safetensors_header hf_config special_tokens log_records)
 targets=("$@")
