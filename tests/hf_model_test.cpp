@@ -406,8 +406,8 @@ TEST(HfModelDtype, Resolve) {
   c.torch_dtype.reset();
   EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kFloat);
   c.torch_dtype = "float64";
-  EXPECT_THROW(resolve_dtype(std::string("auto"), c), Error);
-  EXPECT_THROW(resolve_dtype(std::string("int8"), c), Error);
+  EXPECT_THROW(resolve_dtype(std::string("auto"), c), fmwork::Error);
+  EXPECT_THROW(resolve_dtype(std::string("int8"), c), fmwork::Error);
 }
 
 }  // namespace
