@@ -23,12 +23,7 @@ const std::vector<std::string> kSubOptionSets = {"compile", "model", "torch.call
 namespace {
 
 // The fixed options, in upstream's order, then ours. One table for the parser, the messages and --help.
-struct FixedSpec {
-  const char* name;
-  bool flag;
-  bool required;
-  const char* help;
-};
+struct FixedSpec { const char* name; bool flag; bool required; const char* help; };
 
 const FixedSpec kFixed[] = {
     {"platform", false, true, "cpu, cuda, cuda:N, or the name of a device plugin"},
@@ -428,10 +423,6 @@ NameResolver args_resolver(const FixedArgs& args) {
   };
 }
 
-// The most parts of a sub-option key, the set included. Upstream's keys nest 3 deep; a key of 20,000 parts
-// (a 40 KB word) made the tree quadratic in memory (found by fuzz/cli_fuzz.cpp) and every walk of it deep.
-constexpr size_t kMaxKeyParts = 32;
-
 // The sub-options into one tree per set, in the order given (conflict messages name the earlier option).
 void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub_words, const NameResolver& resolve,
                      std::map<std::string, Value>& subs) {
@@ -441,9 +432,9 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
     const bool typed = !key.empty() && key.back() == '@';
     if (typed) key.pop_back();
     std::vector<std::string> path = split_key(word, key);
-    if (path.size() > kMaxKeyParts)
+    if (path.size() > kMaxSubOptionKeys + 1)  // the tree, and every walk of it, would be as deep
       throw usage_error(excerpt(word) + " has " + std::to_string(path.size() - 1) + " keys after the set; a sub-option "
-                        "nests at most " + std::to_string(kMaxKeyParts - 1) + " keys deep (--SET:key[:key...])");
+                        "nests at most " + std::to_string(kMaxSubOptionKeys) + " keys deep (--SET:key[:key...])");
     if (std::find(kSubOptionSets.begin(), kSubOptionSets.end(), path[0]) == kSubOptionSets.end())
       throw usage_error("unknown sub-option set '" + path[0] + "' in " + word + "; the sets are " +
                         fmt::format("{}", fmt::join(kSubOptionSets, ", ")));
