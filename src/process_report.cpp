@@ -37,9 +37,11 @@ nlohmann::ordered_json warmup_seconds(const RunRecord& run) {
     if (auto d = run.stat->fields.get_int("dropped")) dropped = static_cast<size_t>(*d);
   }
   dropped = std::min(dropped, run.rep_durations.size());
-  Nanos sum = 0;
-  for (size_t i = 0; i < dropped; ++i) sum += run.rep_durations[i];
-  return static_cast<double>(sum) / 1e9;
+  // Summed in double: exact (integers below 2^53 ns, 104 days) wherever a log is real, and a hostile log's
+  // durations near 2^63 ns cannot overflow the sum.
+  double sum = 0;
+  for (size_t i = 0; i < dropped; ++i) sum += static_cast<double>(run.rep_durations[i]);
+  return sum / 1e9;
 }
 
 // The statistics of one RES: its STAT line as written, else computed from its REP lines as the driver

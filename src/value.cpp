@@ -86,10 +86,10 @@ bool Value::operator==(const Value& other) const {
     case Type::tuple: return items == other.items;
     case Type::dict: {
       if (entries.size() != other.entries.size()) return false;
-      for (const auto& [key, value] : entries) {
+      for (const auto& mine : entries) {  // not a structured binding: C++17 lambdas cannot capture one (clang refuses)
         auto it = std::find_if(other.entries.begin(), other.entries.end(),
-                               [&](const auto& entry) { return entry.first == key; });
-        if (it == other.entries.end() || it->second != value) return false;
+                               [&](const auto& entry) { return entry.first == mine.first; });
+        if (it == other.entries.end() || it->second != mine.second) return false;
       }
       return true;
     }

@@ -231,6 +231,18 @@ TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
   EXPECT_EQ(excerpt(std::string(79, 'x') + "\xc3\xa9yy"), std::string(79, 'x') + "...");  // not inside the é
 }
 
+// Found by fuzz/cli_fuzz.cpp (fuzz/regressions/cli/20000-keys): a key of 20,000 parts made the tree
+// quadratic in memory. 31 keys after the set are accepted, 32 refused.
+TEST(CliTest, SubOptionKeysNestAtMost31Deep) {
+  std::string key = "--model";
+  for (int i = 0; i < 31; ++i) key += ":k";
+  Value tree = parse(base_with({key, "1"})).subs.at("model");
+  for (int i = 0; i < 31; ++i) tree = Value(tree.entries.at(0).second);
+  EXPECT_EQ(tree, Value::of_string("1"));
+  EXPECT_EQ(error_of(base_with({key + ":k", "1"})),
+            key + ":k has 32 keys after the set; a sub-option nests at most 31 keys deep (--SET:key[:key...])");
+}
+
 TEST(CliTest, EqualsFormsAndOddValues) {
   // --opt=value is echoed as --opt value; a value may start with '-' when written with '='.
   const CommandLine cl = parse({"--platform=cpu", "--model_name=--odd", "--model_class=B", "--input_sizes=1",

@@ -1,4 +1,4 @@
-// config.json parsing, --model_class / --model:dtype checks, special tokens, and the shipped configs/models.
+// config.json parsing (hf/config), and the shipped configs/models with their special tokens.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,9 +8,8 @@
 
 #include "fmwork/error.hpp"
 #include "fmwork/hf/config.hpp"
-#include "fmwork/hf/hf_model.hpp"
 #include "fmwork/hf/special_tokens.hpp"
-#include "test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -19,7 +18,6 @@ using fmwork::ErrorKind;
 using fmwork::hf::EncoderConfig;
 using fmwork::hf::Family;
 using fmwork::hf::parse_config;
-using fmwork::testing::ScratchDir;
 using json = nlohmann::json;
 
 json bert_json() {
@@ -165,111 +163,14 @@ TEST(HfConfig, Activations) {
 }
 
 TEST(HfConfig, LoadConfigNamesTheFile) {
-  ScratchDir dir;
-  fmwork::testing::write_file(dir.file("config.json"), "{\"model_type\": ");
+  fmwork::TempDir dir;
+  const std::string path = dir.write("config.json", "{\"model_type\": ");
   try {
-    fmwork::hf::load_config(dir.file("config.json"));
+    fmwork::hf::load_config(path);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::runtime);
-    EXPECT_NE(std::string(e.what()).find(dir.file("config.json") + ": not valid JSON"), std::string::npos) << e.what();
-  }
-}
-
-// ---- --model_class and --model:dtype ----
-
-TEST(HfModelClass, AgreesWithModelType) {
-  EncoderConfig bert = parse_config(bert_json(), "config.json");
-  EXPECT_NO_THROW(fmwork::hf::check_model_class("BertModel", bert));
-  EXPECT_NO_THROW(fmwork::hf::check_model_class("AutoModel", bert));
-  json j = bert_json();
-  j["model_type"] = "roberta";
-  EncoderConfig roberta = parse_config(j, "config.json");
-  try {
-    fmwork::hf::check_model_class("BertModel", roberta);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage);
-    std::string m = e.what();
-    EXPECT_NE(m.find("--model_class BertModel does not match"), std::string::npos) << m;
-    EXPECT_NE(m.find("model_type \"roberta\""), std::string::npos) << m;
-    EXPECT_NE(m.find("RobertaModel"), std::string::npos) << m;
-  }
-}
-
-TEST(HfModelClass, HeadAndUnknownClasses) {
-  EncoderConfig bert = parse_config(bert_json(), "config.json");
-  auto message = [&](const std::string& cls) {
-    try {
-      fmwork::hf::check_model_class(cls, bert);
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::usage);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message("BertForMaskedLM").find("task-head class; the native encoder runs base models: use --model_class BertModel"),
-            std::string::npos);
-  EXPECT_NE(message("XLMRobertaForSequenceClassification").find("use --model_class XLMRobertaModel"), std::string::npos);
-  EXPECT_NE(message("AutoModelForMaskedLM").find("use --model_class AutoModel"), std::string::npos);
-  EXPECT_NE(message("BertLMHeadModel").find("task-head"), std::string::npos);
-  EXPECT_NE(message("GPT2Model").find("not supported for a Hugging Face folder (supported: BertModel, RobertaModel"),
-            std::string::npos);
-}
-
-TEST(HfModelDtype, Resolve) {
-  EncoderConfig c = parse_config(bert_json(), "config.json");
-  using fmwork::hf::resolve_dtype;
-  EXPECT_EQ(resolve_dtype(std::nullopt, c), at::kFloat);
-  EXPECT_EQ(resolve_dtype(std::string("bfloat16"), c), at::kBFloat16);
-  EXPECT_EQ(resolve_dtype(std::string("torch.float16"), c), at::kHalf);
-  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kFloat);
-  c.torch_dtype = "bfloat16";
-  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kBFloat16);
-  c.torch_dtype.reset();
-  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kFloat);
-  c.torch_dtype = "float64";
-  EXPECT_THROW(resolve_dtype(std::string("auto"), c), Error);
-  EXPECT_THROW(resolve_dtype(std::string("int8"), c), Error);
-}
-
-// ---- special tokens ----
-
-TEST(HfSpecialTokens, FromEverySource) {
-  ScratchDir dir;
-  EncoderConfig c = parse_config(bert_json(), "config.json");
-  c.vocab_size = 1000;
-  c.pad_token_id = 0;
-  c.sep_token_id = 102;
-  // tokenizer.json: special added tokens by id; the vocab for string lookups.
-  fmwork::testing::write_file(dir.file("tokenizer.json"), R"({
-    "added_tokens": [{"id": 100, "content": "[UNK]", "special": true}, {"id": 500, "content": "hello", "special": false},
-                     {"id": 5000, "content": "[BIG]", "special": true}],
-    "model": {"vocab": {"[CLS]": 101, "[MASK]": 103, "[EXTRA]": 7, "a": 8}}})");
-  // tokenizer_config.json: added_tokens_decoder and a token string.
-  fmwork::testing::write_file(dir.file("tokenizer_config.json"), R"({
-    "added_tokens_decoder": {"103": {"content": "[MASK]", "special": true}, "9": {"content": "b", "special": false}},
-    "cls_token": "[CLS]"})");
-  // special_tokens_map.json: strings, one as an object, one unknown.
-  fmwork::testing::write_file(dir.file("special_tokens_map.json"), R"({
-    "mask_token": {"content": "[MASK]", "lstrip": true}, "additional_special_tokens": ["[EXTRA]", "[NOT-IN-VOCAB]"]})");
-  auto s = fmwork::hf::read_special_tokens(dir.path(), c);
-  EXPECT_EQ(s.ids, (std::vector<int64_t>{0, 7, 100, 101, 102, 103}));
-  EXPECT_EQ(s.sources.size(), 4u);
-}
-
-TEST(HfSpecialTokens, ConfigOnlyAndBadFiles) {
-  ScratchDir dir;
-  EncoderConfig c = parse_config(bert_json(), "config.json");
-  c.bos_token_id = 3;
-  auto s = fmwork::hf::read_special_tokens(dir.path(), c);
-  EXPECT_EQ(s.ids, (std::vector<int64_t>{0, 3}));
-  fmwork::testing::write_file(dir.file("tokenizer_config.json"), "{oops");
-  try {
-    fmwork::hf::read_special_tokens(dir.path(), c);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("tokenizer_config.json: not valid JSON"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(path + ": not valid JSON"), std::string::npos) << e.what();
   }
 }
 
@@ -283,7 +184,7 @@ struct Shipped {
 };
 
 TEST(HfShippedConfigs, FactsAndSpecialTokens) {
-  const std::string root = fmwork::testing::source_dir() + "/configs/models/";
+  const std::string root = std::string(FMWORK_SOURCE_DIR) + "/configs/models/";
   const Shipped models[] = {
       {"granite-embedding-125m-english", "roberta", 768, 12, 12, 3072, 50265, 514, 1, 1, {0, 1, 2, 3, 50264}},
       {"granite-embedding-30m-english", "roberta", 384, 6, 12, 1536, 50265, 514, 2, 1, {0, 1, 2, 3, 50264}},

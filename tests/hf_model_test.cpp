@@ -355,4 +355,59 @@ TEST(HfModelOptions, DescribeSaysWhichAttentionRan) {
   EXPECT_NE(load(dir.path(), "BertModel")->describe().find("attention: eager"), std::string::npos);
 }
 
+// ---- --model_class and --model:dtype ----
+
+TEST(HfModelClass, AgreesWithModelType) {
+  fmwork::hf::EncoderConfig bert = fmwork::hf::parse_config(tiny_config("bert"), "config.json");
+  EXPECT_NO_THROW(fmwork::hf::check_model_class("BertModel", bert));
+  EXPECT_NO_THROW(fmwork::hf::check_model_class("AutoModel", bert));
+  fmwork::hf::EncoderConfig roberta = fmwork::hf::parse_config(tiny_config("roberta"), "config.json");
+  try {
+    fmwork::hf::check_model_class("BertModel", roberta);
+    FAIL();
+  } catch (const fmwork::Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    std::string m = e.what();
+    EXPECT_NE(m.find("--model_class BertModel does not match"), std::string::npos) << m;
+    EXPECT_NE(m.find("model_type \"roberta\""), std::string::npos) << m;
+    EXPECT_NE(m.find("RobertaModel"), std::string::npos) << m;
+  }
+}
+
+TEST(HfModelClass, HeadAndUnknownClasses) {
+  fmwork::hf::EncoderConfig bert = fmwork::hf::parse_config(tiny_config("bert"), "config.json");
+  auto message = [&](const std::string& cls) {
+    try {
+      fmwork::hf::check_model_class(cls, bert);
+    } catch (const fmwork::Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("BertForMaskedLM").find("task-head class; the native encoder runs base models: use --model_class BertModel"),
+            std::string::npos);
+  EXPECT_NE(message("XLMRobertaForSequenceClassification").find("use --model_class XLMRobertaModel"), std::string::npos);
+  EXPECT_NE(message("AutoModelForMaskedLM").find("use --model_class AutoModel"), std::string::npos);
+  EXPECT_NE(message("BertLMHeadModel").find("task-head"), std::string::npos);
+  EXPECT_NE(message("GPT2Model").find("not supported for a Hugging Face folder (supported: BertModel, RobertaModel"),
+            std::string::npos);
+}
+
+TEST(HfModelDtype, Resolve) {
+  fmwork::hf::EncoderConfig c = fmwork::hf::parse_config(tiny_config("bert"), "config.json");
+  using fmwork::hf::resolve_dtype;
+  EXPECT_EQ(resolve_dtype(std::nullopt, c), at::kFloat);
+  EXPECT_EQ(resolve_dtype(std::string("bfloat16"), c), at::kBFloat16);
+  EXPECT_EQ(resolve_dtype(std::string("torch.float16"), c), at::kHalf);
+  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kFloat);
+  c.torch_dtype = "bfloat16";
+  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kBFloat16);
+  c.torch_dtype.reset();
+  EXPECT_EQ(resolve_dtype(std::string("auto"), c), at::kFloat);
+  c.torch_dtype = "float64";
+  EXPECT_THROW(resolve_dtype(std::string("auto"), c), fmwork::Error);
+  EXPECT_THROW(resolve_dtype(std::string("int8"), c), fmwork::Error);
+}
+
 }  // namespace

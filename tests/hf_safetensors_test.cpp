@@ -225,6 +225,21 @@ TEST(HfSafetensorsBad, MalformedEntries) {
   }
 }
 
+// The reference implementation refuses a file whose data section runs on past the last tensor
+// (MetadataIncompleteBuffer); so do we, saying how many bytes are extra and where the file should end.
+TEST(HfSafetensorsBad, BytesAfterTheLastTensor) {
+  ScratchDir dir;
+  write_safetensors(dir.file("ok.safetensors"), {{"a", at::randn({4})}, {"b", at::randn({2})}});
+  const std::string bytes = fmwork::testing::read_file(dir.file("ok.safetensors"));
+  fmwork::testing::write_file(dir.file("g.safetensors"), bytes + "garbage");
+  EXPECT_EQ(open_error(dir.file("g.safetensors")),
+            dir.file("g.safetensors") + ": 7 extra bytes after the last tensor (the tensors end at byte 24 of the "
+            "data section, which has 31 bytes): a safetensors file must end where its last tensor ends");
+  write_raw(dir.file("e.safetensors"), "{}", "xy");
+  EXPECT_NE(open_error(dir.file("e.safetensors")).find(": 2 extra bytes after the last tensor (the tensors end at byte 0"),
+            std::string::npos);
+}
+
 TEST(HfSafetensorsBad, EmptyHeaderIsAnEmptyFile) {
   ScratchDir dir;
   write_raw(dir.file("e.safetensors"), "{}", "");

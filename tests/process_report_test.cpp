@@ -113,4 +113,16 @@ TEST(ProcessReport, Summary) {
 
 
 }  // namespace
+// Found with the fuzz harness (fuzz/regressions/log_records/warmup-sum-overflow.log): REP durations near
+// 2^63 ns overflowed the int64 sum of the warm-up reps (undefined behaviour); the sum is now a double.
+TEST(ProcessReport, WarmupOfHugeDurationsDoesNotOverflow) {
+  const std::string rep = " 0.000000000 9223372036.854775807 9223372036.854775807\n";
+  const ParsedLog log = parse_log_text("FMWORK REP 1 2" + rep + "FMWORK REP 2 2" + rep +
+                                           "FMWORK RES 0.000000000 9223372036.854775807 m RobertaModel 8 1 1.0 1.0\n"
+                                           "FMWORK STAT input=8 batch=1 reps=2 dropped=2\n",
+                                       "huge.log");
+  const auto json = to_upstream_json({log}, std::nullopt);
+  EXPECT_DOUBLE_EQ(json[0]["warmup"].get<double>(), 2 * 9223372036.854775807);
+}
+
 }  // namespace fmwork

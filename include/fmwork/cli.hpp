@@ -15,6 +15,9 @@ namespace fmwork {
 // The most --reps admitted: the sweep keeps two timestamps a rep (and a duration), allocated before the
 // first rep, so the count sizes memory (--reps 2147483648 asked for 2 x 16 GiB).
 constexpr int64_t kMaxReps = 1'000'000;
+// The most keys of a sub-option after its set (--compile:options:max_autotune has 2). A key of 20,000 parts
+// (a 40 KB word) made the tree quadratic in memory (found by fuzz/cli_fuzz.cpp).
+constexpr size_t kMaxSubOptionKeys = 31;
 
 // Upstream's fixed options plus the few of ours. Sizes are positive; 2 <= reps <= kMaxReps; names without spaces.
 struct FixedArgs {
@@ -53,7 +56,8 @@ struct CommandLine {
 
 // Parses argv (argv[0] is the program). Throws a usage Error naming the option and what is accepted:
 // missing required option, bad size list, reps < 2 (explaining the warm-up rule) or > kMaxReps, a space in
-// model_name / model_class, an unknown sub-option set, a key without value, an unparsable `@` value.
+// model_name / model_class, an unknown sub-option set, a key without value or of more than kMaxSubOptionKeys
+// keys, an unparsable `@` value.
 // `--help` is not handled here (the executable handles it before calling this).
 CommandLine parse_command_line(int argc, const char* const* argv);
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/error.hpp"
+#include "fmwork/hf/safetensors_header.hpp"
 #include "fmwork/json_input.hpp"
 #include "fmwork/regular_file.hpp"
 
@@ -28,26 +29,16 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr uint64_t kMaxHeaderBytes = 100ull << 20;  // the limit of the reference implementation
-
 struct DtypeRow {
   const char* name;
   at::ScalarType type;
 };
+// The ATen types of safetensors_header's supported dtypes.
 constexpr DtypeRow kDtypes[] = {
     {"F64", at::kDouble}, {"F32", at::kFloat}, {"F16", at::kHalf}, {"BF16", at::kBFloat16},
     {"I64", at::kLong},   {"I32", at::kInt},   {"I16", at::kShort}, {"I8", at::kChar},
     {"U8", at::kByte},    {"BOOL", at::kBool},
 };
-// Known to the format, not to this reader.
-constexpr const char* kUnsupportedDtypes[] = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
-                                              "U16",     "U32",     "U64",     "C64"};
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 std::string mb(uint64_t bytes) {
   std::ostringstream os;
@@ -57,24 +48,13 @@ std::string mb(uint64_t bytes) {
   return os.str();
 }
 
-// A JSON value as an unsigned integer, or a runtime Error naming `what`.
-uint64_t as_u64(const json& v, const std::string& what) {
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
-  throw runtime_error(what + " must be a non-negative integer, not " + json_excerpt(v));
-}
-
 }  // namespace
 
 at::ScalarType scalar_type_of(const std::string& dtype, const std::string& context) {
+  dtype_element_size(dtype, context);  // the message for a dtype outside the table
   for (const auto& row : kDtypes)
     if (dtype == row.name) return row.type;
-  for (const char* name : kUnsupportedDtypes)
-    if (dtype == name)
-      throw runtime_error(context + ": dtype " + dtype +
-                          " is not supported (supported: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL)");
-  throw runtime_error(context + ": unknown dtype \"" + dtype +
-                      "\" (a safetensors dtype is one of F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL)");
+  throw runtime_error(context + ": dtype " + dtype + " has no ATen type here");
 }
 
 std::string dtype_name_of(at::ScalarType type) {
@@ -93,7 +73,7 @@ struct Mapping {
   uint64_t size = 0;
 };
 
-// The whole regular file at P mapped, at least 8 bytes of it.
+// The whole regular file at P mapped; nothing mapped when it is shorter than the 8-byte header length.
 Mapping map_file(const std::string& P) {
   refuse_special_file(P);  // a FIFO would block open() forever
   int fd = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
@@ -110,10 +90,9 @@ Mapping map_file(const std::string& P) {
   }
   Mapping m;
   m.size = static_cast<uint64_t>(st.st_size);
-  if (m.size < 8) {
+  if (m.size < 8) {  // too short to hold a header length: parse_safetensors_header says so
     ::close(fd);
-    throw runtime_error(P + ": truncated: the file has " + std::to_string(m.size) +
-                        " bytes; a safetensors file starts with an 8-byte header length");
+    return m;
   }
   // Private and writable: a tensor written to in place gets its own copy of the page, never the file's.
   void* map = ::mmap(nullptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -122,119 +101,6 @@ Mapping map_file(const std::string& P) {
   if (map == MAP_FAILED) throw runtime_error(P + ": cannot mmap: " + std::strerror(map_errno));
   m.map = map;
   return m;
-}
-
-// The header's length from the first 8 bytes, checked against the file's size.
-uint64_t header_length(const unsigned char* base, uint64_t size, const std::string& P) {
-  uint64_t n = 0;
-  std::memcpy(&n, base, 8);  // little-endian, like the host (static_assert above)
-  const uint64_t room = size - 8;
-  if (n > room)
-    throw runtime_error(P + ": header length " + std::to_string(n) + " runs past the end of the file (" +
-                        std::to_string(size) + " bytes): the file is truncated or not safetensors");
-  if (n > kMaxHeaderBytes)
-    throw runtime_error(P + ": header length " + std::to_string(n) + " exceeds the 100 MB limit");
-  if (n < 2 || base[8] != '{')
-    throw runtime_error(P + ": the header is not a JSON object (it must start with '{')");
-  return n;
-}
-
-// Parse with json_input's limits, refusing duplicate tensor names (JSON would silently keep the last one).
-json parse_header(const unsigned char* base, uint64_t n, const std::string& P) {
-  std::set<std::string> seen;
-  std::string duplicate;
-  const std::string_view text(reinterpret_cast<const char*>(base + 8), n);
-  const json header = parse_json(text, P + ": the header", [&](int depth, const std::string& key) {
-    if (depth == 1 && !seen.insert(key).second && duplicate.empty()) duplicate = key;
-  });
-  if (!header.is_object()) throw runtime_error(P + ": the header is not a JSON object");
-  if (!duplicate.empty()) throw runtime_error(P + ": tensor " + excerpt(duplicate) + " appears twice in the header");
-  return header;
-}
-
-void read_metadata(const json& v, const std::string& P, std::map<std::string, std::string>& metadata) {
-  if (!v.is_object()) throw runtime_error(P + ": __metadata__ must be an object of strings");
-  for (auto m2 = v.begin(); m2 != v.end(); ++m2) {
-    if (!m2.value().is_string())
-      throw runtime_error(P + ": __metadata__ entry " + excerpt(m2.key()) + " must be a string, not " + json_excerpt(m2.value()));
-    metadata[m2.key()] = m2.value().get<std::string>();
-  }
-}
-
-// The element count of a shape; an overflow is reported only after data_offsets are read (the checks' order).
-struct ShapeSize {
-  uint64_t numel = 1;
-  bool overflow = false;
-};
-
-ShapeSize read_shape(const json& shape, const std::string& T, std::vector<int64_t>& out) {
-  if (!shape.is_array()) throw runtime_error(T + ": shape must be a list of integers, not " + json_excerpt(shape));
-  ShapeSize s;
-  for (const auto& d : shape) {
-    uint64_t dim = as_u64(d, T + ": shape entries");
-    if (dim > (1ull << 62)) s.overflow = true;
-    out.push_back(static_cast<int64_t>(dim));
-    s.overflow = s.overflow || __builtin_mul_overflow(s.numel, dim, &s.numel);
-  }
-  return s;
-}
-
-void read_offsets(const json& off, const std::string& T, TensorEntry& e) {
-  if (!off.is_array() || off.size() != 2)
-    throw runtime_error(T + ": data_offsets must be [begin, end], not " + json_excerpt(off));
-  e.begin = as_u64(off[0], T + ": data_offsets");
-  e.end = as_u64(off[1], T + ": data_offsets");
-  if (e.end < e.begin)
-    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                        "] end before they begin");
-}
-
-// The byte range holds exactly the shape's bytes and lies inside the data section.
-void check_extent(const TensorEntry& e, const std::string& T, ShapeSize s, uint64_t data_size) {
-  const uint64_t item = c10::elementSize(e.scalar_type);
-  uint64_t need = 0;
-  const bool overflow = s.overflow || __builtin_mul_overflow(s.numel, item, &need);
-  if (overflow) throw runtime_error(T + ": shape " + shape_str(e.shape) + " is too large");
-  if (e.end - e.begin != need)
-    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
-                        std::to_string(e.end - e.begin) + " bytes but shape " + shape_str(e.shape) + " of " +
-                        e.dtype + " needs " + std::to_string(need));
-  if (e.end > data_size)
-    throw runtime_error(T + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                        "] lie past the end of the data section (" + std::to_string(data_size) +
-                        " bytes): the file is truncated or the header is wrong");
-}
-
-TensorEntry parse_entry(const std::string& name, const json& v, const std::string& P, uint64_t data_size) {
-  const std::string T = P + ": tensor " + excerpt(name);
-  if (!v.is_object()) throw runtime_error(T + ": entry must be an object with dtype, shape, data_offsets");
-  for (const char* key : {"dtype", "shape", "data_offsets"})
-    if (!v.contains(key)) throw runtime_error(T + ": entry has no \"" + key + "\"");
-  TensorEntry e;
-  e.name = name;
-  if (!v["dtype"].is_string()) throw runtime_error(T + ": dtype must be a string, not " + json_excerpt(v["dtype"]));
-  e.dtype = v["dtype"].get<std::string>();
-  e.scalar_type = scalar_type_of(e.dtype, T);
-  const ShapeSize s = read_shape(v["shape"], T, e.shape);
-  read_offsets(v["data_offsets"], T, e);
-  check_extent(e, T, s, data_size);
-  return e;
-}
-
-// Data order; no two non-empty ranges may overlap.
-void sort_and_check_overlaps(std::vector<TensorEntry>& entries, const std::string& P) {
-  std::sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
-  const TensorEntry* prev = nullptr;
-  for (const auto& e : entries) {
-    if (e.begin == e.end) continue;
-    if (prev && e.begin < prev->end)
-      throw runtime_error(P + ": tensor " + e.name + " (bytes " + std::to_string(e.begin) + ".." +
-                          std::to_string(e.end) + ") overlaps tensor " + prev->name + " (bytes " +
-                          std::to_string(prev->begin) + ".." + std::to_string(prev->end) + ")");
-    prev = &e;
-  }
 }
 
 }  // namespace
@@ -248,19 +114,13 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
   const Mapping m = map_file(P);
   file->size_ = m.size;
   file->map_ = m.map;
-  const auto* base = static_cast<const unsigned char*>(m.map);
-  const uint64_t n = header_length(base, file->size_, P);
-  file->data_start_ = 8 + n;
-  const uint64_t data_size = file->size_ - file->data_start_;
-
-  const json header = parse_header(base, n, P);
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__")
-      read_metadata(it.value(), P, file->metadata_);
-    else
-      file->entries_.push_back(parse_entry(it.key(), it.value(), P, data_size));
+  SafetensorsHeader header = parse_safetensors_header(static_cast<const unsigned char*>(m.map), m.size, P);
+  file->data_start_ = header.data_start;
+  file->metadata_ = std::move(header.metadata);
+  for (auto& e : header.entries) {
+    const at::ScalarType type = scalar_type_of(e.dtype, P + ": tensor " + excerpt(e.name));
+    file->entries_.push_back(TensorEntry{std::move(e), type});
   }
-  sort_and_check_overlaps(file->entries_, P);
   for (size_t i = 0; i < file->entries_.size(); ++i) file->index_[file->entries_[i].name] = i;
   return file;
 }

@@ -2,10 +2,8 @@
 // reader that hands out tensors viewing the mapping (zero-copy) when the dtype matches, a reader of sharded
 // checkpoints (model.safetensors.index.json), and a byte-by-byte writer for tests and tools.
 //
-// Layout: 8 bytes little-endian u64 N, N bytes of JSON header, then the data section. The header maps each
-// tensor name to {"dtype", "shape", "data_offsets": [begin, end]} (offsets relative to the data section) and
-// may hold "__metadata__" (string -> string). Files are untrusted: every check failure is a one-line runtime
-// Error naming the file and, where there is one, the tensor.
+// The header's layout and checks are hf/safetensors_header's (without LibTorch); files are untrusted: every
+// check failure is a one-line runtime Error naming the file and, where there is one, the tensor.
 #pragma once
 
 #include <cstddef>
@@ -18,15 +16,13 @@
 
 #include <ATen/ATen.h>
 
+#include "fmwork/hf/safetensors_header.hpp"
+
 namespace fmwork::hf {
 
-// One tensor's entry in a header, validated.
-struct TensorEntry {
-  std::string name;
-  std::string dtype;            // as written: "F32", "BF16", ...
-  at::ScalarType scalar_type;   // its ATen type
-  std::vector<int64_t> shape;
-  uint64_t begin = 0, end = 0;  // byte range in the data section
+// One tensor's entry in a header, validated, with its ATen type.
+struct TensorEntry : HeaderEntry {
+  at::ScalarType scalar_type;
 };
 
 // The ATen type of a safetensors dtype name, and back. Throws a runtime Error for a name outside
@@ -39,8 +35,8 @@ std::string dtype_name_of(at::ScalarType type);  // throws a runtime Error for t
 // the file) and validated when opened. Tensors handed out keep the mapping alive.
 class SafetensorsFile {
  public:
-  // Maps and validates the file: header length against the file size, JSON, dtypes, shapes, offsets
-  // (each range equals numel x element size, lies inside the data section, overlaps no other).
+  // Maps and validates the file (parse_safetensors_header: header length against the file size, JSON,
+  // dtypes, shapes, offsets, no overlaps, no bytes after the last tensor).
   static std::shared_ptr<SafetensorsFile> open(const std::string& path);
   ~SafetensorsFile();
   SafetensorsFile(const SafetensorsFile&) = delete;

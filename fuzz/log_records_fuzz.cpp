@@ -1,0 +1,22 @@
+// Fuzz target: the log parser of `process` (log_records), then the whole command on the same log as its
+// stdin, in each output format, as `process` runs on a log it is given.
+#include <sstream>
+#include <string>
+
+#include "fmwork/log_records.hpp"
+#include "fmwork/process.hpp"
+#include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(fmwork::fuzz::as_text(data, size));
+  fmwork::fuzz::refusal_allowed([&] { (void)fmwork::parse_log_text(text, "fuzz.log"); });
+  for (const char* format : {"json", "csv", "summary"}) {
+    fmwork::fuzz::refusal_allowed([&] {
+      std::istringstream in(text);
+      std::ostringstream out;
+      const char* argv[] = {"process", "--path", "-", "--format", format};
+      fmwork::run_process(5, argv, in, out);
+    });
+  }
+  return 0;
+}

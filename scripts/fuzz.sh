@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan, FMWORK_FUZZ) into build-fuzz/ (kept between
+# runs) and runs each for a bounded time from its seed corpus (fuzz/corpus/<target>) and past findings
+# (fuzz/regressions/<target>), printing the executions done. Any crash, leak, timeout, out-of-memory or
+# sanitizer report fails the run; the input that caused it is kept as build-fuzz/findings/<target>/crash-*
+# (reproduce: build-fuzz/fuzz/<target>_fuzz <that file>). New corpus entries go to build-fuzz/corpus/<target>,
+# never into the repository. See fuzz/README.md.
+#
+# Arguments: target names (default: all). Environment:
+#   FMWORK_FUZZ_SECONDS  seconds per target (default 15; 0 skips the run)
+#   FMWORK_JOBS          build jobs (default: the number of CPUs)
+#   CXX                  the clang++ to build with (default clang++-14, else clang++)
+# Without clang and libFuzzer (a machine with .carry/ and no packages) the run is skipped with a note.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+seconds=${FMWORK_FUZZ_SECONDS:-15}
+jobs=${FMWORK_JOBS:-$(nproc)}
+all=(python_literal cli safetensors_header hf_config special_tokens log_records)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+
+if [ "$seconds" = 0 ]; then echo "fuzz: skipped (FMWORK_FUZZ_SECONDS=0)"; exit 0; fi
+cxx=${CXX:-}
+if [ -z "$cxx" ]; then cxx=$(command -v clang++-14 || command -v clang++ || true); fi
+if [ -z "$cxx" ] || ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+    "$cxx" -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+  echo "fuzz: skipped: no clang++ with libFuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
+  exit 0
+fi
+args=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER="$cxx" -DFMWORK_FUZZ=ON)  # None: the flags are FMWORK_FUZZ's
+carry=$(fmwork_carry_dir)
+if [ -n "$carry" ]; then args+=(-DFMWORK_CARRY_DIR="$carry"); fi
+cmake -S . -B build-fuzz -G Ninja "${args[@]}" >/dev/null
+cmake --build build-fuzz -j"$jobs" --target "${targets[@]/%/_fuzz}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+failed=()
+for t in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$t findings=build-fuzz/findings/$t log=build-fuzz/$t.log
+  mkdir -p "$corpus" "$findings"
+  seeds=(fuzz/corpus/"$t")
+  [ -d fuzz/regressions/"$t" ] && seeds+=(fuzz/regressions/"$t")
+  dict=(); [ -f fuzz/"$t".dict ] && dict=(-dict=fuzz/"$t".dict)
+  # One process, one job: the machine is shared. 2 s an input at most, 2 GiB at most, 64 KiB inputs.
+  if build-fuzz/fuzz/"$t"_fuzz "$corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=2 \
+      -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$findings/" >"$log" 2>&1; then
+    status=ok
+  else
+    status=FAILED
+    failed+=("$t")
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  echo "fuzz: $t: ${runs:-?} executions in ${seconds} s: $status"
+  if [ "$status" = FAILED ]; then
+    grep -E "ERROR|SUMMARY|terminate|uncaught|runtime error|Test unit written" "$log" | head -8 | sed 's/^/  /'
+    echo "  full log: $log; reproduce: build-fuzz/fuzz/${t}_fuzz $findings/<the crash file>"
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: findings in ${failed[*]}: fix the parser, and add the input to fuzz/regressions/<target>/" >&2
+  exit 1
+fi
