@@ -71,7 +71,8 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   ProcessOptions options;
   std::string metadata_id;
   app.add_option("--path,paths", options.paths,
-                 "Driver logs, read in the order given into one output; - is standard input.\n"
+                 "Driver logs, read in the order given into one output; - is standard input;\n"
+                 "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
                  "--path may be repeated or left out.")
       ->type_name("FILE");
   auto* metadata_option =
@@ -104,14 +105,16 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
 
 namespace fs = std::filesystem;
 
+using Plans = std::map<std::string, Plan>;  // plan.json path -> the plan, each read once
+
 // The labels of a campaign's log: the run in the plan.json of its folder or the folder above (logs/).
-std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log) {
+std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log, Plans& plans) {
   for (const fs::path& dir : {log.parent_path(), log.parent_path().parent_path()}) {
-    const fs::path plan_file = dir / "plan.json";
+    const std::string plan_file = (dir / "plan.json").string();
     std::error_code ec;
     if (!fs::is_regular_file(plan_file, ec)) continue;
-    const Plan plan = plan_from_json(read_json_file(plan_file.string()), plan_file.string());
-    for (const PlannedRun& run : plan.runs) {
+    if (!plans.count(plan_file)) plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
+    for (const PlannedRun& run : plans[plan_file].runs) {
       if (run.id + ".log" != log.filename().string()) continue;
       std::vector<std::pair<std::string, std::string>> labels = {{"run_id", run.id}, {"run", run.run}};
       labels.insert(labels.end(), run.matrix.begin(), run.matrix.end());
@@ -124,10 +127,11 @@ std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path&
 
 // A log, or every *.log under a folder (in path order), each with its campaign labels.
 void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>& logs) {
+  Plans plans;
   std::error_code ec;
   if (path == "-" || !fs::is_directory(path, ec)) {
     logs.push_back(path == "-" ? parse_log(in, "-") : parse_log_text(read_path(path), path));
-    if (path != "-") logs.back().labels = campaign_labels(path);
+    if (path != "-") logs.back().labels = campaign_labels(path, plans);
     return;
   }
   std::vector<std::string> files;
@@ -138,7 +142,7 @@ void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     logs.push_back(parse_log_text(read_path(f), f));
-    logs.back().labels = campaign_labels(f);
+    logs.back().labels = campaign_labels(f, plans);
   }
 }
 
