@@ -7,13 +7,18 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 
+#include "fmwork/compare.hpp"
 #include "fmwork/error.hpp"
+#include "fmwork/experiment.hpp"
+#include "fmwork/json_input.hpp"
 #include "fmwork/log_records.hpp"
 #include "fmwork/process_report.hpp"
 #include "fmwork/py_text.hpp"
@@ -54,6 +59,7 @@ struct ProcessOptions {
   std::optional<std::string> metadata_id;
   std::string format = "json";
   bool upstream_only = false;
+  std::vector<std::string> compare;  // --compare A B
 };
 
 // The options, or nullopt after --help has been written to `out`.
@@ -65,7 +71,8 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   ProcessOptions options;
   std::string metadata_id;
   app.add_option("--path,paths", options.paths,
-                 "Driver logs, read in the order given into one output; - is standard input.\n"
+                 "Driver logs, read in the order given into one output; - is standard input;\n"
+                 "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
                  "--path may be repeated or left out.")
       ->type_name("FILE");
   auto* metadata_option =
@@ -75,6 +82,11 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
                                              "summary: an aligned table per log.")
       ->check(CLI::IsMember({"json", "csv", "summary"}))
       ->type_name("FORMAT");
+  app.add_option("--compare", options.compare,
+                 "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
+                 "flagged noise when the change is within their STAT stddev")
+      ->expected(2)
+      ->type_name("A B");
   app.add_flag("--upstream", options.upstream_only,
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
                "engine fmwork/embed/tf.");
@@ -86,9 +98,52 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   } catch (const CLI::ParseError& e) {
     throw usage_error(std::string(e.what()) + " (see process --help)");
   }
-  if (options.paths.empty()) throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
+  if (options.paths.empty() && options.compare.empty()) throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
   if (metadata_option->count() > 0) options.metadata_id = metadata_id;
   return options;
+}
+
+namespace fs = std::filesystem;
+
+using Plans = std::map<std::string, Plan>;  // plan.json path -> the plan, each read once
+
+// The labels of a campaign's log: the run in the plan.json of its folder or the folder above (logs/).
+std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log, Plans& plans) {
+  for (const fs::path& dir : {log.parent_path(), log.parent_path().parent_path()}) {
+    const std::string plan_file = (dir / "plan.json").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(plan_file, ec)) continue;
+    if (!plans.count(plan_file)) plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
+    for (const PlannedRun& run : plans[plan_file].runs) {
+      if (run.id + ".log" != log.filename().string()) continue;
+      std::vector<std::pair<std::string, std::string>> labels = {{"run_id", run.id}, {"run", run.run}};
+      labels.insert(labels.end(), run.matrix.begin(), run.matrix.end());
+      return labels;
+    }
+    return {};
+  }
+  return {};
+}
+
+// A log, or every *.log under a folder (in path order), each with its campaign labels.
+void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>& logs) {
+  Plans plans;
+  std::error_code ec;
+  if (path == "-" || !fs::is_directory(path, ec)) {
+    logs.push_back(path == "-" ? parse_log(in, "-") : parse_log_text(read_path(path), path));
+    if (path != "-") logs.back().labels = campaign_labels(path, plans);
+    return;
+  }
+  std::vector<std::string> files;
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".log" && it->is_regular_file(ec)) files.push_back(it->path().string());
+  if (ec) throw runtime_error("--path " + path + ": cannot read the folder (" + ec.message() + ")");
+  if (files.empty()) throw runtime_error("--path " + path + ": no *.log file under this folder");
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    logs.push_back(parse_log_text(read_path(f), f));
+    logs.back().labels = campaign_labels(f, plans);
+  }
 }
 
 }  // namespace
@@ -97,10 +152,15 @@ void run_process(int argc, const char* const* argv, std::istream& in, std::ostre
   const std::optional<ProcessOptions> options = parse_options(argc, argv, out);
   if (!options) return;
   // Every file is read before anything is written: a bad file leaves no partial output.
-  std::vector<ParsedLog> logs;
-  for (const std::string& path : options->paths) {
-    logs.push_back(path == "-" ? parse_log(in, "-") : parse_log_text(read_path(path), path));
+  if (!options->compare.empty()) {
+    std::vector<ParsedLog> a, b;
+    read_logs(options->compare[0], in, a);
+    read_logs(options->compare[1], in, b);
+    out << compare_report(a, b);
+    return;
   }
+  std::vector<ParsedLog> logs;
+  for (const std::string& path : options->paths) read_logs(path, in, logs);
   if (options->format == "csv") {
     out << to_csv(logs, options->metadata_id);
   } else if (options->format == "summary") {

@@ -280,6 +280,11 @@ std::string plural(size_t n, const char* word) {
 std::string summary_heading(const ParsedLog& log) {
   std::string out = source_name(log.source) + ": " + plural(log.runs.size(), "result") + ", " +
                     plural(log.failures.size(), "failure") + "\n";
+  if (!log.labels.empty()) {
+    out += "  run:";
+    for (const auto& [key, value] : log.labels) out += " " + key + "=" + value;
+    out += "\n";
+  }
   for (const auto& meta : log.meta) {
     std::string text = "  meta:";
     for (const auto& [key, value] : meta.fields.items) text += " " + key + "=" + value;
@@ -320,14 +325,31 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
       hit["ttft"] = nullptr;
       hit["itl"] = run.res.latency_ms;
       hit["thp"] = run.res.throughput;
+      if (!upstream_only && !log.labels.empty()) {
+        J labels = J::object();
+        for (const auto& [k, v] : log.labels) labels[k] = v;
+        hit["labels"] = labels;
+      }
       hits.push_back(std::move(hit));
     }
   }
   return hits;
 }
 
+// The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
+static std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
+  std::vector<std::string> columns;
+  for (const ParsedLog& log : logs)
+    for (const auto& label : log.labels)
+      if (std::find(columns.begin(), columns.end(), label.first) == columns.end()) columns.push_back(label.first);
+  return columns;
+}
+
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id) {
-  std::string out = csv_row(csv_header());
+  const std::vector<std::string> labels = label_columns(logs);
+  std::vector<std::string> header = csv_header();
+  header.insert(header.end(), labels.begin(), labels.end());
+  std::string out = csv_row(header);
   for (const ParsedLog& log : logs) {
     for (const Row& row : rows_of(log)) {
       std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
@@ -338,6 +360,10 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
           const std::string* value = fields ? fields->find(f->key) : nullptr;
           cells.push_back(value ? *value : "");
         }
+      }
+      for (const std::string& column : labels) {
+        auto it = std::find_if(log.labels.begin(), log.labels.end(), [&](const auto& l) { return l.first == column; });
+        cells.push_back(it == log.labels.end() ? "" : it->second);
       }
       out += csv_row(cells);
     }

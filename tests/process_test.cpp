@@ -72,8 +72,8 @@ TEST(Process, MissingFile) {
   Error e = run_error({"--path", path});
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
   EXPECT_EQ(std::string(e.what()), "--path " + path + ": cannot open (No such file or directory)");
-  e = run_error({"--path", dir.path()});
-  EXPECT_EQ(std::string(e.what()), "--path " + dir.path() + ": cannot open (Is a directory)");
+  e = run_error({"--path", dir.path()});  // a folder is read as a campaign tree: every *.log under it
+  EXPECT_EQ(std::string(e.what()), "--path " + dir.path() + ": no *.log file under this folder");
 }
 
 TEST(Process, MalformedLineNamesFileAndLine) {

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fmwork/log_format.hpp"
@@ -37,6 +38,9 @@ struct ParsedLog {
   std::vector<size_t> failure_lines; // line number of each failures[i]
   std::vector<MetaLine> meta;
   std::vector<std::string> opts;     // every ARG text of the file
+  // Set by `process` for a log of a campaign (docs/campaigns.md), not by the parser: run_id, run and the
+  // run's matrix values from the plan.json beside the logs. Reports add them as columns.
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 // Reads a whole log (parse_log_text: one already in memory). Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream

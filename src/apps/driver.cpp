@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/artifact_cache.hpp"
+#include "fmwork/campaign.hpp"
 #include "fmwork/cli.hpp"
 #include "fmwork/compile.hpp"
 #include "fmwork/error.hpp"
@@ -201,6 +202,12 @@ int main(int argc, char** argv) {
   // fewer write() calls between reps. A terminal keeps its line buffering.
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   try {
+    if (argc >= 2 && std::strcmp(argv[1], "run") == 0) {  // driver run EXPERIMENT --out ROOT (docs/campaigns.md)
+      const int status = fmwork::run_campaign_command(std::vector<std::string>(argv + 2, argv + argc), "/proc/self/exe",
+                                                      std::cout, std::cerr);
+      fmwork::flush_or_throw(std::cout, "the campaign's output to standard output");
+      return status;
+    }
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         std::cout << fmwork::driver_usage();

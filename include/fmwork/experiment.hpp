@@ -1,0 +1,50 @@
+// Experiment files: a JSON document of defaults and runs, each run the driver's own options, expanded over
+// a `matrix` of option values (and, with "sizes": "split", over its batch x input sizes) into a plan of
+// driver command lines. docs/campaigns.md has the schema; the runner (campaign.hpp) executes a plan and
+// `process` reads the plan file it writes. No LibTorch here.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fmwork {
+
+// One expanded run: a command line a user could type (`driver` + argv).
+struct PlannedRun {
+  std::string id;   // unique in the plan: the run's "id", then ".N" (1-based) when the run expands to several
+  std::string run;  // the run's "id" in the experiment file
+  // The matrix values of this run, in expansion order: column (the option without "--" and a trailing "@",
+  // "model:torch_dtype") and the value as it is typed; with "sizes": "split" also input_sizes and batch_sizes.
+  std::vector<std::pair<std::string, std::string>> matrix;
+  std::vector<std::string> argv;  // the driver's options, without the program
+};
+
+struct Plan {
+  std::string source;  // the experiment file, as named to load_experiment
+  std::vector<PlannedRun> runs;
+};
+
+// Reads (read_json_file: size and depth limits), validates and expands an experiment file. Every expanded
+// command line is checked as the driver checks it before loading anything (cli's parse_command_line and
+// the option sets' builders), so that a plan never holds a run the driver would refuse. Throws a one-line
+// usage Error naming the file, the run and the key: `x.json: run "minilm" (model:torch_dtype=bfloat16):
+// <the driver's message>`, `x.json: runs[1]: unknown key "option" (known: id, options, matrix, sizes)`.
+Plan load_experiment(const std::string& path);
+Plan expand_experiment(const nlohmann::json& doc, const std::string& source);
+
+// The plan as plan.json holds it, and back (plan_from_json throws a runtime Error "<source>: ..." on a
+// plan that is not one: a missing or mistyped key, a repeated id).
+nlohmann::ordered_json plan_to_json(const Plan& plan);
+Plan plan_from_json(const nlohmann::json& doc, const std::string& source);
+
+// `program` and the run's argv, each word quoted for a POSIX shell when it needs it: what `driver run
+// --list` prints, and what a user can paste.
+std::string command_text(const std::string& program, const std::vector<std::string>& argv);
+
+// "run \"minilm\" (model:torch_dtype=bfloat16 ...)": how messages name a planned run.
+std::string describe_run(const PlannedRun& run);
+
+}  // namespace fmwork

@@ -1,0 +1,370 @@
+// The runner: the result tree, one driver process per run over the device slots, progress, resume.
+#include "fmwork/campaign.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "fmwork/cli.hpp"
+#include "fmwork/error.hpp"
+#include "fmwork/json_input.hpp"
+#include "fmwork/log_records.hpp"
+#include "fmwork/subprocess.hpp"
+
+namespace fmwork {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunnerOptions {
+  std::string experiment;
+  std::string out;
+  std::string resume;
+  std::string devices;
+  bool list = false;
+};
+
+std::optional<RunnerOptions> parse_runner_options(const std::vector<std::string>& args, std::ostream& out) {
+  CLI::App app{"Runs an experiment file: each expanded run is a driver process; results go to\n"
+               "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
+               "driver run"};
+  RunnerOptions o;
+  app.add_option("experiment", o.experiment, "the experiment file (JSON)")->type_name("EXPERIMENT");
+  app.add_option("--out", o.out, "root of the result tree")->type_name("ROOT");
+  app.add_option("--resume", o.resume, "a campaign folder: run again the runs whose log is missing or incomplete")
+      ->type_name("DIR");
+  app.add_option("--devices", o.devices,
+                 "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"
+                 "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time")
+      ->type_name("LIST");
+  app.add_flag("--list", o.list, "print the expanded command lines and run nothing");
+  std::vector<const char*> words = {"driver run"};
+  for (const auto& a : args) words.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(words.size()), words.data());
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(std::string(e.what()) + " (see driver run --help)");
+  }
+  if (o.resume.empty() == o.experiment.empty())
+    throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
+  if (!o.experiment.empty() && !o.list && o.out.empty())
+    throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+  return o;
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw runtime_error(path + ": cannot open");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Written beside, then renamed: a reader never sees half a file.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.flush();
+    if (!f) throw runtime_error(path + ": cannot write");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw runtime_error(path + ": cannot rename into place (" + std::strerror(errno) + ")");
+}
+
+std::string user_name() {
+  if (const char* u = std::getenv("USER"); u && *u) return u;
+  if (const passwd* pw = getpwuid(getuid())) return pw->pw_name;
+  return std::to_string(getuid());
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "localhost";
+  return buf;
+}
+
+// A name made safe for one path component.
+std::string component(std::string s) {
+  for (char& c : s)
+    if (c == '/' || c == '\0' || std::isspace(static_cast<unsigned char>(c))) c = '_';
+  return s == "." || s == ".." || s.empty() ? "_" : s;
+}
+
+nlohmann::ordered_json environment_json(const std::string& program, const std::vector<std::string>& devices,
+                                        const std::vector<std::string>& command) {
+  nlohmann::ordered_json env;
+  utsname u{};
+  uname(&u);
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::error_code ec;
+  env["user"] = user_name();
+  env["host"] = host_name();
+  env["time"] = stamp;
+  env["driver"] = fs::read_symlink(program, ec).string();
+  env["driver_version"] = FMWORK_VERSION;
+  env["command"] = command;
+  env["cwd"] = fs::current_path(ec).string();
+  env["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  env["cpus"] = std::thread::hardware_concurrency();
+  env["devices"] = devices;
+  nlohmann::ordered_json vars = nlohmann::ordered_json::object();
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    for (const char* prefix : {"FMWORK_", "OMP_", "MKL_", "KMP_", "CUDA_", "SLURM_JOB", "LD_LIBRARY_PATH"}) {
+      if (kv.rfind(prefix, 0) == 0 && kv.find('=') != std::string::npos) {
+        vars[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+        break;
+      }
+    }
+  }
+  env["variables"] = vars;
+  return env;
+}
+
+std::string clock_text(double seconds) {
+  const long s = std::lround(std::max(seconds, 0.0));
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+// How one run ended.
+struct RunEnd {
+  int status = 0;         // the driver's exit status, 128 + signal when killed
+  std::string last_error; // its last stderr line
+};
+
+// Runs one planned run: stdout into logs/<id>.log.partial, renamed to <id>.log when the process has ended;
+// stderr into logs/<id>.err.
+RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
+                   const std::string& program) {
+  const std::string log = logs + "/" + run.id + ".log";
+  std::ofstream out(log + ".partial", std::ios::binary | std::ios::trunc);
+  std::ofstream err(logs + "/" + run.id + ".err", std::ios::binary | std::ios::trunc);
+  if (!out || !err) throw runtime_error(log + ": cannot write the run's log");
+  RunEnd end;
+  StreamHandlers handlers;
+  handlers.out_line = [&](std::string_view line, bool terminated) {
+    out << line;
+    if (terminated) out << '\n';
+  };
+  handlers.err_line = [&](std::string_view line, bool) {
+    err << line << '\n';
+    if (!line.empty()) end.last_error = std::string(line);
+  };
+  handlers.after_read = [&] {
+    out.flush();
+    err.flush();
+  };
+  std::error_code ec;
+  std::vector<std::string> argv = {fs::read_symlink(program, ec).string()};
+  if (argv[0].empty()) argv[0] = program;
+  const std::vector<std::string> options = device.empty() ? run.argv : with_platform(run.argv, device);
+  argv.insert(argv.end(), options.begin(), options.end());
+  const ChildExit exit = run_streaming(program, argv, {}, handlers);
+  out.close();
+  err.close();
+  if (!out) throw runtime_error(log + ": cannot write the run's log");
+  if (std::rename((log + ".partial").c_str(), log.c_str()) != 0)
+    throw runtime_error(log + ": cannot rename into place (" + std::strerror(errno) + ")");
+  end.status = exit.signal ? 128 + exit.signal : exit.exit_code;
+  return end;
+}
+
+// The runs still to do, shared by one worker thread per device slot.
+class Scheduler {
+ public:
+  Scheduler(const Plan& plan, std::vector<size_t> todo, std::string logs, std::string program, std::ostream& err)
+      : plan_(plan), todo_(std::move(todo)), logs_(std::move(logs)), program_(std::move(program)), err_(err),
+        start_(std::chrono::steady_clock::now()) {}
+
+  // Runs everything over the slots; returns the number of runs that did not end with status 0.
+  size_t run(const std::vector<std::string>& slots) {
+    report("");
+    std::vector<std::thread> workers;
+    for (const auto& device : slots) workers.emplace_back([this, device] { work(device); });
+    for (auto& w : workers) w.join();
+    if (error_) throw *error_;
+    return failed_;
+  }
+
+ private:
+  void work(const std::string& device) {
+    while (true) {
+      size_t index;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (next_ == todo_.size() || error_) return;
+        index = todo_[next_++];
+        ++running_;
+      }
+      const PlannedRun& run = plan_.runs[index];
+      try {
+        const RunEnd end = execute_run(run, device, logs_, program_);
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        ++done_;
+        if (end.status != 0) ++failed_;
+        report(end.status == 0 ? "" : fmt::format("{} {} failed (exit status {}): {}", run.id, describe_run(run),
+                                                  end.status, end.last_error));
+      } catch (const Error& e) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        if (!error_) error_ = e;
+        return;
+      }
+    }
+  }
+
+  void report(const std::string& note) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!note.empty()) err_ << "campaign: " << escape_controls(note) << "\n";
+    err_ << progress_line(done_ - failed_, failed_, todo_.size() - done_, running_, elapsed) << std::endl;
+  }
+
+  const Plan& plan_;
+  std::vector<size_t> todo_;
+  std::string logs_, program_;
+  std::ostream& err_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  size_t next_ = 0, done_ = 0, failed_ = 0, running_ = 0;
+  std::optional<Error> error_;
+};
+
+// A new campaign's tree: the folder, experiment.json, plan.json, environment.json, logs/.
+std::string start_campaign(const RunnerOptions& o, const Plan& plan, const std::string& program,
+                           const std::vector<std::string>& devices, const std::vector<std::string>& args) {
+  const std::string dir = make_campaign_dir(o.out, user_name(), host_name(), std::chrono::system_clock::now());
+  write_atomically(dir + "/experiment.json", read_whole(o.experiment));
+  write_atomically(dir + "/plan.json", plan_to_json(plan).dump(2) + "\n");
+  std::vector<std::string> command = {"driver", "run"};
+  command.insert(command.end(), args.begin(), args.end());
+  write_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
+  fs::create_directories(dir + "/logs");
+  return dir;
+}
+
+}  // namespace
+
+bool run_log_complete(const std::string& path, const std::vector<std::string>& argv) {
+  try {
+    std::vector<const char*> words = {"driver"};
+    for (const auto& w : argv) words.push_back(w.c_str());
+    const CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data());
+    if (!fs::is_regular_file(path)) return false;
+    const ParsedLog log = parse_log_text(read_whole(path), path);
+    std::set<std::pair<int64_t, int64_t>> seen;
+    for (const auto& r : log.runs) seen.emplace(r.res.batch, r.res.input);
+    for (const auto& f : log.failures) {
+      const std::string* batch = f.fields.find("batch");
+      const std::string* input = f.fields.find("input");
+      if (batch && input) seen.emplace(std::stoll(*batch), std::stoll(*input));
+    }
+    for (int64_t b : cl.args.batch_sizes)
+      for (int64_t i : cl.args.input_sizes)
+        if (!seen.count({b, i})) return false;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--platform") {
+      argv[i + 1] = device;
+      return argv;
+    }
+  }
+  argv.insert(argv.begin(), {"--platform", device});
+  return argv;
+}
+
+std::vector<std::string> parse_devices(const std::string& text) {
+  std::vector<std::string> devices;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty() || name.find_first_of(" \t") != std::string::npos)
+      throw usage_error("--devices " + text + ": a device is a platform name (cpu, cuda:0, ...), comma-separated");
+    devices.push_back(name);
+    if (comma == std::string::npos) return devices;
+    start = comma + 1;
+  }
+}
+
+std::string make_campaign_dir(const std::string& root, const std::string& user, const std::string& host,
+                              std::chrono::system_clock::time_point now) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  const std::string parent = root + "/" + component(user) + "/" + component(host);
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw runtime_error("--out " + root + ": cannot make " + parent + " (" + ec.message() + ")");
+  for (int n = 1; n < 1000; ++n) {
+    const std::string dir = parent + "/" + stamp + (n == 1 ? "" : "-" + std::to_string(n));
+    if (::mkdir(dir.c_str(), 0777) == 0) return dir;  // the mkdir is the claim: two runners never share a folder
+    if (errno != EEXIST) throw runtime_error("--out " + root + ": cannot make " + dir + " (" + std::strerror(errno) + ")");
+  }
+  throw runtime_error("--out " + root + ": too many campaigns started in " + parent + " this second");
+}
+
+std::string progress_line(size_t done, size_t failed, size_t left, size_t running, double elapsed_s) {
+  const size_t finished = done + failed;
+  std::string line = fmt::format("campaign: {} done, {} failed, {} left ({} running), elapsed {}", done, failed, left,
+                                 running, clock_text(elapsed_s));
+  if (finished > 0 && left > 0) line += ", about " + clock_text(elapsed_s / finished * left) + " to go";
+  return line;
+}
+
+int run_campaign_command(const std::vector<std::string>& args, const std::string& program, std::ostream& out,
+                         std::ostream& err) {
+  const std::optional<RunnerOptions> o = parse_runner_options(args, out);
+  if (!o) return 0;
+  const std::vector<std::string> devices = o->devices.empty() ? std::vector<std::string>{} : parse_devices(o->devices);
+  const bool resume = !o->resume.empty();
+  const Plan plan = resume ? plan_from_json(read_json_file(o->resume + "/plan.json"), o->resume + "/plan.json")
+                           : load_experiment(o->experiment);
+  if (o->list) {
+    for (const auto& r : plan.runs) out << command_text("driver", r.argv) << "  # " << r.id << "\n";
+    return 0;
+  }
+  const std::string dir = resume ? o->resume : start_campaign(*o, plan, program, devices, args);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < plan.runs.size(); ++i)
+    if (!resume || !run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv)) todo.push_back(i);
+  fs::create_directories(dir + "/logs");
+  err << "campaign: " << dir << ": " << todo.size() << " of " << plan.runs.size() << " runs to do"
+      << (resume ? " (the others are complete)" : "") << std::endl;
+  Scheduler scheduler(plan, todo, dir + "/logs", program, err);
+  const size_t failed = scheduler.run(devices.empty() ? std::vector<std::string>{""} : devices);
+  out << dir << "\n";
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,42 @@
+// Tests of `process --compare`'s table: matching by run id (or model) plus sizes, the ratios, the noise flag.
+#include "fmwork/compare.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fmwork {
+namespace {
+
+ParsedLog log_of(const std::string& text, const std::string& run_id) {
+  ParsedLog log = parse_log_text(text, "x.log");
+  if (!run_id.empty()) log.labels = {{"run_id", run_id}, {"run", "r"}};
+  return log;
+}
+
+std::string res(int input, double latency_ms, double stddev_ms) {
+  return "FMWORK RES 1.000000000 2.000000000 m c " + std::to_string(input) + " 1 " + std::to_string(latency_ms) + " " +
+         std::to_string(1000.0 / latency_ms) + "\nFMWORK STAT input=" + std::to_string(input) +
+         " batch=1 reps=5 dropped=1 mean_ms=1.0 stddev_ms=" + std::to_string(stddev_ms) +
+         " min_ms=1.0 p50_ms=1.0 p90_ms=1.0 p99_ms=1.0 max_ms=1.0\n";
+}
+
+TEST(Compare, RatiosPerMatchingCombinationWithTheNoiseFlag) {
+  const std::vector<ParsedLog> a = {log_of(res(8, 10.0, 0.5) + res(16, 20.0, 0.1) + res(32, 5, 0.1), "r.1")};
+  const std::vector<ParsedLog> b = {log_of(res(8, 10.5, 0.5) + res(16, 10.0, 0.1), "r.1"),
+                                    log_of(res(8, 1.0, 0.1), "r.2")};
+  const std::string report = compare_report(a, b);
+  EXPECT_NE(report.find("r.1      8      1       10.0000       10.5000     1.050x     0.952x  noise"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x  \n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 combinations in A only, 1 in B only"), std::string::npos) << report;
+}
+
+TEST(Compare, WithoutLabelsTheModelIsTheKeyAndWithoutStatTheFlagIsUnknown) {
+  const std::string line = "FMWORK RES 1.000000000 2.000000000 m c 8 1 2.000 500.0\n";
+  const std::string report = compare_report({log_of(line, "")}, {log_of(line, "")});
+  EXPECT_NE(report.find("m c -      8      1        2.0000        2.0000     1.000x     1.000x  ?"), std::string::npos)
+      << report;
+}
+
+}  // namespace
+}  // namespace fmwork
