@@ -103,9 +103,11 @@ void apply_settings(const json& object, const std::string& where, RunSpec& spec)
   if (object.contains("options"))
     for (auto& [k, v] : options_of(object["options"], where + ": options")) spec.options[k] = v;
   if (object.contains("matrix")) {
-    for (auto& [k, values] : matrix_of(object["matrix"], where + ": matrix")) {
-      auto same = std::find_if(spec.matrix.begin(), spec.matrix.end(), [&](const auto& m) { return m.first == k; });
-      if (same != spec.matrix.end()) same->second = values; else spec.matrix.emplace_back(k, values);
+    for (auto& entry : matrix_of(object["matrix"], where + ": matrix")) {  // no structured binding: clang 14
+      // cannot capture one in a lambda (C++17), and the fuzz build compiles this with clang
+      const std::string& key = entry.first;
+      auto same = std::find_if(spec.matrix.begin(), spec.matrix.end(), [&](const auto& m) { return m.first == key; });
+      if (same != spec.matrix.end()) same->second = entry.second; else spec.matrix.emplace_back(key, entry.second);
     }
   }
   if (object.contains("sizes")) spec.sizes = sizes_of(object["sizes"], where + ": sizes");
