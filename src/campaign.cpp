@@ -228,10 +228,13 @@ class Scheduler {
         if (end.status != 0) ++failed_;
         report(end.status == 0 ? "" : fmt::format("{} {} failed (exit status {}): {}", run.id, describe_run(run),
                                                   end.status, end.last_error));
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {  // not past the thread: that would be std::terminate
+        const Error error = dynamic_cast<const Error*>(&e)
+                                ? *dynamic_cast<const Error*>(&e)
+                                : runtime_error(fmt::format("run {}: {}", run.id, e.what()));
         std::lock_guard<std::mutex> lock(mutex_);
         --running_;
-        if (!error_) error_ = e;
+        if (!error_) error_ = error;
         return;
       }
     }
