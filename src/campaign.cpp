@@ -26,6 +26,7 @@
 #include "fmwork/error.hpp"
 #include "fmwork/json_input.hpp"
 #include "fmwork/log_records.hpp"
+#include "fmwork/slurm.hpp"
 #include "fmwork/subprocess.hpp"
 
 namespace fmwork {
@@ -40,9 +41,57 @@ struct RunnerOptions {
   std::string resume;
   std::string devices;
   bool list = false;
+  std::vector<std::string> task;  // --task DIR INDEX: one run of a campaign (a Slurm array task)
+  bool slurm = false, wait = false, no_submit = false;
+  std::vector<SbatchOption> sbatch;  // --slurm:KEY VALUE
 };
 
-std::optional<RunnerOptions> parse_runner_options(const std::vector<std::string>& args, std::ostream& out) {
+// Takes the `--slurm:KEY VALUE` (or `--slurm:KEY=VALUE`) words out of `args` (CLI11 has no open-ended keys).
+std::vector<SbatchOption> take_sbatch_options(std::vector<std::string>& args) {
+  std::vector<SbatchOption> options;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--slurm:", 0) != 0) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    std::string key = args[i].substr(8), value;
+    if (const size_t eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key.resize(eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw usage_error(args[i] + ": a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
+    }
+    options.push_back(sbatch_option(key, value));
+  }
+  args = rest;
+  return options;
+}
+
+// The combinations of options the runner refuses, each with what to do instead.
+void check_runner_options(const RunnerOptions& o) {
+  if (!o.task.empty()) {
+    if (!o.experiment.empty() || !o.resume.empty() || !o.out.empty() || o.slurm || o.list || !o.devices.empty())
+      throw usage_error("driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes "
+                        "no other option");
+    return;
+  }
+  if (o.resume.empty() == o.experiment.empty())
+    throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
+  if (!o.experiment.empty() && !o.list && o.out.empty())
+    throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+  if (!o.slurm && (o.wait || o.no_submit || !o.sbatch.empty()))
+    throw usage_error(std::string("driver run: ") + (o.wait ? "--wait" : o.no_submit ? "--no-submit" : "--slurm:KEY") +
+                      " goes with --slurm (a local run always waits)");
+  if (o.slurm && !o.devices.empty())
+    throw usage_error("driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and "
+                      "ask for devices with --slurm:gres gpu:1");
+  if (o.wait && o.no_submit) throw usage_error("driver run --slurm: --wait and --no-submit exclude each other");
+}
+
+std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args, std::ostream& out) {
   CLI::App app{"Runs an experiment file: each expanded run is a driver process; results go to\n"
                "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
                "driver run"};
@@ -56,6 +105,15 @@ std::optional<RunnerOptions> parse_runner_options(const std::vector<std::string>
                  "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time")
       ->type_name("LIST");
   app.add_flag("--list", o.list, "print the expanded command lines and run nothing");
+  app.add_flag("--slurm", o.slurm,
+               "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
+               "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)");
+  app.add_flag("--wait", o.wait, "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete");
+  app.add_flag("--no-submit", o.no_submit, "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing");
+  app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
+      ->expected(2)
+      ->type_name("DIR INDEX");
+  o.sbatch = take_sbatch_options(args);
   std::vector<const char*> words = {"driver run"};
   for (const auto& a : args) words.push_back(a.c_str());
   try {
@@ -66,10 +124,7 @@ std::optional<RunnerOptions> parse_runner_options(const std::vector<std::string>
   } catch (const CLI::ParseError& e) {
     throw usage_error(std::string(e.what()) + " (see driver run --help)");
   }
-  if (o.resume.empty() == o.experiment.empty())
-    throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
-  if (!o.experiment.empty() && !o.list && o.out.empty())
-    throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+  check_runner_options(o);
   return o;
 }
 
@@ -133,7 +188,7 @@ nlohmann::ordered_json environment_json(const std::string& program, const std::v
   nlohmann::ordered_json vars = nlohmann::ordered_json::object();
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
-    for (const char* prefix : {"FMWORK_", "OMP_", "MKL_", "KMP_", "CUDA_", "SLURM_JOB", "LD_LIBRARY_PATH"}) {
+    for (const char* prefix : {"FMWORK_", "OMP_", "MKL_", "KMP_", "CUDA_", "SLURM_", "LD_LIBRARY_PATH"}) {
       if (kv.rfind(prefix, 0) == 0 && kv.find('=') != std::string::npos) {
         vars[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
         break;
@@ -270,6 +325,97 @@ std::string start_campaign(const RunnerOptions& o, const Plan& plan, const std::
   return dir;
 }
 
+// `driver run --task DIR INDEX`: plan.json's run INDEX into DIR/logs, with the environment of the node it ran
+// on beside its log. Returns the run's exit status folded to 0 or 1.
+int run_task(const std::string& dir, const std::string& index_text, const std::string& program, std::ostream& err) {
+  const Plan plan = plan_from_json(read_json_file(dir + "/plan.json"), dir + "/plan.json");
+  const bool digits = !index_text.empty() && index_text.size() < 10 &&
+                      index_text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoul(index_text) >= plan.runs.size())
+    throw usage_error(fmt::format("--task {} {}: INDEX is a run of {}/plan.json, 0 to {}", dir, excerpt(index_text),
+                                  dir, plan.runs.size() - 1));
+  const PlannedRun& run = plan.runs[std::stoul(index_text)];
+  fs::create_directories(dir + "/logs");
+  write_atomically(dir + "/logs/" + run.id + ".environment.json",
+                   environment_json(program, {}, {"driver", "run", "--task", dir, index_text}).dump(2) + "\n");
+  const RunEnd end = execute_run(run, "", dir + "/logs", program);
+  err << "campaign: run " << run.id << " ended with exit status " << end.status
+      << (end.status == 0 ? "" : ": " + escape_controls(end.last_error)) << std::endl;
+  return end.status == 0 ? 0 : 1;
+}
+
+// The Slurm jobs submitted for a campaign: the first word of each line of DIR/slurm/jobs.
+std::vector<std::string> submitted_jobs(const std::string& dir) {
+  std::vector<std::string> ids;
+  std::ifstream in(dir + "/slurm/jobs");
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) ids.push_back(line.substr(0, line.find(' ')));
+  return ids;
+}
+
+size_t count_complete(const std::string& dir, const Plan& plan, const std::vector<size_t>& indices) {
+  return static_cast<size_t>(std::count_if(indices.begin(), indices.end(), [&](size_t i) {
+    return run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv);
+  }));
+}
+
+// --wait: polls Slurm until the job has left the queue, with a progress line whenever a run completes.
+// Returns 0 when every submitted run is complete, else 1.
+int wait_for_job(const std::string& job, const std::string& dir, const Plan& plan, const std::vector<size_t>& todo,
+                 std::ostream& err) {
+  const auto start = std::chrono::steady_clock::now();
+  size_t reported = static_cast<size_t>(-1);
+  while (true) {
+    const bool queued = !active_jobs({job}).empty();
+    const size_t complete = count_complete(dir, plan, todo);
+    if (complete != reported || !queued) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      err << fmt::format("campaign: Slurm job {}: {} of {} runs complete{}, elapsed {}", job, complete, todo.size(),
+                         queued ? "" : ", the job has ended", clock_text(elapsed))
+          << std::endl;
+      reported = complete;
+    }
+    if (!queued) return complete == todo.size() ? 0 : 1;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+// --slurm: the runs to do as one job array; the script is kept as DIR/slurm/submit-<n>.sbatch and the job
+// id appended to DIR/slurm/jobs (what a later --resume checks against the queue).
+int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string& dir, const std::vector<size_t>& todo,
+                    const std::string& program, std::ostream& err) {
+  if (const auto active = active_jobs(submitted_jobs(dir)); !active.empty())
+    throw runtime_error(fmt::format("{}: Slurm job {} of this campaign is still queued or running (squeue -j {}); "
+                                    "wait for it or scancel it, then resume", dir, active[0], active[0]));
+  if (todo.empty()) {
+    err << "campaign: " << dir << ": every run is complete; nothing submitted" << std::endl;
+    return 0;
+  }
+  std::error_code ec;
+  SlurmJob job;
+  job.campaign_dir = fs::absolute(dir).lexically_normal().string();
+  job.driver = fs::read_symlink(program, ec).string();
+  if (job.driver.empty()) job.driver = fs::absolute(program).string();
+  job.workdir = fs::current_path().string();
+  job.name = "fmwork-" + fs::path(job.campaign_dir).filename().string();
+  job.indices = todo;
+  job.options = o.sbatch;
+  fs::create_directories(dir + "/slurm");
+  const std::string script = fmt::format("{}/slurm/submit-{}.sbatch", dir, submitted_jobs(dir).size() + 1);
+  write_atomically(script, sbatch_script(job));
+  if (o.no_submit) {
+    err << "campaign: wrote " << script << " (" << todo.size() << " runs); submit it with: sbatch " << script << std::endl;
+    return 0;
+  }
+  const std::string id = submit_sbatch(script);
+  std::ofstream(dir + "/slurm/jobs", std::ios::app) << id << " " << array_spec(todo) << "\n";
+  err << fmt::format("campaign: {}: submitted Slurm job {}, array {} ({} runs); squeue -j {} shows it, driver run "
+                     "--resume {} --slurm submits what does not complete",
+                     dir, id, array_spec(todo), todo.size(), id, dir)
+      << std::endl;
+  return o.wait ? wait_for_job(id, dir, plan, todo, err) : 0;
+}
+
 }  // namespace
 
 bool run_log_complete(const std::string& path, const std::vector<std::string>& argv) {
@@ -349,6 +495,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
                          std::ostream& err) {
   const std::optional<RunnerOptions> o = parse_runner_options(args, out);
   if (!o) return 0;
+  if (!o->task.empty()) return run_task(o->task[0], o->task[1], program, err);
   const std::vector<std::string> devices = o->devices.empty() ? std::vector<std::string>{} : parse_devices(o->devices);
   const bool resume = !o->resume.empty();
   const Plan plan = resume ? plan_from_json(read_json_file(o->resume + "/plan.json"), o->resume + "/plan.json")
@@ -364,6 +511,11 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   fs::create_directories(dir + "/logs");
   err << "campaign: " << dir << ": " << todo.size() << " of " << plan.runs.size() << " runs to do"
       << (resume ? " (the others are complete)" : "") << std::endl;
+  if (o->slurm) {
+    const int status = submit_campaign(*o, plan, dir, todo, program, err);
+    out << dir << "\n";
+    return status;
+  }
   Scheduler scheduler(plan, todo, dir + "/logs", program, err);
   const size_t failed = scheduler.run(devices.empty() ? std::vector<std::string>{""} : devices);
   out << dir << "\n";

@@ -139,6 +139,66 @@ TEST(Campaign, UsageErrors) {
   EXPECT_EQ(message({}), "driver run: give an EXPERIMENT file or --resume DIR (one of them)");
   EXPECT_EQ(message({"x.json"}), "driver run x.json: --out ROOT is missing (or --list to print the runs)");
   EXPECT_NE(message({"x.json", "--bogus"}).find("see driver run --help"), std::string::npos);
+  EXPECT_EQ(message({"x.json", "--out", "r", "--wait"}),
+            "driver run: --wait goes with --slurm (a local run always waits)");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm:partition", "gpu"}),
+            "driver run: --slurm:KEY goes with --slurm (a local run always waits)");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--devices", "cuda:0"}),
+            "driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and ask for devices "
+            "with --slurm:gres gpu:1");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--slurm:time"}),
+            "--slurm:time: a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
+  EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--slurm:array=0-3"}).find("the runner sets --array"),
+            std::string::npos);
+  EXPECT_EQ(message({"--task", "d", "0", "--slurm"}),
+            "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
+}
+
+// --no-submit: the tree and the script are written as --slurm writes them, nothing needs a cluster.
+TEST(Campaign, SlurmScriptHoldsTheRunsToDoAndTheOptions) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit", "--slurm:partition", "p1",
+                                  "--slurm:time=5"},
+                                 driver, out, err),
+            0) << err.str();
+  const std::string campaign = only_child(only_child(only_child(root)));
+  const std::string script = slurp(campaign + "/slurm/submit-1.sbatch");
+  for (const char* line : {"#SBATCH --array=0-2\n", "#SBATCH --partition=p1\n", "#SBATCH --time=5\n"})
+    EXPECT_NE(script.find(line), std::string::npos) << line << " in:\n" << script;
+  EXPECT_NE(script.find(" run --task " + fs::absolute(campaign).lexically_normal().string() + " \"$SLURM_ARRAY_TASK_ID\""),
+            std::string::npos) << script;
+  EXPECT_NE(err.str().find("submit it with: sbatch " + campaign + "/slurm/submit-1.sbatch"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(campaign + "/slurm/jobs"));
+  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
+}
+
+// What each array task runs: one run of the plan into the tree, as the local runner writes it.
+TEST(Campaign, TaskRunsOneRunOfThePlan) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit"}, driver, out, err), 0);
+  const std::string campaign = only_child(only_child(only_child(root)));
+  std::ostringstream out1, err1;
+  EXPECT_EQ(run_campaign_command({"--task", campaign, "1"}, driver, out1, err1), 0) << err1.str();
+  EXPECT_EQ(err1.str(), "campaign: run a.2 ended with exit status 0\n");
+  EXPECT_TRUE(run_log_complete(campaign + "/logs/a.2.log", kArgv));
+  EXPECT_TRUE(read_json_file(campaign + "/logs/a.2.environment.json").contains("host"));
+  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_campaign_command({"--task", campaign, "2"}, driver, out2, err2), 1);
+  EXPECT_EQ(err2.str(), "campaign: run a.3 ended with exit status 1: error: no\n");
+  for (const char* bad : {"3", "-1", "x", ""}) {
+    try {
+      run_campaign_command({"--task", campaign, bad}, driver, out2, err2);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "--task " + campaign + " " + bad + ": INDEX is a run of " + campaign +
+                                           "/plan.json, 0 to 2");
+    }
+  }
 }
 
 }  // namespace

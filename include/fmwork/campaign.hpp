@@ -9,7 +9,9 @@
 //
 // A run is complete when its log has a RES or FAIL line for every batch x input combination of its command
 // line; `--resume DIR` runs again only the runs that are not. A killed runner loses the runs in flight: their
-// logs are still `<id>.log.partial`. docs/campaigns.md. No LibTorch here.
+// logs are still `<id>.log.partial`. With `--slurm` the runs to do are submitted as a job array (slurm.hpp)
+// whose tasks are `driver run --task DIR INDEX`: one run, written into the tree as above, plus
+// logs/<id>.environment.json (the node's). docs/campaigns.md. No LibTorch here.
 #pragma once
 
 #include <chrono>
