@@ -43,6 +43,7 @@ struct RunnerOptions {
   bool list = false;
   std::vector<std::string> task;  // --task DIR INDEX: one run of a campaign (a Slurm array task)
   bool slurm = false, wait = false, no_submit = false;
+  size_t max_tasks = 0;              // --max-tasks N
   std::vector<SbatchOption> sbatch;  // --slurm:KEY VALUE
 };
 
@@ -82,9 +83,10 @@ void check_runner_options(const RunnerOptions& o) {
     throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
   if (!o.experiment.empty() && !o.list && o.out.empty())
     throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
-  if (!o.slurm && (o.wait || o.no_submit || !o.sbatch.empty()))
-    throw usage_error(std::string("driver run: ") + (o.wait ? "--wait" : o.no_submit ? "--no-submit" : "--slurm:KEY") +
-                      " goes with --slurm (a local run always waits)");
+  if (!o.slurm && (o.wait || o.no_submit || o.max_tasks || !o.sbatch.empty()))
+    throw usage_error(std::string("driver run: ") +
+                      (o.wait ? "--wait" : o.no_submit ? "--no-submit" : o.max_tasks ? "--max-tasks" : "--slurm:KEY") +
+                      " is an option of --slurm: add --slurm, or leave it out");
   if (o.slurm && !o.devices.empty())
     throw usage_error("driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and "
                       "ask for devices with --slurm:gres gpu:1");
@@ -109,6 +111,9 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
                "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
                "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)");
   app.add_flag("--wait", o.wait, "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete");
+  app.add_option("--max-tasks", o.max_tasks, "with --slurm: at most N runs at once (sbatch --array=...%N)")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}));
   app.add_flag("--no-submit", o.no_submit, "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing");
   app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
       ->expected(2)
@@ -400,6 +405,7 @@ int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string&
   job.name = "fmwork-" + fs::path(job.campaign_dir).filename().string();
   job.indices = todo;
   job.options = o.sbatch;
+  job.max_running = o.max_tasks;
   fs::create_directories(dir + "/slurm");
   const std::string script = fmt::format("{}/slurm/submit-{}.sbatch", dir, submitted_jobs(dir).size() + 1);
   write_atomically(script, sbatch_script(job));

@@ -88,7 +88,8 @@ std::string sbatch_script(const SlurmJob& job) {
   s += "# fmwork campaign " + job.campaign_dir + ": one array task per run of plan.json to do, written by\n";
   s += "# `driver run --slurm`. Each task runs the driver on its run into logs/ (docs/campaigns.md).\n";
   s += "#SBATCH --job-name=" + sbatch_path("job name", job.name) + "\n";
-  s += "#SBATCH --array=" + array_spec(job.indices) + "\n";
+  s += "#SBATCH --array=" + array_spec(job.indices) +
+       (job.max_running ? "%" + std::to_string(job.max_running) : std::string()) + "\n";
   s += "#SBATCH --chdir=" + sbatch_path("working directory", job.workdir) + "\n";
   s += "#SBATCH --output=" + sbatch_path("--out", job.campaign_dir) + "/slurm/%A_%a.out\n";
   for (const auto& [key, value] : job.options) s += "#SBATCH --" + key + (value.empty() ? "" : "=" + value) + "\n";

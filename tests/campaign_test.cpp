@@ -140,9 +140,12 @@ TEST(Campaign, UsageErrors) {
   EXPECT_EQ(message({"x.json"}), "driver run x.json: --out ROOT is missing (or --list to print the runs)");
   EXPECT_NE(message({"x.json", "--bogus"}).find("see driver run --help"), std::string::npos);
   EXPECT_EQ(message({"x.json", "--out", "r", "--wait"}),
-            "driver run: --wait goes with --slurm (a local run always waits)");
+            "driver run: --wait is an option of --slurm: add --slurm, or leave it out");
   EXPECT_EQ(message({"x.json", "--out", "r", "--slurm:partition", "gpu"}),
-            "driver run: --slurm:KEY goes with --slurm (a local run always waits)");
+            "driver run: --slurm:KEY is an option of --slurm: add --slurm, or leave it out");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--max-tasks", "2"}),
+            "driver run: --max-tasks is an option of --slurm: add --slurm, or leave it out");
+  EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--max-tasks", "0"}).find("--max-tasks"), std::string::npos);
   EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--devices", "cuda:0"}),
             "driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and ask for devices "
             "with --slurm:gres gpu:1");

@@ -67,6 +67,8 @@ TEST(Slurm, ScriptRunsEachTaskAsOneRunOfTheCampaign) {
                            "\nexec /opt/fmwork/driver run --task /shared/results/me/host/20260101-120000 "
                            "\"$SLURM_ARRAY_TASK_ID\"\n"})
     EXPECT_NE(script.find(line), std::string::npos) << line << "\nin:\n" << script;
+  job.max_running = 4;
+  EXPECT_NE(sbatch_script(job).find("#SBATCH --array=0-2,5%4\n"), std::string::npos);
   // The user's options come after the defaults: sbatch takes the last of an option given twice.
   EXPECT_LT(script.find("--output="), script.find("--partition="));
 }

@@ -31,9 +31,10 @@ struct SlurmJob {
   std::string name;          // the job's name
   std::vector<size_t> indices;          // plan.json's runs to do
   std::vector<SbatchOption> options;    // --slurm:KEY VALUE, in the order given
+  size_t max_running = 0;               // at most this many tasks at once (--array=...%N); 0: no limit
 };
 
-// The sbatch script: #SBATCH lines (job name, array, chdir, output into DIR/slurm/%A_%a.out, then the
+// The sbatch script: #SBATCH lines (job name, array with its %N limit, output into DIR/slurm/%A_%a.out, then the
 // user's options, which win over the defaults), and one command: exec the driver as `run --task DIR
 // $SLURM_ARRAY_TASK_ID`. Paths are shell-quoted.
 std::string sbatch_script(const SlurmJob& job);

@@ -50,8 +50,10 @@ scancel "$held"
 for _ in $(seq 300); do [ -z "$(squeue -h -j "$held" 2>/dev/null)" ] && break; sleep 0.1; done
 
 # 3. Resume: only the runs without a complete log are submitted; --wait returns when they have ended.
-"$driver" run --resume "$dir" --slurm --slurm:cpus-per-task 2 --wait > /dev/null 2> "$work"/resume.err ||
+# --max-tasks 1 (%1): one run at a time, here by the array's limit rather than by the CPUs each task asks for.
+"$driver" run --resume "$dir" --slurm --max-tasks 1 --wait > /dev/null 2> "$work"/resume.err ||
   { cat "$work"/resume.err >&2; fail "resume"; }
+grep -q "^#SBATCH --array=.*%1$" "$(ls "$dir"/slurm/submit-*.sbatch | sort -V | tail -n1)" || fail "no %1 on the array"
 cat "$work"/resume.err
 todo=$((8 - before))
 check "the resume does $todo runs" grep -q "$todo of 8 runs to do (the others are complete)" "$work"/resume.err
