@@ -375,9 +375,11 @@ int wait_for_job(const std::string& job, const std::string& dir, const Plan& pla
     const size_t complete = count_complete(dir, plan, todo);
     if (complete != reported || !queued) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      err << fmt::format("campaign: Slurm job {}: {} of {} runs complete{}, elapsed {}", job, complete, todo.size(),
-                         queued ? "" : ", the job has ended", clock_text(elapsed))
-          << std::endl;
+      std::string line = fmt::format("campaign: Slurm job {}: {} of {} runs complete{}, elapsed {}", job, complete,
+                                     todo.size(), queued ? "" : ", the job has ended", clock_text(elapsed));
+      if (queued && complete > 0 && complete < todo.size())  // queue time included: a rough figure
+        line += ", about " + clock_text(elapsed / complete * (todo.size() - complete)) + " to go";
+      err << line << std::endl;
       reported = complete;
     }
     if (!queued) return complete == todo.size() ? 0 : 1;
