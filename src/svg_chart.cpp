@@ -348,7 +348,10 @@ std::string render_svg_chart(const LineChart& chart) {
   out += "<title>" + html_escape(chart.title) + "</title>";
   out += text(chart.width / 2.0, 22, "middle", html_escape(chart.title), " class=\"chart-title\" font-size=\"14\" font-weight=\"bold\"");
   out += render_axes(chart, f) + render_reference(chart, f);
-  if (f.empty && chart.marks.empty()) out += text(chart.width / 2.0, kTop + chart.plot_height / 2.0, "middle", "no data", " fill=\"#888\"");
+  if (f.empty) {
+    const char* what = chart.marks.empty() ? "no data" : "nothing measured: only failures (the crosses)";
+    out += text(chart.width / 2.0, kTop + chart.plot_height / 2.0, "middle", what, " class=\"empty\" fill=\"#888\"");
+  }
   for (const ChartSeries& s : chart.series) out += render_series(s, f);
   out += render_marks(chart, f) + render_legend(legend);
   return out + "</svg>";

@@ -112,11 +112,12 @@ TEST(SvgChart, NothingToDrawSaysSo) {
   LineChart chart;
   chart.title = "empty";
   std::string svg = render_svg_chart(chart);
-  EXPECT_NE(svg.find(">no data</text>"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"empty\" fill=\"#888\">no data</text>"), std::string::npos) << svg;
   EXPECT_EQ(count(svg, "<g class=\"legend-entry\">"), 0u);
-  chart.marks = {{4, "failed"}};  // only failures: the crosses, no "no data"
+  chart.marks = {{4, "failed"}};  // only failures: the crosses, and a word on them
   svg = render_svg_chart(chart);
   EXPECT_EQ(svg.find(">no data</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">nothing measured: only failures (the crosses)</text>"), std::string::npos);
   EXPECT_EQ(count(svg, "class=\"fail-mark\""), 1u);
   EXPECT_EQ(tick_labels(svg, "y-tick").front(), "0.0");
 }

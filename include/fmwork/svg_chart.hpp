@@ -56,8 +56,8 @@ struct LineChart {
 // Values a log2 or linear axis cannot place are left out, never drawn as NaN: a point or mark with x <= 0
 // or a non-finite x, a point with a non-finite y or |y| > 1e300; an error bar whose ends are not finite
 // or beyond 1e300 (the point is drawn without it); with y_log, y below 1e-300, and an error bar's lower end
-// at or below it is drawn to the bottom of the plot, without a cap. A chart with nothing to draw is its frame, title and
-// the text "no data".
+// at or below it is drawn to the bottom of the plot, without a cap. A chart with no point to draw says so
+// in a <text class="empty">: "no data", or with marks "nothing measured: only failures (the crosses)".
 std::string render_svg_chart(const LineChart& chart);
 
 // The stroke color (#rrggbb) of a series style: 9 colors, none of them the red of the fail marks.
