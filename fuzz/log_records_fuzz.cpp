@@ -1,5 +1,8 @@
 // Fuzz target: the log parser of `process` (log_records), then the whole command on the same log as its
-// stdin, in each output format, as `process` runs on a log it is given.
+// stdin, in each output format, as `process` runs on a log it is given. The HTML page must hold no markup
+// from the log: a "<script" in it is a finding.
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -10,12 +13,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(fmwork::fuzz::as_text(data, size));
   fmwork::fuzz::refusal_allowed([&] { (void)fmwork::parse_log_text(text, "fuzz.log"); });
-  for (const char* format : {"json", "csv", "summary"}) {
+  for (const std::string format : {"json", "csv", "summary", "html"}) {
     fmwork::fuzz::refusal_allowed([&] {
       std::istringstream in(text);
       std::ostringstream out;
-      const char* argv[] = {"process", "--path", "-", "--format", format};
+      const char* argv[] = {"process", "--path", "-", "--format", format.c_str()};
       fmwork::run_process(5, argv, in, out);
+      if (format == "html" && out.str().find("<script") != std::string::npos) {
+        std::fprintf(stderr, "fuzz: markup from the log in the HTML page\n");
+        std::abort();
+      }
     });
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -10,29 +11,31 @@ namespace fmwork {
 
 namespace {
 
-struct Side {
-  double latency_ms = 0, throughput = 0;
-  std::optional<double> stddev_ms;
-};
-
 std::string label(const ParsedLog& log, const std::string& key) {
-  for (const auto& [k, v] : log.labels)
-    if (k == key) return v;
+  for (const auto& kv : log.labels)
+    if (kv.first == key) return kv.second;
   return "";
 }
 
-// Key -> result; a later record of the same key replaces an earlier one (a re-run).
-std::map<std::string, Side> by_key(const std::vector<ParsedLog>& logs) {
-  std::map<std::string, Side> out;
+struct Entry {
+  CompareKey key;
+  CompareSide side;
+};
+
+// Key text -> result; a later record of the same key replaces an earlier one (a re-run).
+std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
+  std::map<std::string, Entry> out;
   for (const ParsedLog& log : logs) {
     const std::string run_id = label(log, "run_id");
     for (const RunRecord& r : log.runs) {
       const std::string what =
           !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
-      Side side{r.res.latency_ms, r.res.throughput, std::nullopt};
-      if (r.stat)
-        if (const std::string* sd = r.stat->fields.find("stddev_ms")) side.stddev_ms = std::stod(*sd);
-      out[fmt::format("{} {:>6} {:>6}", what, r.res.input, r.res.batch)] = side;
+      // get_double, not stod: a hostile 1e999 reads as inf (as Python's float), it does not throw.
+      const CompareSide side{r.res.latency_ms, r.res.throughput,
+                             r.stat ? r.stat->fields.get_double("stddev_ms") : std::nullopt};
+      CompareKey key{what, r.res.input, r.res.batch, fmt::format("{} {:>6} {:>6}", what, r.res.input, r.res.batch)};
+      std::string text = key.text;
+      out[text] = Entry{std::move(key), side};
     }
   }
   return out;
@@ -40,32 +43,42 @@ std::map<std::string, Side> by_key(const std::vector<ParsedLog>& logs) {
 
 }  // namespace
 
-std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
+double ComparedPair::latency_ratio() const { return b.latency_ms / a.latency_ms; }
+
+double ComparedPair::throughput_ratio() const { return b.throughput / a.throughput; }
+
+std::optional<bool> ComparedPair::noise() const {
+  if (!a.stddev_ms || !b.stddev_ms) return std::nullopt;
+  const double spread = std::sqrt(*a.stddev_ms * *a.stddev_ms + *b.stddev_ms * *b.stddev_ms);
+  return std::fabs(b.latency_ms - a.latency_ms) <= spread;
+}
+
+Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
   const auto left = by_key(a), right = by_key(b);
+  Comparison out;
+  for (const auto& entry : left) {
+    auto it = right.find(entry.first);
+    if (it == right.end()) out.only_a.push_back(entry.second.key);
+    else out.pairs.push_back(ComparedPair{entry.second.key, entry.second.side, it->second.side});
+  }
+  for (const auto& entry : right)
+    if (!left.count(entry.first)) out.only_b.push_back(entry.second.key);
+  return out;
+}
+
+std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
+  const Comparison comparison = compare_logs(a, b);
   size_t width = 3;
-  for (const auto& [key, side] : left)
-    if (right.count(key)) width = std::max(width, key.size());
+  for (const ComparedPair& p : comparison.pairs) width = std::max(width, p.key.text.size());
   std::string out = fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "run  input  batch", width, "A latency_ms",
                                 "B latency_ms", "B/A lat", "B/A thp", "spread");
-  size_t only_a = 0, only_b = 0;
-  for (const auto& [key, x] : left) {
-    auto it = right.find(key);
-    if (it == right.end()) {
-      ++only_a;
-      continue;
-    }
-    const Side& y = it->second;
-    std::string flag = "?";
-    if (x.stddev_ms && y.stddev_ms) {
-      const double spread = std::sqrt(*x.stddev_ms * *x.stddev_ms + *y.stddev_ms * *y.stddev_ms);
-      flag = std::fabs(y.latency_ms - x.latency_ms) <= spread ? "noise" : "";
-    }
-    out += fmt::format("{:<{}}  {:>12.4f}  {:>12.4f}  {:>8.3f}x  {:>8.3f}x  {}\n", key, width, x.latency_ms,
-                       y.latency_ms, y.latency_ms / x.latency_ms, y.throughput / x.throughput, flag);
+  for (const ComparedPair& p : comparison.pairs) {
+    const std::optional<bool> noise = p.noise();
+    const std::string flag = !noise ? "?" : *noise ? "noise" : "";
+    out += fmt::format("{:<{}}  {:>12.4f}  {:>12.4f}  {:>8.3f}x  {:>8.3f}x  {}\n", p.key.text, width, p.a.latency_ms,
+                       p.b.latency_ms, p.latency_ratio(), p.throughput_ratio(), flag);
   }
-  for (const auto& [key, side] : right)
-    if (!left.count(key)) ++only_b;
-  out += fmt::format("{} combinations in A only, {} in B only\n", only_a, only_b);
+  out += fmt::format("{} combinations in A only, {} in B only\n", comparison.only_a.size(), comparison.only_b.size());
   return out;
 }
 

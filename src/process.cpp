@@ -20,6 +20,7 @@
 #include "fmwork/experiment.hpp"
 #include "fmwork/json_input.hpp"
 #include "fmwork/log_records.hpp"
+#include "fmwork/process_html.hpp"
 #include "fmwork/process_report.hpp"
 #include "fmwork/py_text.hpp"
 
@@ -60,12 +61,14 @@ struct ProcessOptions {
   std::string format = "json";
   bool upstream_only = false;
   std::vector<std::string> compare;  // --compare A B
+  bool format_given = false;
+  std::optional<std::string> out_file;  // --out
 };
 
 // The options, or nullopt after --help has been written to `out`.
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
   CLI::App app{
-      "Turns fmwork driver logs into upstream's JSON (default), a CSV table or a readable summary.\n"
+      "Turns fmwork driver logs into upstream's JSON (default), a CSV table, a readable summary or an HTML page.\n"
       "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL / CHECK extensions.",
       "process"};
   ProcessOptions options;
@@ -78,15 +81,23 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   auto* metadata_option =
       app.add_option("--metadata_id", metadata_id, "Written into each JSON record (null when not given).")
           ->type_name("ID");
-  app.add_option("--format", options.format, "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
-                                             "summary: an aligned table per log.")
-      ->check(CLI::IsMember({"json", "csv", "summary"}))
-      ->type_name("FORMAT");
+  auto* format_option =
+      app.add_option("--format", options.format,
+                     "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
+                     "summary: an aligned table per log; html: a self-contained page with charts\n"
+                     "(docs/report.md).")
+          ->check(CLI::IsMember({"json", "csv", "summary", "html"}))
+          ->type_name("FORMAT");
   app.add_option("--compare", options.compare,
                  "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-                 "flagged noise when the change is within their STAT stddev")
+                 "flagged noise when the change is within their STAT stddev (a table; --format html: a page)")
       ->expected(2)
       ->type_name("A B");
+  std::string out_file;
+  auto* out_option = app.add_option("--out", out_file,
+                                    "write the output to FILE instead of standard output (FILE.tmp, then renamed:\n"
+                                    "FILE is whole or untouched)")
+                         ->type_name("FILE");
   app.add_flag("--upstream", options.upstream_only,
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
                "engine fmwork/embed/tf.");
@@ -100,6 +111,11 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   }
   if (options.paths.empty() && options.compare.empty()) throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
   if (metadata_option->count() > 0) options.metadata_id = metadata_id;
+  options.format_given = format_option->count() > 0;
+  if (!options.compare.empty() && options.format_given && options.format != "html")
+    throw usage_error("--compare writes a table, or a page with --format html; --format " + options.format +
+                      " is not for --compare");
+  if (out_option->count() > 0) options.out_file = out_file;
   return options;
 }
 
@@ -146,29 +162,52 @@ void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>
   }
 }
 
+// --out: written to FILE.tmp, synced, renamed over FILE; on any failure FILE.tmp is removed and FILE untouched.
+void write_out_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const char* what, int err, int fd) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw runtime_error("--out " + path + ": cannot " + what + " (" + std::strerror(err) +
+                        "); name a file in a folder that exists and that you may write to");
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("create its .tmp file", errno, -1);
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", errno, fd);
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("write", errno, fd);
+  if (::close(fd) != 0) fail("write", errno, -1);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename its .tmp file into place", errno, -1);
+}
+
+// The output of the options, every file read before anything is written (a bad file leaves no output).
+std::string render(const ProcessOptions& options, std::istream& in) {
+  if (!options.compare.empty()) {
+    std::vector<ParsedLog> a, b;
+    read_logs(options.compare[0], in, a);
+    read_logs(options.compare[1], in, b);
+    return options.format == "html" ? compare_html(a, b, options.compare[0], options.compare[1]) : compare_report(a, b);
+  }
+  std::vector<ParsedLog> logs;
+  for (const std::string& path : options.paths) read_logs(path, in, logs);
+  if (options.format == "csv") return to_csv(logs, options.metadata_id);
+  if (options.format == "summary") return to_summary(logs);
+  if (options.format == "html") return report_html(logs, options.paths);
+  return python_json_dumps(to_upstream_json(logs, options.metadata_id, options.upstream_only), BadBytes::replace) + "\n";
+}
+
 }  // namespace
 
 void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out) {
   const std::optional<ProcessOptions> options = parse_options(argc, argv, out);
   if (!options) return;
-  // Every file is read before anything is written: a bad file leaves no partial output.
-  if (!options->compare.empty()) {
-    std::vector<ParsedLog> a, b;
-    read_logs(options->compare[0], in, a);
-    read_logs(options->compare[1], in, b);
-    out << compare_report(a, b);
-    return;
-  }
-  std::vector<ParsedLog> logs;
-  for (const std::string& path : options->paths) read_logs(path, in, logs);
-  if (options->format == "csv") {
-    out << to_csv(logs, options->metadata_id);
-  } else if (options->format == "summary") {
-    out << to_summary(logs);
-  } else {
-    out << python_json_dumps(to_upstream_json(logs, options->metadata_id, options->upstream_only), BadBytes::replace)
-        << "\n";
-  }
+  const std::string text = render(*options, in);
+  if (options->out_file) write_out_file(*options->out_file, text);
+  else out << text;
 }
 
 }  // namespace fmwork

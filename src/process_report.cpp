@@ -44,17 +44,6 @@ nlohmann::ordered_json warmup_seconds(const RunRecord& run) {
   return sum / 1e9;
 }
 
-// The statistics of one RES: its STAT line as written, else computed from its REP lines as the driver
-// computes them (upstream's logs have no STAT line); nullopt with fewer than 2 REP lines.
-std::optional<StatLine> stat_of(const RunRecord& run) {
-  if (run.stat) return run.stat;
-  if (run.rep_durations.size() < 2) return std::nullopt;
-  std::vector<double> seconds;
-  seconds.reserve(run.rep_durations.size());
-  for (Nanos d : run.rep_durations) seconds.push_back(static_cast<double>(d) / 1e9);
-  return make_stat_line(run.res.input, run.res.batch, stat_values(summarize(seconds)));
-}
-
 template <class Line>
 const std::string* find_in(const std::optional<Line>& line, std::string_view key) {
   return line ? line->fields.find(key) : nullptr;
@@ -167,40 +156,35 @@ size_t display_width(const std::string& s) {
   }));
 }
 
-struct Table {
-  std::vector<std::string> header;
-  std::vector<bool> right;  // right-aligned columns
-  std::vector<std::vector<std::string>> rows;
-
-  std::string render(const std::string& margin) const {
-    std::vector<size_t> width(header.size(), 0);
-    for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
-    for (const auto& row : rows) {
-      for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
-        width[c] = std::max(width[c], display_width(row[c]));
+std::string render(const SummaryTable& table, const std::string& margin) {
+  const auto& header = table.header;
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
+  for (const auto& row : table.rows) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+    }
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = margin;
+    for (size_t c = 0; c < header.size(); ++c) {
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      if (c > 0) text += "  ";
+      const std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
+      if (c + 1 == header.size() && !table.right[c]) {
+        text += cell;  // the last column is not padded
+      } else {
+        text += table.right[c] ? pad + cell : cell + pad;
       }
     }
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string text = margin;
-      for (size_t c = 0; c < header.size(); ++c) {
-        const std::string cell = c < cells.size() ? cells[c] : "";
-        if (c > 0) text += "  ";
-        const std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
-        if (c + 1 == header.size() && !right[c]) {
-          text += cell;  // the last column is not padded
-        } else {
-          text += right[c] ? pad + cell : cell + pad;
-        }
-      }
-      while (!text.empty() && text.back() == ' ') text.pop_back();
-      out += text + "\n";
-    };
-    line(header);
-    for (const auto& row : rows) line(row);
-    return out;
-  }
-};
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(header);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
 
 // A field in its summary column: "-" when absent; a number as its column says; other text as written.
 std::string summary_cell(const FieldSpec& spec, const Fields* fields) {
@@ -222,8 +206,8 @@ std::vector<const LineSpec*> summary_lines(const ParsedLog& log) {
   return lines;
 }
 
-Table summary_table(const std::vector<const LineSpec*>& lines) {
-  Table table;
+SummaryTable summary_columns(const std::vector<const LineSpec*>& lines) {
+  SummaryTable table;
   table.header = {"model", "class", "input", "batch", "latency_ms", "throughput"};
   table.right = {false, false, true, true, true, true};
   for (const LineSpec* spec : lines) {
@@ -336,6 +320,22 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
   return hits;
 }
 
+std::optional<StatLine> stat_of(const RunRecord& run) {
+  if (run.stat) return run.stat;
+  if (run.rep_durations.size() < 2) return std::nullopt;
+  std::vector<double> seconds;
+  seconds.reserve(run.rep_durations.size());
+  for (Nanos d : run.rep_durations) seconds.push_back(static_cast<double>(d) / 1e9);
+  return make_stat_line(run.res.input, run.res.batch, stat_values(summarize(seconds)));
+}
+
+SummaryTable summary_table(const ParsedLog& log) {
+  const std::vector<const LineSpec*> lines = summary_lines(log);
+  SummaryTable table = summary_columns(lines);
+  for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
+  return table;
+}
+
 // The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
 static std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
   std::vector<std::string> columns;
@@ -377,10 +377,8 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
     const ParsedLog& log = logs[l];
     if (l > 0) out += "\n";
     out += summary_heading(log);
-    const std::vector<const LineSpec*> lines = summary_lines(log);
-    Table table = summary_table(lines);
-    for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
-    out += table.rows.empty() ? std::string("  (no results)\n") : table.render("  ");
+    const SummaryTable table = summary_table(log);
+    out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
   }
   return out;
 }

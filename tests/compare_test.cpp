@@ -38,5 +38,32 @@ TEST(Compare, WithoutLabelsTheModelIsTheKeyAndWithoutStatTheFlagIsUnknown) {
       << report;
 }
 
+TEST(Compare, PairsAndOneSideCombinationsAsData) {
+  const std::vector<ParsedLog> a = {log_of(res(8, 10.0, 0.5) + res(16, 20.0, 0.1) + res(32, 5, 0.1), "r.1")};
+  const std::vector<ParsedLog> b = {log_of(res(8, 10.5, 0.5) + res(16, 10.0, 0.1), "r.1"), log_of(res(8, 1.0, 0.1), "r.2")};
+  const Comparison c = compare_logs(a, b);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].key.run, "r.1");
+  EXPECT_EQ(c.pairs[0].key.input, 8);
+  EXPECT_EQ(c.pairs[0].key.batch, 1);
+  EXPECT_EQ(c.pairs[0].key.text, "r.1      8      1");
+  EXPECT_DOUBLE_EQ(c.pairs[0].latency_ratio(), 1.05);
+  EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(true));
+  EXPECT_DOUBLE_EQ(c.pairs[1].latency_ratio(), 0.5);
+  EXPECT_NEAR(c.pairs[1].throughput_ratio(), 2.0, 1e-4);
+  EXPECT_EQ(c.pairs[1].noise(), std::optional<bool>(false));
+  ASSERT_EQ(c.only_a.size(), 1u);
+  EXPECT_EQ(c.only_a[0].input, 32);
+  ASSERT_EQ(c.only_b.size(), 1u);
+  EXPECT_EQ(c.only_b[0].run, "r.2");
+}
+
+TEST(Compare, AStddevPastDoublesRangeIsInfiniteSpreadNotAnException) {
+  const std::string line = "FMWORK RES 1.000000000 2.000000000 m c 8 1 2.000 500.0\nFMWORK STAT input=8 batch=1 stddev_ms=1e999\n";
+  const Comparison c = compare_logs({log_of(line, "")}, {log_of(line, "")});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(true));
+}
+
 }  // namespace
 }  // namespace fmwork

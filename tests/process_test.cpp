@@ -1,5 +1,8 @@
 #include "fmwork/process.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,11 +107,74 @@ TEST(Process, UsageErrors) {
   EXPECT_EQ(run_error({"--metadata_id"}).kind(), ErrorKind::usage);
 }
 
+// ---- --out and --format html ----
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(Process, OutWritesTheWholeOutputForEveryFormat) {
+  TempDir dir;
+  const std::string log = dir.write("run.log", kOurLog);
+  for (const std::string format : {"json", "csv", "summary", "html"}) {
+    const std::string file = dir.path() + "/out." + format;
+    std::ofstream(file) << "an older report";
+    EXPECT_EQ(run({"--path", log, "--format", format, "--out", file}), "");
+    EXPECT_EQ(slurp(file), run({"--path", log, "--format", format})) << format;
+    EXPECT_FALSE(std::filesystem::exists(file + ".tmp"));
+  }
+  EXPECT_NE(slurp(dir.path() + "/out.html").find("<svg class=\"chart\""), std::string::npos);
+}
+
+TEST(Process, OutErrorsNameTheOptionAndLeaveNothingBehind) {
+  TempDir dir;
+  const std::string log = dir.write("run.log", kOurLog);
+  const std::string missing = dir.path() + "/no/such/folder/r.html";
+  Error e = run_error({"--path", log, "--out", missing});
+  EXPECT_EQ(e.kind(), ErrorKind::runtime);
+  EXPECT_EQ(std::string(e.what()), "--out " + missing + ": cannot create its .tmp file (No such file or directory); "
+                                   "name a file in a folder that exists and that you may write to");
+  std::filesystem::create_directory(dir.path() + "/taken");
+  dir.write("taken/x", "");
+  e = run_error({"--path", log, "--out", dir.path() + "/taken"});
+  EXPECT_NE(std::string(e.what()).find("--out " + dir.path() + "/taken: cannot rename its .tmp file into place ("),
+            std::string::npos) << e.what();
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/taken.tmp"));
+  // A log that cannot be read: no file at all.
+  const std::string out = dir.path() + "/r.html";
+  run_error({"--path", log, "--path", dir.path() + "/nope.log", "--format", "html", "--out", out});
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+TEST(Process, HtmlOfACampaignTreeAndOfACompare) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/c/logs");
+  dir.write("c/plan.json", R"({"experiment": "x.json", "runs": [{"id": "a.1", "run": "a",
+      "matrix": {"model:torch_dtype": "<script>bf16</script>"}, "argv": ["--reps", "2"]}]})");
+  dir.write("c/logs/a.1.log", kOurLog);
+  const std::string page = run({"--path", dir.path() + "/c", "--format", "html"});
+  EXPECT_NE(page.find("<div><dt>model:torch_dtype</dt><dd>&lt;script&gt;bf16&lt;/script&gt;</dd></div>"), std::string::npos);
+  EXPECT_NE(page.find("<title>a.1 (model:torch_dtype=&lt;script&gt;bf16&lt;/script&gt;)</title>"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  const std::string cmp = run({"--compare", dir.path() + "/c", dir.path() + "/c", "--format", "html"});
+  EXPECT_NE(cmp.find("<h1>fmwork comparison: B against A</h1>"), std::string::npos);
+  EXPECT_NE(cmp.find("<tr class=\"noise\">"), std::string::npos);
+  // Without --format, --compare writes its table as before; json, csv and summary are not for it.
+  EXPECT_EQ(run({"--compare", dir.path() + "/c", dir.path() + "/c"}).rfind("run  input  batch", 0), 0u);
+  const Error e = run_error({"--compare", dir.path() + "/c", dir.path() + "/c", "--format", "csv"});
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_EQ(std::string(e.what()), "--compare writes a table, or a page with --format html; --format csv is not for --compare");
+}
+
 TEST(Process, Help) {
   const std::string out = run({"--help"});
   EXPECT_NE(out.find("--path"), std::string::npos);
   EXPECT_NE(out.find("--metadata_id"), std::string::npos);
   EXPECT_NE(out.find("--format"), std::string::npos);
+  EXPECT_NE(out.find("html"), std::string::npos);
+  EXPECT_NE(out.find("--out"), std::string::npos);
 }
 
 }  // namespace

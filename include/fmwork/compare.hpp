@@ -2,6 +2,8 @@
 // flag where the change is within the runs' own spread. No LibTorch here.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,11 +11,43 @@
 
 namespace fmwork {
 
-// A table, one row per combination found in both: the key (the campaign's run_id label when the logs have
-// one, else model, class and precision; then input and batch), A's and B's latency (RES median, ms), the
-// ratio B/A of latency and of throughput, and `noise` when |B - A| is within the combined spread: the root
-// of the sum of squares of both STAT stddev_ms ("?" when a side has no STAT line). Then a line counting the
-// combinations found on one side only.
+// One side's result of a combination: the RES latency (ms) and throughput, the STAT line's stddev_ms.
+struct CompareSide {
+  double latency_ms = 0, throughput = 0;
+  std::optional<double> stddev_ms;  // nullopt when the record has no STAT line
+};
+
+// A combination: the run (the campaign's run_id label when the logs have one, else "model class
+// precision", precision "-" when unknown), input and batch. `text` is how the table names it (run, then
+// input and batch right-aligned in 6 columns); combinations are ordered by it.
+struct CompareKey {
+  std::string run;
+  int64_t input = 0, batch = 0;
+  std::string text;
+};
+
+// A combination found in both A and B.
+struct ComparedPair {
+  CompareKey key;
+  CompareSide a, b;
+  double latency_ratio() const;     // B/A of latency (> 1: B is slower)
+  double throughput_ratio() const;  // B/A of throughput
+  // |B - A| of latency within the combined spread sqrt(stddev_A^2 + stddev_B^2); nullopt when a side has
+  // no STAT line.
+  std::optional<bool> noise() const;
+};
+
+struct Comparison {
+  std::vector<ComparedPair> pairs;            // in the order of key.text
+  std::vector<CompareKey> only_a, only_b;     // combinations found on one side only, in that order too
+};
+
+// Matches the records of A and B by key; a later record of the same key replaces an earlier one (a re-run).
+Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
+
+// compare_logs() as a table, one row per pair: the key, A's and B's latency, the ratios, and the spread
+// column ("noise", empty, or "?" as noise() says). Then a line counting the combinations found on one side
+// only.
 std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
 
 }  // namespace fmwork

@@ -26,6 +26,20 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
 // are the STAT line's as written, else computed from the REP lines as the driver computes them.
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
 
+// The statistics of one RES: its STAT line as written, else computed from its REP lines as the driver
+// computes them (upstream's logs have no STAT line); nullopt with fewer than 2 REP lines.
+std::optional<StatLine> stat_of(const RunRecord& run);
+
+// One log's table of the summary, as data: per RES and FAIL line in file order, the cells to_summary()
+// writes (model, class, input, batch, latency_ms, throughput, STAT's summary columns, MEM's where the
+// log has a MEM line, status: "ok", the CHECK result or "FAIL: <error>"), "-" where a value is absent.
+struct SummaryTable {
+  std::vector<std::string> header;
+  std::vector<bool> right;  // per column: right-aligned (numbers)
+  std::vector<std::vector<std::string>> rows;
+};
+SummaryTable summary_table(const ParsedLog& log);
+
 // A human-readable table per log, failures included: RES's columns, STAT's summary columns, MEM's where
 // the log has a MEM line, and a status (ok, the CHECK result, or FAIL: the error).
 std::string to_summary(const std::vector<ParsedLog>& logs);

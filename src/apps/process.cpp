@@ -1,4 +1,5 @@
-// `process`: driver logs into upstream's JSON, CSV or a summary table. See docs/log-lines.md.
+// `process`: driver logs into upstream's JSON, CSV, a summary table or an HTML page. See docs/log-lines.md
+// and docs/report.md.
 #include <exception>
 #include <iostream>
 
