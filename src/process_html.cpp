@@ -30,6 +30,7 @@ h3{font-size:16px;margin:22px 0 6px}
 h4{font-size:14px;margin:12px 0 4px;color:#444}
 nav{margin:8px 0 4px}nav a{margin-right:14px}
 code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
+div.wide{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #d8d8d8;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f2f2f2}
@@ -71,7 +72,8 @@ struct TableRow {
 };
 
 std::string html_table(const std::string& cls, const std::vector<std::string>& header, const std::vector<TableRow>& rows) {
-  std::string out = "<table class=\"" + cls + "\"><thead><tr>";
+  // In a scrolling box: a wide table (long META values, many labels) scrolls instead of widening the page.
+  std::string out = "<div class=\"wide\"><table class=\"" + cls + "\"><thead><tr>";
   for (const std::string& h : header) out += "<th>" + esc(h) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const TableRow& row : rows) {
@@ -79,7 +81,7 @@ std::string html_table(const std::string& cls, const std::vector<std::string>& h
     for (const Cell& c : row.cells) out += (c.cls.empty() ? "<td>" : "<td class=\"" + c.cls + "\">") + c.html + "</td>";
     out += "</tr>\n";
   }
-  return out + "</tbody></table>\n";
+  return out + "</tbody></table></div>\n";
 }
 
 // key=value pairs as a grid of <div><dt>key</dt><dd>value</dd></div>.

@@ -2,7 +2,7 @@
 # The example campaign (configs/experiments/minilm-dtypes-threads.json: 2 models x 2 dtypes x 2 thread
 # counts) as a Slurm job array on a real one-node cluster (cluster.sh: slurmctld, slurmd and munged of
 # Debian's slurm-wlm, started here and stopped at the end): submitted, cancelled halfway (scancel), resumed
-# with only the missing runs submitted, read by process; and the runner's refusals (a job still queued, a
+# with only the missing runs submitted, read by process into a table and a report; and the runner's refusals (a job still queued, a
 # job sbatch refuses).
 #
 #   campaign_test.sh DRIVER PROCESS PYTHON     (ctest Slurm.CampaignArrayOnOneNodeCluster, from the repo root)
@@ -76,7 +76,14 @@ rows=$(tail -n +2 "$work"/all.csv | wc -l)
 check "matrix columns" head -n1 "$work"/all.csv | grep -q "model:torch_dtype,torch.call:set_num_threads"
 if grep -q ",FAIL," "$work"/all.csv; then fail "a combination failed: $(grep ',FAIL,' "$work"/all.csv | head -n1)"; fi
 
-# 6. A job sbatch refuses is a one-line runtime error (exit 1), with sbatch's reason.
+# 6. One report over the tree: a run per row, a chart pair per input size, no failure.
+"$process" --path "$dir" --format html --out "$work"/report.html || fail "process --format html"
+for id in encoder-mini.1 encoder-mini.4 minilm.1 minilm.4; do
+  grep -q "$id" "$work"/report.html || fail "the report lacks run $id"
+done
+check "the report's heading" grep -q "8 logs.*32 combinations" "$work"/report.html
+
+# 7. A job sbatch refuses is a one-line runtime error (exit 1), with sbatch's reason.
 status=0
 "$driver" run "$work"/experiment.json --out "$work"/results --slurm --slurm:partition nosuch 2> "$work"/refuse.err \
   > /dev/null || status=$?
