@@ -208,6 +208,29 @@ std::string run_id_of(const json& run, const std::string& where) {
   return id.get<std::string>();
 }
 
+// "repeat": N, the whole plan N times over (1 when absent).
+size_t repeat_of(const json& doc, const std::string& source) {
+  if (!doc.contains("repeat")) return 1;
+  const json& v = doc["repeat"];
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000)
+    throw usage_error(source + ": \"repeat\" must be a whole number of times from 1 to 1000, not " + json_excerpt(v));
+  return v.get<size_t>();
+}
+
+// The plan `times` over, interleaved (every run once, then every run again ...) so that a drift of the
+// machine spreads over all runs instead of landing on one: ids "<id>.r<k>", the column "repeat" = k.
+std::vector<PlannedRun> repeated(const std::vector<PlannedRun>& runs, size_t times) {
+  std::vector<PlannedRun> out;
+  for (size_t k = 1; k <= times; ++k) {
+    for (PlannedRun run : runs) {
+      run.id += ".r" + std::to_string(k);
+      run.matrix.emplace_back("repeat", std::to_string(k));
+      out.push_back(std::move(run));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string describe_run(const PlannedRun& run) {
@@ -220,7 +243,8 @@ std::string describe_run(const PlannedRun& run) {
 }
 
 Plan expand_experiment(const json& doc, const std::string& source) {
-  check_keys(doc, {"description", "defaults", "runs"}, source);
+  check_keys(doc, {"description", "defaults", "runs", "repeat"}, source);
+  const size_t repeat = repeat_of(doc, source);
   RunSpec defaults;
   if (doc.contains("defaults")) {
     check_keys(doc["defaults"], {"options", "matrix", "sizes"}, source + ": defaults");
@@ -242,6 +266,7 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   }
   Plan plan{source, {}};
   for (const RunSpec& spec : specs) expand_run(spec, source, plan.runs);
+  if (repeat > 1) plan.runs = repeated(plan.runs, repeat);
   return plan;
 }
 

@@ -70,6 +70,26 @@ TEST(Experiment, SplitSizesGiveOneRunPerBatchAndInputSize) {
             "models/mini/model.pt --platform cpu --reps 2");
 }
 
+// Repeats interleave: the whole plan once, then again, each copy with its own id and a "repeat" column.
+TEST(Experiment, RepeatRunsThePlanOverInterleaved) {
+  json doc = json::parse(kExperiment);
+  doc["repeat"] = 2;
+  const Plan plan = expand_experiment(doc, "x.json");
+  ASSERT_EQ(plan.runs.size(), 12u);
+  EXPECT_EQ(plan.runs[0].id, "mini.1.r1");
+  EXPECT_EQ(plan.runs[5].id, "minilm.2.r1");
+  EXPECT_EQ(plan.runs[6].id, "mini.1.r2");
+  EXPECT_EQ(plan.runs[6].argv, plan.runs[0].argv);
+  EXPECT_EQ(describe_run(plan.runs[7]),
+            "run \"mini\" (model:torch_dtype=float32 torch.call:set_num_threads=2 repeat=2)");
+  EXPECT_EQ(plan_from_json(plan_to_json(plan), "plan.json").runs[11].id, "minilm.2.r2");
+  doc["repeat"] = 1;
+  EXPECT_EQ(expand_experiment(doc, "x.json").runs[0].id, "mini.1");
+  for (const char* bad : {"0", "1001", "2.5", "\"3\"", "-1"})
+    EXPECT_EQ(message_of(std::string(R"({"repeat": )") + bad + R"(, "runs": [{"id": "a"}]})"),
+              std::string("x.json: \"repeat\" must be a whole number of times from 1 to 1000, not ") + bad);
+}
+
 TEST(Experiment, APlanRoundTripsThroughItsJson) {
   const Plan plan = expand_experiment(json::parse(kExperiment), "x.json");
   const Plan back = plan_from_json(json::parse(plan_to_json(plan).dump()), "plan.json");
