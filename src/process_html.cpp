@@ -118,27 +118,35 @@ struct RunView {
   std::string file;    // its path under the folder read, or as named
 };
 
-// A log's path without the folder it was found under, when it was found under one of `paths`.
-std::string path_under(const std::string& source, const std::vector<std::string>& paths) {
+// The folder of `paths` a log was found under ("" when none): its own name, and the log's path under it.
+std::pair<std::string, std::string> folder_and_path(const std::string& source, const std::vector<std::string>& paths) {
   for (const std::string& p : paths) {
     const std::string dir = !p.empty() && p.back() == '/' ? p : p + "/";
-    if (source.size() > dir.size() && source.compare(0, dir.size(), dir) == 0) return source.substr(dir.size());
+    if (source.size() > dir.size() && source.compare(0, dir.size(), dir) == 0) {
+      const std::string trimmed = dir.substr(0, dir.size() - 1);
+      const size_t slash = trimmed.rfind('/');
+      return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), source.substr(dir.size())};
+    }
   }
-  return source_name(source);
+  return {"", source_name(source)};
 }
 
 std::vector<RunView> run_views(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
   std::vector<RunView> views;
   std::map<std::string, int> seen;
   for (size_t i = 0; i < logs.size(); ++i) {
-    RunView v{&logs[i], i, label_of(logs[i].labels, "run_id"), "", "run-" + std::to_string(i + 1),
-              path_under(logs[i].source, paths)};
+    // With several folders read, a log's path keeps its folder's name in front: two campaigns' logs/m.1.log.
+    const auto [folder, path] = folder_and_path(logs[i].source, paths);
+    const std::string file = paths.size() > 1 && !folder.empty() ? folder + "/" + path : path;
+    RunView v{&logs[i], i, label_of(logs[i].labels, "run_id"), "", "run-" + std::to_string(i + 1), file};
     if (v.name.empty()) v.name = source_name(logs[i].source);
     ++seen[v.name];
     views.push_back(std::move(v));
   }
   for (RunView& v : views) {
-    if (seen[v.name] > 1) v.name += " [" + v.anchor.substr(4) + "]";  // the same run read twice: its log's number
+    // The same run read twice (two campaigns): the folder it came from, else its log's number.
+    const std::string folder = paths.size() > 1 ? folder_and_path(v.log->source, paths).first : "";
+    if (seen[v.name] > 1) v.name += " [" + (folder.empty() ? v.anchor.substr(4) : folder) + "]";
     std::string matrix;
     for (const auto& kv : v.log->labels)
       if (kv.first != "run_id" && kv.first != "run") matrix += (matrix.empty() ? "" : ", ") + kv.first + "=" + kv.second;

@@ -122,6 +122,22 @@ TEST(ProcessHtml, RunsTableLabelsAndEveryMetaField) {
   EXPECT_NE(page.find("<td>FAIL: out of memory: 2.00 GiB needed, 1.50 GiB free</td>"), std::string::npos);
 }
 
+// Two campaigns in one page: the same run ids, told apart by the folder each was read from.
+TEST(ProcessHtml, TheSameRunsFromTwoFoldersAreNamedByTheirFolder) {
+  std::vector<ParsedLog> logs = campaign();
+  for (ParsedLog log : campaign()) {
+    log.source = "other/time-2/logs/" + log.source.substr(log.source.rfind('/') + 1);
+    logs.push_back(std::move(log));
+  }
+  const std::string page = report_html(logs, {"camp", "other/time-2/"});
+  EXPECT_NE(page.find(">m.2 [camp]<"), std::string::npos) << page.substr(0, 4000);
+  EXPECT_NE(page.find(">m.2 [time-2]<"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"mono\">time-2/logs/m.2.log</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"mono\">camp/logs/m.1.log</td>"), std::string::npos);
+  // One folder read: paths under it, names as they are.
+  EXPECT_EQ(report_html(campaign(), {"camp"}).find("[camp]"), std::string::npos);
+}
+
 TEST(ProcessHtml, FailuresTable) {
   const std::string page = report_html(campaign(), {"camp"});
   const size_t section = page.find("<section id=\"failures\">");
