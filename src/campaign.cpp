@@ -389,11 +389,25 @@ int wait_for_job(const std::string& job, const std::string& dir, const Plan& pla
 
 // --slurm: the runs to do as one job array; the script is kept as DIR/slurm/submit-<n>.sbatch and the job
 // id appended to DIR/slurm/jobs (what a later --resume checks against the queue).
-int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string& dir, const std::vector<size_t>& todo,
-                    const std::string& program, std::ostream& err) {
-  if (const auto active = active_jobs(submitted_jobs(dir)); !active.empty())
+// A resume beside a job of the campaign that Slurm still holds would run its runs twice: refused. Where
+// Slurm cannot be asked (a tree copied off the cluster, resumed locally), the local resume goes on.
+void check_no_queued_job(const std::string& dir, bool on_slurm, std::ostream& err) {
+  const std::vector<std::string> jobs = submitted_jobs(dir);
+  std::vector<std::string> active;
+  try {
+    active = active_jobs(jobs);
+  } catch (const Error& e) {
+    if (on_slurm) throw;
+    err << "campaign: cannot ask Slurm whether job " << jobs.back() << " of this campaign is still queued ("
+        << e.what() << "); resuming locally" << std::endl;
+  }
+  if (!active.empty())
     throw runtime_error(fmt::format("{}: Slurm job {} of this campaign is still queued or running (squeue -j {}); "
                                     "wait for it or scancel it, then resume", dir, active[0], active[0]));
+}
+
+int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string& dir, const std::vector<size_t>& todo,
+                    const std::string& program, std::ostream& err) {
   if (todo.empty()) {
     err << "campaign: " << dir << ": every run is complete; nothing submitted" << std::endl;
     return 0;
@@ -513,6 +527,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
     return 0;
   }
   const std::string dir = resume ? o->resume : start_campaign(*o, plan, program, devices, args);
+  if (resume) check_no_queued_job(dir, o->slurm, err);
   std::vector<size_t> todo;
   for (size_t i = 0; i < plan.runs.size(); ++i)
     if (!resume || !run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv)) todo.push_back(i);

@@ -46,6 +46,8 @@ sums_before=$(cd "$dir"/logs && md5sum *.log)
 held=$(tail -n1 "$dir"/slurm/jobs | cut -d' ' -f1)
 if "$driver" run --resume "$dir" --slurm 2> "$work"/refused.err; then fail "a resume beside a queued job ran"; fi
 check "the refusal names the queued job" grep -q "Slurm job $held of this campaign is still queued or running" "$work"/refused.err
+if "$driver" run --resume "$dir" 2> "$work"/refused-local.err; then fail "a local resume beside a queued job ran"; fi
+check "the local refusal names the queued job" grep -q "Slurm job $held of this campaign is still queued" "$work"/refused-local.err
 scancel "$held"
 for _ in $(seq 300); do [ -z "$(squeue -h -j "$held" 2>/dev/null)" ] && break; sleep 0.1; done
 
@@ -89,4 +91,11 @@ status=0
   > /dev/null || status=$?
 [ "$status" -eq 1 ] || fail "an unknown partition gave exit status $status, not 1"
 check "sbatch's reason" grep -q "the job was not submitted (exit status 1): sbatch: error: .*[Pp]artition" "$work"/refuse.err
+# 8. The tree resumed where Slurm cannot be asked (here: the cluster stopped): a note, then the run locally.
+"$here"/cluster.sh stop "$work"/cluster
+rm "$dir"/logs/minilm.3.log
+"$driver" run --resume "$dir" > /dev/null 2> "$work"/local.err || { cat "$work"/local.err >&2; fail "local resume"; }
+check "the note" grep -q "cannot ask Slurm whether job .* is still queued (.*); resuming locally" "$work"/local.err
+check "1 run done locally" grep -q "1 of 8 runs to do" "$work"/local.err
+[ -f "$dir"/logs/minilm.3.log ] || fail "the local resume did not write minilm.3.log"
 echo "OK: $(tail -n1 "$work"/resume.err)"
