@@ -1,6 +1,7 @@
 // process --compare: records matched by key, ratios, and the noise flag from the STAT spread.
 #include "fmwork/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -19,14 +20,43 @@ std::string label(const ParsedLog& log, const std::string& key) {
 
 struct Entry {
   CompareKey key;
-  CompareSide side;
+  std::vector<CompareSide> repeats;  // the records of a campaign's repeats; one record otherwise
 };
 
-// Key text -> result; a later record of the same key replaces an earlier one (a re-run).
+// The run_id without the ".r<k>" the experiment's "repeat" adds (the log's repeat label says k).
+std::string run_of(const ParsedLog& log) {
+  std::string run_id = label(log, "run_id");
+  const std::string suffix = ".r" + label(log, "repeat");
+  if (suffix.size() > 2 && run_id.size() > suffix.size() &&
+      run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0)
+    run_id.resize(run_id.size() - suffix.size());
+  return run_id;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Several repeats as one side: medians, and the sample stddev of their latencies as the spread.
+CompareSide gathered(const std::vector<CompareSide>& repeats) {
+  if (repeats.size() == 1) return repeats[0];
+  std::vector<double> latency, throughput;
+  for (const CompareSide& r : repeats) latency.push_back(r.latency_ms), throughput.push_back(r.throughput);
+  double mean = 0, squares = 0;
+  for (double l : latency) mean += l / static_cast<double>(latency.size());
+  for (double l : latency) squares += (l - mean) * (l - mean);
+  return CompareSide{median(latency), median(throughput), std::sqrt(squares / static_cast<double>(latency.size() - 1)),
+                     repeats.size()};
+}
+
+// Key text -> results.
 std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
   std::map<std::string, Entry> out;
   for (const ParsedLog& log : logs) {
-    const std::string run_id = label(log, "run_id");
+    const std::string run_id = run_of(log);
+    const bool repeat = !label(log, "repeat").empty();
     for (const RunRecord& r : log.runs) {
       const std::string what =
           !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
@@ -34,11 +64,19 @@ std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
       const CompareSide side{r.res.latency_ms, r.res.throughput,
                              r.stat ? r.stat->fields.get_double("stddev_ms") : std::nullopt};
       CompareKey key{what, r.res.input, r.res.batch, fmt::format("{} {:>6} {:>6}", what, r.res.input, r.res.batch)};
-      std::string text = key.text;
-      out[text] = Entry{std::move(key), side};
+      Entry& entry = out[key.text];
+      if (!repeat) entry.repeats.clear();
+      entry.key = std::move(key);
+      entry.repeats.push_back(side);
     }
   }
   return out;
+}
+
+size_t most_repeats(const Comparison& c, bool b_side) {
+  size_t n = 1;
+  for (const ComparedPair& p : c.pairs) n = std::max(n, b_side ? p.b.repeats : p.a.repeats);
+  return n;
 }
 
 }  // namespace
@@ -59,7 +97,7 @@ Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<Parse
   for (const auto& entry : left) {
     auto it = right.find(entry.first);
     if (it == right.end()) out.only_a.push_back(entry.second.key);
-    else out.pairs.push_back(ComparedPair{entry.second.key, entry.second.side, it->second.side});
+    else out.pairs.push_back(ComparedPair{entry.second.key, gathered(entry.second.repeats), gathered(it->second.repeats)});
   }
   for (const auto& entry : right)
     if (!left.count(entry.first)) out.only_b.push_back(entry.second.key);
@@ -79,6 +117,9 @@ std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<Pa
                        p.b.latency_ms, p.latency_ratio(), p.throughput_ratio(), flag);
   }
   out += fmt::format("{} combinations in A only, {} in B only\n", comparison.only_a.size(), comparison.only_b.size());
+  const size_t ra = most_repeats(comparison, false), rb = most_repeats(comparison, true);
+  if (ra > 1 || rb > 1)
+    out += fmt::format("repeats: up to {} in A, {} in B; latency is their median, the spread their stddev\n", ra, rb);
   return out;
 }
 

@@ -490,6 +490,11 @@ std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<Pars
           "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
           "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
           "spread carried over to the ratio.</p>\n";
+  size_t repeats = 1;
+  for (const ComparedPair& p : c.pairs) repeats = std::max({repeats, p.a.repeats, p.b.repeats});
+  if (repeats > 1)
+    body += "<p class=\"note\">Repeats (up to " + std::to_string(repeats) + " a side) count as one: latency is the "
+            "median of the repeats, and the spread is the stddev between them rather than the STAT lines'.</p>\n";
   body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
   if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
   body += "<div class=\"charts\">";

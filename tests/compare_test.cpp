@@ -31,6 +31,43 @@ TEST(Compare, RatiosPerMatchingCombinationWithTheNoiseFlag) {
   EXPECT_NE(report.find("1 combinations in A only, 1 in B only"), std::string::npos) << report;
 }
 
+ParsedLog repeat_of(const std::string& text, const std::string& run, int k) {
+  ParsedLog log = parse_log_text(text, "x.log");
+  log.labels = {{"run_id", run + ".r" + std::to_string(k)}, {"run", "r"}, {"repeat", std::to_string(k)}};
+  return log;
+}
+
+// Repeats are one side: the median, and the spread between them, which a STAT line cannot see. Here each
+// run's own stddev (0.1) calls a 1 ms change beyond noise; the repeats' spread (1 and 0.5) does not.
+TEST(Compare, RepeatsAreOneSideWithTheirMedianAndSpread) {
+  const std::vector<ParsedLog> a = {repeat_of(res(8, 10.0, 0.1), "r.1", 1), repeat_of(res(8, 12.0, 0.1), "r.1", 2),
+                                    repeat_of(res(8, 11.0, 0.1), "r.1", 3)};
+  const std::vector<ParsedLog> b = {repeat_of(res(8, 12.5, 0.1), "r.1", 1), repeat_of(res(8, 11.5, 0.1), "r.1", 2),
+                                    repeat_of(res(8, 12.0, 0.1), "r.1", 3)};
+  const Comparison c = compare_logs(a, b);
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].key.run, "r.1");
+  EXPECT_EQ(c.pairs[0].a.repeats, 3u);
+  EXPECT_DOUBLE_EQ(c.pairs[0].a.latency_ms, 11.0);
+  EXPECT_DOUBLE_EQ(c.pairs[0].b.latency_ms, 12.0);
+  EXPECT_DOUBLE_EQ(*c.pairs[0].a.stddev_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*c.pairs[0].b.stddev_ms, 0.5);
+  EXPECT_EQ(c.pairs[0].noise(), true);
+  const std::string report = compare_report(a, b);
+  EXPECT_NE(report.find("r.1      8      1       11.0000       12.0000     1.091x"), std::string::npos) << report;
+  EXPECT_NE(report.find("repeats: up to 3 in A, 3 in B; latency is their median, the spread their stddev\n"),
+            std::string::npos) << report;
+  // One repeat each: the STAT spread, and the change is beyond it.
+  const Comparison one = compare_logs({a[0]}, {b[2]});
+  EXPECT_EQ(one.pairs.at(0).noise(), false);
+  EXPECT_EQ(compare_report({a[0]}, {b[2]}).find("repeats:"), std::string::npos);
+  // Without a repeat label, a later record of a key replaces the earlier one (a re-run), as before.
+  const Comparison rerun = compare_logs({log_of(res(8, 10.0, 0.1), "r.1"), log_of(res(8, 30.0, 0.1), "r.1")},
+                                        {log_of(res(8, 30.0, 0.1), "r.1")});
+  EXPECT_DOUBLE_EQ(rerun.pairs.at(0).a.latency_ms, 30.0);
+  EXPECT_EQ(rerun.pairs.at(0).a.repeats, 1u);
+}
+
 TEST(Compare, WithoutLabelsTheModelIsTheKeyAndWithoutStatTheFlagIsUnknown) {
   const std::string line = "FMWORK RES 1.000000000 2.000000000 m c 8 1 2.000 500.0\n";
   const std::string report = compare_report({log_of(line, "")}, {log_of(line, "")});

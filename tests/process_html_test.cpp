@@ -235,6 +235,22 @@ TEST(ProcessHtml, ComparisonPage) {
   EXPECT_NE(page.find("<td>B only</td><td>r.1</td><td class=\"num\">16</td><td class=\"num\">8</td>"), std::string::npos);
   EXPECT_NE(page.find("<td>torch</td><td>2.13.0</td><td>2.14.0</td>"), std::string::npos);
   EXPECT_EQ(page.find("<td>driver</td>"), std::string::npos);
+  EXPECT_EQ(page.find("Repeats (up to"), std::string::npos);
+}
+
+// A campaign's repeats are one side of a pair, and the page says what its numbers then are.
+TEST(ProcessHtml, ComparisonOfRepeats) {
+  std::vector<ParsedLog> a, b;
+  for (int k = 1; k <= 3; ++k) {
+    const std::vector<std::pair<std::string, std::string>> labels = {
+        {"run_id", "r.1.r" + std::to_string(k)}, {"run", "r"}, {"repeat", std::to_string(k)}};
+    a.push_back(log_of(res(16, 1, 9.0 + k, 0.1), "a" + std::to_string(k) + ".log", labels));
+    b.push_back(log_of(res(16, 1, 10.5 + k / 2.0, 0.1), "b" + std::to_string(k) + ".log", labels));
+  }
+  const std::string page = compare_html(a, b, "A-dir", "B-dir");
+  EXPECT_NE(page.find("Repeats (up to 3 a side) count as one"), std::string::npos);
+  EXPECT_EQ(count(page, "<tr class=\"noise\">"), 1u);
+  EXPECT_NE(page.find("<td class=\"num\">11.0000</td><td class=\"num\">11.5000</td>"), std::string::npos);
 }
 
 TEST(ProcessHtml, ComparisonOfNothingInCommonAndEscaped) {
