@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/stats.hpp"
+
 namespace fmwork {
 
 namespace {
@@ -22,22 +24,6 @@ struct Entry {
   CompareKey key;
   std::vector<CompareSide> repeats;  // the records of a campaign's repeats; one record otherwise
 };
-
-// The run_id without the ".r<k>" the experiment's "repeat" adds (the log's repeat label says k).
-std::string run_of(const ParsedLog& log) {
-  std::string run_id = label(log, "run_id");
-  const std::string suffix = ".r" + label(log, "repeat");
-  if (suffix.size() > 2 && run_id.size() > suffix.size() &&
-      run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0)
-    run_id.resize(run_id.size() - suffix.size());
-  return run_id;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Several repeats as one side: medians, and the sample stddev of their latencies as the spread.
 CompareSide gathered(const std::vector<CompareSide>& repeats) {
@@ -55,7 +41,7 @@ CompareSide gathered(const std::vector<CompareSide>& repeats) {
 std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
   std::map<std::string, Entry> out;
   for (const ParsedLog& log : logs) {
-    const std::string run_id = run_of(log);
+    const std::string run_id = repeated_run(log);
     const bool repeat = !label(log, "repeat").empty();
     for (const RunRecord& r : log.runs) {
       const std::string what =
@@ -80,6 +66,15 @@ size_t most_repeats(const Comparison& c, bool b_side) {
 }
 
 }  // namespace
+
+std::string repeated_run(const ParsedLog& log) {
+  std::string run_id = label(log, "run_id");
+  const std::string suffix = ".r" + label(log, "repeat");
+  if (suffix.size() > 2 && run_id.size() > suffix.size() &&
+      run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0)
+    run_id.resize(run_id.size() - suffix.size());
+  return run_id;
+}
 
 double ComparedPair::latency_ratio() const { return b.latency_ms / a.latency_ms; }
 

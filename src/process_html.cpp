@@ -3,6 +3,7 @@
 #include "fmwork/process_html.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -12,11 +13,14 @@
 #include "fmwork/compare.hpp"
 #include "fmwork/html_text.hpp"
 #include "fmwork/process_report.hpp"
+#include "fmwork/stats.hpp"
 #include "fmwork/svg_chart.hpp"
 
 namespace fmwork {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
@@ -131,15 +135,23 @@ std::pair<std::string, std::string> folder_and_path(const std::string& source, c
   return {"", source_name(source)};
 }
 
+// What the repeats of one run share: the folder of their logs and the run without ".r<k>".
+std::string repeat_key(const ParsedLog& log) {
+  return fs::path(log.source).parent_path().string() + "\n" + repeated_run(log);
+}
+
 std::vector<RunView> run_views(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
   std::vector<RunView> views;
   std::map<std::string, int> seen;
+  std::map<std::string, size_t> repeat_style;  // a campaign's repeats of one run share a color: one series
   for (size_t i = 0; i < logs.size(); ++i) {
     // With several folders read, a log's path keeps its folder's name in front: two campaigns' logs/m.1.log.
     const auto [folder, path] = folder_and_path(logs[i].source, paths);
     const std::string file = paths.size() > 1 && !folder.empty() ? folder + "/" + path : path;
     RunView v{&logs[i], i, label_of(logs[i].labels, "run_id"), "", "run-" + std::to_string(i + 1), file};
     if (v.name.empty()) v.name = source_name(logs[i].source);
+    if (!label_of(logs[i].labels, "repeat").empty())
+      v.style = repeat_style.emplace(repeat_key(logs[i]), i).first->second;
     ++seen[v.name];
     views.push_back(std::move(v));
   }
@@ -238,6 +250,85 @@ std::string point_tooltip(const std::string& name, const RunRecord& r, const std
          "\nthroughput " + html_fixed(r.res.throughput, 1) + " sequences/s";
 }
 
+// The logs a series stands for: one log, or a campaign's repeats of one run (the same run in the same
+// folder, logs labelled repeat=k), drawn as one series: their median, a bar from the lowest to the highest.
+struct SeriesGroup {
+  std::vector<const RunView*> views;
+  std::string legend;
+};
+
+std::vector<SeriesGroup> series_groups(const std::vector<RunView>& views) {
+  std::vector<SeriesGroup> groups;
+  std::map<std::string, size_t> index;
+  for (const RunView& v : views) {
+    const bool repeat = !label_of(v.log->labels, "repeat").empty();
+    const std::string key = repeat ? repeat_key(*v.log) : "\n" + std::to_string(v.style);
+    if (!index.count(key)) index[key] = groups.size(), groups.push_back({{}, v.legend});
+    groups[index[key]].views.push_back(&v);
+  }
+  for (SeriesGroup& g : groups) {
+    if (g.views.size() < 2) continue;
+    std::string matrix;
+    for (const auto& kv : g.views[0]->log->labels)
+      if (kv.first != "run_id" && kv.first != "run" && kv.first != "repeat")
+        matrix += (matrix.empty() ? "" : ", ") + kv.first + "=" + kv.second;
+    g.legend = repeated_run(*g.views[0]->log) + " (" + (matrix.empty() ? "" : matrix + "; ") + "median of " +
+               std::to_string(g.views.size()) + " repeats)";
+  }
+  return groups;
+}
+
+// A group's points at one input size: per batch the median over its logs, the bar from min to max.
+void add_repeat_points(const SeriesGroup& g, int64_t input, ChartSeries& ls, ChartSeries& ts) {
+  std::map<int64_t, std::vector<const RunRecord*>> by_batch;
+  for (const RunView* v : g.views)
+    for (const RunRecord& r : v->log->runs)
+      if (r.res.input == input) by_batch[r.res.batch].push_back(&r);
+  for (const auto& entry : by_batch) {
+    std::vector<double> lat, thp;
+    for (const RunRecord* r : entry.second) lat.push_back(r->res.latency_ms), thp.push_back(r->res.throughput);
+    std::sort(lat.begin(), lat.end());
+    std::sort(thp.begin(), thp.end());
+    const size_t n = lat.size();
+    const double lm = median(lat), tm = median(thp);
+    const std::string tip = g.legend + "\ninput " + std::to_string(input) + ", batch " + std::to_string(entry.first) +
+                            "\nlatency " + html_fixed(lm, 3) + " ms, repeats " + html_fixed(lat.front(), 3) + " to " +
+                            html_fixed(lat.back(), 3) + " ms (" + std::to_string(n) + ")";
+    const double x = static_cast<double>(entry.first);
+    ls.points.push_back({x, lm, lm - lat.front(), lat.back() - lm, tip});
+    ts.points.push_back({x, tm, tm - thp.front(), thp.back() - tm, tip});
+  }
+}
+
+// The FAIL lines of a group's logs at one input size, as crosses on both charts.
+void add_fail_marks(const SeriesGroup& g, int64_t input, LineChart& lat, LineChart& thp) {
+  for (const RunView* v : g.views) {
+    for (const FailLine& f : v->log->failures) {
+      if (f.fields.get_int("input").value_or(0) != input) continue;
+      const int64_t batch = f.fields.get_int("batch").value_or(0);
+      const std::string* error = f.fields.find("error");
+      const ChartMark mark{static_cast<double>(batch), v->name + "\ninput " + std::to_string(input) + ", batch " +
+                                                           std::to_string(batch) + ": FAIL\n" + (error ? *error : "")};
+      lat.marks.push_back(mark);
+      thp.marks.push_back(mark);
+    }
+  }
+}
+
+// One log's points at one input size: its RES values, a bar of +-1 stddev.
+void add_points(const RunView& v, int64_t input, ChartSeries& ls, ChartSeries& ts) {
+  for (const RunRecord& r : v.log->runs) {
+    if (r.res.input != input) continue;
+    const std::optional<double> sd = stddev_of(r);
+    const double e = sd.value_or(0), x = static_cast<double>(r.res.batch);
+    // Throughput's bar: the latency's relative spread carried over (first order of batch / latency).
+    const double te = r.res.latency_ms > 0 ? r.res.throughput * e / r.res.latency_ms : 0;
+    const std::string tip = point_tooltip(v.name, r, sd);
+    ls.points.push_back({x, r.res.latency_ms, e, e, tip});
+    ts.points.push_back({x, r.res.throughput, te, te, tip});
+  }
+}
+
 // The latency and throughput charts of one input size.
 std::pair<LineChart, LineChart> charts_of(const std::vector<RunView>& views, int64_t input) {
   LineChart lat, thp;
@@ -246,27 +337,11 @@ std::pair<LineChart, LineChart> charts_of(const std::vector<RunView>& views, int
   lat.x_label = thp.x_label = "batch size (log2 scale)";
   lat.y_label = "latency (ms)";
   thp.y_label = "throughput (sequences/s)";
-  for (const RunView& v : views) {
-    ChartSeries ls{v.legend, v.style, {}}, ts{v.legend, v.style, {}};
-    for (const RunRecord& r : v.log->runs) {
-      if (r.res.input != input) continue;
-      const std::optional<double> sd = stddev_of(r);
-      const double e = sd.value_or(0), x = static_cast<double>(r.res.batch);
-      // Throughput's bar: the latency's relative spread carried over (first order of batch / latency).
-      const double te = r.res.latency_ms > 0 ? r.res.throughput * e / r.res.latency_ms : 0;
-      const std::string tip = point_tooltip(v.name, r, sd);
-      ls.points.push_back({x, r.res.latency_ms, e, e, tip});
-      ts.points.push_back({x, r.res.throughput, te, te, tip});
-    }
-    for (const FailLine& f : v.log->failures) {
-      if (f.fields.get_int("input").value_or(0) != input) continue;
-      const int64_t batch = f.fields.get_int("batch").value_or(0);
-      const std::string* error = f.fields.find("error");
-      const ChartMark mark{static_cast<double>(batch), v.name + "\ninput " + std::to_string(input) + ", batch " +
-                                                           std::to_string(batch) + ": FAIL\n" + (error ? *error : "")};
-      lat.marks.push_back(mark);
-      thp.marks.push_back(mark);
-    }
+  for (const SeriesGroup& g : series_groups(views)) {
+    ChartSeries ls{g.legend, g.views[0]->style, {}}, ts{g.legend, g.views[0]->style, {}};
+    if (g.views.size() > 1) add_repeat_points(g, input, ls, ts);
+    else add_points(*g.views[0], input, ls, ts);
+    add_fail_marks(g, input, lat, thp);
     if (!ls.points.empty()) lat.series.push_back(std::move(ls)), thp.series.push_back(std::move(ts));
   }
   return {lat, thp};
@@ -278,7 +353,8 @@ std::string charts_section(const std::vector<RunView>& views, const std::vector<
       "median of the kept reps. Throughput: RES, batch / latency, in sequences per second. Error bars: &#177;1 "
       "standard deviation of the kept reps (the STAT line, else computed from the REP lines), carried over to "
       "throughput as throughput &#215; stddev / latency. A red &#215; on the x axis is a failed combination: "
-      "hover it for the error. Hover a point for its numbers.</p>\n";
+      "hover it for the error. Hover a point for its numbers. A campaign's repeats (\"repeat\": N) are one series: "
+      "the median of the repeats, its bar from the lowest to the highest.</p>\n";
   const std::vector<int64_t> inputs = input_sizes(logs);
   if (inputs.empty()) out += "<p class=\"note\">No combination to chart: the logs have no RES or FAIL line.</p>\n";
   for (int64_t input : inputs) {

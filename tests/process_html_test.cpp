@@ -138,6 +138,30 @@ TEST(ProcessHtml, TheSameRunsFromTwoFoldersAreNamedByTheirFolder) {
   EXPECT_EQ(report_html(campaign(), {"camp"}).find("[camp]"), std::string::npos);
 }
 
+// A campaign's repeats of one run are one series per chart: the median, the bar from lowest to highest.
+TEST(ProcessHtml, RepeatsOfARunAreOneSeriesWithTheirRange) {
+  std::vector<ParsedLog> logs;
+  for (int k = 1; k <= 3; ++k) {
+    std::string text = kMeta1 + res(16, 1, 9.0 + k, 0.1) + res(16, 4, 20.0 * k, 0.1);
+    if (k == 2) text += fail(16, 8, "out of memory");
+    logs.push_back(log_of(text, "camp/logs/m.1.r" + std::to_string(k) + ".log",
+                          {{"run_id", "m.1.r" + std::to_string(k)}, {"run", "m"}, {"repeat", std::to_string(k)}}));
+  }
+  logs.push_back(log_of(kMeta2 + res(16, 1, 5.0, 0.1), "camp/logs/other.log", {{"run_id", "other"}, {"run", "o"}}));
+  const std::string page = report_html(logs, {"camp"});
+  // Two series a chart (the repeats, the other run), two charts.
+  EXPECT_EQ(count(page, "<g class=\"series\""), 4u);
+  EXPECT_NE(page.find("m.1 (median of 3 repeats)"), std::string::npos);
+  EXPECT_NE(page.find("latency 11.000 ms, repeats 10.000 to 12.000 ms (3)"), std::string::npos);
+  EXPECT_NE(page.find("latency 40.000 ms, repeats 20.000 to 60.000 ms (3)"), std::string::npos);
+  EXPECT_EQ(count(page, "<g class=\"fail-mark\""), 2u);  // the repeat's FAIL, on both charts
+  // The runs table still lists each repeat (4 links), the failures table the repeat that failed (1).
+  EXPECT_EQ(count(page, "<a href=\"#run-"), 5u);
+  // Each repeat's swatch has the series' color (the first style's).
+  EXPECT_NE(page.find("<span class=\"swatch\" style=\"background:#1f77b4\"></span><a href=\"#run-3\">m.1.r3</a>"),
+            std::string::npos);
+}
+
 TEST(ProcessHtml, FailuresTable) {
   const std::string page = report_html(campaign(), {"camp"});
   const size_t section = page.find("<section id=\"failures\">");

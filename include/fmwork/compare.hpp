@@ -46,6 +46,10 @@ struct Comparison {
   std::vector<CompareKey> only_a, only_b;     // combinations found on one side only, in that order too
 };
 
+// The run a log belongs to across a campaign's repeats: its run_id label without the ".r<k>" that
+// "repeat": N adds (the log's repeat label says k); the run_id as it is without a repeat label; "" without one.
+std::string repeated_run(const ParsedLog& log);
+
 // Matches the records of A and B by key. Records of one key from logs labelled `repeat` are gathered into
 // one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run).
 Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
