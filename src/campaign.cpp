@@ -26,6 +26,7 @@
 #include "fmwork/error.hpp"
 #include "fmwork/json_input.hpp"
 #include "fmwork/log_records.hpp"
+#include "fmwork/regular_file.hpp"
 #include "fmwork/slurm.hpp"
 #include "fmwork/subprocess.hpp"
 
@@ -137,19 +138,6 @@ std::string read_whole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw runtime_error(path + ": cannot open");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Written beside, then renamed: a reader never sees half a file.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.flush();
-    if (!f) throw runtime_error(path + ": cannot write");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw runtime_error(path + ": cannot rename into place (" + std::strerror(errno) + ")");
 }
 
 std::string user_name() {
@@ -321,11 +309,11 @@ class Scheduler {
 std::string start_campaign(const RunnerOptions& o, const Plan& plan, const std::string& program,
                            const std::vector<std::string>& devices, const std::vector<std::string>& args) {
   const std::string dir = make_campaign_dir(o.out, user_name(), host_name(), std::chrono::system_clock::now());
-  write_atomically(dir + "/experiment.json", read_whole(o.experiment));
-  write_atomically(dir + "/plan.json", plan_to_json(plan).dump(2) + "\n");
+  write_file_atomically(dir + "/experiment.json", read_whole(o.experiment));
+  write_file_atomically(dir + "/plan.json", plan_to_json(plan).dump(2) + "\n");
   std::vector<std::string> command = {"driver", "run"};
   command.insert(command.end(), args.begin(), args.end());
-  write_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
+  write_file_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
   fs::create_directories(dir + "/logs");
   return dir;
 }
@@ -341,7 +329,7 @@ int run_task(const std::string& dir, const std::string& index_text, const std::s
                                   dir, plan.runs.size() - 1));
   const PlannedRun& run = plan.runs[std::stoul(index_text)];
   fs::create_directories(dir + "/logs");
-  write_atomically(dir + "/logs/" + run.id + ".environment.json",
+  write_file_atomically(dir + "/logs/" + run.id + ".environment.json",
                    environment_json(program, {}, {"driver", "run", "--task", dir, index_text}).dump(2) + "\n");
   const RunEnd end = execute_run(run, "", dir + "/logs", program);
   err << "campaign: run " << run.id << " ended with exit status " << end.status
@@ -424,7 +412,7 @@ int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string&
   job.max_running = o.max_tasks;
   fs::create_directories(dir + "/slurm");
   const std::string script = fmt::format("{}/slurm/submit-{}.sbatch", dir, submitted_jobs(dir).size() + 1);
-  write_atomically(script, sbatch_script(job));
+  write_file_atomically(script, sbatch_script(job));
   if (o.no_submit) {
     err << "campaign: wrote " << script << " (" << todo.size() << " runs); submit it with: sbatch " << script << std::endl;
     return 0;

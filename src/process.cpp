@@ -23,6 +23,7 @@
 #include "fmwork/process_html.hpp"
 #include "fmwork/process_report.hpp"
 #include "fmwork/py_text.hpp"
+#include "fmwork/regular_file.hpp"
 
 namespace fmwork {
 
@@ -162,28 +163,6 @@ void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>
   }
 }
 
-// --out: written to FILE.tmp, synced, renamed over FILE; on any failure FILE.tmp is removed and FILE untouched.
-void write_out_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  auto fail = [&](const char* what, int err, int fd) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw runtime_error("--out " + path + ": cannot " + what + " (" + std::strerror(err) +
-                        "); name a file in a folder that exists and that you may write to");
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("create its .tmp file", errno, -1);
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write", errno, fd);
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("write", errno, fd);
-  if (::close(fd) != 0) fail("write", errno, -1);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename its .tmp file into place", errno, -1);
-}
-
 // The output of the options, every file read before anything is written (a bad file leaves no output).
 std::string render(const ProcessOptions& options, std::istream& in) {
   if (!options.compare.empty()) {
@@ -206,8 +185,16 @@ void run_process(int argc, const char* const* argv, std::istream& in, std::ostre
   const std::optional<ProcessOptions> options = parse_options(argc, argv, out);
   if (!options) return;
   const std::string text = render(*options, in);
-  if (options->out_file) write_out_file(*options->out_file, text);
-  else out << text;
+  if (!options->out_file) {
+    out << text;
+    return;
+  }
+  try {
+    write_file_atomically(*options->out_file, text);
+  } catch (const Error& e) {
+    throw runtime_error("--out " + std::string(e.what()) + "; name a file in a folder that exists and that you may "
+                        "write to");
+  }
 }
 
 }  // namespace fmwork

@@ -1,6 +1,7 @@
-// The regular-file check of loaders (see regular_file.hpp).
+// The regular-file check of loaders and the atomic writer of results (see regular_file.hpp).
 #include "fmwork/regular_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +49,26 @@ void refuse_special_file(const std::string& path) {
     throw usage_error(name + " is " + kind + (kind == "not a regular file" ? "" : ", not a file") +
                       "; give the path of a regular file");
   }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const char* what, int err, int fd) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw runtime_error(path + ": cannot " + what + " (" + std::strerror(err) + ")");
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("create its .tmp file", errno, -1);
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", errno, fd);
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("write", errno, fd);
+  if (::close(fd) != 0) fail("write", errno, -1);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename its .tmp file into place", errno, -1);
 }
 
 }  // namespace fmwork

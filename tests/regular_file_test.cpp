@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "fmwork/error.hpp"
 #include "temp_dir.hpp"
 
@@ -42,6 +45,33 @@ TEST(RegularFile, RegularFilesAndMissingPathsPass) {
   TempDir tmp("fmwork-regular-test");
   EXPECT_EQ(usage_message(tmp.write("config.json", "{}")), "");
   EXPECT_EQ(usage_message(tmp.path() + "/absent.json"), "");  // the caller says what is missing
+}
+
+// Whole or not at all: the new text replaces the old; a failure leaves the old file and no .tmp behind.
+TEST(RegularFile, WritesAtomicallyOrLeavesTheFileAlone) {
+  TempDir tmp;
+  const std::string file = tmp.write("plan.json", "old");
+  write_file_atomically(file, "new text\n");
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "new text\n");
+  EXPECT_EQ(::access((file + ".tmp").c_str(), F_OK), -1);
+  const std::string missing = tmp.path() + "/no/folder/x";
+  try {
+    write_file_atomically(missing, "x");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), missing + ": cannot create its .tmp file (No such file or directory)");
+  }
+  ::mkdir((tmp.path() + "/dir").c_str(), 0755);
+  tmp.write("dir/inside", "");
+  try {
+    write_file_atomically(tmp.path() + "/dir", "x");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dir: cannot rename its .tmp file into place ("), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(::access((tmp.path() + "/dir.tmp").c_str(), F_OK), -1);
 }
 
 }  // namespace

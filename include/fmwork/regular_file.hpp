@@ -1,5 +1,6 @@
-// What a loader checks before it opens a file the user named: that it is a regular file. A FIFO would
-// block open() forever, a directory or device reads as garbage; a dangling symbolic link says where it points.
+// Regular files: what a loader checks before it opens a file the user named (that it is a regular file: a
+// FIFO would block open() forever, a directory or device reads as garbage; a dangling symbolic link says
+// where it points), and how results are written so that no reader sees half of one.
 #pragma once
 
 #include <string>
@@ -11,5 +12,10 @@ namespace fmwork {
 // link: "<path> is a dangling symbolic link to X; ...". A path that does not exist at all passes: the
 // caller says what is missing in its own words. Opens nothing.
 void refuse_special_file(const std::string& path);
+
+// Writes `text` to `path` whole or not at all: into `path`.tmp, synced, renamed over `path`. On a failure
+// the .tmp file is removed, `path` is untouched, and a runtime Error says "<path>: cannot create its .tmp
+// file (<reason>)" (or "write", or "rename its .tmp file into place").
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace fmwork
