@@ -418,7 +418,11 @@ int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string&
     return 0;
   }
   const std::string id = submit_sbatch(script);
-  std::ofstream(dir + "/slurm/jobs", std::ios::app) << id << " " << array_spec(todo) << "\n";
+  std::ofstream jobs(dir + "/slurm/jobs", std::ios::app);
+  jobs << id << " " << array_spec(todo) << "\n" << std::flush;
+  if (!jobs)  // the job runs; without its line a resume could not see it queued
+    throw runtime_error(fmt::format("{}/slurm/jobs: cannot record submitted Slurm job {} ({}); scancel {} or wait for it "
+                                    "before a resume", dir, id, std::strerror(errno), id));
   err << fmt::format("campaign: {}: submitted Slurm job {}, array {} ({} runs); squeue -j {} shows it, driver run "
                      "--resume {} --slurm submits what does not complete",
                      dir, id, array_spec(todo), todo.size(), id, dir)

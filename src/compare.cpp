@@ -14,12 +14,6 @@ namespace fmwork {
 
 namespace {
 
-std::string label(const ParsedLog& log, const std::string& key) {
-  for (const auto& kv : log.labels)
-    if (kv.first == key) return kv.second;
-  return "";
-}
-
 struct Entry {
   CompareKey key;
   std::vector<CompareSide> repeats;  // the records of a campaign's repeats; one record otherwise
@@ -42,7 +36,7 @@ std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
   std::map<std::string, Entry> out;
   for (const ParsedLog& log : logs) {
     const std::string run_id = repeated_run(log);
-    const bool repeat = !label(log, "repeat").empty();
+    const bool repeat = !label_of(log, "repeat").empty();
     for (const RunRecord& r : log.runs) {
       const std::string what =
           !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
@@ -68,8 +62,8 @@ size_t most_repeats(const Comparison& c, bool b_side) {
 }  // namespace
 
 std::string repeated_run(const ParsedLog& log) {
-  std::string run_id = label(log, "run_id");
-  const std::string suffix = ".r" + label(log, "repeat");
+  std::string run_id = label_of(log, "run_id");
+  const std::string suffix = ".r" + label_of(log, "repeat");
   if (suffix.size() > 2 && run_id.size() > suffix.size() &&
       run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0)
     run_id.resize(run_id.size() - suffix.size());

@@ -158,6 +158,12 @@ ParsedLog parse_log(std::istream& in, const std::string& source) {
 
 std::string source_name(const std::string& source) { return source == "-" ? "<stdin>" : source; }
 
+std::string label_of(const ParsedLog& log, const std::string& key) {
+  for (const auto& kv : log.labels)
+    if (kv.first == key) return kv.second;
+  return "";
+}
+
 std::string engine_name(const ParsedLog& log) {
   for (const auto& meta : log.meta) {
     if (meta.fields.find("driver")) return "fmwork-cpp/embed";

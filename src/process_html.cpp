@@ -107,12 +107,6 @@ std::string paths_line(const std::string& what, const std::vector<std::string>& 
 
 // ---- runs: one per log ----
 
-std::string label_of(const KeyValues& labels, const std::string& key) {
-  for (const auto& kv : labels)
-    if (kv.first == key) return kv.second;
-  return "";
-}
-
 struct RunView {
   const ParsedLog* log = nullptr;
   size_t style = 0;
@@ -148,9 +142,9 @@ std::vector<RunView> run_views(const std::vector<ParsedLog>& logs, const std::ve
     // With several folders read, a log's path keeps its folder's name in front: two campaigns' logs/m.1.log.
     const auto [folder, path] = folder_and_path(logs[i].source, paths);
     const std::string file = paths.size() > 1 && !folder.empty() ? folder + "/" + path : path;
-    RunView v{&logs[i], i, label_of(logs[i].labels, "run_id"), "", "run-" + std::to_string(i + 1), file};
+    RunView v{&logs[i], i, label_of(logs[i], "run_id"), "", "run-" + std::to_string(i + 1), file};
     if (v.name.empty()) v.name = source_name(logs[i].source);
-    if (!label_of(logs[i].labels, "repeat").empty())
+    if (!label_of(logs[i], "repeat").empty())
       v.style = repeat_style.emplace(repeat_key(logs[i]), i).first->second;
     ++seen[v.name];
     views.push_back(std::move(v));
@@ -216,7 +210,7 @@ std::string runs_section(const std::vector<RunView>& views) {
   std::vector<TableRow> rows;
   for (const RunView& v : views) {
     TableRow row{"", {{swatch(v.style) + "<a href=\"#" + v.anchor + "\">" + esc(v.name) + "</a>", "name"}}};
-    for (const std::string& key : labels) row.cells.push_back(text_cell(label_of(v.log->labels, key)));
+    for (const std::string& key : labels) row.cells.push_back(text_cell(label_of(*v.log, key)));
     for (const std::string& key : differing) row.cells.push_back(text_cell(meta_value(*v.log, key).value_or("-")));
     row.cells.push_back(num_cell(std::to_string(v.log->runs.size())));
     row.cells.push_back(num_cell(std::to_string(v.log->failures.size())));
@@ -261,7 +255,7 @@ std::vector<SeriesGroup> series_groups(const std::vector<RunView>& views) {
   std::vector<SeriesGroup> groups;
   std::map<std::string, size_t> index;
   for (const RunView& v : views) {
-    const bool repeat = !label_of(v.log->labels, "repeat").empty();
+    const bool repeat = !label_of(*v.log, "repeat").empty();
     const std::string key = repeat ? repeat_key(*v.log) : "\n" + std::to_string(v.style);
     if (!index.count(key)) index[key] = groups.size(), groups.push_back({{}, v.legend});
     groups[index[key]].views.push_back(&v);

@@ -361,10 +361,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
           cells.push_back(value ? *value : "");
         }
       }
-      for (const std::string& column : labels) {
-        auto it = std::find_if(log.labels.begin(), log.labels.end(), [&](const auto& l) { return l.first == column; });
-        cells.push_back(it == log.labels.end() ? "" : it->second);
-      }
+      for (const std::string& column : labels) cells.push_back(label_of(log, column));
       out += csv_row(cells);
     }
   }

@@ -43,6 +43,9 @@ struct ParsedLog {
   std::vector<std::pair<std::string, std::string>> labels;
 };
 
+// The value of a log's label `key` (ParsedLog::labels), "" when it has none.
+std::string label_of(const ParsedLog& log, const std::string& key);
+
 // Reads a whole log (parse_log_text: one already in memory). Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream
 // reads). A malformed FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>"
 // for "-").
