@@ -67,14 +67,19 @@ TEST(JsonInput, ObserverSeesEachKeyWithItsDepth) {
   EXPECT_EQ(keys, (std::vector<std::string>{"a1", "b1", "c2", "a1", "d3"}));
 }
 
-// nlohmann's callback parser is quadratic in an object's width; 200,000 keys would take minutes there.
-TEST(JsonInput, WideObjectsParseInLinearTime) {
+// nlohmann's callback parser is quadratic in an object's width (200,000 keys took minutes there); ours is
+// linear. Asserted here: a wide object parses whole. Its speed is no unit test's business (no wall-clock
+// bound holds on a loaded machine or under ASan): bench/json_linear.sh measures the time ratio of a 4x
+// wider object, linear ~4x against quadratic ~16x.
+TEST(JsonInput, WideObjectsParseWhole) {
   std::string text = "{";
   for (int i = 0; i < 200000; ++i) text += (i ? ",\"" : "\"") + std::to_string(i) + "\":{\"a\":[1]}";
   text += "}";
-  const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(parse_json(text, "x").size(), 200000u);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  size_t keys = 0;
+  const nlohmann::json parsed = parse_json(text, "x", [&](int depth, const std::string&) { keys += depth == 1; });
+  EXPECT_EQ(parsed.size(), 200000u);
+  EXPECT_EQ(keys, 200000u);
+  EXPECT_EQ(parsed["199999"]["a"][0], 1);
 }
 
 TEST(JsonInput, ExcerptQuotesAtMost80CharactersOnOneLine) {
