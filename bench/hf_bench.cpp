@@ -30,12 +30,12 @@
 
 #include <map>
 
-#include "fmwork/error.hpp"
-#include "fmwork/hf/hf_model.hpp"
-#include "fmwork/log_format.hpp"
-#include "fmwork/model.hpp"
-#include "fmwork/stats.hpp"
-#include "fmwork/sweep.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/log/stats.hpp"
+#include "fmwork/sweep/sweep.hpp"
 
 namespace {
 

@@ -31,13 +31,13 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "fmwork/error.hpp"
-#include "fmwork/inputs.hpp"
-#include "fmwork/log_format.hpp"
-#include "fmwork/model.hpp"
-#include "fmwork/model_loader.hpp"
-#include "fmwork/platform_registry.hpp"
-#include "fmwork/sweep.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/sweep/sweep.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/cli.hpp"
+#include "fmwork/cli/cli.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

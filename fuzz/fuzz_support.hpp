@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "fmwork/error.hpp"
+#include "fmwork/base/error.hpp"
 
 namespace fmwork::fuzz {
 

@@ -1,7 +1,7 @@
 // Fuzz target: config.json (hf/config), read through json_input as load_config reads it, then validated, and
 // the summary the driver prints written.
 #include "fmwork/hf/config.hpp"
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/json_input.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

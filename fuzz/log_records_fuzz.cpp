@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "fmwork/log_records.hpp"
-#include "fmwork/process.hpp"
+#include "fmwork/log/log_records.hpp"
+#include "fmwork/report/process_command.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

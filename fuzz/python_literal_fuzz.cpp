@@ -3,7 +3,7 @@
 #include <optional>
 #include <string_view>
 
-#include "fmwork/python_literal.hpp"
+#include "fmwork/base/python_literal.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

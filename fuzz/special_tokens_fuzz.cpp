@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "fmwork/hf/special_tokens.hpp"
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/json_input.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

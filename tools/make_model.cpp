@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "fmwork/error.hpp"
-#include "fmwork/hf/hf_model.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/loaders/hf_model.hpp"
 
 namespace {
 

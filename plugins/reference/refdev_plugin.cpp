@@ -1,4 +1,4 @@
-// The reference platform plugin `refdev`: the C interface of fmwork/plugin_api.h over the CPU-memory
+// The reference platform plugin `refdev`: the C interface of fmwork/platform/plugin/plugin_api.h over the CPU-memory
 // PrivateUse1 device of refdev_device.cpp. It exists so the tests run the whole driver on a device that is
 // neither CPU nor CUDA; its timings mean nothing.
 //
@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fmwork/plugin_api.h"
+#include "fmwork/platform/plugin/plugin_api.h"
 #include "refdev_device.hpp"
 
 namespace {

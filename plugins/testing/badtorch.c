@@ -1,5 +1,5 @@
 /* A plugin that says it was built with another LibTorch: the loader must refuse it. */
-#include "fmwork/plugin_api.h"
+#include "fmwork/platform/plugin/plugin_api.h"
 
 static fmwork_status create(const fmwork_option* options, size_t count, void** instance, fmwork_message* error) {
   *instance = 0;

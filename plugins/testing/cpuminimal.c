@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmwork/plugin_api.h"
+#include "fmwork/platform/plugin/plugin_api.h"
 
 typedef struct instance {
   char description[256];

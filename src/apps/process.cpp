@@ -3,9 +3,9 @@
 #include <exception>
 #include <iostream>
 
-#include "fmwork/error.hpp"
-#include "fmwork/log_format.hpp"
-#include "fmwork/process.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/report/process_command.hpp"
 
 int main(int argc, char** argv) {
   try {

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "fmwork/error.hpp"
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
 
 namespace fmwork::hf {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fmwork/error.hpp"
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the header length is little-endian; this reader copies it as is");
 

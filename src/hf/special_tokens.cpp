@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "fmwork/error.hpp"
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
 
 namespace fmwork::hf {
 namespace {

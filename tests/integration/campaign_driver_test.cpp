@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 namespace fmwork {
 namespace {

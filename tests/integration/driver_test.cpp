@@ -12,10 +12,10 @@
 
 #include <torch/torch.h>
 
-#include "fmwork/hf/safetensors.hpp"
-#include "fmwork/log_format.hpp"
-#include "fmwork/stats.hpp"
-#include "test_support.hpp"
+#include "fmwork/model/safetensors.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/log/stats.hpp"
+#include "support/test_support.hpp"
 
 namespace fmwork {
 namespace {

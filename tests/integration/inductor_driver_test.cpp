@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/log_format.hpp"
-#include "test_support.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "support/test_support.hpp"
 
 namespace fmwork {
 namespace {

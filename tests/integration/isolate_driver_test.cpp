@@ -14,8 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include "fmwork/log_format.hpp"
-#include "test_support.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "support/test_support.hpp"
 
 namespace fmwork {
 namespace {

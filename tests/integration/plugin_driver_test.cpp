@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/compile.hpp"
-#include "fmwork/inputs.hpp"
-#include "fmwork/log_format.hpp"
-#include "fmwork/model.hpp"
-#include "fmwork/model_loader.hpp"
-#include "fmwork/platform_registry.hpp"
-#include "fmwork/plugin_loader.hpp"
-#include "test_support.hpp"
+#include "fmwork/compile/compile_model.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/platform/plugin/plugin_loader.hpp"
+#include "support/test_support.hpp"
 
 namespace fmwork {
 namespace {

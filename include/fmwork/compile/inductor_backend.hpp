@@ -1,0 +1,42 @@
+// --compile:backend inductor on a Hugging Face folder: what upstream's torch.compile(backend="inductor")
+// runs, done ahead of time. The project's Python exporter (tools/aoti_export.py) loads the folder with
+// transformers' own model class, exports it with torch.export and compiles it into an AOTInductor package;
+// the package is kept in the artifact cache and run from C++ (aoti_model.hpp), so the timed region holds
+// no Python. A second run with the same key loads from the cache without calling Python.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "fmwork/model/model.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/platform/platform.hpp"
+
+namespace fmwork {
+
+// Where the exporter and its Python are: $FMWORK_AOTI_EXPORTER, else tools/aoti_export.py of the source
+// tree this driver was built from; $FMWORK_PYTHON, else the Python whose torch wheel the build used.
+struct InductorTools {
+  std::string python, exporter;
+};
+InductorTools inductor_tools();
+
+// Compiles `eager` (loaded from the folder `source.path` on `device`) with Inductor:
+// - --compile:dynamic@ True: one package with symbolic batch (1 to 1024) and input (up to the model's
+//   positions) dims, built (or found in the cache) now; shapes outside its ranges fail before they run;
+// - otherwise: one package per (batch, input), built or found by prepare() before that combination's reps.
+// Each package gives a COMPILE line (log_fields.hpp), printed in `notes` (dynamic) or by the sweep
+// (static). --compile:mode default / max-autotune and --compile:options:KEY map to Inductor's options
+// (the exporter refuses unknown keys); reduce-overhead (CUDA graphs) and a TorchScript model are refused
+// with a usage Error. --compile:disable@ True returns `eager` with a note, as torch.compile does.
+// The cache key holds the folder's config and weights' content hash, the LibTorch version, the exporter
+// script, dtype, device type, shape or ranges, model class and --model: options, mode, options and the
+// intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles).
+std::unique_ptr<Model> compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options,
+                                        const ModelSource& source, const torch::Device& device,
+                                        std::vector<std::string>& notes);
+
+}  // namespace fmwork

@@ -1,0 +1,61 @@
+// An AOTInductor package (.pt2, made by torch._inductor.aoti_compile_and_package) run from C++ with
+// torch::inductor::AOTIModelPackageLoader: no Python in the loop. A `.pt2` --model_name is one; the
+// inductor backend (inductor_backend.hpp) builds them from Hugging Face folders.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "fmwork/model/model.hpp"
+
+namespace fmwork {
+
+// What a package says about itself: from the fmwork.* metadata our exporter writes, else its call spec.
+struct AotiFacts {
+  std::vector<std::string> inputs;   // forward's inputs in order (input_ids, attention_mask, token_type_ids)
+  std::vector<std::string> outputs;  // output names (empty: output_0, output_1, ...)
+  int64_t batch_min = 1, batch_max = 0, input_min = 1, input_max = 0;  // 0: not recorded
+  std::string dtype = "unknown", vec_isa, device;
+  int64_t threads = 0;                // the intra-op threads its CPU kernels were built for (0: unknown)
+  std::map<std::string, std::string> metadata;  // everything, as the package holds it
+};
+
+// A loaded package. Not copyable: it owns the loader (and the folder the package was unpacked into).
+class AotiPackage {
+ public:
+  // Loads the package at `path` for `device` (the package's own device must match). Throws a usage Error
+  // for a path that is not a package, a runtime Error when LibTorch cannot load it, naming the path.
+  AotiPackage(const std::string& path, const torch::Device& device);
+  ~AotiPackage();
+  AotiPackage(const AotiPackage&) = delete;
+  AotiPackage& operator=(const AotiPackage&) = delete;
+
+  const AotiFacts& facts() const { return facts_; }
+  const std::string& path() const { return path_; }
+  // Why the package cannot run batch x input ("" when it can): the package does not check its exported
+  // ranges itself, so a shape outside them must be refused before it runs.
+  std::string refuses(int64_t batch, int64_t input) const;
+  // One forward: the batch's tensors in facts().inputs order; the outputs as a tuple (one output: itself).
+  torch::IValue run(const Batch& batch);
+  int64_t parameter_count();
+
+ private:
+  struct Loader;
+  std::string path_;
+  std::unique_ptr<Loader> loader_;
+  AotiFacts facts_;
+  std::vector<torch::Tensor Batch::*> feeds_;  // facts_.inputs as Batch fields, resolved once
+  std::vector<at::Tensor> inputs_;             // reused by run(): nothing to build inside a rep
+};
+
+// A `.pt2` file as --model_name: the package, with the vocabulary of a config.json (and tokenizer files)
+// beside it or --model:vocab_size. Hugging Face-only --model: keys and a dtype cast are refused (a
+// package's dtype is fixed when it is built).
+std::unique_ptr<Model> load_aoti_model(const LoadRequest& request);
+
+}  // namespace fmwork

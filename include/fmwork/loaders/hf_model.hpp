@@ -1,0 +1,88 @@
+// A Hugging Face model folder (config.json + safetensors) as an fmwork Model, run by the native encoder;
+// load_hf_model() builds it. Also the writer of real-size random model folders
+// that tools and benchmarks use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmwork/hf/config.hpp"
+#include "fmwork/encoders/encoder.hpp"
+#include "fmwork/model/model.hpp"
+
+namespace fmwork::hf {
+
+// The model classes --model_class accepts for a folder.
+const std::vector<std::string>& supported_model_classes();  // BertModel, RobertaModel, ..., AutoModel
+
+// Checks --model_class against the config: a usage Error for a task-head class (pointing to the base
+// class), an unknown class (listing the supported ones), or a class that does not match model_type.
+void check_model_class(const std::string& model_class, const EncoderConfig& config);
+
+// "float32" / "float16" / "bfloat16" from --model:dtype (absent = float32, as from_pretrained;
+// "auto" = config.json's torch_dtype, float32 when it has none). A usage Error for anything else.
+at::ScalarType resolve_dtype(const std::optional<std::string>& option, const EncoderConfig& config);
+
+class HfModel : public Model {
+ public:
+  HfModel(std::string folder, std::string model_class, std::unique_ptr<Encoder> encoder, std::string description,
+          bool random_weights, std::optional<uint64_t> seed);
+
+  torch::IValue forward(const Batch& batch) override;  // (last_hidden_state, pooler_output) or the tensor
+  std::string describe() const override { return description_; }
+  std::string dtype_name() const override;
+  TokenFacts token_facts() const override;  // read on the first call (tokenizer.json can be large)
+  int64_t parameter_count() const override { return encoder_->parameter_count(); }
+  std::string weights_source() const override {
+    return random_weights_ ? "random:seed=" + std::to_string(seed_.value_or(0)) : "file";
+  }
+  std::vector<std::string> fed_inputs() const override;
+  std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
+  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
+    return encoder_->activation_bytes(batch, input);
+  }
+  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+    encoder_->prepare(batch, input);
+    return {};
+  }
+  void eval() override {}  // no dropout in the native encoder: always eval
+
+  // For the run metadata.
+  bool random_weights() const { return random_weights_; }
+  std::optional<uint64_t> random_weights_seed() const { return seed_; }
+  const Encoder& encoder() const { return *encoder_; }
+
+ private:
+  std::string folder_, model_class_;
+  std::unique_ptr<Encoder> encoder_;
+  std::string description_;
+  bool random_weights_ = false;
+  std::optional<uint64_t> seed_;
+  mutable std::optional<TokenFacts> facts_;
+};
+
+// The seed random weights use when --model:random_weights_seed is not given.
+constexpr uint64_t kDefaultRandomWeightsSeed = 0;
+
+// Writes a model folder with random weights for the config.json at `config_json_path`: out_dir/config.json
+// (a copy), out_dir/model.safetensors (Hugging Face names without a prefix, pooler included unless
+// DistilBERT, initialised as random_weights() does, in `dtype`: "float32", "float16", "bfloat16"), and copies
+// of tokenizer.json / tokenizer_config.json / special_tokens_map.json found beside the config. Creates
+// out_dir. Returns the number of bytes of model.safetensors.
+uint64_t write_random_model_folder(const std::string& config_json_path, const std::string& out_dir, uint64_t seed,
+                                   const std::string& dtype = "float32");
+
+}  // namespace fmwork::hf
+
+namespace fmwork {
+
+// Loads the Hugging Face model folder request.path (config.json, *.safetensors, tokenizer files) into the
+// native encoder on request.device, in --model:torch_dtype. Throws a usage Error for a class or option that
+// does not fit the config, or a folder without weights unless --model:random_weights@ True; a runtime
+// Error for a broken file.
+std::unique_ptr<Model> load_hf_model(const LoadRequest& request);
+
+}  // namespace fmwork

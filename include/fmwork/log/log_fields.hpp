@@ -1,0 +1,80 @@
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK), each defined once as a table: its
+// keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
+// writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
+// Data only: no parsing or formatting here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace fmwork {
+
+enum class FieldKind { integer, number, text };
+// key: names the combination (input, batch), checked before any other field so that an error is about
+// the line's identity first; required: must be present; optional: checked where present.
+enum class FieldNeed { optional, required, key };
+
+// A column `process` shows a field in. An empty header: the field has no such column.
+struct ReportColumn {
+  std::string_view header;
+  int rank = 0;          // order among the line's columns, lowest first; a tie keeps the table's order
+  double divisor = 1;    // the summary shows value / divisor with `decimals` decimals ...
+  int decimals = -1;     // ... or, at -1, the value as written (so is a value that is not a number)
+};
+
+// One known field of an extension line.
+struct FieldSpec {
+  std::string_view key;
+  FieldKind kind = FieldKind::text;
+  FieldNeed need = FieldNeed::optional;
+  int64_t min = 0;               // integer: the smallest value accepted
+  int precision = 0;             // number, written "%.<precision>f", or "%.<precision>g" when significant
+  bool significant = false;
+  std::string_view choices;      // text: the accepted values, '|' between them ("pass|fail"); empty: any
+  bool to_end = false;           // text: free text to the end of the line (the field must come last)
+  ReportColumn csv;              // its column in `process --format csv`
+  ReportColumn summary;          // its column in `process --format summary`
+};
+
+// The fields of one extension line, in the order the writer puts them. Keys not listed are allowed
+// (readers skip them) and unchecked, except those ending with by_suffix->key, checked as by_suffix says
+// (STAT's "*_ms" numbers, MEM's "*_bytes" integers).
+struct LineSpec {
+  std::string_view word;
+  std::vector<FieldSpec> fields;
+  std::optional<FieldSpec> by_suffix;
+  // The spec a key is checked against: its listed field, else the suffix rule; nullptr for neither.
+  const FieldSpec* find(std::string_view key) const;
+  // The fields with a CSV / summary column, in column order.
+  std::vector<const FieldSpec*> csv_columns() const;
+  std::vector<const FieldSpec*> summary_columns() const;
+};
+
+// FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...). Free keys (no
+// fields listed); `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
+const LineSpec& meta_line_spec();
+// FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
+// input and batch are required (integers >= 1); reps, dropped are integers >= 0 and *_ms keys numbers
+// (written with 6 decimals) where present.
+const LineSpec& stat_line_spec();
+// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
+// input and batch required; *_bytes keys are integers >= 0 where present.
+const LineSpec& mem_line_spec();
+// FMWORK FAIL input=I batch=B error=<free text to the end of the line>
+// input, batch and error required; error last.
+const LineSpec& fail_line_spec();
+// FMWORK CHECK input=I batch=B outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine= result=pass|fail
+// (--check_outputs): the outputs of the combination's last rep against a saved file (outputs.hpp says how
+// each number is computed). input, batch and result required; the numbers (6 significant digits) are
+// numbers where present.
+const LineSpec& check_line_spec();
+// FMWORK COMPILE backend=inductor shape=8x128|dynamic cache=hit|built build_seconds= ready_seconds= key=
+// vec_isa= batch_range= input_range=: one line per compiled artifact (an AOTInductor package), printed
+// before the reps it serves. build_seconds is what building it took (when it was built, in the run that
+// built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
+// backend, shape and cache required.
+const LineSpec& compile_line_spec();
+
+}  // namespace fmwork

@@ -1,0 +1,134 @@
+// Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
+// its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
+// MEM, FAIL, CHECK) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
+// each with an example.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/stat_values.hpp"
+
+namespace fmwork {
+
+// A point in time as integer nanoseconds; written "seconds.nanoseconds" with exactly 9 digits, as
+// upstream's time_format does (under one second we write "0.000000005" where upstream writes
+// ".000000005"; the parser reads both). A negative timestamp throws a runtime Error.
+using Nanos = int64_t;
+std::string format_timestamp(Nanos t);        // 1108911088153850 -> "1108911.088153850"
+// '%.9f' % (dt / 1e9), written exactly from the integer: 3702621 -> "0.003702621", -5 -> "-0.000000005".
+std::string format_duration_seconds(Nanos dt);
+
+// Flushes `out` and throws a one-line runtime Error naming `what` and the system's reason when anything
+// written to it was lost (a full disk, a closed standard output): a run that cannot write its log must
+// not go on and exit 0.
+void flush_or_throw(std::ostream& out, const std::string& what);
+
+// The banner upstream prints: "\n" + 80 '-' + "\n" + title + "\n" + 80 '-' + "\n\n".
+std::string banner(const std::string& title);
+
+// FMWORK ARG <text>: one option as typed ("--reps 100", "--compile"). The text runs to the end of the
+// line (trailing whitespace is not kept, as upstream's strip() drops it).
+struct ArgLine { std::string text; };
+// FMWORK SETUP 1.234567: seconds from the start of loading to the model being ready.
+struct SetupLine { double seconds = 0; };
+// FMWORK REP <rep> <reps> <t0> <t1> <dt>: dt is written as t1 - t0; read, it is checked for form only.
+struct RepLine { int64_t rep = 0, reps = 0; Nanos t0 = 0, t1 = 0; };
+// FMWORK RES <t_first> <t_last> <model_name> <model_class> <input> <batch> <latency_ms %.3f> <thp %.1f>
+struct ResLine {
+  Nanos t_first = 0, t_last = 0;
+  std::string model_name, model_class;
+  int64_t input = 0, batch = 0;
+  double latency_ms = 0, throughput = 0;
+};
+
+// Our extension lines: an ordered list of key=value fields, as written. Keys are [A-Za-z0-9_.-]+, unique
+// within a line; a value may be empty and holds no whitespace or control characters, except the last
+// field of a FAIL line (`error=`), free text to the end of the line.
+struct Fields {
+  std::vector<std::pair<std::string, std::string>> items;
+  const std::string* find(std::string_view key) const;  // nullptr when absent
+  // Appends a field (no checks here: format_line checks). Numbers: integers as is, doubles with the
+  // given number of decimals ("%.*f").
+  Fields& add(std::string key, std::string value);
+  Fields& add(std::string key, int64_t value);
+  Fields& add(std::string key, double value, int decimals);
+  // The value parsed as an integer / a number; nullopt when absent; a runtime Error when malformed.
+  std::optional<int64_t> get_int(std::string_view key) const;
+  std::optional<double> get_double(std::string_view key) const;
+};
+// A token of a log line: non-empty, no whitespace or control characters. Names written into RES and
+// values of key=value fields must be tokens; the CLI can check names up front with this.
+bool is_log_token(std::string_view text);
+// Makes a token of free text for a META value: each run of whitespace or control characters becomes
+// one '_', leading/trailing ones are dropped; empty text gives "-". "NVIDIA H100 80GB" -> "NVIDIA_H100_80GB".
+std::string to_log_token(std::string_view text);
+
+// A value for make_fields: integer fields take int64_t, number fields double, text fields text (which
+// make_fields copies: a view of a temporary lives long enough).
+using FieldValue = std::variant<int64_t, double, std::string_view>;
+// The fields of `spec`, values[i] written as spec.fields[i] says. A count or a kind that does not match
+// the table throws a runtime Error (a caller's mistake, caught by the tests); the values themselves are
+// checked by format_line.
+Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values);
+
+// The extension lines as read or to be written: their fields as text, in line order (the specs above say
+// what each holds).
+struct MetaLine { Fields fields; };
+struct StatLine { Fields fields; };
+struct MemLine { Fields fields; };
+struct FailLine { Fields fields; };
+struct CheckLine { Fields fields; };
+struct CompileLine { Fields fields; };
+
+// Builders for the sweep, so that every number is formatted in one place. They format the numbers they
+// are given; stats.hpp computes them (latency_ms, throughput, stat_values).
+ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
+                      int64_t input, int64_t batch, double latency_ms, double throughput);
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values);
+MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
+// FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
+// leading and trailing spaces are dropped), so any exception message can be passed as is.
+FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
+// CHECK: result pass or fail.
+CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
+                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
+
+// COMPILE: what compile_line_spec() lists; ranges "1-1024" (empty for a static shape: left out).
+struct CompileFacts {
+  std::string backend, shape;  // "inductor", "8x128" or "dynamic"
+  bool cache_hit = false;
+  double build_seconds = 0, ready_seconds = 0;
+  std::string key, vec_isa, batch_range, input_range;
+};
+CompileLine make_compile_line(const CompileFacts& facts);
+
+using LogLine =
+    std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine>;
+
+// The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
+// a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a
+// negative timestamp, a line break in an ARG text. FAIL's error text is made one line (control
+// characters become spaces, trailing spaces go) rather than refused. The text returned reads back
+// (parse_line) to a line that formats to the same text.
+std::string format_line(const LogLine& line);
+
+// Parses one line; trailing whitespace ("\n" and "\r\n" included) is ignored, as upstream's strip()
+// does. Lines that do not start with "FMWORK " and FMWORK lines of words we do not read (EXP, ENV, GEN,
+// ...) give nullopt. A line of a known word that is malformed throws a runtime Error saying which field
+// is wrong ("FMWORK RES line has 9 fields, expected 10", "FMWORK RES input must be an integer, got
+// '12x'"); callers add file and line number. Checks: the field count of SETUP (3), REP (7), RES (10),
+// split on single spaces as upstream splits; integers (rep, reps, input, batch >= 1; rep <= reps);
+// timestamps <digits>.<9 digits>; dt [-]<digits>.<9 digits>; numbers as Python's float() reads them
+// (inf and nan included); names non-empty; for the key=value lines what their comments say.
+std::optional<LogLine> parse_line(std::string_view line);
+
+}  // namespace fmwork

@@ -1,0 +1,81 @@
+// A loaded model, ready to be called on a prepared batch, and what every loader is asked for
+// (LoadRequest). The loaders: torchscript_model.hpp, hf/hf_model.hpp; model_loader.hpp picks one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/cli/option_sets.hpp"
+
+namespace fmwork {
+
+// The inputs of one rep, already on the model's device. All three are [batch, input] int64.
+struct Batch {
+  torch::Tensor input_ids;
+  torch::Tensor attention_mask;  // all ones
+  torch::Tensor token_type_ids;  // all zeros
+};
+
+// What the input generator needs to know about the vocabulary: ids drawn uniformly from
+// [0, vocab_size) minus special_ids.
+struct TokenFacts {
+  int64_t vocab_size = 0;
+  std::vector<int64_t> special_ids;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  // One forward pass. Returns the outputs so that they stay alive until after the device synchronisation.
+  virtual torch::IValue forward(const Batch& batch) = 0;
+
+  // The MODEL section text: architecture, sizes, dtype, parameter count, attention implementation, ...
+  virtual std::string describe() const = 0;
+  // "float32", "bfloat16", ...: the dtype the weights run in (META dtype=, process "precision").
+  virtual std::string dtype_name() const = 0;
+  virtual TokenFacts token_facts() const = 0;
+  virtual int64_t parameter_count() const = 0;
+  // Where the weights came from, for the META line: "file", or "random:seed=N" for opted-in random weights.
+  virtual std::string weights_source() const { return "file"; }
+  // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and
+  // the names of its outputs in order (empty: output_0, output_1, ...; see outputs.hpp).
+  virtual std::vector<std::string> fed_inputs() const { return {"input_ids", "attention_mask", "token_type_ids"}; }
+  virtual std::vector<std::string> output_names() const { return {}; }
+
+  // Readies the model for a combination's shape, before its reps and outside the timed region (the native
+  // encoder packs its weights for it on the CPU; the inductor backend builds or loads the shape's package).
+  // Returns the lines to print before the reps (a COMPILE line); throws when the shape cannot run.
+  virtual std::vector<LogLine> prepare(int64_t batch, int64_t input) { return {}; }
+
+  // The memory one forward pass of `batch` x `input` tokens takes beyond the weights, at its peak, estimated
+  // from the architecture (the native encoders); nullopt when the model cannot tell. Throws a usage Error
+  // when the model cannot take the shape at all (an input longer than its position table), so that the
+  // sweep refuses it before anything is allocated for it.
+  virtual std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const { return std::nullopt; }
+
+  // Upstream's --eval: model.eval().
+  virtual void eval() = 0;
+
+  // The TorchScript module behind the model, for compilers that rewrite it (freeze, plugin compilers);
+  // nullptr for models that are not TorchScript (the native encoders).
+  virtual torch::jit::Module* torchscript_module() { return nullptr; }
+};
+
+// "float32", "float16", "bfloat16", "float64", ...: the names the options and log lines use.
+std::string dtype_short_name(c10::ScalarType dtype);
+
+struct LoadRequest {
+  std::string path;          // --model_root/--model_name
+  std::string model_class;   // --model_class
+  ModelOptions options;      // --model:...
+  torch::Device device = torch::kCPU;
+};
+
+}  // namespace fmwork

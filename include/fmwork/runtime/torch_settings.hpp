@@ -1,0 +1,28 @@
+// The registry behind --torch.call:NAME VALUE and --torch.set:PATH VALUE: each name maps to the LibTorch
+// function or global setting upstream's `torch.NAME(VALUE)` / `torch.PATH = VALUE` would reach, with the
+// value type it takes. Validation runs before anything is loaded; application happens in RUNTIME.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fmwork/cli/option_sets.hpp"
+
+namespace fmwork {
+
+// Checks every name and value type; throws a usage Error naming the option (`--torch.call:set_num_threads`)
+// and listing the known names or the expected type.
+void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets);
+
+// Applies them in order (calls first, then sets, as upstream does) and returns one RUNTIME line each,
+// e.g. "torch.call set_num_threads(2)". Throws a runtime Error when LibTorch refuses a value.
+std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets);
+
+// Whether autograd should be on during the sweep: off unless --torch.call:set_grad_enabled@ True.
+bool grad_enabled_requested(const TorchCalls& calls);
+
+// The names known to each table, for help texts and error messages.
+std::vector<std::string> torch_call_names();
+std::vector<std::string> torch_set_paths();
+
+}  // namespace fmwork

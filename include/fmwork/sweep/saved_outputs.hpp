@@ -1,0 +1,66 @@
+// --save_outputs and --check_outputs: a combination's inputs and outputs in one safetensors file,
+// DIR/<input>x<batch>.safetensors, and the comparison of a run's outputs with such a file (written by
+// this driver or by any tool that follows the same layout, such as tests/python/transformers_check.py).
+//
+// File layout: the inputs the model was fed (input_ids, attention_mask, and token_type_ids when fed;
+// [batch, input] int64), then every output under its name, on the CPU, in the model's dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "fmwork/model/model.hpp"
+#include "fmwork/cli/option_sets.hpp"
+
+namespace fmwork {
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// "128x8.safetensors": the file of input size 128, batch size 8.
+std::string outputs_file_name(int64_t input, int64_t batch);
+
+// The outputs of one forward by name: the model's own names when it gives them (Model::output_names(),
+// in order), else output_0, output_1, ... for a tensor, a tuple or a list, and the keys of a dict.
+// A runtime Error for outputs that hold no tensors.
+NamedTensors name_outputs(const torch::IValue& outputs, const std::vector<std::string>& names);
+
+// Writes DIR/<input>x<batch>.safetensors (DIR must exist): `fed` inputs of `batch_inputs`, then `outputs`.
+// Written to a temporary name and renamed, so that a reader never sees half a file. Runtime Error on
+// failure, naming the file.
+void save_outputs(const std::string& dir, int64_t input, int64_t batch, const Batch& batch_inputs,
+                  const std::vector<std::string>& fed, const NamedTensors& outputs);
+
+// A saved file: its inputs (attention_mask ones and token_type_ids zeros when it has none) and outputs.
+struct Reference {
+  Batch inputs;
+  NamedTensors outputs;
+};
+// Reads DIR/<input>x<batch>.safetensors. A runtime Error naming the file when it is missing, when
+// input_ids is absent, not [batch, input] integers or outside [0, vocab_size), or when it holds no outputs.
+Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size);
+
+// Tolerances with the defaults of a dtype ("float32", "bfloat16", "float16") filled in where the option
+// leaves them out: float32 atol 1e-4 rtol 1e-4 cosine 0.99999; float16 atol 2e-2 rtol 2e-2 cosine 0.9999;
+// bfloat16 atol 1e-1 rtol 5e-2 cosine 0.999.
+struct Tolerance {
+  double atol = 0, rtol = 0, cosine = 0;
+};
+Tolerance tolerance_for(const std::string& dtype, const CheckOptions& options);
+
+// The comparison of every reference output with the output of the same name, in float64: the largest
+// |got - want|, the largest |got - want| / |want| over elements with want != 0, the smallest cosine
+// similarity of one output's flattened values (each NaN when any value is NaN), and whether all elements
+// are within atol + rtol * |want| and every cosine >= tolerance.cosine. A runtime Error when an output is
+// missing or its shape differs.
+struct CheckResult {
+  std::vector<std::string> names;
+  double max_abs = 0, max_rel = 0, cosine = 1;
+  bool pass = false;
+};
+CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, const Tolerance& tolerance);
+
+}  // namespace fmwork

@@ -1,0 +1,47 @@
+// The benchmark loop: for each batch size (outer) and input size (inner), `reps` timed forward passes,
+// printed as upstream's RUN banner, REP and RES lines plus our STAT / MEM / FAIL lines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/platform/platform.hpp"
+
+namespace fmwork {
+
+struct SweepPlan {
+  std::vector<int64_t> batch_sizes, input_sizes;
+  int64_t reps = 0;
+  std::string model_name, model_class;  // as printed in RES
+  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (outputs.hpp).
+  std::optional<std::string> save_outputs;
+  // --check_outputs DIR: every rep is fed the saved inputs instead of random ones; after the last rep a
+  // CHECK line compares the outputs with the saved ones, with these tolerances.
+  std::optional<std::string> check_outputs;
+  CheckOptions check;
+};
+
+// Timestamps: CLOCK_MONOTONIC anchored once to the wall clock (CLOCK_REALTIME) at the first call, so that
+// they read as Unix time like upstream's time.time_ns() yet never jump when the wall clock is adjusted.
+Nanos clock_now();
+
+// Runs the sweep, writing each line as it is produced. The timed region of a rep holds the
+// model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
+// are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
+// FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
+// Each failed combination (a FAIL line, or a failed output check) is also handed to `report`, as it happens,
+// as one line ("combination input 512 / batch 256 failed: ...; the sweep goes on"): the library prints
+// nothing to stderr, the executable decides. Returns the number of failed combinations.
+using FailureReport = std::function<void(const std::string& message)>;
+int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
+              const FailureReport& report = {});
+
+}  // namespace fmwork

@@ -1,0 +1,94 @@
+// Host memory available to this process (see host_memory.hpp).
+#include "fmwork/base/host_memory.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace fmwork {
+namespace {
+
+std::optional<std::string> read_small_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str().substr(0, 1 << 20);
+}
+
+std::optional<uint64_t> parse_u64(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v))
+      return std::nullopt;
+  }
+  return v;
+}
+
+// The cgroup memory files of this process, v2 first: {limit file, usage file, label}.
+struct CgroupFiles {
+  std::string limit, usage, label;
+};
+std::vector<CgroupFiles> cgroup_candidates() {
+  std::vector<CgroupFiles> out;
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    // "0::/path" (v2) or "4:memory:/path" (v1); in a cgroup namespace the files sit at the mount's root.
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    if (controllers.empty())
+      for (const std::string& dir : {"/sys/fs/cgroup" + path, std::string("/sys/fs/cgroup")})
+        out.push_back({dir + "/memory.max", dir + "/memory.current", "the cgroup limit (memory.max)"});
+    else if (controllers == "memory")
+      for (const std::string& dir : {"/sys/fs/cgroup/memory" + path, std::string("/sys/fs/cgroup/memory")})
+        out.push_back({dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes",
+                       "the cgroup limit (memory.limit_in_bytes)"});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<uint64_t> meminfo_available(std::string_view meminfo) {
+  const std::string_view key = "MemAvailable:";
+  const auto at = meminfo.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = meminfo.substr(at + key.size());
+  rest = rest.substr(0, rest.find('\n'));
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (rest.size() < 3 || rest.substr(rest.size() - 3) != " kB") return std::nullopt;
+  const auto kib = parse_u64(rest.substr(0, rest.size() - 3));
+  if (!kib || *kib > (UINT64_MAX >> 10)) return std::nullopt;
+  return *kib << 10;
+}
+
+std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage) {
+  const auto l = parse_u64(limit), u = parse_u64(usage);
+  if (!l || !u || *l >= (uint64_t{1} << 62)) return std::nullopt;  // "max", or v1's "no limit" (2^63 - page)
+  return *l > *u ? *l - *u : 0;
+}
+
+std::optional<MemoryBudget> host_available_memory() {
+  const auto meminfo = read_small_file("/proc/meminfo");
+  const auto available = meminfo ? meminfo_available(*meminfo) : std::nullopt;
+  if (!available) return std::nullopt;
+  MemoryBudget budget{*available, "MemAvailable"};
+  for (const CgroupFiles& f : cgroup_candidates()) {
+    const auto limit = read_small_file(f.limit), usage = read_small_file(f.usage);
+    if (!limit || !usage) continue;
+    if (const auto room = cgroup_room(*limit, *usage); room && *room < budget.bytes) budget = {*room, f.label};
+    break;  // the first readable pair is this process's own cgroup
+  }
+  return budget;
+}
+
+std::string gib(uint64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+
+}  // namespace fmwork

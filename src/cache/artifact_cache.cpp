@@ -1,0 +1,467 @@
+// The artifact cache: the entries and their manifests, and the `--cache` command.
+#include "fmwork/cache/artifact_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/cache/content_hash.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
+
+namespace fmwork {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------
+// Names, times and files of the cache folder.
+
+constexpr const char* kManifest = "manifest.json";
+constexpr size_t kManifestLimit = size_t{1} << 20;
+constexpr int kFormat = 1;
+constexpr const char* kTmpPrefix = ".tmp-";
+
+bool is_kind(const std::string& s) {
+  return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+bool is_key(const std::string& s) {
+  return s.size() == 32 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A name that stays inside the entry's folder and is not the manifest's.
+bool is_plain_file_name(const std::string& s) {
+  return !s.empty() && s != "." && s != ".." && s != kManifest && s.find('/') == std::string::npos &&
+         s.find('\0') == std::string::npos;
+}
+
+void check_kind(const std::string& kind) {
+  if (!is_kind(kind)) throw runtime_error("artifact cache: kind '" + kind + "' is no plain name ([a-z0-9_-]+)");
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The entry's last use is the manifest's modification time, set (not rewritten) at each use: no reader
+// ever sees a half-written manifest. Explicit nanoseconds, because the file system's own clock is coarse.
+void mark_used(const fs::path& manifest) {
+  const int64_t ns = now_ns();
+  const struct timespec t[2] = {{ns / 1000000000, ns % 1000000000}, {ns / 1000000000, ns % 1000000000}};
+  ::utimensat(AT_FDCWD, manifest.c_str(), t, AT_SYMLINK_NOFOLLOW);  // a read-only cache is still usable
+}
+
+int64_t mtime_ns(const struct stat& st) { return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec; }
+
+bool is_dir_no_follow(const fs::path& p) {
+  std::error_code ec;
+  return fs::symlink_status(p, ec).type() == fs::file_type::directory;
+}
+
+void remove_quietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+}
+
+std::string temp_name(const std::string& key, const char* suffix = "") {
+  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(now_ns())};
+  return fmt::format("{}{}-{}-{:08x}{}", kTmpPrefix, key, ::getpid(), rng() & 0xffffffffu, suffix);
+}
+
+// A damaged entry is first renamed aside (atomically), so no reader sees it half removed.
+void discard(const fs::path& dir, const std::string& key) {
+  const fs::path aside = dir.parent_path() / temp_name(key, "-damaged");
+  remove_quietly(::rename(dir.c_str(), aside.c_str()) == 0 ? aside : dir);
+}
+
+fs::path make_temp_dir(const fs::path& kind_dir, const std::string& key) {
+  std::error_code ec;
+  fs::create_directories(kind_dir, ec);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const fs::path tmp = kind_dir / temp_name(key);
+    if (::mkdir(tmp.c_str(), 0755) == 0) return tmp;
+    if (errno != EEXIST)
+      throw runtime_error(tmp.string() + ": cannot create the build folder (" + std::strerror(errno) + ")");
+  }
+  throw runtime_error(kind_dir.string() + ": cannot create a unique build folder");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Manifests: written by store(), checked by find() and list().
+
+struct Damaged {
+  std::string why;
+};
+
+std::string read_manifest(const fs::path& dir) {
+  const fs::path path = dir / kManifest;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) throw Damaged{"manifest.json is missing"};
+  if (!S_ISREG(st.st_mode)) throw Damaged{"manifest.json is not a regular file"};
+  if (static_cast<uint64_t>(st.st_size) > kManifestLimit) throw Damaged{"manifest.json is larger than 1 MiB"};
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw Damaged{"manifest.json cannot be read"};
+  return text;
+}
+
+std::map<std::string, std::string> string_map(const nlohmann::json& j, const char* what) {
+  if (!j.is_object()) throw Damaged{std::string("manifest.json: ") + what + " is not an object"};
+  return j.get<std::map<std::string, std::string>>();
+}
+
+// Every listed file is a regular file of the entry with the recorded size and hash; returns their size.
+uint64_t check_files(const fs::path& dir, const nlohmann::json& files) {
+  if (!files.is_array()) throw Damaged{"manifest.json: files is not a list"};
+  uint64_t total = 0;
+  for (const auto& f : files) {
+    const std::string name = f.at("name").get<std::string>();
+    if (!is_plain_file_name(name)) throw Damaged{"manifest.json lists '" + name + "', which is no plain file name"};
+    const uint64_t size = f.at("size").get<uint64_t>();
+    struct stat st {};
+    if (::lstat((dir / name).c_str(), &st) != 0) throw Damaged{name + " is missing"};
+    if (!S_ISREG(st.st_mode)) throw Damaged{name + " is not a regular file"};
+    if (static_cast<uint64_t>(st.st_size) != size)
+      throw Damaged{fmt::format("{} has {} bytes, the manifest says {}", name, st.st_size, size)};
+    if (hash_files({(dir / name).string()}, Symlinks::refuse) != f.at("hash").get<std::string>())
+      throw Damaged{name + " has changed (its content hash differs from the manifest's)"};
+    total += size;
+  }
+  return total;
+}
+
+struct Checked {
+  CacheEntry entry;
+  int64_t used_ns = 0;  // for ordering: last_used_unix is too coarse
+};
+
+CacheEntry parse_manifest(const fs::path& dir, const std::string& kind, const std::string& key) {
+  const nlohmann::json m = parse_json(read_manifest(dir), "manifest.json is malformed");  // depth-limited
+  if (!m.is_object() || m.value("format", 0) != kFormat) throw Damaged{"manifest.json is not a format-1 manifest"};
+  CacheEntry e;
+  e.kind = m.at("kind").get<std::string>();
+  e.key = m.at("key").get<std::string>();
+  e.fields = string_map(m.at("fields"), "fields");
+  if (e.kind != kind || e.key != key || ArtifactCache::key_of(e.kind, e.fields) != key)
+    throw Damaged{"manifest.json names another kind, key or fields than its folder"};
+  e.facts = string_map(m.at("facts"), "facts");
+  e.build_seconds = m.at("build_seconds").get<double>();
+  e.created_unix = m.at("created_unix").get<int64_t>();
+  e.size_bytes = check_files(dir, m.at("files"));
+  e.dir = dir.string();
+  return e;
+}
+
+// The intact entry in dir, or nullopt with `why` (empty when there is no folder at all).
+std::optional<Checked> check_entry(const fs::path& dir, const std::string& kind, const std::string& key,
+                                   std::string& why) {
+  why.clear();
+  std::error_code ec;
+  const auto type = fs::symlink_status(dir, ec).type();
+  if (type == fs::file_type::not_found || type == fs::file_type::none) return std::nullopt;
+  try {
+    if (type != fs::file_type::directory) throw Damaged{"the entry is not a folder"};
+    Checked c{parse_manifest(dir, kind, key)};
+    struct stat st {};
+    if (::lstat((dir / kManifest).c_str(), &st) == 0) c.used_ns = mtime_ns(st);
+    c.entry.last_used_unix = c.used_ns / 1000000000;
+    return c;
+  } catch (const Damaged& d) {
+    why = d.why;
+  } catch (const nlohmann::json::exception& e) {
+    why = std::string("manifest.json is malformed: ") + e.what();
+  } catch (const Error& e) {  // a listed file vanished between the check and the hash
+    why = e.what();
+  }
+  return std::nullopt;
+}
+
+// The files the builder wrote, sorted by name: plain files only, since only those are checked later.
+std::vector<std::string> built_files(const fs::path& tmp, const std::string& kind) {
+  std::vector<std::string> names;
+  for (const auto& de : fs::directory_iterator(tmp)) {
+    const std::string name = de.path().filename().string();
+    if (!is_plain_file_name(name) || !de.is_regular_file() || de.is_symlink())
+      throw runtime_error("the " + kind + " builder left '" + name + "' in " + tmp.string() +
+                          ": only plain files (not named manifest.json) can be cached");
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void write_manifest(const fs::path& tmp, const CacheEntry& e, const std::vector<std::string>& names) {
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const auto& name : names) {
+    const std::string path = (tmp / name).string();
+    files.push_back({{"name", name}, {"size", fs::file_size(path)}, {"hash", hash_files({path}, Symlinks::refuse)}});
+  }
+  const nlohmann::ordered_json m = {{"format", kFormat},      {"kind", e.kind},
+                                    {"key", e.key},           {"fields", e.fields},
+                                    {"facts", e.facts},       {"files", files},
+                                    {"build_seconds", e.build_seconds}, {"created_unix", e.created_unix}};
+  std::string text;
+  try {
+    text = m.dump(2) + "\n";
+  } catch (const nlohmann::json::exception&) {
+    throw runtime_error("artifact cache: the " + e.kind + " key fields and the builder's facts must be UTF-8 text");
+  }
+  std::ofstream out(tmp / kManifest, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw runtime_error((tmp / kManifest).string() + ": cannot write the manifest");
+}
+
+// Runs the builder in tmp and writes the manifest: the entry as it will be once renamed into place.
+CacheEntry build_into(const fs::path& tmp, const std::string& kind, const std::map<std::string, std::string>& fields,
+                      const ArtifactCache::Builder& build) {
+  CacheEntry e;
+  e.kind = kind;
+  e.key = ArtifactCache::key_of(kind, fields);
+  e.fields = fields;
+  const auto start = std::chrono::steady_clock::now();
+  e.facts = build(tmp.string());
+  e.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  e.created_unix = e.last_used_unix = now_ns() / 1000000000;
+  const std::vector<std::string> names = built_files(tmp, kind);
+  for (const auto& name : names) e.size_bytes += fs::file_size(tmp / name);
+  write_manifest(tmp, e, names);
+  mark_used(tmp / kManifest);  // in nanoseconds: entries stored within one tick of the file system's clock still order
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The `--cache` command's text.
+
+std::string format_size(uint64_t bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double v = static_cast<double>(bytes) / 1024;
+  size_t u = 0;
+  for (; v >= 1024 && u + 1 < std::size(kUnits); ++u) v /= 1024;
+  return fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
+std::string format_time(int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  char buf[32];
+  if (!::localtime_r(&t, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm)) return "?";
+  return buf;
+}
+
+// Hashes (long hex values) shortened to 12 digits, as the keys are: enough to tell entries apart.
+std::string compact_value(const std::string& v) {
+  const bool hex = v.size() > 16 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c));
+  });
+  return hex ? v.substr(0, 12) : v;
+}
+
+std::string list_text(const std::vector<CacheEntry>& entries, const std::string& root) {
+  if (entries.empty()) return "no entries in " + root + "\n";
+  std::string out;
+  for (const auto& e : entries) {
+    std::string fields;
+    for (const auto& [k, v] : e.fields) fields += (fields.empty() ? "" : " ") + k + "=" + compact_value(v);
+    out += fmt::format("{}  {}  {:>10}  built in {:.1f} s  used {}  {}\n", e.key.substr(0, 12), e.kind,
+                       format_size(e.size_bytes), e.build_seconds, format_time(e.last_used_unix), fields);
+  }
+  return out;
+}
+
+// Columns padded to their widest cell; the numbers (size, build s) aligned right.
+std::string table_text(const std::vector<std::vector<std::string>>& rows, size_t right_from, size_t right_to) {
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const bool right = i >= right_from && i < right_to;
+      line += (i ? "  " : "") + (right ? fmt::format("{:>{}}", r[i], width[i]) : fmt::format("{:<{}}", r[i], width[i]));
+    }
+    out += line.erase(line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return out;
+}
+
+std::string report_text(const std::vector<CacheEntry>& entries, const std::string& root) {
+  std::vector<std::string> names;  // one column per key field name, over all entries
+  for (const auto& e : entries)
+    for (const auto& f : e.fields)
+      if (std::find(names.begin(), names.end(), f.first) == names.end()) names.push_back(f.first);
+  std::sort(names.begin(), names.end());
+  std::vector<std::vector<std::string>> rows{{"key", "kind", "size", "build s", "created", "last used"}};
+  rows[0].insert(rows[0].end(), names.begin(), names.end());
+  uint64_t total = 0;
+  for (const auto& e : entries) {
+    rows.push_back({e.key.substr(0, 12), e.kind, format_size(e.size_bytes), fmt::format("{:.1f}", e.build_seconds),
+                    format_time(e.created_unix), format_time(e.last_used_unix)});
+    for (const auto& n : names) rows.back().push_back(e.fields.count(n) ? compact_value(e.fields.at(n)) : "-");
+    total += e.size_bytes;
+  }
+  return "cache: " + root + "\n" + table_text(rows, 2, 4) +
+         fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
+                     format_size(total));
+}
+
+}  // namespace
+
+std::string run_cache_command(const std::vector<std::string>& args) {
+  const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
+  if (args.empty()) throw usage_error(usage);
+  const std::string& command = args[0];
+  std::string dir;
+  if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];
+  else if (args.size() == 2 && args[1].rfind("--cache_dir=", 0) == 0) dir = args[1].substr(12);
+  else if (args.size() != 1) throw usage_error(usage + " (got '" + args[1] + "')");
+  if (command != "list" && command != "report" && command != "clear")
+    throw usage_error(usage + " (got '" + command + "')");
+  if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
+  ArtifactCache cache(dir.empty() ? default_cache_root() : dir);
+  if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
+  const std::vector<CacheEntry> entries = cache.list();
+  return command == "list" ? list_text(entries, cache.root()) : report_text(entries, cache.root());
+}
+
+std::string default_cache_root() {
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v ? v : "");
+  };
+  if (!env("FMWORK_CACHE").empty()) return env("FMWORK_CACHE");
+  if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/fmwork";
+  if (!env("HOME").empty()) return env("HOME") + "/.cache/fmwork";
+  throw usage_error("no cache folder: set FMWORK_CACHE, XDG_CACHE_HOME or HOME, or pass --cache_dir DIR");
+}
+
+ArtifactCache::ArtifactCache(std::string root) : root_(std::move(root)) {}
+
+std::string ArtifactCache::key_of(const std::string& kind, const std::map<std::string, std::string>& fields) {
+  ContentHasher h;
+  h.update_text("fmwork-artifact-cache-key-1");  // a new text when the key's makeup changes
+  h.update_text(kind);
+  h.update_u64(fields.size());
+  for (const auto& [name, value] : fields) {
+    h.update_text(name);
+    h.update_text(value);
+  }
+  return h.hex_digest();
+}
+
+std::optional<CacheEntry> ArtifactCache::find(const std::string& kind, const std::map<std::string, std::string>& fields,
+                                              std::string* why) {
+  check_kind(kind);
+  const std::string key = key_of(kind, fields);
+  const fs::path dir = fs::path(root_) / kind / key;
+  std::string reason;
+  std::optional<Checked> c = check_entry(dir, kind, key, reason);
+  if (c && c->entry.fields != fields) reason = "manifest.json names other fields", c.reset();
+  if (why) *why = reason;
+  if (!c) {
+    if (!reason.empty()) discard(dir, key);
+    return std::nullopt;
+  }
+  mark_used(dir / kManifest);
+  c->entry.last_used_unix = now_ns() / 1000000000;
+  return c->entry;
+}
+
+CacheEntry ArtifactCache::store(const std::string& kind, const std::map<std::string, std::string>& fields,
+                                const Builder& build) {
+  check_kind(kind);
+  const fs::path kind_dir = fs::path(root_) / kind;
+  const fs::path tmp = make_temp_dir(kind_dir, key_of(kind, fields));
+  CacheEntry e;
+  try {
+    e = build_into(tmp, kind, fields, build);
+  } catch (...) {
+    remove_quietly(tmp);
+    throw;
+  }
+  const fs::path dir = kind_dir / e.key;
+  // rename() replaces nothing but an empty folder: when it finds an entry, another process was first.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (::rename(tmp.c_str(), dir.c_str()) == 0) {
+      e.dir = dir.string();
+      return e;
+    }
+    const int err = errno;
+    if (err != EEXIST && err != ENOTEMPTY) {
+      remove_quietly(tmp);
+      throw runtime_error(dir.string() + ": cannot store the entry (" + std::strerror(err) + ")");
+    }
+    if (auto existing = find(kind, fields)) {  // intact: keep it; damaged: find() removed it, try again
+      remove_quietly(tmp);
+      return *existing;
+    }
+  }
+  remove_quietly(tmp);
+  throw runtime_error(dir.string() + ": cannot store the entry (it keeps being replaced by a damaged one)");
+}
+
+std::vector<CacheEntry> ArtifactCache::list() const {
+  std::vector<Checked> found;
+  std::error_code ec;
+  for (const auto& kind_de : fs::directory_iterator(root_, ec)) {
+    const std::string kind = kind_de.path().filename().string();
+    if (!is_kind(kind) || !is_dir_no_follow(kind_de.path())) continue;
+    for (const auto& de : fs::directory_iterator(kind_de.path(), ec)) {
+      const std::string key = de.path().filename().string();
+      std::string why;
+      if (!is_key(key)) continue;
+      if (auto c = check_entry(de.path(), kind, key, why)) found.push_back(std::move(*c));
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Checked& a, const Checked& b) { return a.used_ns > b.used_ns; });
+  std::vector<CacheEntry> out;
+  for (auto& c : found) out.push_back(std::move(c.entry));
+  return out;
+}
+
+size_t ArtifactCache::clear() {
+  size_t removed = 0;
+  std::error_code ec;
+  for (const auto& kind_de : fs::directory_iterator(root_, ec)) {
+    const std::string kind = kind_de.path().filename().string();
+    if (!is_kind(kind) || !is_dir_no_follow(kind_de.path())) continue;
+    std::vector<fs::path> doomed;  // collected first: removing while iterating is unspecified
+    for (const auto& de : fs::directory_iterator(kind_de.path(), ec)) {
+      const std::string name = de.path().filename().string();
+      if (is_key(name) || name.rfind(kTmpPrefix, 0) == 0) doomed.push_back(de.path());
+    }
+    for (const auto& p : doomed) {
+      std::error_code rm;
+      fs::remove_all(p, rm);
+      if (rm) throw runtime_error(p.string() + ": cannot remove (" + rm.message() + ")");
+      if (is_key(p.filename().string())) ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,362 @@
+// Typed option sets built from the sub-option trees: unknown keys and wrong types are refused up front.
+#include "fmwork/cli/option_sets.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/python_literal.hpp"
+
+namespace fmwork {
+
+namespace {
+
+using Entries = std::vector<std::pair<std::string, Value>>;
+
+std::string option_name(const std::string& set, const std::string& key) { return "--" + set + ":" + key; }
+
+// "the string 'x'", "the int 5", "None": what was given, for messages.
+std::string describe(const Value& v) {
+  if (v.type == Value::Type::none) return "None";
+  if (v.type == Value::Type::string) return "the string " + repr(v);
+  if (v.type == Value::Type::dict && v.entries.empty()) return "an empty dict";
+  return "the " + type_name(v.type) + " " + repr(v);
+}
+
+// The tree's entries sorted by key (the order upstream applies them in).
+Entries sorted_entries(const Value& tree, const std::string& set) {
+  if (tree.type != Value::Type::dict)
+    throw usage_error("--" + set + ": expected a tree of keys, got " + describe(tree));
+  Entries entries = tree.entries;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return entries;
+}
+
+// `more`, when given, is appended to the message (what else the set accepts).
+[[noreturn]] void unknown_key(const std::string& set, const std::string& key, std::vector<std::string> known,
+                              const std::string& more = "") {
+  std::sort(known.begin(), known.end());
+  std::string list;
+  for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + known[i];
+  throw usage_error("unknown option " + option_name(set, key) + "; known --" + set + ": keys are " + list + more);
+}
+
+// A wrong type. When a plain string was given that, read as with '@', would have been accepted, the
+// message says to add the '@'.
+[[noreturn]] void wrong_type(const std::string& set, const std::string& key, const std::string& expected,
+                             const Value& got, const std::function<bool(const Value&)>& accepts) {
+  std::string message = option_name(set, key) + " expects " + expected + "; got " + describe(got);
+  if (got.type == Value::Type::string) {
+    try {
+      const Value typed = parse_value(got.text, option_name(set, key) + "@");
+      if (accepts(typed))
+        message += " \u2014 add '@' to the key to pass a typed value: " + option_name(set, key) + "@ " + got.text;
+    } catch (const Error&) {
+    }
+  }
+  throw usage_error(message);
+}
+
+bool is_bool(const Value& v) { return v.type == Value::Type::boolean; }
+bool is_int(const Value& v) { return v.type == Value::Type::integer; }
+bool is_number(const Value& v) { return v.type == Value::Type::integer || v.type == Value::Type::floating; }
+bool is_string(const Value& v) { return v.type == Value::Type::string; }
+bool is_dict(const Value& v) { return v.type == Value::Type::dict; }
+bool is_bool_or_none(const Value& v) { return is_bool(v) || v.type == Value::Type::none; }
+
+// The model dtype from a dtype value (torch.float16) or a string ("float16", "torch.float16", "auto").
+std::optional<std::string> model_dtype(const Value& v) {
+  std::optional<std::string> name;
+  if (v.type == Value::Type::dtype) name = v.text;
+  if (v.type == Value::Type::string) {
+    if (v.text == "auto") return std::string("auto");
+    const std::string_view text = v.text;
+    name = canonical_dtype_name(text.substr(0, 6) == "torch." ? text.substr(6) : text);
+  }
+  if (name == "float32" || name == "float16" || name == "bfloat16") return name;  // what the encoders run
+  return std::nullopt;
+}
+
+bool is_model_dtype(const Value& v) { return model_dtype(v).has_value(); }
+
+// A value type a key takes: how messages name it, and the test. The same test decides whether a plain
+// string, read with '@', would have passed (the hint of wrong_type).
+struct Kind {
+  const char* expected;
+  bool (*accepts)(const Value&);
+};
+
+const Kind kString{"a string", is_string};
+const Kind kBool{"a bool (True or False)", is_bool};
+const Kind kBoolOrNone{"a bool (True or False) or None", is_bool_or_none};
+const Kind kInt{"an int", is_int};
+const Kind kNumber{"a number (an int or a float)", is_number};  // a tolerance: Python takes either
+const Kind kCompileDict{"a dict (--compile:options:KEY VALUE, or a dict given with '@')", is_dict};
+const Kind kModelDtype{
+    "torch.float32, torch.float16, torch.bfloat16, or one of the strings float32, float16, bfloat16, auto",
+    is_model_dtype};
+
+// One key of a set's table. `store` runs once the kind accepted the value: it checks what the kind cannot
+// (ranges, choices), naming the option as typed, and writes the struct.
+template <typename Options>
+struct KeySpec {
+  const char* key;
+  const char* alias;    // another spelling of the same key, or nullptr
+  const Kind* kind;
+  const char* example;  // what follows "--SET:KEY" in an option it accepts: "@ True", " bfloat16", ":k@ 1"
+  const char* summary;  // the key as the set's one-line --help summary spells it; nullptr: left to "..."
+  const char* help;
+  void (*store)(Options&, const std::string& option, const Value&);
+};
+
+template <typename Options>
+struct SetTable {
+  const char* set;
+  const char* purpose;  // the --help summary: purpose, the keys it names, then note
+  const char* note;
+  std::vector<KeySpec<Options>> keys;
+};
+
+template <typename Options>
+std::vector<std::string> known_keys(const SetTable<Options>& table) {
+  std::vector<std::string> names;
+  for (const auto& spec : table.keys) {
+    names.emplace_back(spec.key);
+    if (spec.alias) names.emplace_back(spec.alias);
+  }
+  return names;
+}
+
+// Applies the table to the entries (sorted by key), so errors come in the order upstream meets the keys.
+// `more` is appended to the unknown-key message.
+template <typename Options>
+void apply_table(const SetTable<Options>& table, const Entries& entries, Options& out, const std::string& more = "") {
+  const std::string set = table.set;
+  std::vector<std::pair<const KeySpec<Options>*, std::string>> given;  // spec, the spelling that set it
+  for (const auto& [key, v] : entries) {
+    auto spec = std::find_if(table.keys.begin(), table.keys.end(), [&key = key](const KeySpec<Options>& s) {
+      return key == s.key || (s.alias && key == s.alias);
+    });
+    if (spec == table.keys.end()) unknown_key(set, key, known_keys(table), more);
+    for (const auto& [earlier, spelling] : given)
+      if (earlier == &*spec)
+        throw usage_error(option_name(set, spelling) + " and " + option_name(set, key) +
+                          " are both given; give one of them");
+    given.emplace_back(&*spec, key);
+    if (!spec->kind->accepts(v)) wrong_type(set, key, spec->kind->expected, v, spec->kind->accepts);
+    spec->store(out, option_name(set, key), v);
+  }
+}
+
+template <typename Options>
+OptionSetDoc doc_of(const SetTable<Options>& table) {
+  OptionSetDoc doc{table.set, std::string(table.purpose) + ": ", {}};
+  std::string named;
+  bool left_out = false;
+  for (const auto& spec : table.keys) {
+    if (spec.summary) named += (named.empty() ? "" : ", ") + std::string(spec.summary);
+    left_out = left_out || !spec.summary;
+    std::vector<std::string> aliases;
+    if (spec.alias) aliases.emplace_back(spec.alias);
+    doc.keys.push_back({spec.key, aliases, spec.kind->expected,
+                        option_name(table.set, spec.key) + spec.example, spec.help});
+  }
+  doc.summary += named + (left_out ? ", ..." : "") + table.note;
+  return doc;
+}
+
+const SetTable<CompileOptions>& compile_table() {
+  using O = CompileOptions;
+  static const SetTable<O> table{
+      "compile", "torch.compile options", "",
+      {{"backend", nullptr, &kString, " torchscript", "backend",
+        "the compiler: torchscript (freeze + optimize_for_inference) or a platform's own",
+        [](O& o, const std::string&, const Value& v) { o.backend = v.text; }},
+       {"mode", nullptr, &kString, " default", "mode",
+        "torch.compile's mode; reduce-overhead captures CUDA graphs",
+        [](O& o, const std::string&, const Value& v) { o.mode = v.text; }},
+       {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
+        [](O& o, const std::string&, const Value& v) {
+          o.dynamic = is_bool(v) ? std::optional<bool>(v.boolean) : std::nullopt;
+        }},
+       {"fullgraph", nullptr, &kBool, "@ False", "fullgraph", "True or False; handed to plugin compilers",
+        [](O& o, const std::string&, const Value& v) { o.fullgraph = v.boolean; }},
+       {"disable", nullptr, &kBool, "@ False", "disable", "True or False; handed to plugin compilers",
+        [](O& o, const std::string&, const Value& v) { o.disable = v.boolean; }},
+       {"options", nullptr, &kCompileDict, ":max_autotune@ True", "options:KEY",
+        "free-form keys (--compile:options:KEY VALUE), handed to plugin compilers",
+        [](O& o, const std::string&, const Value& v) { o.options = v; }}}};
+  return table;
+}
+
+}  // namespace
+
+CompileOptions compile_options_from(const Value& tree) {
+  CompileOptions out;
+  out.raw = tree;
+  apply_table(compile_table(), sorted_entries(tree, compile_table().set), out);
+  return out;
+}
+
+namespace {
+
+// from_pretrained keywords that change nothing for a local folder run by this driver, with why. Keywords
+// that would change the numbers or the weights (variant, subfolder, device_map, output_attentions,
+// ignore_mismatched_sizes, ...) are not here: they stay refused.
+struct IgnoredKey {
+  const char* key;
+  const char* why;
+  bool secret;  // its value stays out of the MODEL line (credentials, proxy addresses)
+};
+
+const IgnoredKey kIgnoredModelKeys[] = {
+    {"revision", "it picks a Hub revision; a local folder is one revision", false},
+    {"trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none", false},
+    {"local_files_only", "the folder is local already; nothing is downloaded", false},
+    {"force_download", "nothing is downloaded", false},
+    {"resume_download", "nothing is downloaded", false},
+    {"cache_dir", "no Hub cache is used; the folder is read in place", false},
+    {"proxies", "no network is used", true},
+    {"token", "no Hub access is made", true},
+    {"use_auth_token", "no Hub access is made", true},
+    {"low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says", false},
+    {"use_safetensors", "the native loader reads safetensors only", false},
+    {"_fast_init", "weights are read, never initialised first", false},
+};
+
+const SetTable<ModelOptions>& model_table() {
+  using O = ModelOptions;
+  static const SetTable<O> table{
+      "model", "model loading", "",
+      {{"torch_dtype", "dtype", &kModelDtype, " bfloat16", "torch_dtype",
+        "the weights' dtype: float32, float16, bfloat16, or auto (config.json's)",
+        [](O& o, const std::string&, const Value& v) { o.dtype = model_dtype(v); }},
+       {"attn_implementation", nullptr, &kString, " sdpa", "attn_implementation", "eager or sdpa",
+        [](O& o, const std::string& option, const Value& v) {
+          if (v.text != "eager" && v.text != "sdpa")
+            throw usage_error(option + " must be eager or sdpa; got '" + v.text + "'");
+          o.attn_implementation = v.text;
+        }},
+       {"add_pooling_layer", nullptr, &kBool, "@ False", "add_pooling_layer", "whether the model has its pooler",
+        [](O& o, const std::string&, const Value& v) { o.add_pooling_layer = v.boolean; }},
+       {"vocab_size", nullptr, &kInt, "@ 30522", "vocab_size",
+        "the vocabulary of a TorchScript file without a config.json beside it",
+        [](O& o, const std::string& option, const Value& v) {
+          if (v.integer <= 0) throw usage_error(option + " must be positive; got " + std::to_string(v.integer));
+          o.vocab_size = v.integer;
+        }},
+       {"random_weights", nullptr, &kBool, "@ True", nullptr,
+        "build the weights at random when the folder has a config.json only (opt-in)",
+        [](O& o, const std::string&, const Value& v) { o.random_weights = v.boolean; }},
+       {"random_weights_seed", nullptr, &kInt, "@ 7", nullptr, "the seed of those random weights",
+        [](O& o, const std::string&, const Value& v) { o.random_weights_seed = v.integer; }},
+       {"packed_gemm", nullptr, &kBool, "@ False", nullptr, "MKL packed GEMM for float32 on the CPU (default True)",
+        [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; }}}};
+  return table;
+}
+
+const IgnoredKey* ignored_model_key(const std::string& key) {
+  for (const auto& ignored : kIgnoredModelKeys)
+    if (key == ignored.key) return &ignored;
+  return nullptr;
+}
+
+}  // namespace
+
+ModelOptions model_options_from(const Value& tree) {
+  const std::string set = model_table().set;
+  ModelOptions out;
+  // Ignored keys never fail, so taking them out first changes no message and keeps MODEL's sorted order.
+  Entries entries;
+  for (auto& [key, v] : sorted_entries(tree, set)) {
+    if (const IgnoredKey* ignored = ignored_model_key(key))
+      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string("<not shown>") : repr(v)) +
+                            " ignored: " + ignored->why);
+    else
+      entries.emplace_back(key, std::move(v));
+  }
+  std::string accepted;
+  for (const auto& ignored : kIgnoredModelKeys) accepted += std::string(accepted.empty() ? "" : ", ") + ignored.key;
+  apply_table(model_table(), entries, out, " (accepted and ignored, as meaningless for a local folder: " + accepted + ")");
+  return out;
+}
+
+namespace {
+
+// One value per name, no nesting: torch.call, torch.set and platform.
+Entries flat_entries(const Value& tree, const std::string& set, const std::string& shape) {
+  Entries entries = sorted_entries(tree, set);
+  for (const auto& [key, v] : entries) {
+    if (v.type == Value::Type::dict) {
+      std::string nested;
+      if (!v.entries.empty()) nested = " (" + option_name(set, key) + ":" + v.entries.front().first + ")";
+      throw usage_error(option_name(set, key) + " cannot hold nested keys or a dict" + nested + "; write " + shape);
+    }
+  }
+  return entries;
+}
+
+}  // namespace
+
+TorchCalls torch_calls_from(const Value& tree) {
+  return TorchCalls{flat_entries(tree, "torch.call", "--torch.call:NAME VALUE")};
+}
+
+TorchSets torch_sets_from(const Value& tree) {
+  return TorchSets{flat_entries(tree, "torch.set", "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)")};
+}
+
+PlatformOptions platform_options_from(const Value& tree) {
+  PlatformOptions out;
+  for (const auto& [key, v] : flat_entries(tree, "platform", "--platform:KEY VALUE"))
+    out.entries.emplace_back(key, str(v));
+  return out;
+}
+
+namespace {
+
+// A tolerance: a number >= 0; a cosine similarity is also at most 1.
+double tolerance(const std::string& option, const Value& v, bool at_most_one) {
+  const double x = v.type == Value::Type::integer ? static_cast<double>(v.integer) : v.floating;
+  if (!(x >= 0) || (at_most_one && x > 1))
+    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a number >= 0") + "; got " + repr(v));
+  return x;
+}
+
+const SetTable<CheckOptions>& check_table() {
+  using O = CheckOptions;
+  static const SetTable<O> table{
+      "check_outputs", "tolerances of --check_outputs", " (defaults by dtype)",
+      {{"atol", nullptr, &kNumber, "@ 1e-5", "atol@", "absolute tolerance",
+        [](O& o, const std::string& option, const Value& v) { o.atol = tolerance(option, v, false); }},
+       {"rtol", nullptr, &kNumber, "@ 1e-3", "rtol@", "relative tolerance",
+        [](O& o, const std::string& option, const Value& v) { o.rtol = tolerance(option, v, false); }},
+       {"cosine", nullptr, &kNumber, "@ 0.999", "cosine@", "least cosine similarity of each output, in [0, 1]",
+        [](O& o, const std::string& option, const Value& v) { o.cosine = tolerance(option, v, true); }}}};
+  return table;
+}
+
+}  // namespace
+
+CheckOptions check_options_from(const Value& tree) {
+  CheckOptions out;
+  apply_table(check_table(), flat_entries(tree, check_table().set, "--check_outputs:KEY@ NUMBER"), out);
+  return out;
+}
+
+const std::vector<OptionSetDoc>& option_set_docs() {
+  static const std::vector<OptionSetDoc> docs = {doc_of(compile_table()), doc_of(model_table()),
+                                                 doc_of(check_table())};
+  return docs;
+}
+
+const std::vector<IgnoredKeyDoc>& ignored_model_keys() {
+  static const std::vector<IgnoredKeyDoc> docs = [] {
+    std::vector<IgnoredKeyDoc> out;
+    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why});
+    return out;
+  }();
+  return docs;
+}
+
+}  // namespace fmwork

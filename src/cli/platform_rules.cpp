@@ -1,0 +1,153 @@
+// Platform rules (see platform_rules.hpp): each requirement parsed into its target option, then compared
+// with what the command line gives.
+#include "fmwork/cli/platform_rules.hpp"
+
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/python_literal.hpp"
+#include "fmwork/base/python_value.hpp"
+
+namespace fmwork {
+namespace {
+
+// A requirement's option split into the fixed flag or the set and key path; nullopt when malformed.
+struct RequirementTarget {
+  bool fixed = false;             // "compile" / "eval"
+  std::string set;                // sub-option set, when !fixed
+  std::vector<std::string> keys;  // key path inside the set
+};
+
+std::optional<RequirementTarget> parse_target(const std::string& option) {
+  RequirementTarget target;
+  auto colon = option.find(':');
+  if (colon == std::string::npos) {
+    if (option != "compile" && option != "eval") return std::nullopt;
+    target.fixed = true;
+    target.set = option;
+    return target;
+  }
+  target.set = option.substr(0, colon);
+  bool known = false;
+  for (const auto& s : kSubOptionSets) known = known || s == target.set;
+  if (!known) return std::nullopt;
+  std::string rest = option.substr(colon + 1);
+  size_t start = 0;
+  while (true) {
+    auto next = rest.find(':', start);
+    std::string key = rest.substr(start, next == std::string::npos ? std::string::npos : next - start);
+    if (key.empty()) return std::nullopt;
+    target.keys.push_back(key);
+    if (next == std::string::npos) break;
+    start = next + 1;
+  }
+  return target;
+}
+
+Value expected_value(const PlatformRequirement& r) {
+  return r.typed ? parse_value(r.value, "--" + r.option + "@") : Value::of_string(r.value);
+}
+
+const Value* find_key(const Value& dict, const std::string& key) {
+  if (dict.type != Value::Type::dict) return nullptr;
+  for (const auto& [k, v] : dict.entries)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+std::string format_given(const std::string& option, const Value& value) {
+  if (value.type == Value::Type::string) return "--" + option + " " + value.text;
+  return "--" + option + "@ " + repr(value);
+}
+
+// A whole sentence: "<what>: <reason>." (the driver joins the refusals with spaces).
+std::string with_reason(const std::string& sentence, const std::string& reason) {
+  std::string out = reason.empty() ? sentence : sentence + ": " + reason;
+  if (out.back() != '.') out += '.';
+  return out;
+}
+
+std::string size_list(const std::vector<int64_t>& sizes) {
+  std::vector<std::string> parts;
+  for (int64_t s : sizes) parts.push_back(std::to_string(s));
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+}  // namespace
+
+void validate_requirement(const std::string& platform, const PlatformRequirement& r) {
+  std::string prefix = "--platform " + platform + ": the plugin declares an invalid requirement '" + r.option +
+                       "': ";
+  auto target = parse_target(r.option);
+  if (!target)
+    throw runtime_error(prefix + "expected compile, eval or SET:key with SET one of " +
+                        fmt::format("{}", fmt::join(kSubOptionSets, ", ")));
+  Value expected;
+  try {
+    expected = expected_value(r);
+  } catch (const Error& e) {
+    throw runtime_error(prefix + e.what());
+  }
+  if (target->fixed && expected.type != Value::Type::boolean)
+    throw runtime_error(prefix + "a fixed flag's value must be True or False, typed");
+}
+
+std::string format_requirement(const PlatformRequirement& requirement) {
+  auto target = parse_target(requirement.option);
+  if (target && target->fixed) {
+    bool on = requirement.value == "True";
+    return on ? "--" + requirement.option : "no --" + requirement.option;
+  }
+  return "--" + requirement.option + (requirement.typed ? "@ " : " ") + requirement.value;
+}
+
+std::vector<std::string> check_constraints(const std::string& platform, const PlatformConstraints& constraints,
+                                           const CommandLine& command_line) {
+  std::vector<std::string> refusals;
+  const std::string requires_ = "--platform " + platform + " requires ";
+  const auto& args = command_line.args;
+  // --isolate runs each combination in a process of its own: one shape per process by construction.
+  if (constraints.single_input_size && !args.isolate && args.input_sizes.size() != 1)
+    refusals.push_back(with_reason(requires_ + "a single --input_sizes value or --isolate (got " +
+                                       std::to_string(args.input_sizes.size()) + ": " +
+                                       size_list(args.input_sizes) + ")",
+                                   constraints.single_input_reason));
+  if (constraints.single_batch_size && !args.isolate && args.batch_sizes.size() != 1)
+    refusals.push_back(with_reason(requires_ + "a single --batch_sizes value or --isolate (got " +
+                                       std::to_string(args.batch_sizes.size()) + ": " +
+                                       size_list(args.batch_sizes) + ")",
+                                   constraints.single_batch_reason));
+
+  for (const auto& r : constraints.required) {
+    validate_requirement(platform, r);
+    auto target = parse_target(r.option);
+    Value expected = expected_value(r);
+    std::string what = requires_ + format_requirement(r);
+    if (target->fixed) {
+      bool given = target->set == "compile" ? args.compile : args.eval;
+      if (given != expected.boolean)
+        refusals.push_back(with_reason(what + (given ? " (got --" + r.option + ")" : " (not given)"), r.reason));
+      continue;
+    }
+    const Value* node = nullptr;
+    auto set = command_line.subs.find(target->set);
+    if (set != command_line.subs.end()) {
+      node = &set->second;
+      for (const auto& key : target->keys) {
+        node = find_key(*node, key);
+        if (!node) break;
+      }
+    }
+    if (!node)
+      refusals.push_back(with_reason(what + " (not given)", r.reason));
+    else if (*node != expected)
+      refusals.push_back(with_reason(what + " (got " + format_given(r.option, *node) + ")", r.reason));
+  }
+  return refusals;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,286 @@
+// The inductor backend (see inductor_backend.hpp): packages made by the Python exporter, kept in the
+// artifact cache, run by aoti_model.
+#include "fmwork/compile/inductor_backend.hpp"
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/loaders/aoti_model.hpp"
+#include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/hf/config.hpp"
+#include "fmwork/base/subprocess.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kMaxDynamicBatch = 1024;
+const char kPrefix[] = "--compile:backend inductor: ";
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+
+std::string torch_version() {
+  return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
+}
+
+// A --model: or --compile: value as the exporter and the key take it: strings as they are, the rest repr().
+std::string option_text(const Value& tree, const std::string& key) {
+  if (tree.type != Value::Type::dict) return "";
+  for (const auto& [k, v] : tree.entries)
+    if (k == key) return str(v);
+  return "";
+}
+
+// What is asked of one package: the shape (static) or the ranges (dynamic), and what the build needs.
+struct PackageSpec {
+  InductorTools tools;
+  std::string model_hash, exporter_hash;  // hashed once per run, not once per package
+  std::string folder, model_class, dtype, device, attn, pooling, mode, options_json;
+  int64_t threads = 1;
+  bool dynamic = false;
+  int64_t batch = 0, input = 0;        // static
+  int64_t max_batch = 0, max_input = 0;  // dynamic
+
+  std::string shape() const { return dynamic ? "dynamic" : fmt::format("{}x{}", batch, input); }
+};
+
+// The folder's files that make the model: config.json and the weights.
+std::vector<std::string> model_files(const std::string& folder) {
+  std::vector<std::string> files = {(fs::path(folder) / "config.json").string()};
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string index = ".safetensors.index.json";
+    const bool is_index = name.size() > index.size() && name.compare(name.size() - index.size(), index.size(), index) == 0;
+    if (entry.is_regular_file(error) && (entry.path().extension() == ".safetensors" || is_index))
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin() + 1, files.end());
+  return files;
+}
+
+std::map<std::string, std::string> key_fields(const PackageSpec& s) {
+  return {{"model", s.model_hash},
+          {"exporter", s.exporter_hash},
+          {"torch", torch_version()},
+          {"model_class", s.model_class},
+          {"dtype", s.dtype},
+          {"device", s.device},
+          {"attn_implementation", s.attn},
+          {"add_pooling_layer", s.pooling},
+          {"shape", s.dynamic ? fmt::format("dynamic:batch=1-{}:input=1-{}", s.max_batch, s.max_input) : s.shape()},
+          {"mode", s.mode},
+          {"options", s.options_json},
+          {"threads", std::to_string(s.threads)}};
+}
+
+std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTools& tools, const std::string& out) {
+  std::vector<std::string> argv = {tools.python, tools.exporter, "--model", s.folder, "--out", out,
+                                   "--device", s.device, "--dtype", s.dtype, "--model-class", s.model_class,
+                                   "--threads", std::to_string(s.threads), "--libtorch-version", torch_version()};
+  if (!s.attn.empty()) argv.insert(argv.end(), {"--attn-implementation", s.attn});
+  if (s.pooling == "False") argv.push_back("--no-pooling-layer");
+  if (s.dynamic)
+    argv.insert(argv.end(), {"--dynamic", "--max-batch", std::to_string(s.max_batch), "--max-input",
+                             std::to_string(s.max_input)});
+  else
+    argv.insert(argv.end(), {"--batch", std::to_string(s.batch), "--input", std::to_string(s.input)});
+  if (!s.mode.empty()) argv.insert(argv.end(), {"--mode", s.mode});
+  if (!s.options_json.empty() && s.options_json != "{}") argv.insert(argv.end(), {"--options", s.options_json});
+  return argv;
+}
+
+// The last line of the exporter's stderr: its one-line error.
+std::string last_line(const std::string& text) {
+  std::string line, last;
+  for (char c : text + "\n") {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    line.clear();
+  }
+  return last.rfind("error: ", 0) == 0 ? last.substr(7) : last;
+}
+
+// Runs the exporter into `dir`; returns what it reported (vec_isa, seconds, ranges) for the cache entry.
+std::map<std::string, std::string> build_package(const PackageSpec& s, const InductorTools& tools,
+                                                 const std::string& dir) {
+  SubprocessResult r;
+  try {
+    r = run_subprocess(exporter_command(s, tools, (fs::path(dir) / "model.pt2").string()));
+  } catch (const Error& e) {
+    throw usage_error(std::string(kPrefix) + "cannot run the exporter with " + tools.python + " (" + e.what() +
+                      "); set FMWORK_PYTHON to a Python with torch==" + torch_version() + " and transformers");
+  }
+  if (r.exit_code != 0) {
+    const std::string why = last_line(r.err);
+    const std::string message = kPrefix + (why.empty() ? fmt::format("the exporter failed (exit {})", r.exit_code) : why);
+    throw r.exit_code == 2 ? usage_error(message) : runtime_error(message);
+  }
+  const nlohmann::json report = nlohmann::json::parse(last_line(r.out), nullptr, false);
+  if (!report.is_object()) throw runtime_error(std::string(kPrefix) + "the exporter reported no result");
+  std::map<std::string, std::string> facts;
+  for (const char* key : {"vec_isa", "torch"})
+    if (report.contains(key) && report[key].is_string()) facts[key] = report[key].get<std::string>();
+  for (const char* key : {"batch", "input"})
+    if (report.contains(key) && report[key].is_array() && report[key].size() == 2)
+      facts[std::string(key) + "_range"] = fmt::format("{}-{}", report[key][0].dump(), report[key][1].dump());
+  if (facts.count("torch") && facts["torch"].rfind(torch_version(), 0) != 0)
+    throw usage_error(fmt::format("{}the exporter's Python runs torch {}, this driver LibTorch {}: set FMWORK_PYTHON "
+                                  "to a Python with torch=={}",
+                                  kPrefix, facts["torch"], torch_version(), torch_version()));
+  return facts;
+}
+
+struct ReadyPackage {
+  std::unique_ptr<AotiPackage> package;
+  CompileLine line;
+};
+
+// Finds the package in the cache or builds it, loads it; times it all for the COMPILE line.
+ReadyPackage ready_package(const PackageSpec& s, const torch::Device& device) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const InductorTools& tools = s.tools;
+  ArtifactCache cache(default_cache_root());
+  const auto fields = key_fields(s);
+  std::optional<CacheEntry> entry = cache.find("aoti", fields);
+  const bool hit = entry.has_value();
+  if (!entry) entry = cache.store("aoti", fields, [&](const std::string& dir) { return build_package(s, tools, dir); });
+  auto package = std::make_unique<AotiPackage>((fs::path(entry->dir) / "model.pt2").string(), device);
+  const double ready = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto fact = [&](const char* key) { return entry->facts.count(key) ? entry->facts.at(key) : std::string(); };
+  std::string isa = fact("vec_isa");  // "avx512 avx512_vnni amx_tile": one token for the log line
+  std::replace(isa.begin(), isa.end(), ' ', '+');
+  CompileFacts f{"inductor", s.shape(), hit, entry->build_seconds, ready, entry->key.substr(0, 16),
+                 isa, fact("batch_range"), fact("input_range")};
+  return {std::move(package), make_compile_line(f)};
+}
+
+// The eager model's facts; the package's forward.
+class InductorModel : public Model {
+ public:
+  InductorModel(std::unique_ptr<Model> eager, PackageSpec spec, torch::Device device)
+      : eager_(std::move(eager)), spec_(std::move(spec)), device_(device) {}
+
+  // Dynamic: the one package, made before the sweep.
+  CompileLine make_dynamic() {
+    ReadyPackage ready = ready_package(spec_, device_);
+    package_ = std::move(ready.package);
+    return ready.line;
+  }
+
+  torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
+  std::string describe() const override {
+    return eager_->describe() + "\ncompiled by inductor ahead of time (AOTInductor, " +
+           (spec_.dynamic ? "one package, dynamic batch and input" : "one package per batch x input") + ")";
+  }
+  std::string dtype_name() const override { return eager_->dtype_name(); }
+  TokenFacts token_facts() const override { return eager_->token_facts(); }
+  int64_t parameter_count() const override { return eager_->parameter_count(); }
+  std::string weights_source() const override { return eager_->weights_source(); }
+  std::vector<std::string> fed_inputs() const override {
+    return package_ ? package_->facts().inputs : eager_->fed_inputs();
+  }
+  std::vector<std::string> output_names() const override { return eager_->output_names(); }
+  void eval() override {}
+
+  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+    if (spec_.dynamic) {
+      const std::string why = package_->refuses(batch, input);
+      if (!why.empty()) throw usage_error(why);
+      return {};
+    }
+    package_.reset();  // the previous shape's package goes before the next is loaded
+    PackageSpec shape = spec_;
+    shape.batch = batch;
+    shape.input = input;
+    ReadyPackage ready = ready_package(shape, device_);
+    package_ = std::move(ready.package);
+    return {ready.line};
+  }
+
+ private:
+  std::unique_ptr<Model> eager_;
+  PackageSpec spec_;
+  torch::Device device_;
+  std::unique_ptr<AotiPackage> package_;
+};
+
+// The package spec of the command line; usage Errors for what the backend cannot do.
+PackageSpec spec_of(const Model& eager, const CompileOptions& options, const ModelSource& source,
+                    const torch::Device& device) {
+  std::error_code error;
+  if (!fs::is_directory(source.path, error))
+    throw usage_error(fmt::format("{}{} is not a Hugging Face model folder; inductor builds its package from a "
+                                  "folder (config.json + safetensors); for a TorchScript file use "
+                                  "--compile:backend torchscript",
+                                  kPrefix, source.path));
+  if (options.mode == std::string("reduce-overhead") || options.mode == std::string("max-autotune-no-cudagraphs"))
+    throw usage_error(std::string(kPrefix) + "--compile:mode " + *options.mode +
+                      " captures CUDA graphs around the compiled code, which the driver does not do yet; use "
+                      "--compile:mode default or max-autotune");
+  if (device.type() != torch::kCPU && device.type() != torch::kCUDA)
+    throw usage_error(std::string(kPrefix) + "AOTInductor packages run on cpu or cuda, not " + device.str());
+  PackageSpec s;
+  s.tools = inductor_tools();
+  s.model_hash = hash_files(model_files(source.path));
+  s.exporter_hash = hash_files({s.tools.exporter});
+  s.folder = source.path;
+  s.model_class = source.model_class;
+  s.dtype = eager.dtype_name();
+  s.device = torch::Device(device.type()).str();
+  s.attn = option_text(source.options, "attn_implementation");
+  s.pooling = option_text(source.options, "add_pooling_layer");
+  s.mode = options.mode.value_or("");
+  s.options_json = value_to_json(options.options);
+  s.threads = device.is_cpu() ? at::get_num_threads() : 0;
+  s.dynamic = options.dynamic.value_or(false);
+  s.max_batch = kMaxDynamicBatch;
+  s.max_input = hf::load_config((fs::path(source.path) / "config.json").string()).max_input_size();
+  return s;
+}
+
+}  // namespace
+
+InductorTools inductor_tools() {
+  return {env_or("FMWORK_PYTHON", FMWORK_DEFAULT_PYTHON), env_or("FMWORK_AOTI_EXPORTER", FMWORK_DEFAULT_EXPORTER)};
+}
+
+std::unique_ptr<Model> compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options,
+                                        const ModelSource& source, const torch::Device& device,
+                                        std::vector<std::string>& notes) {
+  if (options.disable) {
+    notes.push_back("compile: --compile:disable@ True: not compiling, as torch.compile(disable=True)");
+    return eager;
+  }
+  PackageSpec spec = spec_of(*eager, options, source, device);
+  auto model = std::make_unique<InductorModel>(std::move(eager), spec, device);
+  if (!spec.dynamic) {
+    notes.push_back("compile: inductor, one AOTInductor package per batch x input, built or taken from the cache "
+                    "before each combination's reps (each says so in its COMPILE line)");
+    return model;
+  }
+  const CompileLine line = model->make_dynamic();
+  notes.push_back(format_line(line));
+  if (const std::string* isa = line.fields.find("vec_isa"); isa && *isa == "scalar")
+    notes.push_back("compile: warning: Inductor's vector-ISA probe failed on this machine, so the package runs "
+                    "scalar (not vectorised) CPU kernels, about 1.7x slower");
+  return model;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,580 @@
+// The native encoder. See include/fmwork/encoders/encoder.hpp.
+#include "fmwork/encoders/encoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/InferenceMode.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/host_memory.hpp"
+
+namespace fmwork::hf {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// The eight linear / norm roles of one layer, and their names per family (after the layer prefix).
+struct LayerNames {
+  const char* q;
+  const char* k;
+  const char* v;
+  const char* attn_out;
+  const char* attn_norm;
+  const char* ffn_in;
+  const char* ffn_out;
+  const char* out_norm;
+};
+constexpr LayerNames kBertNames = {"attention.self.query",     "attention.self.key", "attention.self.value",
+                                   "attention.output.dense",   "attention.output.LayerNorm",
+                                   "intermediate.dense",       "output.dense",       "output.LayerNorm"};
+constexpr LayerNames kDistilNames = {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                                     "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
+
+const LayerNames& layer_names(const EncoderConfig& c) {
+  return c.family == Family::distilbert ? kDistilNames : kBertNames;
+}
+std::string layer_prefix(const EncoderConfig& c, int64_t i) {
+  return (c.family == Family::distilbert ? "transformer.layer." : "encoder.layer.") + std::to_string(i) + ".";
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+double lowest_of(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return -65504.0;
+    case at::kBFloat16: return -3.3895313892515355e38;
+    case at::kDouble: return std::numeric_limits<double>::lowest();
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
+// Whether b starts where a ends and c where b ends (same dtype, device, contiguous): one block of memory.
+bool adjacent(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
+  for (const auto* t : {&a, &b, &c})
+    if (!t->defined() || !t->is_contiguous() || t->scalar_type() != a.scalar_type() || t->device() != a.device())
+      return false;
+  auto end = [](const at::Tensor& t) { return static_cast<const char*>(t.data_ptr()) + t.nbytes(); };
+  return end(a) == b.data_ptr() && end(b) == c.data_ptr();
+}
+
+// q, k, v ([H, ...] each) as one [3H, ...] tensor: a view of their memory when adjacent, else a copy.
+at::Tensor fuse3(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool allow_copy) {
+  if (adjacent(q, k, v)) {
+    Shape shape(q.sizes().begin(), q.sizes().end());
+    shape[0] = q.size(0) + k.size(0) + v.size(0);
+    // The view keeps the three tensors (and so their storage, e.g. a file mapping) alive.
+    return at::from_blob(q.data_ptr(), shape, [q, k, v](void*) {}, q.options());
+  }
+  if (!allow_copy) return at::Tensor();
+  return at::cat({q, k, v}, 0);
+}
+
+// LibTorch's MKL packed GEMM (registered by libtorch_cpu when built with MKL): pack a weight for a row
+// count, then run linear layers on the pack.
+using MklReorderFn = at::Tensor(const at::Tensor&, int64_t);
+using MklLinearFn = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
+                               int64_t);
+struct MklOps {
+  std::optional<c10::TypedOperatorHandle<MklReorderFn>> reorder;
+  std::optional<c10::TypedOperatorHandle<MklLinearFn>> linear;
+};
+const MklOps& mkl_ops() {
+  static const MklOps ops = [] {
+    MklOps o;
+    auto reorder = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_reorder_linear_weight", ""});
+    auto linear = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_linear", ""});
+    if (reorder && linear && at::hasMKL()) {
+      o.reorder = reorder->typed<MklReorderFn>();
+      o.linear = linear->typed<MklLinearFn>();
+    }
+    return o;
+  }();
+  return ops;
+}
+
+// x [..., in] through a linear layer: on its MKL pack when one was made for x's row count.
+at::Tensor run_linear(const at::Tensor& x, const Linear& l) {
+  if (l.packed.defined() && x.numel() / x.size(-1) == l.packed_rows)
+    return mkl_ops().linear->call(x.contiguous(), l.packed, l.weight, l.bias, l.packed_rows);
+  return at::linear(x, l.weight, l.bias);
+}
+
+enum Act { kGelu, kGeluTanh, kQuickGelu, kRelu, kSilu, kTanh };
+Act act_of(const std::string& name) {
+  if (name == "gelu") return kGelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return kGeluTanh;
+  if (name == "quick_gelu") return kQuickGelu;
+  if (name == "relu") return kRelu;
+  if (name == "silu" || name == "swish") return kSilu;
+  if (name == "tanh") return kTanh;
+  throw usage_error("hidden_act \"" + name + "\" is not supported");
+}
+
+}  // namespace
+
+// ---- names ------------------------------------------------------------------------------------------------
+
+std::vector<std::pair<std::string, Shape>> expected_weights(const EncoderConfig& c, bool pooler) {
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  std::vector<std::pair<std::string, Shape>> out;
+  out.push_back({"embeddings.word_embeddings.weight", {c.vocab_size, H}});
+  out.push_back({"embeddings.position_embeddings.weight", {c.max_position_embeddings, H}});
+  if (c.family != Family::distilbert) out.push_back({"embeddings.token_type_embeddings.weight", {c.type_vocab_size, H}});
+  out.push_back({"embeddings.LayerNorm.weight", {H}});
+  out.push_back({"embeddings.LayerNorm.bias", {H}});
+  const LayerNames& n = layer_names(c);
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(c, i);
+    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
+      out.push_back({p + name + ".weight", {rows, cols}});
+      out.push_back({p + name + ".bias", {rows}});
+    };
+    auto norm = [&](const char* name) {
+      out.push_back({p + name + ".weight", {H}});
+      out.push_back({p + name + ".bias", {H}});
+    };
+    // q, k, v weights next to each other (then their biases): a file written in this order lets the
+    // encoder fuse them without a copy.
+    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".weight", {H, H}});
+    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".bias", {H}});
+    linear(n.attn_out, H, H);
+    norm(n.attn_norm);
+    linear(n.ffn_in, I, H);
+    linear(n.ffn_out, H, I);
+    norm(n.out_norm);
+  }
+  if (pooler) {
+    out.push_back({"pooler.dense.weight", {H, H}});
+    out.push_back({"pooler.dense.bias", {H}});
+  }
+  return out;
+}
+
+std::string canonical_weight_name(const std::string& name, const EncoderConfig& c) {
+  std::string s = name;
+  const std::string prefix = c.weight_prefix();
+  if (starts_with(s, prefix)) s = s.substr(prefix.size());
+  if (ends_with(s, ".gamma")) s = s.substr(0, s.size() - 6) + ".weight";
+  else if (ends_with(s, ".beta")) s = s.substr(0, s.size() - 5) + ".bias";
+  return s;
+}
+
+bool is_ignorable_weight(const std::string& s) {
+  if (s == "embeddings.position_ids" || s == "embeddings.token_type_ids") return true;
+  for (const char* head : {"cls.", "lm_head.", "classifier.", "qa_outputs.", "pre_classifier.", "vocab_transform.",
+                           "vocab_layer_norm.", "vocab_projector."})
+    if (starts_with(s, head)) return true;
+  return false;
+}
+
+namespace {
+
+// Seeded N(0, std) values fast: 2^20 normals drawn with ATen's generator, then laid out in runs of 4096 at
+// seeded random offsets into that pool. Each weight has exactly the normal marginal distribution; runs may
+// repeat, which changes nothing for timing. ATen's normal_ alone takes ~10 ns per value on one core: seconds
+// for a 125M-parameter model, where this takes tens of milliseconds.
+class NormalFiller {
+ public:
+  NormalFiller(uint64_t seed, double std_dev) : state_(seed ^ 0x6a09e667f3bcc909ull) {
+    at::Generator gen = at::detail::createCPUGenerator(seed);
+    pool_ = at::empty({kPool + kRun}, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, std_dev, gen);
+  }
+  at::Tensor operator()(const Shape& shape) {
+    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+    float* out = t.data_ptr<float>();
+    const float* pool = pool_.data_ptr<float>();
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; i += kRun) {
+      const int64_t len = std::min<int64_t>(kRun, n - i);
+      std::memcpy(out + i, pool + next() % kPool, static_cast<size_t>(len) * sizeof(float));
+    }
+    return t;
+  }
+
+ private:
+  static constexpr int64_t kPool = 1 << 20, kRun = 4096;
+  uint64_t next() {  // splitmix64
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+  at::Tensor pool_;
+};
+
+}  // namespace
+
+namespace {
+
+// Random weights are sized by config.json alone, whose fields may each be in range and still add up to more
+// memory than the host has: refused with the figures before the first tensor is allocated.
+void check_random_weights_fit(const EncoderConfig& c, bool pooler, at::ScalarType dtype) {
+  long double bytes = 0, largest = 0;
+  for (const auto& [name, shape] : expected_weights(c, pooler)) {
+    long double numel = 1;
+    for (int64_t d : shape) numel *= static_cast<long double>(d);
+    bytes += numel * static_cast<long double>(at::elementSize(dtype));
+    largest = std::max(largest, numel * 4);  // each is drawn in float32, then converted
+  }
+  const std::optional<MemoryBudget> budget = host_available_memory();
+  if (!budget || bytes + largest <= static_cast<long double>(budget->bytes)) return;
+  throw runtime_error(c.source + ": random weights for this config need " + gib(static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L))) +
+                      " but the host has " + gib(budget->bytes) + " available (" + budget->source +
+                      "); lower its sizes (" + c.summary() + ")");
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& c, bool pooler, uint64_t seed,
+                                                                at::ScalarType dtype) {
+  check_random_weights_fit(c, pooler, dtype);
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  NormalFiller normal(seed, c.initializer_range);
+  auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  auto add = [&](const std::string& name, const at::Tensor& t) { out.emplace_back(name, t); };
+
+  at::Tensor word = normal({c.vocab_size, H});
+  if (c.pad_token_id) word[*c.pad_token_id].zero_();
+  add("embeddings.word_embeddings.weight", cast(word));
+  at::Tensor pos;
+  if (c.family == Family::distilbert && c.sinusoidal_pos_embds) {
+    // create_sinusoidal_embeddings: angle(p, j) = p / 10000^(2 (j / 2) / dim); sin on even j, cos on odd j.
+    auto p = at::arange(c.max_position_embeddings, at::TensorOptions().dtype(at::kDouble)).unsqueeze(1);
+    auto j = at::arange(H, at::TensorOptions().dtype(at::kDouble));
+    auto angle = p / at::pow(10000.0, at::floor_divide(j, 2) * 2.0 / static_cast<double>(H)).unsqueeze(0);
+    auto table = at::empty({c.max_position_embeddings, H}, at::TensorOptions().dtype(at::kDouble));
+    using at::indexing::Slice;
+    table.index_put_({Slice(), Slice(0, at::indexing::None, 2)}, at::sin(angle.index({Slice(), Slice(0, at::indexing::None, 2)})));
+    table.index_put_({Slice(), Slice(1, at::indexing::None, 2)}, at::cos(angle.index({Slice(), Slice(1, at::indexing::None, 2)})));
+    pos = table.to(at::kFloat);
+  } else {
+    pos = normal({c.max_position_embeddings, H});
+    if (c.family == Family::roberta) pos[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
+  }
+  add("embeddings.position_embeddings.weight", cast(pos));
+  if (c.family != Family::distilbert) add("embeddings.token_type_embeddings.weight", cast(normal({c.type_vocab_size, H})));
+  add("embeddings.LayerNorm.weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
+  add("embeddings.LayerNorm.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+  const LayerNames& n = layer_names(c);
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(c, i);
+    at::Tensor qkv = cast(normal({3 * H, H}));  // one buffer: q, k, v adjacent
+    at::Tensor qkv_bias = at::zeros({3 * H}, at::TensorOptions().dtype(dtype));
+    const char* qkv_names[] = {n.q, n.k, n.v};
+    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".weight", qkv.narrow(0, j * H, H));
+    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".bias", qkv_bias.narrow(0, j * H, H));
+    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
+      add(p + name + ".weight", cast(normal({rows, cols})));
+      add(p + name + ".bias", at::zeros({rows}, at::TensorOptions().dtype(dtype)));
+    };
+    auto norm = [&](const char* name) {
+      add(p + name + ".weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
+      add(p + name + ".bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+    };
+    linear(n.attn_out, H, H);
+    norm(n.attn_norm);
+    linear(n.ffn_in, I, H);
+    linear(n.ffn_out, H, I);
+    norm(n.out_norm);
+  }
+  if (pooler) {
+    add("pooler.dense.weight", cast(normal({H, H})));
+    add("pooler.dense.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+  }
+  return out;
+}
+
+// ---- the encoder ------------------------------------------------------------------------------------------
+
+Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
+                 AttentionImpl attention, bool owned_weights)
+    : config_(std::move(config)), attention_(attention) {
+  std::map<std::string, at::Tensor> m(named.begin(), named.end());
+  auto get = [&](const std::string& name) {
+    auto it = m.find(name);
+    if (it == m.end()) throw runtime_error("native encoder: weight " + name + " was not given");
+    return it->second;
+  };
+  act_of(config_.hidden_act);  // validated early
+  w_.word = get("embeddings.word_embeddings.weight");
+  w_.position = get("embeddings.position_embeddings.weight");
+  if (config_.family != Family::distilbert) w_.token_type = get("embeddings.token_type_embeddings.weight");
+  w_.embed_norm = {get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias")};
+  const LayerNames& n = layer_names(config_);
+  for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
+    const std::string p = layer_prefix(config_, i);
+    auto linear = [&](const char* name) { return Linear{get(p + name + ".weight"), get(p + name + ".bias")}; };
+    auto norm = [&](const char* name) { return Norm{get(p + name + ".weight"), get(p + name + ".bias")}; };
+    EncoderLayer L;
+    Linear q = linear(n.q), k = linear(n.k), v = linear(n.v);
+    at::Tensor fused = fuse3(q.weight, k.weight, v.weight, /*allow_copy=*/owned_weights);
+    if (fused.defined()) {
+      L.qkv = {fused, fuse3(q.bias, k.bias, v.bias, /*allow_copy=*/true)};
+    } else {
+      L.q = q;
+      L.k = k;
+      L.v = v;
+    }
+    L.attn_out = linear(n.attn_out);
+    L.attn_norm = norm(n.attn_norm);
+    L.ffn_in = linear(n.ffn_in);
+    L.ffn_out = linear(n.ffn_out);
+    L.out_norm = norm(n.out_norm);
+    w_.layers.push_back(std::move(L));
+  }
+  if (pooler) w_.pooler = Linear{get("pooler.dense.weight"), get("pooler.dense.bias")};
+}
+
+void Encoder::to(const at::Device& device) {
+  auto mv = [&](at::Tensor& t) {
+    if (t.defined() && t.device() != device) t = t.to(device);
+  };
+  mv(w_.word);
+  mv(w_.position);
+  mv(w_.token_type);
+  mv(w_.embed_norm.weight);
+  mv(w_.embed_norm.bias);
+  for (auto& L : w_.layers) {
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
+      mv(l->weight);
+      mv(l->bias);
+      l->packed = at::Tensor();  // CPU packs mean nothing elsewhere; prepare() makes them again
+      l->packed_rows = 0;
+    }
+    for (Norm* nm : {&L.attn_norm, &L.out_norm}) {
+      mv(nm->weight);
+      mv(nm->bias);
+    }
+    // Off the CPU memory is plentiful and fewer, larger kernels pay: fuse q, k, v by a copy.
+    if (!device.is_cpu() && !L.qkv.weight.defined()) {
+      L.qkv = {at::cat({L.q.weight, L.k.weight, L.v.weight}, 0), at::cat({L.q.bias, L.k.bias, L.v.bias}, 0)};
+      L.q = L.k = L.v = Linear{};
+    }
+  }
+  if (w_.pooler) {
+    mv(w_.pooler->weight);
+    mv(w_.pooler->bias);
+    w_.pooler->packed = at::Tensor();
+    w_.pooler->packed_rows = 0;
+  }
+}
+
+int64_t Encoder::parameter_count() const {
+  int64_t n = 0;
+  auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
+  count(w_.word);
+  count(w_.position);
+  count(w_.token_type);
+  count(w_.embed_norm.weight);
+  count(w_.embed_norm.bias);
+  for (const auto& L : w_.layers) {
+    for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
+      count(l->weight);
+      count(l->bias);
+    }
+    for (const Norm* nm : {&L.attn_norm, &L.out_norm}) {
+      count(nm->weight);
+      count(nm->bias);
+    }
+  }
+  if (w_.pooler) {
+    count(w_.pooler->weight);
+    count(w_.pooler->bias);
+  }
+  return n;
+}
+
+bool Encoder::packs() const {
+  return packed_gemm_ && dtype() == at::kFloat && w_.word.device().is_cpu() && mkl_ops().linear.has_value();
+}
+
+void Encoder::prepare(int64_t batch, int64_t input) {
+  const bool on = packs();
+  auto pack = [&](Linear& l, int64_t rows) {
+    l.packed = at::Tensor();  // the previous shape's pack goes first: never two at once
+    l.packed_rows = 0;
+    if (!on || !l.weight.defined()) return;
+    l.packed = mkl_ops().reorder->call(l.weight, rows);
+    l.packed_rows = rows;
+  };
+  for (auto& L : w_.layers)
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) pack(*l, batch * input);
+  if (w_.pooler) pack(*w_.pooler, batch);
+}
+
+std::string Encoder::linear_description() const {
+  if (packs())
+    return "MKL packed GEMM (weights packed for each combination's batch x input tokens before its reps; "
+           "--model:packed_gemm@ False for at::linear)";
+  if (!packed_gemm_) return "at::linear (--model:packed_gemm@ False)";
+  if (dtype() != at::kFloat) return "at::linear (packed GEMM is for float32)";
+  if (!w_.word.device().is_cpu()) return "at::linear (packed GEMM is for the CPU)";
+  return "at::linear (this LibTorch has no MKL)";
+}
+
+std::string Encoder::attention_description() const {
+  if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
+  return "sdpa: at::scaled_dot_product_attention";
+}
+
+at::Tensor Encoder::activation_(at::Tensor& h) const {
+  switch (act_of(config_.hidden_act)) {
+    case kGelu: return at::gelu_(h);
+    case kGeluTanh: return at::gelu_(h, "tanh");
+    case kQuickGelu: return h.mul_(at::sigmoid(h * 1.702));
+    case kRelu: return at::relu_(h);
+    case kSilu: return at::silu_(h);
+    case kTanh: return h.tanh_();
+  }
+  return h;
+}
+
+at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
+                              const at::Tensor& bool_mask) const {
+  const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
+                d = config_.head_dim();
+  at::Tensor q, k, v;  // [B, T, h, d] views
+  if (L.qkv.weight.defined()) {
+    auto qkv = run_linear(x, L.qkv).view({B, T, 3, h, d});
+    q = qkv.select(2, 0);
+    k = qkv.select(2, 1);
+    v = qkv.select(2, 2);
+  } else {
+    q = run_linear(x, L.q).view({B, T, h, d});
+    k = run_linear(x, L.k).view({B, T, h, d});
+    v = run_linear(x, L.v).view({B, T, h, d});
+  }
+  at::Tensor ctx;  // [B, h, T, d]
+  if (attention_ == AttentionImpl::sdpa) {
+    std::optional<at::Tensor> mask;
+    if (bool_mask.defined()) mask = bool_mask;
+    ctx = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mask);
+  } else {
+    // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
+    auto qc = at::empty({B, h, T, d}, x.options());
+    at::mul_out(qc, q.transpose(1, 2), at::scalar_tensor(1.0 / std::sqrt(static_cast<double>(d)), at::kDouble));
+    auto kc = k.transpose(1, 2).contiguous();
+    auto vc = v.transpose(1, 2).contiguous();
+    auto scores = at::bmm(qc.view({B * h, T, d}), kc.view({B * h, T, d}).transpose(1, 2));  // [B h, T, T]
+    if (additive_mask.defined()) scores.view({B, h, T, T}).add_(additive_mask);
+    auto probs = at::softmax(scores, -1);
+    ctx = at::bmm(probs, vc.view({B * h, T, d})).view({B, h, T, d});
+  }
+  auto merged = ctx.transpose(1, 2).reshape({B, T, H});
+  return run_linear(merged, L.attn_out);
+}
+
+namespace {
+
+void check_input_size(const EncoderConfig& config, int64_t T) {
+  if (T <= config.max_input_size()) return;
+  std::string why = config.family == Family::roberta
+                        ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
+                              " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
+                        : " (max_position_embeddings)";
+  throw usage_error("input size " + std::to_string(T) + " is longer than " + config.base_class() + " allows: " +
+                    std::to_string(config.max_input_size()) + why + "; use --input_sizes up to " +
+                    std::to_string(config.max_input_size()));
+}
+
+// Word, position and token-type embeddings, summed and normalised: [B, T, H].
+at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at::Tensor& input_ids,
+                 const at::Tensor& token_type_ids) {
+  const int64_t T = input_ids.size(1);
+  auto x = at::embedding(w.word, input_ids);  // [B, T, H]
+  if (config.family == Family::roberta) {
+    // create_position_ids_from_input_ids: pad + cumsum(ids != pad) on non-pad tokens, pad on pad tokens.
+    auto not_pad = input_ids.ne(*config.pad_token_id).to(at::kLong);
+    auto positions = at::cumsum(not_pad, 1).mul_(not_pad).add_(*config.pad_token_id);
+    x.add_(at::embedding(w.position, positions));
+  } else {
+    x.add_(w.position.narrow(0, 0, T));
+  }
+  if (w.token_type.defined()) {
+    if (token_type_ids.defined())
+      x.add_(at::embedding(w.token_type, token_type_ids));
+    else
+      x.add_(w.token_type[0]);
+  }
+  return at::layer_norm(x, {config.hidden_size}, w.embed_norm.weight, w.embed_norm.bias, config.layer_norm_eps);
+}
+
+struct AttentionMasks {
+  at::Tensor additive, boolean;  // both undefined when no token is masked
+};
+
+// An all-ones mask on the CPU (checked for free) is dropped, as Hugging Face's sdpa path does; off the CPU the
+// check would synchronise the device (and break graph capture), so the mask is always applied.
+AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int64_t T, const at::Tensor& x) {
+  AttentionMasks m;
+  if (!attention_mask.defined()) return m;
+  bool all_ones = attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>();
+  if (all_ones) return m;
+  m.boolean = attention_mask.ne(0).view({B, 1, 1, T});
+  m.additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(m.boolean.logical_not(), lowest_of(x.scalar_type()));
+  return m;
+}
+
+}  // namespace
+
+EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                               const at::Tensor& token_type_ids) const {
+  c10::InferenceMode inference;
+  if (!input_ids.defined() || input_ids.dim() != 2)
+    throw usage_error("native encoder: input_ids must be [batch, input]");
+  const int64_t B = input_ids.size(0), T = input_ids.size(1), H = config_.hidden_size;
+  check_input_size(config_, T);
+  const double eps = config_.layer_norm_eps;
+
+  auto x = embed(config_, w_, input_ids, token_type_ids);
+  const AttentionMasks masks = attention_masks(attention_mask, B, T, x);
+  for (const auto& L : w_.layers) {
+    auto a = attention(x, L, masks.additive, masks.boolean);
+    a.add_(x);
+    x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
+    auto hdn = run_linear(x, L.ffn_in);
+    activation_(hdn);
+    auto y = run_linear(hdn, L.ffn_out);
+    y.add_(x);
+    x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
+  }
+
+  EncoderOutput out;
+  out.last_hidden_state = x;
+  if (w_.pooler) out.pooler_output = at::tanh(run_linear(x.select(1, 0), *w_.pooler));
+  return out;
+}
+
+uint64_t Encoder::activation_bytes(int64_t batch, int64_t input) const {
+  check_input_size(config_, input);
+  // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
+  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
+                    heads = config_.num_attention_heads;
+  // Counted in elements, as forward() holds them (encoder.cpp): x, the fused QKV output, and with eager
+  // attention the scaled Q, contiguous K and V, scores and probabilities, context, merged heads and the
+  // projection; sdpa keeps no [T, T] tensor (flash attention on the CPU, memory-efficient kernels on GPUs).
+  const long double attention = attention_ == AttentionImpl::eager ? 10 * N * H + 2 * B * heads * T * T : 7 * N * H;
+  const long double feed_forward = 3 * N * H + N * I;  // the residual, the new x, the hidden state, the output
+  long double bytes = static_cast<long double>(at::elementSize(dtype())) * (std::max(attention, feed_forward) + N * H);
+  if (packs()) {  // prepare() packs every linear weight for this shape: about one more copy of each
+    for (const auto& L : w_.layers)
+      for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out})
+        if (l->weight.defined()) bytes += static_cast<long double>(l->weight.nbytes());
+  }
+  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+}  // namespace fmwork::hf

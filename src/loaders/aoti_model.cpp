@@ -1,0 +1,209 @@
+// AOTInductor packages run by LibTorch's package loader (see aoti_model.hpp).
+#include "fmwork/loaders/aoti_model.hpp"
+
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/regular_file.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
+#include "fmwork/loaders/torchscript_model.hpp"
+
+namespace fmwork {
+
+struct AotiPackage::Loader {
+  torch::inductor::AOTIModelPackageLoader loader;
+  Loader(const std::string& path, c10::DeviceIndex index) : loader(path, "model", false, 1, index) {}
+};
+
+namespace {
+
+const std::vector<std::string> kInputNames = {"input_ids", "attention_mask", "token_type_ids"};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The inputs of a package whose metadata does not name them: torch.export's call spec is the pytree of
+// (args, kwargs). Keyword inputs are named by the dict's keys; positional ones are taken to be
+// input_ids, attention_mask, token_type_ids in that order, as forward() declares them in every
+// Hugging Face encoder.
+std::vector<std::string> inputs_from_call_spec(const std::string& in_spec, const std::string& path) {
+  const auto bad = [&](const std::string& why) {
+    return usage_error(fmt::format("{}: cannot tell the package's inputs: {}; export it with keyword inputs "
+                                   "named input_ids, attention_mask, token_type_ids",
+                                   path, why));
+  };
+  const nlohmann::json spec = nlohmann::json::parse(in_spec, nullptr, false);
+  if (!spec.is_array() || spec.size() != 2 || !spec[1].is_object()) throw bad("its call spec is not a pytree");
+  const nlohmann::json& children = spec[1].value("children_spec", nlohmann::json::array());
+  if (!children.is_array() || children.size() != 2) throw bad("its call spec is not (args, kwargs)");
+  std::vector<std::string> names;
+  const size_t positional = children[0].value("children_spec", nlohmann::json::array()).size();
+  if (positional > kInputNames.size()) throw bad(fmt::format("it takes {} positional inputs", positional));
+  names.assign(kInputNames.begin(), kInputNames.begin() + static_cast<std::ptrdiff_t>(positional));
+  const nlohmann::json& context = children[1]["context"];
+  if (context.is_string()) {
+    const nlohmann::json keys = nlohmann::json::parse(context.get<std::string>(), nullptr, false);
+    for (const auto& key : keys.is_array() ? keys : nlohmann::json::array())
+      if (key.is_string()) names.push_back(key.get<std::string>());
+  }
+  for (const auto& name : names)
+    if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
+      throw bad("it takes an input named '" + excerpt(name) + "'");
+  if (std::find(names.begin(), names.end(), "input_ids") == names.end()) throw bad("it takes no input_ids");
+  return names;
+}
+
+int64_t integer_or(const std::map<std::string, std::string>& m, const std::string& key, int64_t fallback) {
+  const auto it = m.find(key);
+  if (it == m.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+AotiFacts read_facts(torch::inductor::AOTIModelPackageLoader& loader, const std::string& path) {
+  AotiFacts f;
+  for (const auto& [key, value] : loader.get_metadata()) f.metadata[key] = value;
+  const auto text = [&](const std::string& key) {
+    const auto it = f.metadata.find(key);
+    return it == f.metadata.end() ? std::string() : it->second;
+  };
+  f.inputs = text("fmwork.inputs").empty() ? inputs_from_call_spec(loader.get_call_spec().at(0), path)
+                                           : split_commas(text("fmwork.inputs"));
+  for (const auto& name : f.inputs)  // run() feeds these three Batch fields and nothing else
+    if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
+      throw usage_error(fmt::format("{}: the package's metadata names an input '{}'; the driver feeds only "
+                                    "input_ids, attention_mask, token_type_ids",
+                                    path, excerpt(name)));
+  f.outputs = split_commas(text("fmwork.outputs"));
+  if (!text("fmwork.dtype").empty()) f.dtype = text("fmwork.dtype");
+  f.vec_isa = text("fmwork.vec_isa");
+  f.device = text("AOTI_DEVICE_KEY");
+  f.threads = integer_or(f.metadata, "fmwork.threads", 0);
+  f.batch_min = integer_or(f.metadata, "fmwork.batch_min", 1);
+  f.batch_max = integer_or(f.metadata, "fmwork.batch_max", 0);
+  f.input_min = integer_or(f.metadata, "fmwork.input_min", 1);
+  f.input_max = integer_or(f.metadata, "fmwork.input_max", 0);
+  return f;
+}
+
+std::string range_text(int64_t lo, int64_t hi) { return lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi); }
+
+}  // namespace
+
+AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) : path_(path) {
+  refuse_special_file(path);  // a FIFO, directory or dangling link, said as such
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw usage_error(path + ": not an AOTInductor package (.pt2) file");
+  try {
+    loader_ = std::make_unique<Loader>(path, device.has_index() ? device.index() : -1);
+  } catch (const std::exception& e) {
+    throw runtime_error(path + ": cannot load as an AOTInductor package: " + exception_cause(e));
+  }
+  facts_ = read_facts(loader_->loader, path);
+  for (const auto& name : facts_.inputs)  // read_facts allows these three names only
+    feeds_.push_back(name == "input_ids" ? &Batch::input_ids
+                                         : name == "attention_mask" ? &Batch::attention_mask : &Batch::token_type_ids);
+  inputs_.resize(feeds_.size());
+  if (!facts_.device.empty() && facts_.device != torch::Device(device.type()).str())
+    throw usage_error(fmt::format("{}: the package was built for {}, not {}; build it for this device", path,
+                                  facts_.device, device.str()));
+}
+
+AotiPackage::~AotiPackage() = default;
+
+std::string AotiPackage::refuses(int64_t batch, int64_t input) const {
+  const AotiFacts& f = facts_;
+  if (f.batch_max > 0 && (batch < f.batch_min || batch > f.batch_max))
+    return fmt::format("batch {} is outside the package's batch sizes ({}): {}", batch,
+                       range_text(f.batch_min, f.batch_max), path_);
+  if (f.input_max > 0 && (input < f.input_min || input > f.input_max))
+    return fmt::format("input size {} is outside the package's input sizes ({}): {}", input,
+                       range_text(f.input_min, f.input_max), path_);
+  return "";
+}
+
+torch::IValue AotiPackage::run(const Batch& batch) {
+  for (size_t i = 0; i < feeds_.size(); ++i) inputs_[i] = batch.*feeds_[i];
+  std::vector<at::Tensor> outputs = loader_->loader.run(inputs_);
+  if (outputs.size() == 1) return outputs.front();
+  return c10::ivalue::Tuple::create(std::vector<c10::IValue>(outputs.begin(), outputs.end()));
+}
+
+int64_t AotiPackage::parameter_count() {
+  int64_t count = 0;
+  for (const auto& [name, tensor] : loader_->loader.get_runner()->extract_constants_map(false))
+    if (tensor.is_floating_point()) count += tensor.numel();
+  return count;
+}
+
+namespace {
+
+class AotiModel : public Model {
+ public:
+  AotiModel(std::unique_ptr<AotiPackage> package, TokenFacts facts)
+      : package_(std::move(package)), facts_(std::move(facts)), parameters_(package_->parameter_count()) {}
+
+  torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
+  std::string describe() const override {
+    const AotiFacts& f = package_->facts();
+    std::string text = fmt::format("AOTInductor package {}: inputs {}, dtype {}, {} parameters", package_->path(),
+                                   fmt::join(f.inputs, ", "), f.dtype, parameters_);
+    if (f.threads > 0) text += fmt::format(", CPU kernels built for {} threads", f.threads);
+    if (!f.vec_isa.empty()) text += ", vector ISA " + f.vec_isa;
+    return text;
+  }
+  std::string dtype_name() const override { return package_->facts().dtype; }
+  TokenFacts token_facts() const override { return facts_; }
+  int64_t parameter_count() const override { return parameters_; }
+  std::vector<std::string> fed_inputs() const override { return package_->facts().inputs; }
+  std::vector<std::string> output_names() const override { return package_->facts().outputs; }
+  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+    const std::string why = package_->refuses(batch, input);
+    if (!why.empty()) throw usage_error(why);
+    return {};
+  }
+  void eval() override {}  // a package is what export traced: inference only
+
+ private:
+  std::unique_ptr<AotiPackage> package_;
+  TokenFacts facts_;
+  int64_t parameters_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> load_aoti_model(const LoadRequest& request) {
+  const auto& o = request.options;
+  for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
+                             std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
+                             std::pair{o.random_weights, "random_weights"},
+                             std::pair{o.packed_gemm.has_value(), "packed_gemm"},
+                             std::pair{o.dtype.has_value() && *o.dtype != "auto", "torch_dtype"}})
+    if (given)
+      throw usage_error(fmt::format("--model:{}: {} is an AOTInductor package, fixed when it was built; "
+                                    "build it again with what you need",
+                                    name, request.path));
+  TokenFacts facts = token_facts_beside(request.path, o);
+  return std::make_unique<AotiModel>(std::make_unique<AotiPackage>(request.path, request.device), std::move(facts));
+}
+
+}  // namespace fmwork

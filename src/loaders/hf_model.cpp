@@ -1,0 +1,407 @@
+// load_hf_model(): a Hugging Face model folder run by the native encoder. See include/fmwork/loaders/hf_model.hpp.
+#include "fmwork/loaders/hf_model.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <c10/core/InferenceMode.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/model/safetensors.hpp"
+#include "fmwork/hf/special_tokens.hpp"
+#include "fmwork/base/regular_file.hpp"
+
+namespace fmwork {
+namespace hf {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string join_first(const std::vector<std::string>& items, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < n; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > n) out += ", ...";
+  return out + " (" + std::to_string(items.size()) + " in all)";
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string with_commas(int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+// The family prefixes of the classes we run; a class starting with one and continuing with For..., LMHead...
+// is a task-head class.
+struct ClassFamily {
+  const char* stem;
+  const char* model_type;  // nullptr for Auto
+};
+constexpr ClassFamily kClassFamilies[] = {
+    {"Bert", "bert"}, {"Roberta", "roberta"}, {"XLMRoberta", "xlm-roberta"}, {"DistilBert", "distilbert"}, {"Auto", nullptr}};
+
+// A usage Error for head and unknown classes; the model_type the class requires (empty for AutoModel).
+std::string check_class_name(const std::string& cls) {
+  for (const auto& f : kClassFamilies) {
+    const std::string stem = f.stem;
+    if (cls.rfind(stem, 0) != 0) continue;
+    const std::string rest = cls.substr(stem.size());
+    if (rest == "Model") return f.model_type ? f.model_type : "";
+    if (rest.rfind("For", 0) == 0 || rest.rfind("ModelFor", 0) == 0 || rest.rfind("LMHead", 0) == 0 ||
+        rest == "ModelWithLMHead")
+      throw usage_error("--model_class " + cls + " is a task-head class; the native encoder runs base models: use --model_class " +
+                        stem + "Model" + (f.model_type ? " (or AutoModel)" : ""));
+  }
+  std::string list;
+  for (const auto& c : supported_model_classes()) list += (list.empty() ? "" : ", ") + c;
+  throw usage_error("--model_class " + cls + " is not supported for a Hugging Face folder (supported: " + list + ")");
+}
+
+bool any_exists(const std::string& dir, std::initializer_list<const char*> names, std::string* found) {
+  for (const char* n : names)
+    if (fs::exists(dir + "/" + n)) {
+      if (found) *found = n;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_model_classes() {
+  static const std::vector<std::string> classes = {"BertModel", "RobertaModel", "XLMRobertaModel", "DistilBertModel",
+                                                   "AutoModel"};
+  return classes;
+}
+
+void check_model_class(const std::string& model_class, const EncoderConfig& config) {
+  const std::string wants = check_class_name(model_class);
+  if (!wants.empty() && wants != config.model_type)
+    throw usage_error("--model_class " + model_class + " does not match " + config.source + " model_type \"" +
+                      config.model_type + "\": use --model_class " + config.base_class() + " (or AutoModel)");
+}
+
+at::ScalarType resolve_dtype(const std::optional<std::string>& option, const EncoderConfig& config) {
+  if (!option) return at::kFloat;  // from_pretrained's default
+  std::string d = *option;
+  if (d.rfind("torch.", 0) == 0) d = d.substr(6);
+  std::string from = "--model:dtype " + d;
+  if (d == "auto") {
+    if (!config.torch_dtype) return at::kFloat;
+    d = *config.torch_dtype;
+    from = "--model:dtype auto (config.json torch_dtype " + d + ")";
+  }
+  if (d == "float32" || d == "float") return at::kFloat;
+  if (d == "float16" || d == "half") return at::kHalf;
+  if (d == "bfloat16") return at::kBFloat16;
+  throw usage_error(from + " is not supported by the native encoder: use float32, float16, bfloat16 or auto");
+}
+
+// ---- HfModel ----------------------------------------------------------------------------------------------
+
+HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<Encoder> encoder,
+                 std::string description, bool random_weights, std::optional<uint64_t> seed)
+    : folder_(std::move(folder)),
+      model_class_(std::move(model_class)),
+      encoder_(std::move(encoder)),
+      description_(std::move(description)),
+      random_weights_(random_weights),
+      seed_(seed) {}
+
+torch::IValue HfModel::forward(const Batch& batch) {
+  EncoderOutput out = encoder_->forward(batch.input_ids, batch.attention_mask, batch.token_type_ids);
+  if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
+  return out.last_hidden_state;
+}
+
+std::vector<std::string> HfModel::fed_inputs() const {
+  if (!encoder_->weights().token_type.defined()) return {"input_ids", "attention_mask"};
+  return {"input_ids", "attention_mask", "token_type_ids"};
+}
+
+std::string HfModel::dtype_name() const { return dtype_short_name(encoder_->dtype()); }
+
+TokenFacts HfModel::token_facts() const {
+  if (!facts_) {
+    TokenFacts f;
+    f.vocab_size = encoder_->config().vocab_size;
+    f.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
+    facts_ = f;
+  }
+  return *facts_;
+}
+
+}  // namespace hf
+
+// ---- load_hf_model ----------------------------------------------------------------------------------------
+
+namespace hf {
+namespace {
+
+using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+// What load_hf_model settles from the folder and the options before it reads any weight.
+struct LoadPlan {
+  std::string dir, config_path, cls, run_class;
+  at::ScalarType dtype = at::kFloat;
+  AttentionImpl attention = AttentionImpl::eager;
+  bool pooler = true;
+  bool pooler_explicit = false;
+};
+
+// The weights and what the description says about them.
+struct LoadedWeights {
+  std::vector<std::pair<std::string, at::Tensor>> named;
+  std::vector<std::string> notes;
+  std::string line;
+  std::optional<uint64_t> seed;
+  bool owned = true;  // false when any weight is a zero-copy view of the file mapping
+  bool pooler = true;
+};
+
+void resolve_options(const ModelOptions& opt, const EncoderConfig& config, LoadPlan& p) {
+  p.dtype = resolve_dtype(opt.dtype, config);
+  if (opt.attn_implementation) {
+    if (*opt.attn_implementation == "sdpa")
+      p.attention = AttentionImpl::sdpa;
+    else if (*opt.attn_implementation != "eager")
+      throw usage_error("--model:attn_implementation " + *opt.attn_implementation +
+                        " is not supported by the native encoder: use eager or sdpa");
+  }
+  if (config.family == Family::distilbert && opt.add_pooling_layer.value_or(false))
+    throw usage_error("--model:add_pooling_layer True: DistilBertModel has no pooler");
+  p.pooler = config.family != Family::distilbert && opt.add_pooling_layer.value_or(true);
+  p.pooler_explicit = opt.add_pooling_layer.has_value();
+  if (opt.vocab_size && *opt.vocab_size != config.vocab_size)
+    throw usage_error("--model:vocab_size " + std::to_string(*opt.vocab_size) + " contradicts " + p.config_path +
+                      " (vocab_size " + std::to_string(config.vocab_size) + "); the option is for TorchScript files");
+}
+
+void load_random_weights(const EncoderConfig& config, const ModelOptions& opt, at::ScalarType dtype, LoadedWeights& w) {
+  w.seed = opt.random_weights_seed ? static_cast<uint64_t>(*opt.random_weights_seed) : kDefaultRandomWeightsSeed;
+  w.named = random_weights(config, w.pooler, *w.seed, dtype);
+  std::ostringstream std_dev;
+  std_dev << config.initializer_range;
+  w.line = "*** RANDOM WEIGHTS *** (--model:random_weights@ True, seed " + std::to_string(*w.seed) + "): N(0, " +
+           std_dev.str() + ") as Hugging Face initialises; outputs are meaningless, timings are valid";
+}
+
+// The checkpoint's names sorted into those the encoder takes (canonical -> checkpoint name) and those it ignores.
+struct CheckpointNames {
+  std::map<std::string, std::string> source;
+  std::vector<std::string> ignored;
+};
+
+CheckpointNames match_names(const Checkpoint& ck, const EncoderConfig& config, const NamedShapes& expected, bool pooler,
+                            const std::string& label, const std::string& run_class) {
+  std::map<std::string, std::vector<int64_t>> shapes(expected.begin(), expected.end());
+  CheckpointNames n;
+  std::vector<std::string> unexpected;
+  for (const auto& name : ck.names()) {
+    const std::string c = canonical_weight_name(name, config);
+    if (shapes.count(c)) {
+      auto [it, fresh] = n.source.emplace(c, name);
+      if (!fresh)
+        throw runtime_error(label + ": weights " + it->second + " and " + name + " are both " + c +
+                            " (a checkpoint holds a name with or without the \"" + config.weight_prefix() +
+                            "\" prefix, not both)");
+    } else if (is_ignorable_weight(c) || (!pooler && c.rfind("pooler.", 0) == 0)) {
+      n.ignored.push_back(name);
+    } else {
+      unexpected.push_back(name);
+    }
+  }
+  if (!unexpected.empty())
+    throw runtime_error(label + ": unexpected weights for " + run_class + ": " + join_first(unexpected, 5) + "; a " +
+                        config.model_type + " base checkpoint names them like " + expected[0].first +
+                        ", with or without the prefix \"" + config.weight_prefix() + "\"");
+  return n;
+}
+
+void check_missing(const NamedShapes& expected, const std::map<std::string, std::string>& source, const LoadPlan& p,
+                   const std::string& label, LoadedWeights& w) {
+  std::vector<std::string> missing;
+  for (const auto& [name, shape] : expected)
+    if (!source.count(name)) missing.push_back(name);
+  if (w.pooler && !p.pooler_explicit && !source.count("pooler.dense.weight") && !source.count("pooler.dense.bias")) {
+    // Many checkpoints (saved from task or sentence-embedding models) carry no pooler; Hugging Face would
+    // initialise one at random. Run without it and say so.
+    w.pooler = false;
+    missing.erase(std::remove_if(missing.begin(), missing.end(),
+                                 [](const std::string& n) { return n.rfind("pooler.", 0) == 0; }),
+                  missing.end());
+    w.notes.push_back("the checkpoint has no pooler: outputs last_hidden_state only (Hugging Face would add a randomly "
+                      "initialised pooler; --model:add_pooling_layer@ False says so explicitly)");
+  }
+  if (!missing.empty())
+    throw runtime_error(label + ": missing weights for " + p.run_class + ": " + join_first(missing, 5) +
+                        (missing.size() == 2 && missing[0].rfind("pooler.", 0) == 0
+                             ? "; pass --model:add_pooling_layer@ False to run without the pooler"
+                             : ""));
+}
+
+// Each expected tensor checked against its shape and read in the run dtype: zero-copy where the file allows.
+void read_tensors(const Checkpoint& ck, const NamedShapes& expected, const std::map<std::string, std::string>& source,
+                  const LoadPlan& p, const std::string& label, LoadedWeights& w) {
+  size_t zero_copy = 0, converted = 0;
+  for (const auto& [name, shape] : expected) {
+    if (!w.pooler && name.rfind("pooler.", 0) == 0) continue;
+    const std::string& orig = source.at(name);
+    const TensorEntry& e = ck.entry(orig);
+    if (e.shape != shape)
+      throw runtime_error(label + ": tensor " + orig + " has shape " + shape_str(e.shape) + ", but " + p.config_path +
+                          " implies " + shape_str(shape));
+    if (!at::isFloatingType(e.scalar_type))
+      throw runtime_error(label + ": tensor " + orig + " is " + e.dtype + "; weights must be floating point");
+    const SafetensorsFile& file = ck.file_of(orig);
+    at::Tensor t = file.tensor(orig, p.dtype);
+    if (file.holds(t)) {
+      ++zero_copy;
+    } else {
+      ++converted;
+      file.release_pages(orig);  // the converted copy replaces the mapped bytes in this process
+    }
+    w.named.emplace_back(name, std::move(t));
+  }
+  w.owned = zero_copy == 0;
+  w.line = ck.description() + ": " + std::to_string(zero_copy) + " zero-copy from the mapping, " +
+           std::to_string(converted) + " converted to " + dtype_short_name(p.dtype);
+}
+
+void load_checkpoint_weights(const LoadPlan& p, const EncoderConfig& config, const std::string& st_file,
+                             LoadedWeights& w) {
+  Checkpoint ck = Checkpoint::open_folder(p.dir);
+  const std::string label = fs::path(ck.files().size() == 1 ? ck.files()[0]->path() : p.dir + "/" + st_file).string();
+  const NamedShapes expected = expected_weights(config, w.pooler);
+  const CheckpointNames n = match_names(ck, config, expected, w.pooler, label, p.run_class);
+  check_missing(expected, n.source, p, label, w);
+  read_tensors(ck, expected, n.source, p, label, w);
+  if (!n.ignored.empty()) w.notes.push_back("ignored (buffers / task heads, as Hugging Face does): " + join_first(n.ignored, 4));
+}
+
+[[noreturn]] void throw_no_safetensors(const std::string& dir) {
+  std::string other;
+  if (any_exists(dir, {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack"}, &other))
+    throw usage_error(dir + " has " + other + " but no model.safetensors; the native encoder reads safetensors only. Convert once "
+                      "where transformers is installed: python -c \"from transformers import AutoModel; "
+                      "AutoModel.from_pretrained('" + dir + "').save_pretrained('" + dir +
+                      "', safe_serialization=True)\"");
+  throw usage_error(dir + " has no weights (model.safetensors); to benchmark the architecture of its config.json "
+                    "with random weights, pass --model:random_weights@ True");
+}
+
+LoadedWeights load_weights(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt) {
+  LoadedWeights w;
+  w.pooler = p.pooler;
+  std::string st_file;
+  const bool has_safetensors = any_exists(p.dir, {"model.safetensors", "model.safetensors.index.json"}, &st_file);
+  if (opt.random_weights) {
+    load_random_weights(config, opt, p.dtype, w);
+    if (has_safetensors) w.notes.push_back("the folder's " + st_file + " was NOT read (random weights asked for)");
+  } else if (has_safetensors) {
+    load_checkpoint_weights(p, config, st_file, w);
+  } else {
+    throw_no_safetensors(p.dir);
+  }
+  return w;
+}
+
+std::string describe(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt, const at::Device& device,
+                     const Encoder& encoder, const LoadedWeights& w) {
+  std::ostringstream d;
+  d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
+  d << "  config: model_type=" << config.model_type;
+  if (!config.architectures.empty()) {
+    d << " architectures=";
+    for (size_t i = 0; i < config.architectures.size(); ++i) d << (i ? "," : "") << config.architectures[i];
+  }
+  d << "\n  " << config.summary() << "\n";
+  d << "  max input size: " << config.max_input_size();
+  if (config.family == Family::roberta)
+    d << " (position ids start after pad_token_id: " << *config.pad_token_id + 1 << "..)";
+  d << "\n  dtype: " << dtype_short_name(p.dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
+    << config.torch_dtype.value_or("not given") << ")\n";
+  d << "  device: " << device.str() << "\n";
+  d << "  attention: " << encoder.attention_description() << "\n";
+  d << "  linear layers: " << encoder.linear_description() << "\n";
+  d << "  q/k/v: "
+    << (encoder.fused_qkv() ? "one fused [3H, H] GEMM"
+                            : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)")
+    << "\n";
+  d << "  pooler: " << (encoder.has_pooler() ? "dense + tanh on the first token" : "none") << "\n";
+  d << "  weights: " << w.line << "\n";
+  for (const auto& n : w.notes) d << "  note: " << n << "\n";
+  d << "  parameters: " << with_commas(encoder.parameter_count());
+  return d.str();
+}
+
+}  // namespace
+}  // namespace hf
+
+std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
+  using namespace hf;
+  namespace fs = std::filesystem;
+  LoadPlan p;
+  p.dir = request.path;
+  const std::string& dir = p.dir;
+  const ModelOptions& opt = request.options;
+  if (!fs::exists(dir)) throw usage_error(dir + ": no such folder");
+  if (!fs::is_directory(dir))
+    throw usage_error(dir + ": not a folder (a Hugging Face model folder holds config.json and model.safetensors)");
+  p.cls = request.model_class.empty() ? "AutoModel" : request.model_class;
+  check_class_name(p.cls);
+  p.config_path = dir + "/config.json";
+  refuse_special_file(p.config_path);  // a FIFO would block open() forever
+  if (!fs::exists(p.config_path))
+    throw usage_error(dir + ": no config.json; a Hugging Face model folder holds config.json and model.safetensors");
+  EncoderConfig config = load_config(p.config_path);
+  check_model_class(p.cls, config);
+  p.run_class = p.cls == "AutoModel" ? config.base_class() : p.cls;
+  resolve_options(opt, config, p);
+
+  LoadedWeights w = load_weights(p, config, opt);
+  auto encoder = std::make_unique<Encoder>(config, w.named, w.pooler, p.attention, w.owned);
+  w.named.clear();
+  encoder->to(request.device);
+  encoder->set_packed_gemm(opt.packed_gemm.value_or(true));
+  std::string description = describe(p, config, opt, request.device, *encoder, w);
+  return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
+}
+
+namespace hf {
+
+uint64_t write_random_model_folder(const std::string& config_json_path, const std::string& out_dir, uint64_t seed,
+                                   const std::string& dtype) {
+  namespace fs = std::filesystem;
+  EncoderConfig config = load_config(config_json_path);
+  at::ScalarType t = resolve_dtype(dtype, config);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw runtime_error(out_dir + ": cannot create: " + ec.message());
+  const bool pooler = config.family != Family::distilbert;
+  auto weights = random_weights(config, pooler, seed, t);
+  const std::string out = out_dir + "/model.safetensors";
+  write_safetensors(out, weights, {{"format", "pt"}});
+  const fs::path src_dir = fs::path(config_json_path).parent_path();
+  auto copy = [&](const fs::path& from, const std::string& name) {
+    fs::path to = fs::path(out_dir) / name;
+    if (fs::exists(to) && fs::equivalent(from, to)) return;
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+    if (ec) throw runtime_error(to.string() + ": cannot write: " + ec.message());
+  };
+  copy(config_json_path, "config.json");
+  for (const char* name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+    if (fs::exists(src_dir / name)) copy(src_dir / name, name);
+  return fs::file_size(out);
+}
+
+}  // namespace hf
+}  // namespace fmwork

@@ -1,0 +1,225 @@
+// A TorchScript file as a Model (see torchscript_model.hpp): its forward() fed by argument name, its
+// vocabulary from the config.json and tokenizer files beside it.
+#include "fmwork/loaders/torchscript_model.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/hf/config.hpp"
+#include "fmwork/hf/special_tokens.hpp"
+#include "fmwork/base/json_input.hpp"
+#include "fmwork/base/regular_file.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kInputNames = {"input_ids", "attention_mask", "token_type_ids"};
+
+// Which Batch field feeds each declared argument of forward(), in schema order.
+enum class Feed { input_ids, attention_mask, token_type_ids };
+
+std::vector<Feed> plan_inputs(const c10::FunctionSchema& schema, const std::string& path) {
+  std::vector<Feed> feeds;
+  const auto& args = schema.arguments();
+  for (size_t i = 1; i < args.size(); ++i) {  // argument 0 is self
+    const auto& arg = args[i];
+    auto type = arg.type();
+    bool tensor = type->kind() == c10::TypeKind::TensorType ||
+                  (type->kind() == c10::TypeKind::OptionalType &&
+                   type->expectRef<c10::OptionalType>().getElementType()->kind() == c10::TypeKind::TensorType);
+    auto pos = std::find(kInputNames.begin(), kInputNames.end(), arg.name());
+    if (pos != kInputNames.end() && tensor) {
+      feeds.push_back(static_cast<Feed>(pos - kInputNames.begin()));
+    } else if (arg.default_value().has_value()) {
+      break;  // left at its default, and so are the ones after it
+    } else {
+      throw usage_error(fmt::format(
+          "{}: cannot feed forward: argument '{}' is not one of input_ids, attention_mask, token_type_ids "
+          "(Tensor) and has no default; schema: {}",
+          path, arg.name(), c10::toString(schema)));
+    }
+  }
+  if (std::find(feeds.begin(), feeds.end(), Feed::input_ids) == feeds.end())
+    throw usage_error(fmt::format("{}: forward takes no input_ids; schema: {}", path, c10::toString(schema)));
+  return feeds;
+}
+
+// Parameters and buffers, moved or cast one by one: Module::to() refuses PrivateUse1 devices ("incompatible
+// tensor type": its shallow-copy check does not know them, pytorch issue 196975); setattr works everywhere.
+void convert_tensors(torch::jit::Module& module, const std::function<torch::Tensor(const torch::Tensor&)>& convert) {
+  for (auto sub : module.modules()) {
+    for (const auto& p : sub.named_parameters(/*recurse=*/false)) sub.setattr(p.name, convert(p.value));
+    for (const auto& b : sub.named_buffers(/*recurse=*/false)) sub.setattr(b.name, convert(b.value));
+  }
+}
+
+c10::ScalarType dtype_from_name(const std::string& name) {
+  if (name == "float32") return torch::kFloat32;
+  if (name == "float16") return torch::kFloat16;
+  if (name == "bfloat16") return torch::kBFloat16;
+  throw usage_error("--model:torch_dtype: a TorchScript model can be cast to float32, float16 or bfloat16; got " + name);
+}
+
+class TorchScriptModel : public Model {
+ public:
+  TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts facts)
+      : module_(std::move(module)), path_(std::move(path)), facts_(std::move(facts)) {
+    const auto& schema = module_.get_method("forward").function().getSchema();
+    feeds_ = plan_inputs(schema, path_);
+    // The arguments after the fed ones keep their defaults (plan_inputs checked they have one); running
+    // the function on a stack, the driver pushes them itself, as Module::forward's normalisation would.
+    for (size_t i = 1 + feeds_.size(); i < schema.arguments().size(); ++i)
+      defaults_.push_back(*schema.arguments()[i].default_value());
+    stack_.reserve(1 + feeds_.size() + defaults_.size());
+  }
+
+  // The interpreter runs on a stack kept between calls: the module, then the inputs. Module::forward would
+  // copy the argument vector and insert the module in front of it at every call (two allocations); the
+  // types need no check, the inputs are the int64 tensors the schema was planned from.
+  torch::IValue forward(const Batch& batch) override {
+    stack_.clear();
+    stack_.emplace_back(module_._ivalue());
+    for (Feed f : feeds_) {
+      stack_.emplace_back(f == Feed::input_ids        ? batch.input_ids
+                          : f == Feed::attention_mask ? batch.attention_mask
+                                                      : batch.token_type_ids);
+    }
+    for (const auto& d : defaults_) stack_.push_back(d);
+    try {
+      // Looked up per call (a name compare over the class's few methods): compilers replace module_.
+      module_.type()->getMethod("forward").run(stack_);
+    } catch (...) {
+      stack_.clear();  // a failed call keeps no inputs alive
+      throw;
+    }
+    return std::move(stack_.front());
+  }
+
+  std::string describe() const override {
+    std::string names;
+    for (Feed f : feeds_) names += (names.empty() ? "" : ", ") + kInputNames[static_cast<size_t>(f)];
+    std::string text = fmt::format("TorchScript archive {}\n", path_);
+    text += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
+    text += fmt::format("inputs fed: {}\n", names);
+    text += fmt::format("parameters: {} ({:.1f} MB), dtype {}\n", parameter_count(),
+                        static_cast<double>(parameter_bytes()) / 1e6, dtype_name());
+    text += fmt::format("vocabulary: {} ids, {} special ids excluded from inputs", facts_.vocab_size,
+                        facts_.special_ids.size());
+    return text;
+  }
+
+  std::string dtype_name() const override {
+    for (const auto& p : module_.parameters())
+      if (p.is_floating_point()) return dtype_short_name(p.scalar_type());
+    return "float32";
+  }
+
+  TokenFacts token_facts() const override { return facts_; }
+
+  std::vector<std::string> fed_inputs() const override {
+    std::vector<std::string> names;
+    for (Feed f : feeds_) names.push_back(kInputNames[static_cast<size_t>(f)]);
+    return names;
+  }
+
+  int64_t parameter_count() const override {
+    int64_t n = 0;
+    for (const auto& p : module_.parameters()) n += p.numel();
+    return n;
+  }
+
+  void cast(c10::ScalarType dtype) {
+    convert_tensors(module_, [&](const torch::Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+  }
+
+  void eval() override { module_.eval(); }
+
+  torch::jit::Module* torchscript_module() override { return &module_; }
+
+ private:
+  int64_t parameter_bytes() const {
+    int64_t n = 0;
+    for (const auto& p : module_.parameters()) n += p.numel() * static_cast<int64_t>(p.element_size());
+    return n;
+  }
+
+  torch::jit::Module module_;
+  std::string path_;
+  TokenFacts facts_;
+  std::vector<Feed> feeds_;
+  std::vector<torch::IValue> defaults_;
+  torch::jit::Stack stack_;
+};
+
+// The vocabulary size and special-token ids of config.json, when present. A TorchScript file's config.json
+// need not describe a whole architecture, so only these keys are read here; the tokenizer files are read by
+// the same code as for Hugging Face folders.
+hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
+  hf::EncoderConfig config;
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(config_path, error))) return config;
+  const nlohmann::json json = read_json_file(config_path.string());  // with json_input's limits and checks
+  if (!json.is_object()) throw runtime_error(config_path.string() + ": not a JSON object");
+  auto integer = [&](const char* key) -> std::optional<int64_t> {
+    if (json.contains(key) && json[key].is_number_integer()) return json[key].get<int64_t>();
+    return std::nullopt;
+  };
+  config.vocab_size = integer("vocab_size").value_or(0);
+  config.pad_token_id = integer("pad_token_id");
+  config.bos_token_id = integer("bos_token_id");
+  config.eos_token_id = integer("eos_token_id");
+  config.cls_token_id = integer("cls_token_id");
+  config.sep_token_id = integer("sep_token_id");
+  config.unk_token_id = integer("unk_token_id");
+  config.mask_token_id = integer("mask_token_id");
+  return config;
+}
+
+}  // namespace
+
+TokenFacts token_facts_beside(const std::string& path, const ModelOptions& options) {
+  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  hf::EncoderConfig config = read_vocabulary_config(folder / "config.json");
+  if (options.vocab_size) config.vocab_size = *options.vocab_size;
+  if (config.vocab_size <= 0)
+    throw usage_error(fmt::format(
+        "{}: the vocabulary size is unknown: put a config.json with vocab_size beside the file, or pass "
+        "--model:vocab_size@ N",
+        path));
+  return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids};
+}
+
+std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
+  const auto& o = request.options;
+  for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
+                             std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
+                             std::pair{o.random_weights, "random_weights"},
+                             std::pair{o.packed_gemm.has_value(), "packed_gemm"}})
+    if (given)
+      throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
+                                    name, request.path));
+  refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever
+  TokenFacts facts = token_facts_beside(request.path, o);
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(request.path, request.device);
+  } catch (const c10::Error& e) {
+    throw runtime_error(fmt::format("{}: cannot load as a TorchScript archive: {}", request.path,
+                                    e.what_without_backtrace()));
+  }
+  if (!module.find_method("forward"))
+    throw usage_error(request.path + ": the TorchScript module has no forward method");
+  auto model = std::make_unique<TorchScriptModel>(std::move(module), request.path, std::move(facts));
+  if (o.dtype && *o.dtype != "auto") model->cast(dtype_from_name(*o.dtype));
+  return model;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,151 @@
+// The field tables of our key=value log lines (see log_fields.hpp).
+#include "fmwork/log/log_fields.hpp"
+
+#include <algorithm>
+
+namespace fmwork {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+const FieldSpec* LineSpec::find(std::string_view key) const {
+  for (const FieldSpec& f : fields) {
+    if (f.key == key) return &f;
+  }
+  if (by_suffix && ends_with(key, by_suffix->key)) return &*by_suffix;
+  return nullptr;
+}
+
+namespace {
+
+std::vector<const FieldSpec*> columns(const LineSpec& spec, ReportColumn FieldSpec::*column) {
+  std::vector<const FieldSpec*> out;
+  for (const FieldSpec& f : spec.fields) {
+    if (!(f.*column).header.empty()) out.push_back(&f);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [column](const FieldSpec* a, const FieldSpec* b) { return (a->*column).rank < (b->*column).rank; });
+  return out;
+}
+
+FieldSpec field(std::string_view key, FieldKind kind, FieldNeed need = FieldNeed::optional) {
+  FieldSpec f;
+  f.key = key;
+  f.kind = kind;
+  f.need = need;
+  return f;
+}
+
+// The fields every per-combination line starts with.
+FieldSpec key_field(std::string_view key) {
+  FieldSpec f = field(key, FieldKind::integer, FieldNeed::key);
+  f.min = 1;
+  return f;
+}
+
+// A count or statistic of STAT, a CSV column under its key in table order.
+FieldSpec count_field(std::string_view key, int summary_rank) {
+  FieldSpec f = field(key, FieldKind::integer);
+  f.csv = {key};
+  f.summary = {key, summary_rank};
+  return f;
+}
+
+// 6 decimals: nanosecond resolution. In the summary (with 3) where summary_rank >= 0.
+FieldSpec ms_field(std::string_view key, int summary_rank = -1) {
+  FieldSpec f = field(key, FieldKind::number);
+  f.precision = 6;
+  f.csv = {key};
+  if (summary_rank >= 0) f.summary = {key, summary_rank, 1, 3};
+  return f;
+}
+
+// A CHECK number: 6 significant digits.
+FieldSpec check_number(std::string_view key, std::string_view csv_header = {}) {
+  FieldSpec f = field(key, FieldKind::number);
+  f.precision = 6;
+  f.significant = true;
+  f.csv = {csv_header};
+  return f;
+}
+
+}  // namespace
+
+std::vector<const FieldSpec*> LineSpec::csv_columns() const { return columns(*this, &FieldSpec::csv); }
+std::vector<const FieldSpec*> LineSpec::summary_columns() const { return columns(*this, &FieldSpec::summary); }
+
+const LineSpec& meta_line_spec() {
+  static const LineSpec spec{"META", {}, std::nullopt};
+  return spec;
+}
+
+const LineSpec& stat_line_spec() {
+  // The summary shows p50, p90, p99, stddev, reps, dropped, in that order.
+  static const LineSpec spec{"STAT",
+                             {key_field("input"), key_field("batch"), count_field("reps", 4), count_field("dropped", 5),
+                              ms_field("mean_ms"), ms_field("stddev_ms", 3), ms_field("min_ms"), ms_field("p50_ms", 0),
+                              ms_field("p90_ms", 1), ms_field("p99_ms", 2), ms_field("max_ms")},
+                             field("_ms", FieldKind::number)};
+  return spec;
+}
+
+const LineSpec& mem_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec allocated = field("allocated_peak_bytes", FieldKind::integer);
+    allocated.csv = {allocated.key};
+    allocated.summary = {"peak_MiB", 0, 1048576.0, 1};
+    FieldSpec reserved = field("reserved_peak_bytes", FieldKind::integer);
+    reserved.csv = {reserved.key};
+    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved},
+                    field("_bytes", FieldKind::integer)};
+  }();
+  return spec;
+}
+
+const LineSpec& fail_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec error = field("error", FieldKind::text, FieldNeed::required);
+    error.to_end = true;
+    error.csv = {"error"};
+    return LineSpec{"FAIL", {key_field("input"), key_field("batch"), error}, std::nullopt};
+  }();
+  return spec;
+}
+
+const LineSpec& compile_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec cache = field("cache", FieldKind::text, FieldNeed::required);
+    cache.choices = "hit|built";
+    FieldSpec build = field("build_seconds", FieldKind::number), ready = field("ready_seconds", FieldKind::number);
+    build.precision = ready.precision = 3;
+    return LineSpec{"COMPILE",
+                    {field("backend", FieldKind::text, FieldNeed::required),
+                     field("shape", FieldKind::text, FieldNeed::required), cache, build, ready,
+                     field("key", FieldKind::text), field("vec_isa", FieldKind::text),
+                     field("batch_range", FieldKind::text), field("input_range", FieldKind::text)},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
+const LineSpec& check_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec result = field("result", FieldKind::text, FieldNeed::required);
+    result.choices = "pass|fail";
+    result.csv = {"check", -1};  // the outcome first, then the numbers behind it
+    return LineSpec{"CHECK",
+                    {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
+                     check_number("max_abs", "check_max_abs"), check_number("max_rel", "check_max_rel"),
+                     check_number("cosine", "check_cosine"), check_number("atol"), check_number("rtol"),
+                     check_number("min_cosine"), result},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
+}  // namespace fmwork

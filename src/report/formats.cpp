@@ -1,0 +1,383 @@
+// The records of driver logs written out: upstream's JSON, CSV, a summary table. The extension lines'
+// columns are read off their field tables (log_format), so that a new field is added in one place.
+#include "fmwork/report/formats.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "fmwork/log/stats.hpp"
+
+namespace fmwork {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buf[512];
+  int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return n < 0 ? std::string() : std::string(buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+// The last "--<name> <value>" ARG text, for rows of FAIL lines (which name no model).
+std::string arg_value(const std::vector<std::string>& opts, const std::string& name) {
+  const std::string prefix = "--" + name + " ";
+  std::string found;
+  for (const auto& opt : opts) {
+    if (opt.rfind(prefix, 0) == 0) found = opt.substr(prefix.size());
+  }
+  return found;
+}
+
+// Seconds spent in the reps dropped as warm-up: STAT's dropped= where present, else upstream's rule.
+nlohmann::ordered_json warmup_seconds(const RunRecord& run) {
+  if (run.rep_durations.empty()) return nullptr;
+  size_t dropped = warmup_reps(run.rep_durations.size());
+  if (run.stat) {
+    if (auto d = run.stat->fields.get_int("dropped")) dropped = static_cast<size_t>(*d);
+  }
+  dropped = std::min(dropped, run.rep_durations.size());
+  // Summed in double: exact (integers below 2^53 ns, 104 days) wherever a log is real, and a hostile log's
+  // durations near 2^63 ns cannot overflow the sum.
+  double sum = 0;
+  for (size_t i = 0; i < dropped; ++i) sum += static_cast<double>(run.rep_durations[i]);
+  return sum / 1e9;
+}
+
+template <class Line>
+const std::string* find_in(const std::optional<Line>& line, std::string_view key) {
+  return line ? line->fields.find(key) : nullptr;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A row-ordered view of a log: its RES and FAIL lines by line number.
+struct Row {
+  size_t line;
+  const RunRecord* run;   // null for a failure
+  const FailLine* fail;   // null for a result
+};
+
+std::vector<Row> rows_of(const ParsedLog& log) {
+  std::vector<Row> rows;
+  for (const auto& run : log.runs) rows.push_back({run.line, &run, nullptr});
+  for (size_t i = 0; i < log.failures.size(); ++i) {
+    rows.push_back({i < log.failure_lines.size() ? log.failure_lines[i] : 0, nullptr, &log.failures[i]});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.line < b.line; });
+  return rows;
+}
+
+// The extension lines of a row, each with its fields (nullptr where the row has none), in the order of
+// their CSV columns.
+using RowLines = std::vector<std::pair<const LineSpec*, const Fields*>>;
+
+RowLines row_lines(const Row& row, const std::optional<StatLine>& stat) {
+  auto fields_of = [](const auto& line) -> const Fields* { return line ? &line->fields : nullptr; };
+  return {{&stat_line_spec(), fields_of(stat)},
+          {&mem_line_spec(), row.run ? fields_of(row.run->mem) : nullptr},
+          {&fail_line_spec(), row.fail ? &row.fail->fields : nullptr},
+          {&check_line_spec(), row.run ? fields_of(row.run->check) : nullptr}};
+}
+
+// The setup seconds and precision in effect at a line (for FAIL rows).
+std::pair<std::optional<double>, std::optional<std::string>> context_at(const ParsedLog& log, size_t line) {
+  std::pair<std::optional<double>, std::optional<std::string>> context;
+  for (const auto& run : log.runs) {
+    if (run.line < line) context = {run.setup_seconds, run.precision};
+  }
+  if (!context.second) {
+    for (const auto& meta : log.meta) {
+      if (const std::string* dtype = meta.fields.find("dtype")) context.second = *dtype;
+    }
+  }
+  return context;
+}
+
+// ---- CSV ----
+
+const std::vector<std::string> kCsvResColumns = {"source",  "metadata_id", "line",       "status",  "timestamp",
+                                                 "model",   "class",       "input",      "batch",   "latency_ms",
+                                                 "throughput", "setup_s",  "precision"};
+
+std::vector<std::string> csv_header() {
+  std::vector<std::string> header = kCsvResColumns;
+  // A row with no lines still names every line's spec, in column order.
+  for (const auto& [spec, fields] : row_lines(Row{}, std::nullopt)) {
+    for (const FieldSpec* f : spec->csv_columns()) header.emplace_back(f->csv.header);
+  }
+  return header;
+}
+
+// RES's columns of a row: from the RES line, or for a FAIL from the ARG lines and what precedes it.
+std::vector<std::string> csv_res_cells(const ParsedLog& log, const Row& row) {
+  if (row.run) {
+    const RunRecord& run = *row.run;
+    return {"ok",
+            run.timestamp,
+            run.res.model_name,
+            run.res.model_class,
+            std::to_string(run.res.input),
+            std::to_string(run.res.batch),
+            fixed(run.res.latency_ms, 3),
+            fixed(run.res.throughput, 1),
+            run.setup_seconds ? fixed(*run.setup_seconds, 6) : "",
+            run.precision.value_or("")};
+  }
+  const Fields& f = row.fail->fields;
+  const auto [setup, precision] = context_at(log, row.line);
+  return {"fail", "", arg_value(log.opts, "model_name"), arg_value(log.opts, "model_class"), *f.find("input"),
+          *f.find("batch"), "", "", setup ? fixed(*setup, 6) : "", precision.value_or("")};
+}
+
+std::string csv_row(const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0) out += ',';
+    out += csv_cell(cells[i]);
+  }
+  return out + '\n';
+}
+
+// ---- summary ----
+
+// Columns on screen: UTF-8 continuation bytes take none.
+size_t display_width(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+  }));
+}
+
+std::string render(const SummaryTable& table, const std::string& margin) {
+  const auto& header = table.header;
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
+  for (const auto& row : table.rows) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+    }
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = margin;
+    for (size_t c = 0; c < header.size(); ++c) {
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      if (c > 0) text += "  ";
+      const std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
+      if (c + 1 == header.size() && !table.right[c]) {
+        text += cell;  // the last column is not padded
+      } else {
+        text += table.right[c] ? pad + cell : cell + pad;
+      }
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  line(header);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
+
+// A field in its summary column: "-" when absent; a number as its column says; other text as written.
+std::string summary_cell(const FieldSpec& spec, const Fields* fields) {
+  const std::string* value = fields ? fields->find(spec.key) : nullptr;
+  if (!value) return "-";
+  if (spec.summary.decimals < 0) return *value;
+  char* end = nullptr;
+  const double d = std::strtod(value->c_str(), &end);
+  return end && *end == '\0' ? fixed(d / spec.summary.divisor, spec.summary.decimals) : *value;
+}
+
+// The extension lines with summary columns in a log's table: STAT's always (computed from the REP lines
+// where a log has no STAT line), MEM's where the log has a MEM line.
+std::vector<const LineSpec*> summary_lines(const ParsedLog& log) {
+  std::vector<const LineSpec*> lines = {&stat_line_spec()};
+  if (std::any_of(log.runs.begin(), log.runs.end(), [](const RunRecord& r) { return r.mem.has_value(); })) {
+    lines.push_back(&mem_line_spec());
+  }
+  return lines;
+}
+
+SummaryTable summary_columns(const std::vector<const LineSpec*>& lines) {
+  SummaryTable table;
+  table.header = {"model", "class", "input", "batch", "latency_ms", "throughput"};
+  table.right = {false, false, true, true, true, true};
+  for (const LineSpec* spec : lines) {
+    for (const FieldSpec* f : spec->summary_columns()) {
+      table.header.emplace_back(f->summary.header);
+      table.right.push_back(true);
+    }
+  }
+  table.header.push_back("status");
+  table.right.push_back(false);
+  return table;
+}
+
+std::string check_status(const RunRecord& run) {
+  auto value = [&](std::string_view key) {
+    const std::string* v = find_in(run.check, key);
+    return v ? *v : std::string();
+  };
+  const std::string result = value("result");
+  if (result.empty()) return "ok";
+  if (result == "pass") return "ok, check pass";
+  return "CHECK FAIL: max_abs=" + value("max_abs") + " cosine=" + value("cosine");
+}
+
+std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, const std::vector<const LineSpec*>& lines) {
+  if (!row.run) {
+    const Fields& f = row.fail->fields;
+    const std::string model = arg_value(log.opts, "model_name"), cls = arg_value(log.opts, "model_class");
+    std::vector<std::string> cells = {model.empty() ? "-" : model, cls.empty() ? "-" : cls, *f.find("input"),
+                                      *f.find("batch"), "-", "-"};
+    for (const LineSpec* spec : lines) cells.resize(cells.size() + spec->summary_columns().size(), "-");
+    const std::string* error = f.find("error");
+    cells.push_back("FAIL: " + (error ? *error : std::string()));
+    return cells;
+  }
+  const RunRecord& run = *row.run;
+  const std::optional<StatLine> stat = stat_of(run);
+  std::vector<std::string> cells = {run.res.model_name,           run.res.model_class,
+                                    std::to_string(run.res.input), std::to_string(run.res.batch),
+                                    fixed(run.res.latency_ms, 3), fixed(run.res.throughput, 1)};
+  for (const auto& [spec, fields] : row_lines(row, stat)) {
+    if (std::find(lines.begin(), lines.end(), spec) == lines.end()) continue;
+    for (const FieldSpec* f : spec->summary_columns()) cells.push_back(summary_cell(*f, fields));
+  }
+  cells.push_back(check_status(run));
+  return cells;
+}
+
+std::string plural(size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// The lines above a log's table: counts, META lines, the distinct setup times.
+std::string summary_heading(const ParsedLog& log) {
+  std::string out = source_name(log.source) + ": " + plural(log.runs.size(), "result") + ", " +
+                    plural(log.failures.size(), "failure") + "\n";
+  if (!log.labels.empty()) {
+    out += "  run:";
+    for (const auto& [key, value] : log.labels) out += " " + key + "=" + value;
+    out += "\n";
+  }
+  for (const auto& meta : log.meta) {
+    std::string text = "  meta:";
+    for (const auto& [key, value] : meta.fields.items) text += " " + key + "=" + value;
+    out += text + "\n";
+  }
+  std::vector<double> setups;
+  for (const auto& run : log.runs) {
+    if (run.setup_seconds && std::find(setups.begin(), setups.end(), *run.setup_seconds) == setups.end()) {
+      setups.push_back(*run.setup_seconds);
+    }
+  }
+  for (double s : setups) out += "  setup: " + fixed(s, 6) + " s\n";
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
+                                        const std::optional<std::string>& metadata_id, bool upstream_only) {
+  using J = nlohmann::ordered_json;
+  J hits = J::array();
+  for (const ParsedLog& log : logs) {
+    const std::string engine = upstream_only ? "fmwork/embed/tf" : engine_name(log);
+    for (const RunRecord& run : log.runs) {
+      J hit = J::object();
+      hit["timestamp"] = run.timestamp;
+      hit["metadata_id"] = metadata_id ? J(*metadata_id) : J(nullptr);
+      hit["engine"] = engine;
+      hit["model"] = run.res.model_name;
+      hit["precision"] = (!upstream_only && run.precision) ? J(*run.precision) : J(nullptr);
+      hit["input"] = run.res.input;
+      hit["output"] = 1;
+      hit["batch"] = run.res.batch;
+      hit["tp"] = 1;
+      hit["opts"] = run.opts;
+      hit["warmup"] = upstream_only ? J(nullptr) : warmup_seconds(run);
+      hit["setup"] = (!upstream_only && run.setup_seconds) ? J(*run.setup_seconds) : J(nullptr);
+      hit["ttft"] = nullptr;
+      hit["itl"] = run.res.latency_ms;
+      hit["thp"] = run.res.throughput;
+      if (!upstream_only && !log.labels.empty()) {
+        J labels = J::object();
+        for (const auto& [k, v] : log.labels) labels[k] = v;
+        hit["labels"] = labels;
+      }
+      hits.push_back(std::move(hit));
+    }
+  }
+  return hits;
+}
+
+std::optional<StatLine> stat_of(const RunRecord& run) {
+  if (run.stat) return run.stat;
+  if (run.rep_durations.size() < 2) return std::nullopt;
+  std::vector<double> seconds;
+  seconds.reserve(run.rep_durations.size());
+  for (Nanos d : run.rep_durations) seconds.push_back(static_cast<double>(d) / 1e9);
+  return make_stat_line(run.res.input, run.res.batch, stat_values(summarize(seconds)));
+}
+
+SummaryTable summary_table(const ParsedLog& log) {
+  const std::vector<const LineSpec*> lines = summary_lines(log);
+  SummaryTable table = summary_columns(lines);
+  for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
+  return table;
+}
+
+// The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
+static std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
+  std::vector<std::string> columns;
+  for (const ParsedLog& log : logs)
+    for (const auto& label : log.labels)
+      if (std::find(columns.begin(), columns.end(), label.first) == columns.end()) columns.push_back(label.first);
+  return columns;
+}
+
+std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id) {
+  const std::vector<std::string> labels = label_columns(logs);
+  std::vector<std::string> header = csv_header();
+  header.insert(header.end(), labels.begin(), labels.end());
+  std::string out = csv_row(header);
+  for (const ParsedLog& log : logs) {
+    for (const Row& row : rows_of(log)) {
+      std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
+      for (std::string& cell : csv_res_cells(log, row)) cells.push_back(std::move(cell));
+      const std::optional<StatLine> stat = row.run ? stat_of(*row.run) : std::nullopt;
+      for (const auto& [spec, fields] : row_lines(row, stat)) {
+        for (const FieldSpec* f : spec->csv_columns()) {
+          const std::string* value = fields ? fields->find(f->key) : nullptr;
+          cells.push_back(value ? *value : "");
+        }
+      }
+      for (const std::string& column : labels) cells.push_back(label_of(log, column));
+      out += csv_row(cells);
+    }
+  }
+  return out;
+}
+
+std::string to_summary(const std::vector<ParsedLog>& logs) {
+  std::string out;
+  for (size_t l = 0; l < logs.size(); ++l) {
+    const ParsedLog& log = logs[l];
+    if (l > 0) out += "\n";
+    out += summary_heading(log);
+    const SummaryTable table = summary_table(log);
+    out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
+  }
+  return out;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,577 @@
+// The HTML report: the page's sections built as text from the records, charts from svg_chart. Every string
+// from a log goes through html_escape (esc) on its way into the page; numbers through html_fixed.
+#include "fmwork/report/html_report.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "fmwork/report/compare.hpp"
+#include "fmwork/report/html_text.hpp"
+#include "fmwork/report/formats.hpp"
+#include "fmwork/log/stats.hpp"
+#include "fmwork/report/svg_chart.hpp"
+
+namespace fmwork {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+std::string esc(const std::string& s) { return html_escape(s); }
+
+constexpr const char* kStyle = R"css(
+body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#222;margin:20px 28px;max-width:1400px}
+h1{font-size:22px;margin:0 0 8px}
+h2{font-size:18px;border-bottom:2px solid #ccc;padding-bottom:4px;margin:30px 0 10px}
+h3{font-size:16px;margin:22px 0 6px}
+h4{font-size:14px;margin:12px 0 4px;color:#444}
+nav{margin:8px 0 4px}nav a{margin-right:14px}
+code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
+div.wide{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+th,td{border:1px solid #d8d8d8;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+td.num,td.name{text-align:right;white-space:nowrap}
+td.name{text-align:left}
+td.mono{white-space:nowrap}
+tr.fail td{background:#fdecea}
+.error{color:#b3261e}
+tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
+tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
+.charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
+svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
+dl.kv{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1px 18px;margin:4px 0 8px;font-size:13px}
+dl.kv div{display:flex;gap:8px;border-bottom:1px dotted #ddd;padding:1px 0}
+dl.kv dt{font-weight:bold;color:#555;white-space:nowrap}
+dl.kv dd{margin:0;word-break:break-all}
+.note{color:#555;font-size:12.5px;max-width:1100px}
+.counts b{font-size:15px}
+)css";
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + esc(title) +
+         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+}
+
+struct Cell {
+  std::string html;  // escaped already
+  std::string cls;   // "num" for numbers
+};
+
+Cell text_cell(const std::string& s, const std::string& cls = "") { return {esc(s), cls}; }
+Cell num_cell(const std::string& s) { return {esc(s), "num"}; }
+
+struct TableRow {
+  std::string cls;
+  std::vector<Cell> cells;
+};
+
+std::string html_table(const std::string& cls, const std::vector<std::string>& header, const std::vector<TableRow>& rows) {
+  // In a scrolling box: a wide table (long META values, many labels) scrolls instead of widening the page.
+  std::string out = "<div class=\"wide\"><table class=\"" + cls + "\"><thead><tr>";
+  for (const std::string& h : header) out += "<th>" + esc(h) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const TableRow& row : rows) {
+    out += row.cls.empty() ? "<tr>" : "<tr class=\"" + row.cls + "\">";
+    for (const Cell& c : row.cells) out += (c.cls.empty() ? "<td>" : "<td class=\"" + c.cls + "\">") + c.html + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+// key=value pairs as a grid of <div><dt>key</dt><dd>value</dd></div>.
+std::string key_values(const std::string& cls, const KeyValues& items) {
+  std::string out = "<dl class=\"kv " + cls + "\">";
+  for (const auto& kv : items) out += "<div><dt>" + esc(kv.first) + "</dt><dd>" + esc(kv.second) + "</dd></div>";
+  return out + "</dl>\n";
+}
+
+std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
+
+std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
+  std::string out = "<p class=\"read\">" + what;
+  for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";
+  return out + "</p>\n";
+}
+
+// ---- runs: one per log ----
+
+struct RunView {
+  const ParsedLog* log = nullptr;
+  size_t style = 0;
+  std::string name;    // unique among the logs of the page
+  std::string legend;  // the name and the run's matrix values
+  std::string anchor;  // the id of its section
+  std::string file;    // its path under the folder read, or as named
+};
+
+// The folder of `paths` a log was found under ("" when none): its own name, and the log's path under it.
+std::pair<std::string, std::string> folder_and_path(const std::string& source, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    const std::string dir = !p.empty() && p.back() == '/' ? p : p + "/";
+    if (source.size() > dir.size() && source.compare(0, dir.size(), dir) == 0) {
+      const std::string trimmed = dir.substr(0, dir.size() - 1);
+      const size_t slash = trimmed.rfind('/');
+      return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), source.substr(dir.size())};
+    }
+  }
+  return {"", source_name(source)};
+}
+
+// What the repeats of one run share: the folder of their logs and the run without ".r<k>".
+std::string repeat_key(const ParsedLog& log) {
+  return fs::path(log.source).parent_path().string() + "\n" + repeated_run(log);
+}
+
+std::vector<RunView> run_views(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
+  std::vector<RunView> views;
+  std::map<std::string, int> seen;
+  std::map<std::string, size_t> repeat_style;  // a campaign's repeats of one run share a color: one series
+  for (size_t i = 0; i < logs.size(); ++i) {
+    // With several folders read, a log's path keeps its folder's name in front: two campaigns' logs/m.1.log.
+    const auto [folder, path] = folder_and_path(logs[i].source, paths);
+    const std::string file = paths.size() > 1 && !folder.empty() ? folder + "/" + path : path;
+    RunView v{&logs[i], i, label_of(logs[i], "run_id"), "", "run-" + std::to_string(i + 1), file};
+    if (v.name.empty()) v.name = source_name(logs[i].source);
+    if (!label_of(logs[i], "repeat").empty())
+      v.style = repeat_style.emplace(repeat_key(logs[i]), i).first->second;
+    ++seen[v.name];
+    views.push_back(std::move(v));
+  }
+  for (RunView& v : views) {
+    // The same run read twice (two campaigns): the folder it came from, else its log's number.
+    const std::string folder = paths.size() > 1 ? folder_and_path(v.log->source, paths).first : "";
+    if (seen[v.name] > 1) v.name += " [" + (folder.empty() ? v.anchor.substr(4) : folder) + "]";
+    std::string matrix;
+    for (const auto& kv : v.log->labels)
+      if (kv.first != "run_id" && kv.first != "run") matrix += (matrix.empty() ? "" : ", ") + kv.first + "=" + kv.second;
+    v.legend = matrix.empty() ? v.name : v.name + " (" + matrix + ")";
+  }
+  return views;
+}
+
+// Every META field of a log, in the order written (a log may have several META lines).
+KeyValues meta_of(const ParsedLog& log) {
+  KeyValues out;
+  for (const MetaLine& m : log.meta) out.insert(out.end(), m.fields.items.begin(), m.fields.items.end());
+  return out;
+}
+
+std::optional<std::string> meta_value(const ParsedLog& log, const std::string& key) {
+  std::optional<std::string> out;
+  for (const MetaLine& m : log.meta)
+    if (const std::string* v = m.fields.find(key)) out = *v;
+  return out;
+}
+
+// The META keys of all logs in first-seen order, split by whether every log has the same value.
+std::pair<std::vector<std::string>, KeyValues> meta_split(const std::vector<RunView>& views) {
+  std::vector<std::string> keys, differing;
+  for (const RunView& v : views)
+    for (const auto& kv : meta_of(*v.log))
+      if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+  KeyValues common;
+  for (const std::string& key : keys) {
+    const std::optional<std::string> first = meta_value(*views.front().log, key);
+    bool same = first.has_value();
+    for (const RunView& v : views) same = same && meta_value(*v.log, key) == first;
+    if (same && views.size() > 1) common.emplace_back(key, *first);
+    else differing.push_back(key);
+  }
+  return {differing, common};
+}
+
+std::vector<std::string> label_keys(const std::vector<RunView>& views) {
+  std::vector<std::string> keys;
+  for (const RunView& v : views)
+    for (const auto& kv : v.log->labels)
+      if (kv.first != "run_id" && std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+  return keys;
+}
+
+std::string runs_section(const std::vector<RunView>& views) {
+  const auto [differing, common] = meta_split(views);
+  const std::vector<std::string> labels = label_keys(views);
+  std::vector<std::string> header = {"name"};
+  header.insert(header.end(), labels.begin(), labels.end());
+  for (const std::string& key : differing) header.push_back("META " + key);
+  for (const char* h : {"results", "failures", "log"}) header.emplace_back(h);
+  std::vector<TableRow> rows;
+  for (const RunView& v : views) {
+    TableRow row{"", {{swatch(v.style) + "<a href=\"#" + v.anchor + "\">" + esc(v.name) + "</a>", "name"}}};
+    for (const std::string& key : labels) row.cells.push_back(text_cell(label_of(*v.log, key)));
+    for (const std::string& key : differing) row.cells.push_back(text_cell(meta_value(*v.log, key).value_or("-")));
+    row.cells.push_back(num_cell(std::to_string(v.log->runs.size())));
+    row.cells.push_back(num_cell(std::to_string(v.log->failures.size())));
+    row.cells.push_back(text_cell(v.file, "mono"));
+    rows.push_back(std::move(row));
+  }
+  std::string out = "<section id=\"runs\"><h2>Runs</h2>\n" + html_table("runs", header, rows);
+  if (!common.empty()) out += "<h4>META common to all runs</h4>\n" + key_values("meta common", common);
+  return out + "</section>\n";
+}
+
+// ---- charts ----
+
+std::vector<int64_t> input_sizes(const std::vector<ParsedLog>& logs) {
+  std::set<int64_t> sizes;
+  for (const ParsedLog& log : logs) {
+    for (const RunRecord& r : log.runs) sizes.insert(r.res.input);
+    for (const FailLine& f : log.failures) sizes.insert(f.fields.get_int("input").value_or(0));
+  }
+  return {sizes.begin(), sizes.end()};
+}
+
+std::optional<double> stddev_of(const RunRecord& r) {
+  const std::optional<StatLine> stat = stat_of(r);
+  return stat ? stat->fields.get_double("stddev_ms") : std::nullopt;
+}
+
+std::string point_tooltip(const std::string& name, const RunRecord& r, const std::optional<double>& sd) {
+  return name + "\ninput " + std::to_string(r.res.input) + ", batch " + std::to_string(r.res.batch) + "\nlatency " +
+         html_fixed(r.res.latency_ms, 3) + " ms" + (sd ? " \xc2\xb1 " + html_fixed(*sd, 3) + " ms (stddev)" : "") +
+         "\nthroughput " + html_fixed(r.res.throughput, 1) + " sequences/s";
+}
+
+// The logs a series stands for: one log, or a campaign's repeats of one run (the same run in the same
+// folder, logs labelled repeat=k), drawn as one series: their median, a bar from the lowest to the highest.
+struct SeriesGroup {
+  std::vector<const RunView*> views;
+  std::string legend;
+};
+
+std::vector<SeriesGroup> series_groups(const std::vector<RunView>& views) {
+  std::vector<SeriesGroup> groups;
+  std::map<std::string, size_t> index;
+  for (const RunView& v : views) {
+    const bool repeat = !label_of(*v.log, "repeat").empty();
+    const std::string key = repeat ? repeat_key(*v.log) : "\n" + std::to_string(v.style);
+    if (!index.count(key)) index[key] = groups.size(), groups.push_back({{}, v.legend});
+    groups[index[key]].views.push_back(&v);
+  }
+  for (SeriesGroup& g : groups) {
+    if (g.views.size() < 2) continue;
+    std::string matrix;
+    for (const auto& kv : g.views[0]->log->labels)
+      if (kv.first != "run_id" && kv.first != "run" && kv.first != "repeat")
+        matrix += (matrix.empty() ? "" : ", ") + kv.first + "=" + kv.second;
+    g.legend = repeated_run(*g.views[0]->log) + " (" + (matrix.empty() ? "" : matrix + "; ") + "median of " +
+               std::to_string(g.views.size()) + " repeats)";
+  }
+  return groups;
+}
+
+// A group's points at one input size: per batch the median over its logs, the bar from min to max.
+void add_repeat_points(const SeriesGroup& g, int64_t input, ChartSeries& ls, ChartSeries& ts) {
+  std::map<int64_t, std::vector<const RunRecord*>> by_batch;
+  for (const RunView* v : g.views)
+    for (const RunRecord& r : v->log->runs)
+      if (r.res.input == input) by_batch[r.res.batch].push_back(&r);
+  for (const auto& entry : by_batch) {
+    std::vector<double> lat, thp;
+    for (const RunRecord* r : entry.second) lat.push_back(r->res.latency_ms), thp.push_back(r->res.throughput);
+    std::sort(lat.begin(), lat.end());
+    std::sort(thp.begin(), thp.end());
+    const size_t n = lat.size();
+    const double lm = median(lat), tm = median(thp);
+    const std::string tip = g.legend + "\ninput " + std::to_string(input) + ", batch " + std::to_string(entry.first) +
+                            "\nlatency " + html_fixed(lm, 3) + " ms, repeats " + html_fixed(lat.front(), 3) + " to " +
+                            html_fixed(lat.back(), 3) + " ms (" + std::to_string(n) + ")";
+    const double x = static_cast<double>(entry.first);
+    ls.points.push_back({x, lm, lm - lat.front(), lat.back() - lm, tip});
+    ts.points.push_back({x, tm, tm - thp.front(), thp.back() - tm, tip});
+  }
+}
+
+// The FAIL lines of a group's logs at one input size, as crosses on both charts.
+void add_fail_marks(const SeriesGroup& g, int64_t input, LineChart& lat, LineChart& thp) {
+  for (const RunView* v : g.views) {
+    for (const FailLine& f : v->log->failures) {
+      if (f.fields.get_int("input").value_or(0) != input) continue;
+      const int64_t batch = f.fields.get_int("batch").value_or(0);
+      const std::string* error = f.fields.find("error");
+      const ChartMark mark{static_cast<double>(batch), v->name + "\ninput " + std::to_string(input) + ", batch " +
+                                                           std::to_string(batch) + ": FAIL\n" + (error ? *error : "")};
+      lat.marks.push_back(mark);
+      thp.marks.push_back(mark);
+    }
+  }
+}
+
+// One log's points at one input size: its RES values, a bar of +-1 stddev.
+void add_points(const RunView& v, int64_t input, ChartSeries& ls, ChartSeries& ts) {
+  for (const RunRecord& r : v.log->runs) {
+    if (r.res.input != input) continue;
+    const std::optional<double> sd = stddev_of(r);
+    const double e = sd.value_or(0), x = static_cast<double>(r.res.batch);
+    // Throughput's bar: the latency's relative spread carried over (first order of batch / latency).
+    const double te = r.res.latency_ms > 0 ? r.res.throughput * e / r.res.latency_ms : 0;
+    const std::string tip = point_tooltip(v.name, r, sd);
+    ls.points.push_back({x, r.res.latency_ms, e, e, tip});
+    ts.points.push_back({x, r.res.throughput, te, te, tip});
+  }
+}
+
+// The latency and throughput charts of one input size.
+std::pair<LineChart, LineChart> charts_of(const std::vector<RunView>& views, int64_t input) {
+  LineChart lat, thp;
+  lat.title = "Latency vs batch, input " + std::to_string(input);
+  thp.title = "Throughput vs batch, input " + std::to_string(input);
+  lat.x_label = thp.x_label = "batch size (log2 scale)";
+  lat.y_label = "latency (ms)";
+  thp.y_label = "throughput (sequences/s)";
+  for (const SeriesGroup& g : series_groups(views)) {
+    ChartSeries ls{g.legend, g.views[0]->style, {}}, ts{g.legend, g.views[0]->style, {}};
+    if (g.views.size() > 1) add_repeat_points(g, input, ls, ts);
+    else add_points(*g.views[0], input, ls, ts);
+    add_fail_marks(g, input, lat, thp);
+    if (!ls.points.empty()) lat.series.push_back(std::move(ls)), thp.series.push_back(std::move(ts));
+  }
+  return {lat, thp};
+}
+
+std::string charts_section(const std::vector<RunView>& views, const std::vector<ParsedLog>& logs) {
+  std::string out =
+      "<section id=\"charts\"><h2>Latency and throughput vs batch size</h2>\n<p class=\"note\">Latency: the RES "
+      "median of the kept reps. Throughput: RES, batch / latency, in sequences per second. Error bars: &#177;1 "
+      "standard deviation of the kept reps (the STAT line, else computed from the REP lines), carried over to "
+      "throughput as throughput &#215; stddev / latency. A red &#215; on the x axis is a failed combination: "
+      "hover it for the error. Hover a point for its numbers. A campaign's repeats (\"repeat\": N) are one series: "
+      "the median of the repeats, its bar from the lowest to the highest.</p>\n";
+  const std::vector<int64_t> inputs = input_sizes(logs);
+  if (inputs.empty()) out += "<p class=\"note\">No combination to chart: the logs have no RES or FAIL line.</p>\n";
+  for (int64_t input : inputs) {
+    const auto [lat, thp] = charts_of(views, input);
+    out += "<h3 id=\"input-" + std::to_string(input) + "\">Input size " + std::to_string(input) +
+           "</h3>\n<div class=\"charts\">" + render_svg_chart(lat) + "\n" + render_svg_chart(thp) + "</div>\n";
+  }
+  return out + "</section>\n";
+}
+
+// ---- failures and the runs' own sections ----
+
+std::string failures_section(const std::vector<RunView>& views) {
+  std::vector<TableRow> rows;
+  for (const RunView& v : views) {
+    const ParsedLog& log = *v.log;
+    for (size_t i = 0; i < log.failures.size(); ++i) {
+      const Fields& f = log.failures[i].fields;
+      const std::string* error = f.find("error");
+      const std::string line = i < log.failure_lines.size() ? std::to_string(log.failure_lines[i]) : "?";
+      rows.push_back({"fail", {{swatch(v.style) + "<a href=\"#" + v.anchor + "\">" + esc(v.name) + "</a>", "name"},
+                               num_cell(std::to_string(f.get_int("input").value_or(0))),
+                               num_cell(std::to_string(f.get_int("batch").value_or(0))),
+                               text_cell(error ? *error : "", "error"),
+                               text_cell(v.file + ":" + line, "mono")}});
+    }
+  }
+  std::string out = "<section id=\"failures\"><h2>Failures</h2>\n";
+  if (rows.empty()) return out + "<p class=\"note\">No FAIL line: every combination ran.</p>\n</section>\n";
+  return out + html_table("failures", {"run", "input", "batch", "error", "log line"}, rows) + "</section>\n";
+}
+
+std::string results_table(const ParsedLog& log) {
+  const SummaryTable table = summary_table(log);
+  if (table.rows.empty()) return "<p class=\"note\">No RES or FAIL line in this log.</p>\n";
+  std::vector<TableRow> rows;
+  for (const auto& cells : table.rows) {
+    TableRow row{!cells.empty() && cells.back().rfind("FAIL", 0) == 0 ? "fail" : "", {}};
+    for (size_t c = 0; c < cells.size(); ++c)
+      row.cells.push_back(text_cell(cells[c], c < table.right.size() && table.right[c] ? "num" : ""));
+    rows.push_back(std::move(row));
+  }
+  return html_table("results", table.header, rows);
+}
+
+std::string run_section(const RunView& v) {
+  std::string out = "<section class=\"run\" id=\"" + v.anchor + "\"><h3>" + swatch(v.style) + esc(v.name) + "</h3>\n" +
+                    "<p class=\"note\">log <code>" + esc(source_name(v.log->source)) + "</code>: " +
+                    plural(v.log->runs.size(), "result") + ", " + plural(v.log->failures.size(), "failure") + "</p>\n";
+  if (!v.log->labels.empty()) out += "<h4>Labels</h4>\n" + key_values("labels", v.log->labels);
+  const KeyValues meta = meta_of(*v.log);
+  out += "<h4>META</h4>\n";
+  out += meta.empty() ? "<p class=\"note\">No META line (a log of upstream's driver).</p>\n" : key_values("meta", meta);
+  return out + "<h4>Results</h4>\n" + results_table(*v.log) + "</section>\n";
+}
+
+// ---- the comparison page ----
+
+// "noise", "faster", "slower" (B against A, beyond the spread) or "unknown" (no STAT on a side).
+std::string verdict(const ComparedPair& p) {
+  const std::optional<bool> noise = p.noise();
+  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
+  if (*noise) return "noise";
+  return p.latency_ratio() < 1 ? "faster" : "slower";
+}
+
+std::string spread_text(const std::string& verdict) {
+  if (verdict == "noise") return "noise";
+  if (verdict == "unknown") return "? (no STAT)";
+  return "beyond noise";
+}
+
+// The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2); 0 without both stddevs.
+double ratio_error(const ComparedPair& p) {
+  if (!p.a.stddev_ms || !p.b.stddev_ms || !(p.a.latency_ms > 0) || !(p.b.latency_ms > 0)) return 0;
+  const double ra = *p.a.stddev_ms / p.a.latency_ms, rb = *p.b.stddev_ms / p.b.latency_ms;
+  return p.latency_ratio() * std::sqrt(ra * ra + rb * rb);
+}
+
+std::string pair_tooltip(const ComparedPair& p) {
+  return p.key.run + "\ninput " + std::to_string(p.key.input) + ", batch " + std::to_string(p.key.batch) + "\nA " +
+         html_fixed(p.a.latency_ms, 3) + " ms, B " + html_fixed(p.b.latency_ms, 3) + " ms\nB/A latency " +
+         html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) + "\n" +
+         spread_text(verdict(p));
+}
+
+LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles, int64_t input) {
+  LineChart chart;
+  chart.title = "B/A latency vs batch, input " + std::to_string(input);
+  chart.x_label = "batch size (log2 scale)";
+  chart.y_label = "B/A latency (log scale; below 1: B is faster)";
+  chart.reference_y = 1;
+  chart.reference_label = "B = A";
+  chart.y_log = true;  // ratios: 0.5x and 2x as far from 1
+  std::map<size_t, ChartSeries> by_style;
+  for (const ComparedPair& p : c.pairs) {
+    if (p.key.input != input) continue;
+    const size_t style = styles.at(p.key.run);
+    ChartSeries& s = by_style[style];
+    s.name = p.key.run, s.style = style;
+    const double e = ratio_error(p);
+    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p)});
+  }
+  for (auto& entry : by_style) chart.series.push_back(std::move(entry.second));
+  return chart;
+}
+
+std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
+  std::vector<TableRow> rows;
+  for (const ComparedPair& p : c.pairs) {
+    const std::string v = verdict(p);
+    rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
+                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
+                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(p.latency_ratio(), 3) + "&#215;", "num ratio"},
+                        {html_fixed(p.throughput_ratio(), 3) + "&#215;", "num ratio"}, text_cell(spread_text(v), "verdict")}});
+  }
+  return html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency", "B/A throughput",
+                              "spread"}, rows);
+}
+
+std::string one_side_table(const Comparison& c) {
+  std::vector<TableRow> rows;
+  for (const auto& side : {std::make_pair("A only", &c.only_a), std::make_pair("B only", &c.only_b)})
+    for (const CompareKey& k : *side.second)
+      rows.push_back({"", {text_cell(side.first), text_cell(k.run), num_cell(std::to_string(k.input)),
+                           num_cell(std::to_string(k.batch))}});
+  if (rows.empty()) return "<p class=\"note\">Every combination is in both.</p>\n";
+  return html_table("one-side", {"found in", "run", "input", "batch"}, rows);
+}
+
+// Per META key, the distinct values of a side's logs, joined: "2.13.0" or "1, 2".
+std::map<std::string, std::string> meta_values(const std::vector<ParsedLog>& logs, std::vector<std::string>& keys) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const ParsedLog& log : logs)
+    for (const auto& kv : meta_of(log)) {
+      if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+      values[kv.first].insert(kv.second);
+    }
+  std::map<std::string, std::string> out;
+  for (const auto& entry : values) {
+    std::string joined;
+    for (const std::string& v : entry.second) joined += (joined.empty() ? "" : ", ") + v;
+    out[entry.first] = joined;
+  }
+  return out;
+}
+
+std::string meta_difference(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::string> va = meta_values(a, keys), vb = meta_values(b, keys);
+  std::vector<TableRow> rows;
+  for (const std::string& key : keys)
+    if (va[key] != vb[key]) rows.push_back({"", {text_cell(key), text_cell(va[key]), text_cell(vb[key])}});
+  std::string out = "<section id=\"meta\"><h2>META that differs between A and B</h2>\n";
+  if (rows.empty()) return out + "<p class=\"note\">None: the META values of A and B are the same.</p>\n</section>\n";
+  return out + html_table("meta-diff", {"META", "A", "B"}, rows) + "</section>\n";
+}
+
+std::string side_line(const std::string& side, const std::string& path, const std::vector<ParsedLog>& logs) {
+  size_t results = 0;
+  for (const ParsedLog& log : logs) results += log.runs.size();
+  return "<p class=\"read\">" + side + ": <code>" + esc(source_name(path)) + "</code>, " + plural(logs.size(), "log") +
+         ", " + plural(results, "result") + "</p>\n";
+}
+
+std::string compare_counts(const Comparison& c) {
+  std::map<std::string, size_t> n;
+  for (const ComparedPair& p : c.pairs) ++n[verdict(p)];
+  return "<p class=\"counts\"><b>" + plural(c.pairs.size(), "combination") + "</b> in both: <b>" +
+         std::to_string(n["faster"]) + " faster</b> in B and <b>" + std::to_string(n["slower"]) +
+         " slower</b> beyond the runs' spread, " + std::to_string(n["noise"]) + " within noise, " +
+         std::to_string(n["unknown"]) + " without a spread (no STAT line); " + std::to_string(c.only_a.size()) +
+         " in A only, " + std::to_string(c.only_b.size()) + " in B only.</p>\n";
+}
+
+}  // namespace
+
+std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
+  size_t results = 0, failures = 0;
+  for (const ParsedLog& log : logs) results += log.runs.size(), failures += log.failures.size();
+  std::string body = "<h1>fmwork report</h1>\n" + paths_line("Read:", paths);
+  body += "<p class=\"counts\"><b>" + plural(logs.size(), "log") + "</b> (runs), <b>" +
+          plural(results + failures, "combination") + "</b>: " + std::to_string(results) + " measured, <b>" +
+          plural(failures, "failure") + "</b></p>\n";
+  if (logs.empty()) return page("fmwork report", body + "<p class=\"note\">No log was read.</p>\n");
+  body += "<nav><a href=\"#runs\">Runs</a><a href=\"#charts\">Charts</a><a href=\"#failures\">Failures</a>"
+          "<a href=\"#details\">Per run</a></nav>\n";
+  const std::vector<RunView> views = run_views(logs, paths);
+  body += runs_section(views) + charts_section(views, logs) + failures_section(views);
+  body += "<section id=\"details\"><h2>Per run: labels, META, results</h2>\n";
+  for (const RunView& v : views) body += run_section(v);
+  body += "</section>\n";
+  return page("fmwork report: " + (paths.empty() ? std::string() : source_name(paths.front())), body);
+}
+
+}  // namespace fmwork
+
+namespace fmwork {
+
+std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
+                         const std::string& path_b) {
+  const Comparison c = compare_logs(a, b);
+  std::map<std::string, size_t> styles;
+  std::set<int64_t> inputs;
+  for (const ComparedPair& p : c.pairs) styles.emplace(p.key.run, styles.size()), inputs.insert(p.key.input);
+  std::string body = "<h1>fmwork comparison: B against A</h1>\n" + side_line("A", path_a, a) + side_line("B", path_b, b) +
+                     compare_counts(c);
+  body += "<p class=\"note\">Combinations match by run (the run_id label, else model, class and precision), input "
+          "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
+          "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
+          "spread carried over to the ratio.</p>\n";
+  size_t repeats = 1;
+  for (const ComparedPair& p : c.pairs) repeats = std::max({repeats, p.a.repeats, p.b.repeats});
+  if (repeats > 1)
+    body += "<p class=\"note\">Repeats (up to " + std::to_string(repeats) + " a side) count as one: latency is the "
+            "median of the repeats, and the spread is the stddev between them rather than the STAT lines'.</p>\n";
+  body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
+  if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
+  body += "<div class=\"charts\">";
+  for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, input)) + "\n";
+  body += "</div></section>\n<section id=\"pairs\"><h2>Per combination</h2>\n" + pairs_table(c, styles) +
+          "</section>\n<section id=\"one-side\"><h2>Found on one side only</h2>\n" + one_side_table(c) + "</section>\n";
+  return page("fmwork comparison: " + source_name(path_b) + " against " + source_name(path_a), body + meta_difference(a, b));
+}
+
+}  // namespace fmwork

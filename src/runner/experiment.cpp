@@ -1,0 +1,332 @@
+// Experiment files into plans: the document's shape checked key by key, options merged (defaults, run,
+// matrix values), the matrix expanded, sizes split, and every command line checked by the driver's parser.
+#include "fmwork/runner/experiment.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
+#include "fmwork/cli/option_sets.hpp"
+
+namespace fmwork {
+
+namespace {
+
+using json = nlohmann::json;
+using Options = std::map<std::string, json>;  // option as typed ("--reps") -> its JSON value
+using Matrix = std::vector<std::pair<std::string, std::vector<json>>>;
+
+// A run's settings after the defaults: its options, matrix and size mode.
+struct RunSpec {
+  std::string id;
+  Options options;
+  Matrix matrix;
+  std::string sizes = "batch";
+};
+
+void check_keys(const json& object, const std::set<std::string>& known, const std::string& where) {
+  if (!object.is_object()) throw usage_error(where + ": must be an object, not " + json_excerpt(object));
+  for (const auto& item : object.items()) {
+    if (known.count(item.key())) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw usage_error(where + ": unknown key \"" + excerpt(item.key()) + "\" (known: " + list + ")");
+  }
+}
+
+bool scalar_value(const json& v) { return v.is_string() || v.is_number() || v.is_boolean() || v.is_null(); }
+
+// A value as typed: strings as they are, numbers as JSON writes them, a list joined with commas (sizes).
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string text;
+    for (const auto& e : v) text += (text.empty() ? "" : ",") + value_text(e);
+    return text;
+  }
+  return v.dump();
+}
+
+void check_value(const json& v, const std::string& where) {
+  const bool list_of_scalars =
+      v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const json& e) {
+        return (e.is_string() || e.is_number());
+      });
+  if (!scalar_value(v) && !list_of_scalars)
+    throw usage_error(where + ": a value is a string, a number, true (a flag), false or null (left out) or a list of "
+                              "strings and numbers (joined with commas), not " + json_excerpt(v));
+}
+
+void check_option_name(const std::string& key, const std::string& where) {
+  if (key.size() < 3 || key.compare(0, 2, "--") != 0 || key.find_first_of(" \t") != std::string::npos)
+    throw usage_error(where + ": \"" + excerpt(key) + "\" is not a driver option (written as typed: \"--reps\", "
+                              "\"--model:torch_dtype\", \"--torch.call:set_num_threads@\")");
+}
+
+Options options_of(const json& object, const std::string& where) {
+  if (!object.is_object()) throw usage_error(where + ": must be an object of options, not " + json_excerpt(object));
+  Options options;
+  for (const auto& item : object.items()) {
+    check_option_name(item.key(), where);
+    check_value(item.value(), where + ": \"" + item.key() + "\"");
+    options[item.key()] = item.value();
+  }
+  return options;
+}
+
+Matrix matrix_of(const json& object, const std::string& where) {
+  if (!object.is_object()) throw usage_error(where + ": must be an object of options, not " + json_excerpt(object));
+  Matrix matrix;
+  for (const auto& item : object.items()) {
+    const std::string at = where + ": \"" + item.key() + "\"";
+    check_option_name(item.key(), where);
+    if (!item.value().is_array() || item.value().empty())
+      throw usage_error(at + ": must be a non-empty list of values, not " + json_excerpt(item.value()));
+    for (const auto& v : item.value()) check_value(v, at);
+    matrix.emplace_back(item.key(), std::vector<json>(item.value().begin(), item.value().end()));
+  }
+  return matrix;
+}
+
+std::string sizes_of(const json& v, const std::string& where) {
+  if (v != "split" && v != "batch")
+    throw usage_error(where + ": must be \"split\" (one run per batch x input size) or \"batch\" (all sizes in one "
+                              "run), not " + json_excerpt(v));
+  return v.get<std::string>();
+}
+
+// Folds an object's "options", "matrix" and "sizes" over `spec` (the defaults' or a run's).
+void apply_settings(const json& object, const std::string& where, RunSpec& spec) {
+  if (object.contains("options"))
+    for (auto& [k, v] : options_of(object["options"], where + ": options")) spec.options[k] = v;
+  if (object.contains("matrix")) {
+    for (auto& entry : matrix_of(object["matrix"], where + ": matrix")) {  // no structured binding: clang 14
+      // cannot capture one in a lambda (C++17), and the fuzz build compiles this with clang
+      const std::string& key = entry.first;
+      auto same = std::find_if(spec.matrix.begin(), spec.matrix.end(), [&](const auto& m) { return m.first == key; });
+      if (same != spec.matrix.end()) same->second = entry.second; else spec.matrix.emplace_back(key, entry.second);
+    }
+  }
+  if (object.contains("sizes")) spec.sizes = sizes_of(object["sizes"], where + ": sizes");
+}
+
+std::string column_of(std::string key) {
+  key.erase(0, 2);
+  if (!key.empty() && key.back() == '@') key.pop_back();
+  return key;
+}
+
+std::vector<std::string> argv_of(const Options& options) {
+  std::vector<std::string> argv;
+  for (const auto& [key, value] : options) {
+    if (value.is_null() || value == false) continue;
+    argv.push_back(key);
+    if (value != true) argv.push_back(value_text(value));
+  }
+  return argv;
+}
+
+// The driver's own checks, before anything is loaded: its parser and the option sets' builders.
+CommandLine check_like_the_driver(const std::vector<std::string>& argv) {
+  std::vector<const char*> words = {"driver"};
+  for (const auto& w : argv) words.push_back(w.c_str());
+  CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data());
+  compile_options_from(cl.subs.at("compile"));
+  model_options_from(cl.subs.at("model"));
+  torch_calls_from(cl.subs.at("torch.call"));
+  torch_sets_from(cl.subs.at("torch.set"));
+  if (auto it = cl.subs.find("platform"); it != cl.subs.end()) platform_options_from(it->second);
+  if (auto it = cl.subs.find("check_outputs"); it != cl.subs.end()) check_options_from(it->second);
+  return cl;
+}
+
+PlannedRun checked(PlannedRun run, const std::string& source, CommandLine* parsed = nullptr) {
+  try {
+    CommandLine cl = check_like_the_driver(run.argv);
+    if (parsed) *parsed = std::move(cl);
+  } catch (const Error& e) {
+    throw usage_error(source + ": " + describe_run(run) + ": " + e.what());
+  }
+  return run;
+}
+
+// One matrix point's run, or with "split" one per batch x input size (batch outer, input inner, as the sweep).
+void expand_point(const RunSpec& spec, PlannedRun run, const std::string& source, std::vector<PlannedRun>& out) {
+  CommandLine cl;
+  run = checked(std::move(run), source, &cl);
+  if (spec.sizes == "batch") {
+    out.push_back(std::move(run));
+    return;
+  }
+  for (int64_t batch : cl.args.batch_sizes) {
+    for (int64_t input : cl.args.input_sizes) {
+      PlannedRun one = run;
+      for (size_t i = 0; i + 1 < one.argv.size(); ++i) {
+        if (one.argv[i] == "--batch_sizes") one.argv[i + 1] = std::to_string(batch);
+        if (one.argv[i] == "--input_sizes") one.argv[i + 1] = std::to_string(input);
+      }
+      one.matrix.emplace_back("input_sizes", std::to_string(input));
+      one.matrix.emplace_back("batch_sizes", std::to_string(batch));
+      out.push_back(checked(std::move(one), source));
+    }
+  }
+}
+
+void expand_run(const RunSpec& spec, const std::string& source, std::vector<PlannedRun>& out) {
+  const size_t first = out.size();
+  std::vector<size_t> at(spec.matrix.size(), 0);  // an odometer over the matrix, first key outermost
+  while (true) {
+    Options options = spec.options;
+    PlannedRun run;
+    run.run = run.id = spec.id;
+    for (size_t k = 0; k < spec.matrix.size(); ++k) {
+      const auto& [key, values] = spec.matrix[k];
+      options[key] = values[at[k]];
+      run.matrix.emplace_back(column_of(key), value_text(values[at[k]]));
+    }
+    run.argv = argv_of(options);
+    expand_point(spec, std::move(run), source, out);
+    size_t k = spec.matrix.size();
+    while (k > 0 && ++at[k - 1] == spec.matrix[k - 1].second.size()) at[--k] = 0;
+    if (k == 0) break;
+  }
+  if (out.size() - first > 1)
+    for (size_t i = first; i < out.size(); ++i) out[i].id += "." + std::to_string(i - first + 1);
+}
+
+std::string run_id_of(const json& run, const std::string& where) {
+  if (!run.contains("id")) throw usage_error(where + ": has no \"id\" (a name for its logs: letters, digits, - and _)");
+  const json& id = run["id"];
+  if (!id.is_string() || id.get<std::string>().empty() ||
+      id.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos)
+    throw usage_error(where + ": \"id\" must be letters, digits, - and _ (it names the run's logs), not " +
+                      json_excerpt(id));
+  return id.get<std::string>();
+}
+
+// "repeat": N, the whole plan N times over (1 when absent).
+size_t repeat_of(const json& doc, const std::string& source) {
+  if (!doc.contains("repeat")) return 1;
+  const json& v = doc["repeat"];
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000)
+    throw usage_error(source + ": \"repeat\" must be a whole number of times from 1 to 1000, not " + json_excerpt(v));
+  return v.get<size_t>();
+}
+
+// The plan `times` over, interleaved (every run once, then every run again ...) so that a drift of the
+// machine spreads over all runs instead of landing on one: ids "<id>.r<k>", the column "repeat" = k.
+std::vector<PlannedRun> repeated(const std::vector<PlannedRun>& runs, size_t times) {
+  std::vector<PlannedRun> out;
+  for (size_t k = 1; k <= times; ++k) {
+    for (PlannedRun run : runs) {
+      run.id += ".r" + std::to_string(k);
+      run.matrix.emplace_back("repeat", std::to_string(k));
+      out.push_back(std::move(run));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_run(const PlannedRun& run) {
+  std::string text = "run \"" + run.run + "\"";
+  if (run.matrix.empty()) return text;
+  text += " (";
+  for (size_t i = 0; i < run.matrix.size(); ++i)
+    text += (i ? " " : "") + run.matrix[i].first + "=" + run.matrix[i].second;
+  return text + ")";
+}
+
+Plan expand_experiment(const json& doc, const std::string& source) {
+  check_keys(doc, {"description", "defaults", "runs", "repeat"}, source);
+  const size_t repeat = repeat_of(doc, source);
+  RunSpec defaults;
+  if (doc.contains("defaults")) {
+    check_keys(doc["defaults"], {"options", "matrix", "sizes"}, source + ": defaults");
+    apply_settings(doc["defaults"], source + ": defaults", defaults);
+  }
+  if (!doc.contains("runs") || !doc["runs"].is_array() || doc["runs"].empty())
+    throw usage_error(source + ": \"runs\" must be a non-empty list of runs ({\"id\": ..., \"options\": {...}})");
+  std::vector<RunSpec> specs;  // every run's shape first: a file's mistakes of form come before the driver's
+  std::set<std::string> ids;
+  for (size_t i = 0; i < doc["runs"].size(); ++i) {
+    const json& r = doc["runs"][i];
+    std::string where = source + ": runs[" + std::to_string(i) + "]";
+    check_keys(r, {"id", "description", "options", "matrix", "sizes"}, where);
+    RunSpec spec = defaults;
+    spec.id = run_id_of(r, where);
+    if (!ids.insert(spec.id).second) throw usage_error(where + ": the id \"" + spec.id + "\" is taken by an earlier run");
+    apply_settings(r, source + ": run \"" + spec.id + "\"", spec);
+    specs.push_back(std::move(spec));
+  }
+  Plan plan{source, {}};
+  for (const RunSpec& spec : specs) expand_run(spec, source, plan.runs);
+  if (repeat > 1) plan.runs = repeated(plan.runs, repeat);
+  return plan;
+}
+
+Plan load_experiment(const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = read_json_file(path);
+  } catch (const Error& e) {
+    throw usage_error(e.what());
+  }
+  return expand_experiment(doc, path);
+}
+
+nlohmann::ordered_json plan_to_json(const Plan& plan) {
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const auto& r : plan.runs) {
+    nlohmann::ordered_json matrix = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.matrix) matrix[k] = v;
+    runs.push_back({{"id", r.id}, {"run", r.run}, {"matrix", matrix}, {"argv", r.argv}});
+  }
+  return {{"experiment", plan.source}, {"runs", runs}};
+}
+
+Plan plan_from_json(const json& doc, const std::string& source) {
+  Plan plan;
+  std::set<std::string> ids;
+  try {
+    plan.source = doc.at("experiment").get<std::string>();
+    for (const auto& r : doc.at("runs")) {
+      PlannedRun run;
+      run.id = r.at("id").get<std::string>();
+      run.run = r.at("run").get<std::string>();
+      run.argv = r.at("argv").get<std::vector<std::string>>();
+      for (const auto& item : r.at("matrix").items()) run.matrix.emplace_back(item.key(), item.value().get<std::string>());
+      if (run.id.empty() || run.id.find('/') != std::string::npos || !ids.insert(run.id).second)
+        throw runtime_error("the run id \"" + excerpt(run.id) + "\" is empty, holds a / or is repeated");
+      plan.runs.push_back(std::move(run));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw runtime_error(source + ": not a plan written by driver run (" + e.what() + ")");
+  } catch (const Error& e) {
+    throw runtime_error(source + ": " + e.what());
+  }
+  return plan;
+}
+
+std::string command_text(const std::string& program, const std::vector<std::string>& argv) {
+  std::string text = program;
+  for (const auto& w : argv) {
+    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789_-.,:/@=+%") == std::string::npos;
+    if (plain) {
+      text += " " + w;
+      continue;
+    }
+    std::string quoted = "'";
+    for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += " " + quoted + "'";
+  }
+  return text;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,203 @@
+// --isolate (see isolate.hpp): the parent's loop over the combinations, one child process each, and the
+// child's side of the contract (which combination, which sections).
+#include "fmwork/runner/isolate.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/base/subprocess.hpp"
+
+namespace fmwork {
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+std::string format_memory(int64_t bytes) {
+  if (bytes <= 0) return "unknown";
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  return mib >= 1024.0 ? fmt::format("{:.1f} GiB", mib / 1024.0) : fmt::format("{:.0f} MiB", mib);
+}
+
+std::string signal_name(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
+const char* likely_cause(int signal) {
+  switch (signal) {
+    case SIGKILL: return "the kernel's OOM killer is the likely cause (or a kill -9)";
+    case SIGSEGV:
+    case SIGBUS: return "a crash in native code (the model's operators, LibTorch or a plugin)";
+    case SIGABRT: return "an abort in native code (a failed assertion or an uncaught C++ exception)";
+    case SIGFPE: return "an arithmetic fault in native code";
+    case SIGILL: return "an instruction this CPU lacks, or a crash in native code";
+    default: return nullptr;
+  }
+}
+
+// The child's "error: <message>" line as the message.
+std::string without_error_prefix(const std::string& line) {
+  return starts_with(line, "error: ") ? line.substr(7) : line;
+}
+
+struct Parent {
+  const std::string& program;
+  const std::vector<std::string>& argv;
+  std::ostream& out;
+  std::ostream& err;
+  const std::function<void(const std::string&)>& report;
+};
+
+// What the parent saw of one child.
+struct ChildWatch {
+  bool run_banner = false;  // its RUN banner
+  bool result = false;      // its RES or FAIL line
+  bool meta = false;        // its META line: RUNTIME and MODEL are in the log
+  std::optional<std::string> held_err;  // its last stderr line, held until the next one or the end
+  ChildExit exit;
+};
+
+// Runs one child, forwarding its lines. A line the child's death cut short is dropped when it is an
+// FMWORK line (half a REP line would not parse); other text is kept.
+ChildWatch run_child(const Parent& p, const IsolatedChild& child) {
+  ChildWatch w;
+  const std::string title = fmt::format("RUN {} / {}", child.input, child.batch);
+  StreamHandlers handlers;
+  handlers.out_line = [&](std::string_view line, bool terminated) {
+    if (!terminated && starts_with(line, "FMWORK")) return;
+    w.run_banner = w.run_banner || line == title;
+    w.result = w.result || starts_with(line, "FMWORK RES ") || starts_with(line, "FMWORK FAIL ");
+    w.meta = w.meta || starts_with(line, "FMWORK META ");
+    p.out << line << '\n';
+  };
+  handlers.err_line = [&](std::string_view line, bool) {
+    if (w.held_err) p.err << *w.held_err << '\n';
+    w.held_err = std::string(line);
+  };
+  handlers.after_read = [&] {
+    p.out.flush();
+    p.err.flush();
+  };
+  const std::string variable = std::string(kIsolatedChildVariable) + "=" + isolated_child_spec(child);
+  w.exit = run_streaming(p.program, p.argv, {variable}, handlers);
+  return w;
+}
+
+void forward_held(const Parent& p, const ChildWatch& w) {
+  if (w.held_err) p.err << *w.held_err << std::endl;
+}
+
+// The FAIL text for a child that ended without its combination's RES or FAIL line.
+std::string failure_of(const Parent& p, const ChildWatch& w) {
+  const ChildExit& e = w.exit;
+  if (e.signal != 0) {
+    forward_held(p, w);
+    return killed_child_error(e.signal, e.peak_rss_bytes);
+  }
+  if (e.exit_code != 0 && w.held_err) return without_error_prefix(*w.held_err);
+  forward_held(p, w);
+  return fmt::format("the isolated process exited with status {} without a RES or FAIL line", e.exit_code);
+}
+
+// Settles one combination after its child ended; returns whether it failed.
+bool settle(const Parent& p, const IsolatedChild& child, const ChildWatch& w) {
+  const ChildExit& e = w.exit;
+  if (w.result) {  // the child printed the combination's outcome and reported its own failures
+    forward_held(p, w);
+    if (e.signal != 0)
+      p.report(fmt::format("combination input {} / batch {}: after its lines, {}", child.input, child.batch,
+                           killed_child_error(e.signal, e.peak_rss_bytes)));
+    return e.exit_code != 0;
+  }
+  if (e.exit_code == 2)
+    throw usage_error(w.held_err ? without_error_prefix(*w.held_err)
+                                 : "the isolated process refused the command line (exit status 2) and said nothing");
+  const std::string error = failure_of(p, w);
+  if (!w.run_banner) p.out << banner(fmt::format("RUN {} / {}", child.input, child.batch));
+  p.out << "\n" << format_line(make_fail_line(child.input, child.batch, error)) << "\n" << std::flush;
+  p.report(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", child.input, child.batch,
+                       error));
+  return true;
+}
+
+[[noreturn]] void bad_spec(std::string_view spec) {
+  throw usage_error(std::string(kIsolatedChildVariable) + "='" + excerpt(spec) +
+                    "' is not what the driver sets; `driver --isolate` sets it for its children only");
+}
+
+int64_t spec_value(std::string_view word, std::string_view key, std::string_view spec) {
+  if (!starts_with(word, key)) bad_spec(spec);
+  const std::string_view digits = word.substr(key.size());
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    bad_spec(spec);
+  return std::stoll(std::string(digits));
+}
+
+}  // namespace
+
+std::string isolated_child_spec(const IsolatedChild& child) {
+  return fmt::format("batch={} input={} sections={}", child.batch, child.input, child.sections ? "all" : "run");
+}
+
+IsolatedChild parse_isolated_child(std::string_view spec) {
+  std::vector<std::string_view> words;
+  for (size_t start = 0; start <= spec.size();) {
+    const size_t space = std::min(spec.find(' ', start), spec.size());
+    words.push_back(spec.substr(start, space - start));
+    start = space + 1;
+  }
+  const std::string_view sections = words.size() == 3 ? words[2] : std::string_view();
+  if (sections != "sections=all" && sections != "sections=run") bad_spec(spec);
+  IsolatedChild child;
+  child.batch = spec_value(words[0], "batch=", spec);
+  child.input = spec_value(words[1], "input=", spec);
+  child.sections = sections == "sections=all";
+  return child;
+}
+
+std::optional<IsolatedChild> isolated_child(const FixedArgs& args) {
+  const char* spec = std::getenv(kIsolatedChildVariable);
+  if (!args.isolate || spec == nullptr) return std::nullopt;
+  const IsolatedChild child = parse_isolated_child(spec);
+  auto holds = [](const std::vector<int64_t>& sizes, int64_t size) {
+    return std::find(sizes.begin(), sizes.end(), size) != sizes.end();
+  };
+  if (!holds(args.batch_sizes, child.batch) || !holds(args.input_sizes, child.input))
+    throw usage_error(fmt::format("{}: batch {} / input {} is not a combination of --batch_sizes and --input_sizes",
+                                  kIsolatedChildVariable, child.batch, child.input));
+  return child;
+}
+
+std::string killed_child_error(int signal, int64_t peak_rss_bytes) {
+  std::string text = fmt::format("the isolated process was killed by {} (signal {}; peak memory {})",
+                                 signal_name(signal), signal, format_memory(peak_rss_bytes));
+  if (const char* cause = likely_cause(signal)) text += std::string(": ") + cause;
+  return text;
+}
+
+int run_isolated_sweep(const FixedArgs& args, const std::string& program, const std::vector<std::string>& argv,
+                       std::ostream& out, std::ostream& err, const std::function<void(const std::string&)>& report) {
+  const Parent parent{program, argv, out, err, report};
+  int failures = 0;
+  bool sections_in_log = false;
+  for (int64_t batch : args.batch_sizes) {
+    for (int64_t input : args.input_sizes) {
+      const IsolatedChild child{batch, input, !sections_in_log};
+      const ChildWatch watch = run_child(parent, child);
+      sections_in_log = sections_in_log || watch.meta;
+      if (settle(parent, child, watch)) ++failures;
+      flush_or_throw(parent.out, "the log to standard output");  // a lost log ends the sweep, as it does unisolated
+    }
+  }
+  return failures;
+}
+
+}  // namespace fmwork

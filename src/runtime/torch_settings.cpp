@@ -1,0 +1,163 @@
+#include "fmwork/runtime/torch_settings.hpp"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/python_literal.hpp"
+
+namespace fmwork {
+namespace {
+
+// A name's value type, what applying it does, and the check of its value (before anything is loaded).
+struct Setting {
+  Value::Type type;
+  std::function<void(const Value&)> apply;
+  std::function<void(const std::string& option, const Value&)> check = {};
+};
+
+// Threads asked for beyond this many per CPU are refused: LibTorch would start them all (and a pool of
+// 2^31 threads exhausts the machine before anything runs).
+constexpr int64_t kMaxThreadsPerCpu = 4;
+
+void check_thread_count(const std::string& option, const Value& v) {
+  if (v.integer <= 0) throw usage_error(fmt::format("{} must be a positive integer; got {}", option, v.integer));
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t limit = kMaxThreadsPerCpu * cpus;
+  if (v.integer > limit)
+    throw usage_error(fmt::format("{} must be at most {} ({} per CPU, {} CPUs here); got {}", option, limit,
+                                  kMaxThreadsPerCpu, cpus, v.integer));
+}
+
+void check_matmul_precision(const std::string& option, const Value& v) {
+  if (v.text != "highest" && v.text != "high" && v.text != "medium")
+    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(v));
+}
+
+const std::map<std::string, Setting>& call_table() {
+  static const std::map<std::string, Setting> table = {
+      {"set_grad_enabled", {Value::Type::boolean, [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }}},
+      {"set_num_threads",
+       {Value::Type::integer, [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); },
+        check_thread_count}},
+      {"set_num_interop_threads",
+       {Value::Type::integer, [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); },
+        check_thread_count}},
+      {"manual_seed", {Value::Type::integer, [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }}},
+      {"set_float32_matmul_precision",
+       {Value::Type::string, [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); },
+        check_matmul_precision}},
+      {"use_deterministic_algorithms",
+       {Value::Type::boolean, [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }}},
+      {"set_flush_denormal",
+       {Value::Type::boolean, [](const Value& v) {
+          if (!at::globalContext().setFlushDenormal(v.boolean) && v.boolean)
+            throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
+        }}},
+  };
+  return table;
+}
+
+const std::map<std::string, Setting>& set_table() {
+  auto& ctx = at::globalContext();
+  static const std::map<std::string, Setting> table = {
+      {"backends.cudnn.benchmark", {Value::Type::boolean, [&](const Value& v) { ctx.setBenchmarkCuDNN(v.boolean); }}},
+      {"backends.cudnn.deterministic",
+       {Value::Type::boolean, [&](const Value& v) { ctx.setDeterministicCuDNN(v.boolean); }}},
+      {"backends.cudnn.allow_tf32", {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuDNN(v.boolean); }}},
+      {"backends.cudnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledCuDNN(v.boolean); }}},
+      {"backends.cuda.matmul.allow_tf32",
+       {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuBLAS(v.boolean); }}},
+      {"backends.mkldnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledMkldnn(v.boolean); }}},
+  };
+  return table;
+}
+
+std::vector<std::string> keys_of(const std::map<std::string, Setting>& table) {
+  std::vector<std::string> names;
+  for (const auto& [name, setting] : table) names.push_back(name);
+  return names;
+}
+
+// Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
+// plain `--torch.call:set_grad_enabled False` works there as if typed with '@': do the same when the
+// text reads as a value of the expected type.
+Value as_typed(const Value& value, Value::Type expected, const std::string& option) {
+  if (value.type != Value::Type::string || expected == Value::Type::string) return value;
+  try {
+    Value parsed = parse_value(value.text, option);
+    if (parsed.type == expected) return parsed;
+  } catch (const Error&) {
+  }
+  return value;
+}
+
+void check_one(const std::string& set, const std::map<std::string, Setting>& table, const std::string& name,
+               const Value& given) {
+  const std::string option = "--" + set + ":" + name;
+  auto it = table.find(name);
+  if (it == table.end())
+    throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, fmt::join(keys_of(table), ", ")));
+  const Value value = as_typed(given, it->second.type, option);
+  if (value.type != it->second.type) {
+    std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
+                           ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, value.text)
+                           : "";
+    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(it->second.type),
+                                  type_name(value.type), repr(value), hint));
+  }
+  if (it->second.check) it->second.check(option, value);
+}
+
+}  // namespace
+
+void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
+  for (const auto& [name, value] : calls.calls) check_one("torch.call", call_table(), name, value);
+  for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);
+}
+
+std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
+  validate_torch_settings(calls, sets);
+  std::vector<std::string> lines;
+  for (const auto& [name, given] : calls.calls) {
+    const Value value = as_typed(given, call_table().at(name).type, "--torch.call:" + name);
+    try {
+      call_table().at(name).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--torch.call:{}: LibTorch refused {}: {}", name, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(fmt::format("torch.call {}({})", name, repr(value)));
+  }
+  for (const auto& [path, given] : sets.sets) {
+    const Value value = as_typed(given, set_table().at(path).type, "--torch.set:" + path);
+    try {
+      set_table().at(path).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--torch.set:{}: LibTorch refused {}: {}", path, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(fmt::format("torch.set {} = {}", path, repr(value)));
+  }
+  return lines;
+}
+
+bool grad_enabled_requested(const TorchCalls& calls) {
+  for (const auto& [name, value] : calls.calls)
+    if (name == "set_grad_enabled")
+      return as_typed(value, Value::Type::boolean, "--torch.call:set_grad_enabled").boolean;
+  return false;
+}
+
+std::vector<std::string> torch_call_names() { return keys_of(call_table()); }
+
+std::vector<std::string> torch_set_paths() { return keys_of(set_table()); }
+
+}  // namespace fmwork

@@ -1,0 +1,159 @@
+#include "fmwork/sweep/sweep.hpp"
+
+#include <time.h>
+
+#include <new>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
+#include "fmwork/base/host_memory.hpp"
+#include "fmwork/sweep/saved_outputs.hpp"
+#include "fmwork/log/stats.hpp"
+
+namespace fmwork {
+namespace {
+
+Nanos read_clock(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<Nanos>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// Lines are written as they come but flushed once per combination, after its last line: a flush per REP
+// line would put a write() system call between every two reps.
+void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << '\n'; }
+
+Batch to_device(const Batch& b, const torch::Device& device) {
+  return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
+}
+
+// After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a
+// FAIL after its RES): --save_outputs writes the rep's inputs and outputs, --check_outputs compares them:
+// the CHECK line to print and whether it passed.
+struct Checked {
+  std::optional<CheckLine> line;
+  bool pass = true;
+};
+Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
+                       const torch::IValue& outputs, const Reference* reference) {
+  if (!plan.save_outputs && !reference) return {};
+  const NamedTensors named = name_outputs(outputs, model.output_names());
+  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
+  if (!reference) return {};
+  const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
+  const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
+  return {make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
+                          tolerance.cosine, r.pass),
+          r.pass};
+}
+
+// Memory admission, before anything is allocated for the combination: its inputs (three [batch, input]
+// int64 tensors) and the model's activation estimate against what the platform has available. A
+// combination that would not fit becomes a FAIL line with the figures instead of an OOM kill that takes the
+// whole sweep with it. The model's own shape check (an input longer than its positions) comes first.
+void admit(int64_t batch, int64_t input, const Model& model, Platform& platform) {
+  const std::optional<uint64_t> activations = model.activation_bytes(batch, input);
+  const std::optional<MemoryBudget> budget = platform.available_memory();
+  if (!budget) return;
+  const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
+  const long double need = inputs + static_cast<long double>(activations.value_or(0));
+  if (need <= static_cast<long double>(budget->bytes)) return;
+  const auto size = [](long double b) { return b >= 0x1p63L ? std::string("over 8 EiB") : gib(static_cast<uint64_t>(b)); };
+  const std::string parts = activations ? size(inputs) + " of inputs + " + size(*activations) + " of activations"
+                                        : size(inputs) + " of inputs; the model gives no activation estimate";
+  throw runtime_error(fmt::format("batch {} x input {} needs an estimated {} ({}) but {} has {} available ({}); "
+                                  "lower --batch_sizes or --input_sizes",
+                                  batch, input, size(need), parts, platform.name(), gib(budget->bytes), budget->source));
+}
+
+// One combination; throws whatever the model or the device throws. Returns false when its output check failed.
+bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
+                     InputGenerator& inputs, std::ostream& out) {
+  admit(batch, input, model, platform);
+  const auto reps = static_cast<size_t>(plan.reps);
+  std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
+  std::optional<Reference> reference;
+  if (plan.check_outputs) {
+    reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
+    reference->inputs = to_device(reference->inputs, platform.device());
+  }
+  for (const LogLine& line : model.prepare(batch, input)) emit(out, line);
+  platform.reset_memory_peaks();
+  Batch batch_inputs;
+  torch::IValue outputs;
+  for (size_t rep = 0; rep < reps; ++rep) {
+    outputs = torch::IValue();  // the last rep's outputs are freed before the next rep's inputs are made
+    batch_inputs = reference ? reference->inputs : inputs.make(batch, input, platform.device());
+    platform.synchronize();  // the inputs' copy to the device is not part of the measurement
+
+    const Nanos t0 = clock_now();
+    outputs = model.forward(batch_inputs);
+    platform.synchronize();
+    const Nanos t1 = clock_now();
+
+    t0s[rep] = t0;
+    t1s[rep] = t1;
+    emit(out, RepLine{static_cast<int64_t>(rep + 1), plan.reps, t0, t1});
+  }
+
+  std::vector<double> durations(reps);
+  for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
+  const Summary summary = summarize(durations);
+  const Checked check =
+      save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
+  out << "\n";
+  emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
+                          latency_ms(summary), throughput(summary, batch)));
+  emit(out, make_stat_line(input, batch, stat_values(summary)));
+  if (auto peaks = platform.memory_peaks())
+    emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
+  if (check.line) emit(out, *check.line);
+  out.flush();
+  return check.pass;
+}
+
+}  // namespace
+
+Nanos clock_now() {
+  static const Nanos offset = read_clock(CLOCK_REALTIME) - read_clock(CLOCK_MONOTONIC);
+  return read_clock(CLOCK_MONOTONIC) + offset;
+}
+
+int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
+              const FailureReport& report) {
+  int failures = 0;
+  auto tell = [&](const std::string& message) {
+    if (report) report(message);
+  };
+  for (int64_t batch : plan.batch_sizes) {
+    for (int64_t input : plan.input_sizes) {
+      out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
+      std::string error;
+      try {
+        if (!run_combination(plan, batch, input, model, platform, inputs, out)) {
+          ++failures;
+          tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
+                           "the sweep goes on",
+                           input, batch, *plan.check_outputs));
+        }
+      } catch (const std::bad_alloc&) {
+        error = "out of memory (std::bad_alloc)";
+      } catch (const std::exception& e) {
+        error = exception_cause(e);
+      }
+      if (!error.empty()) {
+        ++failures;
+        out << "\n";
+        emit(out, make_fail_line(input, batch, error));
+        out.flush();
+        tell(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", input, batch, error));
+      }
+      flush_or_throw(out, "the log");  // outside the try: a lost log ends the sweep, it is no combination's failure
+    }
+  }
+  return failures;
+}
+
+}  // namespace fmwork

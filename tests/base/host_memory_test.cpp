@@ -1,0 +1,38 @@
+// Tests of host_memory: MemAvailable and cgroup limits read from the kernel's texts, and the figure of this
+// machine.
+#include "fmwork/base/host_memory.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fmwork {
+namespace {
+
+TEST(HostMemory, ReadsMemAvailableInBytes) {
+  EXPECT_EQ(meminfo_available("MemTotal:       24000000 kB\nMemFree:  1 kB\nMemAvailable:   21893228 kB\n"),
+            21893228ull * 1024);
+  EXPECT_EQ(meminfo_available("MemTotal: 1 kB\n"), std::nullopt);
+  EXPECT_EQ(meminfo_available("MemAvailable: 12x kB\n"), std::nullopt);
+  EXPECT_EQ(meminfo_available("MemAvailable: 99999999999999999999999 kB\n"), std::nullopt);
+}
+
+TEST(HostMemory, CgroupRoomIsLimitLessUsageAndNoneWithoutALimit) {
+  EXPECT_EQ(cgroup_room("4294967296\n", "1073741824\n"), 3ull << 30);
+  EXPECT_EQ(cgroup_room("1000\n", "2000\n"), 0u);                              // over the limit: no room
+  EXPECT_EQ(cgroup_room("max\n", "1073741824\n"), std::nullopt);               // v2: no limit
+  EXPECT_EQ(cgroup_room("9223372036854771712\n", "1000\n"), std::nullopt);     // v1: no limit
+}
+
+TEST(HostMemory, ThisMachineHasSomeAvailable) {
+  const auto budget = host_available_memory();
+  ASSERT_TRUE(budget.has_value());
+  EXPECT_GT(budget->bytes, 64ull << 20) << budget->source;
+  EXPECT_FALSE(budget->source.empty());
+}
+
+TEST(HostMemory, SizesAreInGiB) {
+  EXPECT_EQ(gib(3ull << 30), "3.00 GiB");
+  EXPECT_EQ(gib(0), "0.00 GiB");
+}
+
+}  // namespace
+}  // namespace fmwork

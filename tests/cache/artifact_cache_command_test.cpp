@@ -1,0 +1,144 @@
+// Tests of the artifact cache's folder (the environment variables) and the `--cache` command's text.
+#include "fmwork/cache/artifact_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "fmwork/base/error.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+using Fields = std::map<std::string, std::string>;
+
+// Sets or unsets the three variables for a test and puts back what was there.
+class CacheEnv {
+ public:
+  CacheEnv() {
+    for (const char* n : kNames)
+      if (const char* v = std::getenv(n)) saved_[n] = v;
+  }
+  ~CacheEnv() {
+    for (const char* n : kNames) saved_.count(n) ? setenv(n, saved_[n].c_str(), 1) : unsetenv(n);
+  }
+  void set(const char* name, const char* value) { value ? setenv(name, value, 1) : unsetenv(name); }
+
+ private:
+  static constexpr const char* kNames[] = {"FMWORK_CACHE", "XDG_CACHE_HOME", "HOME"};
+  std::map<std::string, std::string> saved_;
+};
+
+TEST(DefaultCacheRootTest, HonoursTheThreeVariablesInOrder) {
+  CacheEnv env;
+  env.set("FMWORK_CACHE", "/c/fm");
+  env.set("XDG_CACHE_HOME", "/c/xdg");
+  env.set("HOME", "/home/u");
+  EXPECT_EQ(default_cache_root(), "/c/fm");
+  env.set("FMWORK_CACHE", "");  // empty counts as unset
+  EXPECT_EQ(default_cache_root(), "/c/xdg/fmwork");
+  env.set("XDG_CACHE_HOME", nullptr);
+  EXPECT_EQ(default_cache_root(), "/home/u/.cache/fmwork");
+  env.set("HOME", nullptr);
+  env.set("FMWORK_CACHE", nullptr);
+  try {
+    default_cache_root();
+    FAIL() << "default_cache_root returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("FMWORK_CACHE"), std::string::npos) << e.what();
+  }
+}
+
+ArtifactCache::Builder writer(const std::string& contents) {
+  return [=](const std::string& dir) {
+    std::ofstream(dir + "/model.pt2", std::ios::binary) << contents;
+    return Fields{{"vec_isa", "avx2"}};
+  };
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(CacheCommandTest, ListHasOneLinePerEntry) {
+  TempDir tmp("fmwork-cache-command-test");
+  EXPECT_EQ(run_cache_command({"list", "--cache_dir", tmp.path()}), "no entries in " + tmp.path() + "\n");
+  ArtifactCache cache(tmp.path());
+  const std::string hash(32, 'a');
+  const CacheEntry e = cache.store("aoti", {{"model", hash}, {"dtype", "bfloat16"}}, writer(std::string(2048, 'x')));
+  cache.store("aoti", {{"model", "b"}}, writer("y"));
+  const auto lines = lines_of(run_cache_command({"list", "--cache_dir=" + tmp.path()}));
+  ASSERT_EQ(lines.size(), 2u);
+  const std::regex line(
+      R"([0-9a-f]{12}  aoti +[0-9.]+ (B|KiB)  built in [0-9.]+ s  used \d{4}-\d\d-\d\d \d\d:\d\d  .+)");
+  for (const auto& l : lines) EXPECT_TRUE(std::regex_match(l, line)) << l;
+  EXPECT_EQ(lines[1].substr(0, 12), e.key.substr(0, 12));  // least recently used last
+  EXPECT_NE(lines[1].find("2.0 KiB"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("dtype=bfloat16 model=aaaaaaaaaaaa"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find(hash), std::string::npos) << lines[1];  // hashes shortened
+  EXPECT_NE(lines[0].find("  model=b"), std::string::npos) << lines[0];
+}
+
+TEST(CacheCommandTest, ReportIsAnAlignedTableWithTotals) {
+  TempDir tmp("fmwork-cache-command-test");
+  ArtifactCache cache(tmp.path());
+  cache.store("aoti", {{"model", "m1"}, {"torch", "2.6.0"}}, writer(std::string(1536, 'x')));
+  cache.store("aoti", {{"model", "a-longer-model-name"}}, writer("yy"));
+  const auto lines = lines_of(run_cache_command({"report", "--cache_dir", tmp.path()}));
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "cache: " + tmp.path());
+  EXPECT_TRUE(std::regex_match(lines[1], std::regex("key +kind +size +build s +created +last used +model +torch")))
+      << lines[1];
+  // Each column starts where its heading does; the numbers end where theirs does.
+  for (const char* heading : {"kind", "created", "model", "torch"}) {
+    const size_t at = lines[1].find(heading);
+    for (size_t i = 2; i < 4; ++i)
+      EXPECT_TRUE(lines[i][at - 1] == ' ' && lines[i][at] != ' ') << heading << ": " << lines[i];
+  }
+  const size_t size_end = lines[1].find("size") + 4;
+  EXPECT_EQ(lines[2].substr(size_end - 3, 3), "2 B") << lines[2];  // most recently used first
+  EXPECT_EQ(lines[3].substr(size_end - 7, 7), "1.5 KiB") << lines[3];
+  EXPECT_NE(lines[2].find("a-longer-model-name  -"), std::string::npos) << lines[2];  // no torch field
+  EXPECT_NE(lines[3].find("m1" + std::string(19, ' ') + "2.6.0"), std::string::npos) << lines[3];
+  EXPECT_EQ(lines[4], "total: 2 entries, 1.5 KiB");
+}
+
+TEST(CacheCommandTest, ClearSaysHowManyFromWhere) {
+  TempDir tmp("fmwork-cache-command-test");
+  ArtifactCache cache(tmp.path());
+  cache.store("aoti", {{"model", "a"}}, writer("x"));
+  cache.store("aoti", {{"model", "b"}}, writer("x"));
+  EXPECT_EQ(run_cache_command({"clear", "--cache_dir", tmp.path()}), "removed 2 entries from " + tmp.path() + "\n");
+  EXPECT_TRUE(cache.list().empty());
+  CacheEnv env;
+  env.set("FMWORK_CACHE", tmp.path().c_str());
+  EXPECT_EQ(run_cache_command({"clear"}), "removed 0 entries from " + tmp.path() + "\n");
+}
+
+TEST(CacheCommandTest, AnythingElseIsAUsageErrorNamingTheSubCommands) {
+  const std::vector<std::vector<std::string>> bad = {
+      {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="},
+      {"list", "x", "y", "z"}};
+  for (const auto& args : bad) {
+    try {
+      run_cache_command(args);
+      ADD_FAILURE() << "no error for " << args.size() << " args";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find("list, report or clear"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,319 @@
+// Tests of the command line: the parsed fields, the sub-option trees, every usage error, and the help text.
+// The ARGS section: cli_args_section_test.cpp.
+#include "fmwork/cli/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "support/cli_fixtures.hpp"
+
+namespace fmwork {
+namespace {
+
+using cli_fixtures::parse;
+
+// The usage error a command line gives ("" when it parses).
+std::string error_of(const std::vector<std::string>& words) {
+  try {
+    parse(words);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> base_with(std::vector<std::string> extra) {
+  std::vector<std::string> words = {"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel",
+                                    "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2"};
+  words.insert(words.end(), extra.begin(), extra.end());
+  return words;
+}
+
+// The base command line with --reps `reps`.
+std::vector<std::string> with_reps(const std::string& reps) {
+  std::vector<std::string> words = base_with({});
+  words[11] = reps;
+  return words;
+}
+
+TEST(CliTest, ParsedFixedArguments) {
+  const CommandLine cl = parse({"--platform", "cuda:1", "--model_root", "/models", "--model_name", "bert",
+                                "--model_class", "BertModel", "--input_sizes", "64,128", "--batch_sizes", "1,4,8",
+                                "--reps", "1_0", "--compile", "--seed", "42"});
+  EXPECT_EQ(cl.args.platform, "cuda:1");
+  EXPECT_EQ(cl.args.model_root, std::optional<std::string>("/models"));
+  EXPECT_EQ(cl.args.model_path, "/models/bert");
+  EXPECT_EQ(cl.args.input_sizes, (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(cl.args.batch_sizes, (std::vector<int64_t>{1, 4, 8}));
+  EXPECT_EQ(cl.args.reps, 10);  // int("1_0"), as argparse reads it
+  EXPECT_EQ(parse(with_reps("1000000")).args.reps, kMaxReps);  // the most admitted
+  EXPECT_TRUE(cl.args.compile);
+  EXPECT_FALSE(cl.args.eval);
+  EXPECT_TRUE(cl.args.seed_given);
+  EXPECT_EQ(cl.args.seed, 42u);
+  EXPECT_EQ(cl.arg_words, (std::vector<std::string>{"--batch_sizes 1,4,8", "--compile", "--input_sizes 64,128",
+                                                     "--model_class BertModel", "--model_name bert",
+                                                     "--model_root /models", "--platform cuda:1", "--reps 1_0",
+                                                     "--seed 42"}));
+  EXPECT_EQ(parse(base_with({"--model_root", "/models"})).args.model_path, "/models/m");
+  // os.path.join: an absolute model name ignores the root.
+  EXPECT_EQ(parse({"--platform", "cpu", "--model_root", "/r", "--model_name", "/abs/m.pt", "--model_class", "B",
+                   "--input_sizes", "1", "--batch_sizes", "1", "--reps", "2"})
+                .args.model_path,
+            "/abs/m.pt");
+  EXPECT_FALSE(parse(base_with({})).args.model_root.has_value());
+  EXPECT_FALSE(cl.args.isolate);
+  EXPECT_TRUE(parse(base_with({"--isolate"})).args.isolate);
+  EXPECT_FALSE(parse(base_with({})).args.seed_given);
+}
+
+TEST(CliTest, SubOptionTrees) {
+  const CommandLine cl = parse(base_with({"--compile:dynamic@", "True", "--compile:mode", "max-autotune",
+                                          "--model:x@", "-1", "--compile:options:a:b@", "(8,)", "--model:y", "-z"}));
+  ASSERT_EQ(cl.subs.size(), 4u);  // platform only when used
+  EXPECT_EQ(cl.subs.count("platform"), 0u);
+  EXPECT_EQ(cl.subs.at("torch.call"), Value::of_dict({}));
+  const Value& compile = cl.subs.at("compile");
+  ASSERT_EQ(compile.entries.size(), 3u);
+  // Sorted: dynamic, mode, options.
+  EXPECT_EQ(compile.entries[0].first, "dynamic");
+  EXPECT_EQ(compile.entries[0].second, Value::of_bool(true));
+  EXPECT_EQ(compile.entries[1].second, Value::of_string("max-autotune"));
+  EXPECT_EQ(compile.entries[2].second,
+            Value::of_dict({{"a", Value::of_dict({{"b", Value::of_tuple({Value::of_int(8)})}})}}));
+  EXPECT_EQ(cl.subs.at("model"), Value::of_dict({{"x", Value::of_int(-1)}, {"y", Value::of_string("-z")}}));
+  // A value is always the next word, even one that looks like an option.
+  EXPECT_EQ(parse(base_with({"--model:y", "--reps"})).subs.at("model"),
+            Value::of_dict({{"y", Value::of_string("--reps")}}));
+  EXPECT_EQ(parse(base_with({"--platform:opt", "1"})).subs.at("platform"),
+            Value::of_dict({{"opt", Value::of_string("1")}}));
+  // Shell-style quoting and escapes in keys, as upstream's shlex split.
+  EXPECT_EQ(parse(base_with({"--model:a\\:b", "1"})).subs.at("model"),
+            Value::of_dict({{"a:b", Value::of_string("1")}}));
+  EXPECT_EQ(parse(base_with({"--model:x'y:z'", "1"})).subs.at("model"),
+            Value::of_dict({{"xy:z", Value::of_string("1")}}));
+  // args.<option> in an @ value.
+  EXPECT_EQ(parse(base_with({"--model:p@", "(args.model_path, args.model_root, args.eval, args.seed)"}))
+                .subs.at("model"),
+            Value::of_dict({{"p", Value::of_tuple({Value::of_string("m"), Value::none(), Value::of_bool(false),
+                                                   Value::none()})}}));
+}
+
+TEST(CliTest, UsageErrors) {
+  const std::string subs_shape =
+      "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform, check_outputs";
+  const std::string fixed =
+      "--platform, --model_class, --model_root, --model_name, --compile, --eval, --input_sizes, --batch_sizes, "
+      "--reps, --seed, --save_outputs, --check_outputs, --isolate";
+  const std::string use =
+      "; use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like torch.float16, "
+      "or args.<option>";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1", "--reps", "2"},
+       "missing required option --platform"},
+      {{"--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1"},
+       "missing required options --platform, --reps"},
+      {{}, "missing required options --platform, --model_class, --model_name, --input_sizes, --batch_sizes, --reps"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "64,,128", "--batch_sizes",
+        "1", "--reps", "2"},
+       "--input_sizes expects comma-separated positive integers like 64,128; got '64,,128'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1.5", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--input_sizes expects comma-separated positive integers like 64,128; got '1.5'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "0",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '0'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "-1",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '-1'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1,",
+        "--reps", "2"},
+       "--batch_sizes expects comma-separated positive integers like 64,128; got '1,'"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "1"},
+       "--reps must be at least 2, got 1: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 "
+       "are needed"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "-3"},
+       "--reps must be at least 2, got -3: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least "
+       "2 are needed"},
+      {with_reps("2147483648"),
+       "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory"},
+      {with_reps("1_000_001"),
+       "--reps must be at most 1000000, got 1000001: each rep's timestamps are kept in memory"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "ten"},
+       "--reps expects an integer (at least 2); got 'ten'"},
+      {{"--platform", "cpu", "--model_name", "my model", "--model_class", "B", "--input_sizes", "1", "--batch_sizes",
+        "1", "--reps", "2"},
+       "--model_name 'my model' contains whitespace, which would break the FMWORK RES line (its fields are split on "
+       "spaces); name it without spaces"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "Bert\tModel", "--input_sizes", "1",
+        "--batch_sizes", "1", "--reps", "2"},
+       "--model_class 'Bert\\tModel' contains whitespace, which would break the FMWORK RES line (its fields are split "
+       "on spaces); name it without spaces"},
+      {{"--platform", "cpu", "--model_name", "", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--model_name is empty; give the model's name or path"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--model_class is empty; give the model's class, e.g. BertModel"},
+      {{"--platform=", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps", "2"},
+       "--platform is empty; give cpu, cuda, cuda:N or a plugin name"},
+      {base_with({"--reps", "3"}), "--reps is given twice; give it once"},
+      {base_with({"--eval", "--eval"}), "--eval is given twice; give it once"},
+      {base_with({"--isolate=1"}), "--isolate is a flag and takes no value (got '--isolate=1')"},
+      {base_with({"--compile=1"}), "--compile is a flag and takes no value (got '--compile=1')"},
+      {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
+        "--reps"},
+       "--reps needs a value (to give one that starts with '--', write --reps=VALUE)"},
+      {{"--model_root", "--model_name", "m", "--platform", "cpu", "--model_class", "B", "--input_sizes", "1",
+        "--batch_sizes", "1", "--reps", "2"},
+       "--model_root needs a value (to give one that starts with '--', write --model_root=VALUE)"},
+      {base_with({"--foo", "1"}), "unknown option --foo; the fixed options are " + fixed + ", and " + subs_shape},
+      {base_with({"--rep", "1"}), "unknown option --rep; the fixed options are " + fixed + ", and " + subs_shape},
+      {base_with({"extra"}),
+       "unexpected argument 'extra'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
+      {base_with({"-x"}), "unexpected argument '-x'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
+      {base_with({"--model:x"}), "--model:x has no value; " + subs_shape},
+      {base_with({"--foo:bar", "1"}),
+       "unknown sub-option set 'foo' in --foo:bar; the sets are compile, model, torch.call, torch.set, platform, check_outputs"},
+      {base_with({"--model:", "1"}),
+       "--model: has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model::x", "1"}),
+       "--model::x has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model:''@", "1"}),
+       "--model:''@ has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+       "--compile:options:max_autotune@ True"},
+      {base_with({"--model:'a", "1"}), "--model:'a: the key has no closing quotation"},
+      {base_with({"--model:a\\", "1"}), "--model:a\\: the key ends with a backslash that escapes nothing"},
+      {base_with({"--model:a", "1", "--model:a:b", "2"}),
+       "--model:a:b 2 conflicts with --model:a 1: --model:a already holds a value, so it cannot also hold keys"},
+      {base_with({"--model:a:b", "2", "--model:a", "1"}),
+       "--model:a 1 conflicts with --model:a:b 2: --model:a already holds keys, so it cannot also hold a value"},
+      {base_with({"--model:a", "1", "--model:a@", "2"}),
+       "--model:a@ 2 conflicts with --model:a 1: --model:a is set twice"},
+      {base_with({"--model:a@", "{'b': 1}", "--model:a:b", "2"}),
+       "--model:a:b 2 conflicts with --model:a@ {'b': 1}: --model:a:b is set twice"},
+      {base_with({"--compile:dynamic@", "Tru"}), "--compile:dynamic@: cannot read 'Tru' as a value" + use},
+      {base_with({"--model:n@", "args.subs"}), "--model:n@: cannot read 'args.subs' as a value" + use},
+      {base_with({"--seed", "-1"}), "--seed expects a non-negative integer below 2^64; got '-1'"},
+      {base_with({"--seed", "18446744073709551616"}),
+       "--seed expects a non-negative integer below 2^64; got '18446744073709551616'"},
+  };
+  for (const auto& [words, expected] : cases) {
+    std::string joined;
+    for (const auto& w : words) joined += " " + w;
+    SCOPED_TRACE(joined);
+    EXPECT_EQ(error_of(words), expected);
+  }
+}
+
+// A name or value with control characters cannot make an error span lines (and forge an FMWORK line on the
+// terminal): every Error's message writes them out.
+TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
+  const std::string forged = "m\nFMWORK RES x\r\t\x1b[2J\x7f";
+  std::vector<std::string> words = base_with({});
+  words[3] = forged;
+  const std::string message = error_of(words);
+  EXPECT_EQ(message.find_first_of("\n\r\t\x1b\x7f"), std::string::npos) << message;
+  EXPECT_NE(message.find("--model_name 'm\\nFMWORK RES x\\r\\t\\x1b[2J\\x7f' contains whitespace"), std::string::npos)
+      << message;
+  // Applied once more (with_context of an inner error), the text stays as it is.
+  const Error wrapped = with_context("config.json", usage_error("a\nb"));
+  EXPECT_EQ(std::string(wrapped.what()), "config.json: a\\nb");
+  EXPECT_EQ(excerpt(std::string(100, 'x') + "\n"), std::string(80, 'x') + "...");
+  EXPECT_EQ(excerpt(std::string(79, 'x') + "\xc3\xa9yy"), std::string(79, 'x') + "...");  // not inside the é
+}
+
+// Found by fuzz/cli_fuzz.cpp (fuzz/regressions/cli/20000-keys): a key of 20,000 parts made the tree
+// quadratic in memory. 31 keys after the set are accepted, 32 refused.
+TEST(CliTest, SubOptionKeysNestAtMost31Deep) {
+  std::string key = "--model";
+  for (int i = 0; i < 31; ++i) key += ":k";
+  Value tree = parse(base_with({key, "1"})).subs.at("model");
+  for (int i = 0; i < 31; ++i) tree = Value(tree.entries.at(0).second);
+  EXPECT_EQ(tree, Value::of_string("1"));
+  EXPECT_EQ(error_of(base_with({key + ":k", "1"})),
+            key + ":k has 32 keys after the set; a sub-option nests at most 31 keys deep (--SET:key[:key...])");
+}
+
+TEST(CliTest, EqualsFormsAndOddValues) {
+  // --opt=value is echoed as --opt value; a value may start with '-' when written with '='.
+  const CommandLine cl = parse({"--platform=cpu", "--model_name=--odd", "--model_class=B", "--input_sizes=1",
+                                "--batch_sizes=1", "--reps=2"});
+  EXPECT_EQ(cl.args.model_name, "--odd");
+  EXPECT_EQ(cl.arg_words, (std::vector<std::string>{"--batch_sizes 1", "--input_sizes 1", "--model_class B",
+                                                     "--model_name --odd", "--platform cpu", "--reps 2"}));
+  EXPECT_EQ(parse(base_with({"--model_root", "-r"})).args.model_path, "-r/m");
+}
+
+TEST(CliTest, EverySubOptionSetIsAcceptedAndNoOther) {
+  for (const auto& set : kSubOptionSets) {
+    SCOPED_TRACE(set);
+    const CommandLine cl = parse(base_with({"--" + set + ":some_key@", "1"}));
+    ASSERT_EQ(cl.subs.count(set), 1u);
+    EXPECT_EQ(repr(cl.subs.at(set)), "{'some_key': 1}");
+  }
+  try {
+    parse(base_with({"--compiler:mode", "x"}));
+    FAIL() << "an unknown set was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("compile, model, torch.call, torch.set, platform, check_outputs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CliTest, UsageTextNamesEveryOption) {
+  const std::string usage = driver_usage();
+  for (const char* name : {"--platform", "--model_class", "--model_root", "--model_name", "--compile", "--eval",
+                           "--input_sizes", "--batch_sizes", "--reps", "--seed", "--compile:", "--model:",
+                           "--torch.call:", "--torch.set:", "--platform:"})
+    EXPECT_NE(usage.find(name), std::string::npos) << name;
+}
+
+// The help's sub-option summaries, as they were before option_sets' tables wrote them.
+TEST(CliTest, UsageTextSubOptionSummaries) {
+  const std::string usage = driver_usage();
+  EXPECT_NE(usage.find(
+                "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
+                "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
+                "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
+                "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
+                "  --platform:KEY      options handed to a device plugin\n"
+                "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"),
+            std::string::npos)
+      << usage;
+}
+
+// Every key of option_sets' tables is in the help, with its example, help line and aliases; so is every
+// key --model: ignores. With EveryTableKeyIsAcceptedAndTyped (option_sets_test), help and parser agree.
+TEST(CliTest, UsageTextShowsEveryTableKey) {
+  const std::string usage = driver_usage();
+  for (const auto& doc : option_set_docs()) {
+    EXPECT_NE(usage.find("  --" + doc.set + ":KEY"), std::string::npos) << doc.set;
+    for (const auto& key : doc.keys) {
+      const size_t at = usage.find("\n  " + key.example + " ");
+      ASSERT_NE(at, std::string::npos) << key.example;
+      const std::string line = usage.substr(at + 1, usage.find('\n', at + 1) - at - 1);
+      EXPECT_NE(line.find(key.help), std::string::npos) << line;
+      for (const auto& alias : key.aliases) EXPECT_NE(line.find("--" + doc.set + ":" + alias), std::string::npos) << line;
+    }
+  }
+  const std::string ignored_from = usage.substr(usage.find("--model: accepts and ignores"));
+  for (const auto& key : ignored_model_keys()) {
+    const size_t at = ignored_from.find(" " + key.key);
+    ASSERT_NE(at, std::string::npos) << key.key;
+    EXPECT_NE(std::string(",\n").find(ignored_from.at(at + 1 + key.key.size())), std::string::npos) << key.key;
+  }
+  for (const auto& set : kSubOptionSets) EXPECT_NE(usage.find("\n  --" + set + ":"), std::string::npos) << set;
+}
+
+}  // namespace
+}  // namespace fmwork

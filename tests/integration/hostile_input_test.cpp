@@ -1,0 +1,213 @@
+// Hostile input at the loaders and the driver: JSON nested 100,000 deep in config.json, a safetensors header,
+// tokenizer.json and a TorchScript file's config.json (one-line runtime Errors naming the file, no crash);
+// FIFOs and dangling links given as the model file, config.json, model.safetensors or tokenizer.json (a
+// one-line usage error, no hang: the driver runs under `timeout` and the tests open nothing); values that
+// would size allocations or span lines. Each would crash, hang or allocate without its check.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
+#include "fmwork/hf/config.hpp"
+#include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/model/safetensors.hpp"
+#include "fmwork/hf/special_tokens.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "support/test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::ScratchDir;
+using testing::write_file;
+
+const char kTooDeep[] = ": the JSON is nested deeper than 64 levels; it is not a file this program reads";
+
+std::string deep(size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+nlohmann::json small_config() {
+  return {{"model_type", "bert"}, {"architectures", {"BertModel"}}, {"hidden_size", 32}, {"num_hidden_layers", 1},
+          {"num_attention_heads", 4}, {"intermediate_size", 64}, {"vocab_size", 120}, {"max_position_embeddings", 20},
+          {"type_vocab_size", 2}, {"pad_token_id", 0}};
+}
+
+// A Hugging Face folder <dir>/model with config.json and random weights in model.safetensors.
+std::string model_folder(const ScratchDir& dir) {
+  write_file(dir.file("config.json"), small_config().dump());
+  hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
+  return dir.file("model");
+}
+
+// The driver on `model`, killed after 60 s (a FIFO opened would block it forever).
+CommandResult drive(const std::string& model, const std::vector<std::string>& extra = {},
+                    const std::string& reps = "3") {
+  std::vector<std::string> argv = {"timeout", "60", testing::driver_path(), "--platform", "cpu", "--model_class",
+                                   "BertModel", "--model_name", model, "--input_sizes", "8", "--batch_sizes", "1",
+                                   "--reps", reps};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return testing::run_command(argv);
+}
+
+// The driver failed with exit `code` and exactly the one error line `message`.
+void expect_refused(const CommandResult& r, int code, const std::string& message) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(r.err, "error: " + message + "\n");
+}
+
+TEST(HostileInput, DeepConfigJsonIsOneRuntimeError) {
+  ScratchDir dir;
+  // Without the limit, the message "hidden_size must be an integer, not <dump>" recursed 100,000 deep.
+  const std::string config = small_config().dump();
+  write_file(dir.file("config.json"), config.substr(0, config.size() - 1) + ", \"hidden_size\": " + deep(100000) + "}");
+  const Error e = testing::expect_error([&] { hf::load_config(dir.file("config.json")); });
+  EXPECT_EQ(e.kind(), ErrorKind::runtime);
+  EXPECT_EQ(std::string(e.what()), dir.file("config.json") + kTooDeep);
+}
+
+TEST(HostileInput, DeepSafetensorsHeaderIsOneRuntimeError) {
+  ScratchDir dir;
+  const std::string header = "{\"t\": {\"dtype\": " + deep(100000) + ", \"shape\": [1], \"data_offsets\": [0, 4]}}";
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  write_file(dir.file("model.safetensors"), bytes + header + std::string(4, '\0'));
+  const Error e = testing::expect_error([&] { hf::SafetensorsFile::open(dir.file("model.safetensors")); });
+  EXPECT_EQ(e.kind(), ErrorKind::runtime);
+  EXPECT_EQ(std::string(e.what()), dir.file("model.safetensors") + ": the header" + kTooDeep);
+}
+
+TEST(HostileInput, DeepTokenizerAndTorchScriptConfigAreOneRuntimeError) {
+  ScratchDir dir;
+  write_file(dir.file("tokenizer.json"), "{\"added_tokens\": " + deep(100000) + "}");
+  const hf::EncoderConfig config = hf::parse_config(small_config(), "config.json");
+  Error e = testing::expect_error([&] { hf::read_special_tokens(dir.path(), config); });
+  EXPECT_EQ(std::string(e.what()), dir.file("tokenizer.json") + kTooDeep);
+
+  const std::string model = testing::make_small_torchscript(dir, "ts");
+  const std::string beside = (fs::path(model).parent_path() / "config.json").string();
+  write_file(beside, "{\"vocab_size\": " + deep(100000) + "}");
+  e = testing::expect_error([&] { load_model(LoadRequest{model, "BertModel", {}}); });
+  EXPECT_EQ(e.kind(), ErrorKind::runtime);
+  EXPECT_EQ(std::string(e.what()), beside + kTooDeep);
+}
+
+TEST(HostileInput, FifosAreRefusedNotOpened) {
+  ScratchDir dir;
+  const std::string fifo_error = " is a FIFO, not a file; give the path of a regular file";
+  for (const char* name : {"model.pt", "model.pt2"}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(::mkfifo(dir.file(name).c_str(), 0600), 0);
+    expect_refused(drive(dir.file(name)), 2, dir.file(name) + fifo_error);
+  }
+  const std::string folder = model_folder(dir);
+  for (const char* name : {"config.json", "model.safetensors", "tokenizer.json"}) {
+    SCOPED_TRACE(name);
+    const std::string path = folder + "/" + name;
+    const std::string kept = path + ".kept";
+    if (fs::exists(path)) fs::rename(path, kept);
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    expect_refused(drive(folder), 2, path + fifo_error);
+    fs::remove(path);
+    if (fs::exists(kept)) fs::rename(kept, path);
+  }
+}
+
+TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
+  ScratchDir dir;
+  ASSERT_EQ(::symlink("gone.pt", dir.file("model.pt").c_str()), 0);
+  expect_refused(drive(dir.file("model.pt")), 2,
+                 dir.file("model.pt") + " is a dangling symbolic link to gone.pt; point it at an existing file");
+  const std::string folder = model_folder(dir);
+  fs::remove(folder + "/config.json");
+  ASSERT_EQ(::symlink("gone.json", (folder + "/config.json").c_str()), 0);
+  expect_refused(drive(folder), 2,
+                 folder + "/config.json is a dangling symbolic link to gone.json; point it at an existing file");
+}
+
+TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
+  ScratchDir dir;
+  const std::string folder = model_folder(dir);
+  expect_refused(drive(folder, {}, "2147483648"), 2,
+                 "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory");
+  const CommandResult deep_literal = drive(folder, {"--model:foo@", deep(10000)});
+  EXPECT_EQ(deep_literal.exit_code, 2) << deep_literal.err;
+  EXPECT_NE(deep_literal.err.find("is nested deeper than 100 levels"), std::string::npos) << deep_literal.err;
+  EXPECT_EQ(deep_literal.err.find('\n'), deep_literal.err.size() - 1);
+  const CommandResult threads = drive(folder, {"--torch.call:set_num_threads@", "100000000"});
+  EXPECT_EQ(threads.exit_code, 2) << threads.err;
+  EXPECT_NE(threads.err.find("--torch.call:set_num_threads must be at most"), std::string::npos) << threads.err;
+  const CommandResult forged = drive("m\nFMWORK RES forged 1 2 3");
+  EXPECT_EQ(forged.exit_code, 2);
+  EXPECT_EQ(forged.err.find('\n'), forged.err.size() - 1) << forged.err;
+  EXPECT_EQ(forged.err.find("\nFMWORK"), std::string::npos) << forged.err;
+}
+
+// The cause of a failure (a FAIL line's text, an error line) holds no control character either.
+TEST(HostileInput, FailureCauseIsOneLine) {
+  EXPECT_EQ(message_cause("boom\x1b[2J\tx\r\nFMWORK RES forged"), "boom\\x1b[2J\\tx");
+}
+
+// A log that cannot be written stops the run with exit 1 and says why, on one line: standard output on a full
+// disk (/dev/full) or closed, for the driver and for process.
+TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
+  ScratchDir dir;
+  const std::string folder = model_folder(dir);
+  const std::string driver = testing::driver_path() + " --platform cpu --model_class BertModel --model_name " + folder +
+                             " --input_sizes 8 --batch_sizes 1 --reps 2";
+  const std::string expected =
+      "error: cannot write the log to standard output (No space left on device): the disk may be full or the output "
+      "closed; the run stops\n";
+  const CommandResult full = testing::run_command({"sh", "-c", "exec " + driver + " >/dev/full"});
+  EXPECT_EQ(full.exit_code, 1);
+  EXPECT_EQ(full.err, expected);
+  const CommandResult closed = testing::run_command({"sh", "-c", "exec " + driver + " >&-"});
+  EXPECT_EQ(closed.exit_code, 1);
+  EXPECT_EQ(closed.err, "error: cannot write the log to standard output (Bad file descriptor): the disk may be full or "
+                        "the output closed; the run stops\n");
+  const CommandResult log = testing::run_command({"sh", "-c", "exec " + driver + " >" + dir.file("run.log")});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const CommandResult process = testing::run_command(
+      {"sh", "-c", "exec " + testing::process_path() + " --path " + dir.file("run.log") + " --format csv >/dev/full"});
+  EXPECT_EQ(process.exit_code, 1);
+  EXPECT_EQ(process.err, "error: cannot write the output to standard output (No space left on device): the disk may "
+                         "be full or the output closed; the run stops\n");
+}
+
+// Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
+// terabytes are refused with the figures before any allocation.
+TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
+  ScratchDir dir;
+  nlohmann::json config = small_config();
+  config["hidden_size"] = 65536;
+  config["num_attention_heads"] = 64;
+  config["num_hidden_layers"] = 1024;
+  fs::create_directories(dir.file("big"));
+  write_file(dir.file("big/config.json"), config.dump());
+  const CommandResult r = drive(dir.file("big"), {"--model:random_weights@", "True"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + dir.file("big/config.json") + ": random weights for this config need ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" GiB but the host has "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; lower its sizes (layers=1024 hidden=65536"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// What escapes LibTorch's deserialiser is given the file's name and made one line.
+TEST(HostileInput, ForeignLoaderErrorsNameTheFile) {
+  ScratchDir dir;
+  write_file(dir.file("garbage.pt"), std::string("PK\x03\x04") + std::string(4096, '\x07'));
+  const CommandResult r = drive(dir.file("garbage.pt"), {"--model:vocab_size@", "100"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(dir.file("garbage.pt")), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+}  // namespace
+}  // namespace fmwork

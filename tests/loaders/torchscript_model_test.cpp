@@ -1,0 +1,147 @@
+// TorchScript models written by make_model (Module::define + save), loaded and run through load_model.
+#include "fmwork/loaders/torchscript_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "support/test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using fmwork::testing::ScratchDir;
+using fmwork::testing::expect_error;
+
+std::string make(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
+  return fmwork::testing::make_small_torchscript(dir, name, std::move(extra));
+}
+
+LoadRequest request(const std::string& path, ModelOptions options = {}) {
+  return LoadRequest{path, "BertModel", options, torch::kCPU};
+}
+
+Batch batch(int64_t b, int64_t l) { return InputGenerator(TokenFacts{50, {0}}, 1).make(b, l, torch::kCPU); }
+
+TEST(TorchScriptModel, RunsEveryOutputKind) {
+  ScratchDir dir;
+  for (std::string kind : {"tensor", "tuple", "list", "dict"}) {
+    auto model = load_model(request(make(dir, kind, {"--output", kind})));
+    auto out = model->forward(batch(2, 5));
+    torch::Tensor hidden = out.isTensor() ? out.toTensor()
+                           : out.isTuple() ? out.toTuple()->elements()[0].toTensor()
+                           : out.isList()  ? out.toList().get(0).toTensor()
+                                           : out.toGenericDict().at("last_hidden_state").toTensor();
+    EXPECT_EQ(hidden.sizes(), (std::vector<int64_t>{2, 5, 16})) << kind;
+  }
+}
+
+TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
+  ScratchDir dir;
+  auto path = make(dir, "reordered", {"--inputs", "input_ids,token_type_ids,attention_mask"});
+  auto model = load_model(request(path));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids, token_type_ids, attention_mask"), std::string::npos)
+      << model->describe();
+  Batch b = batch(2, 6);
+  b.attention_mask.index_put_({0, torch::indexing::Slice(3)}, 0);  // masking must reach the right argument
+  auto module = torch::jit::load(path);
+  auto expected = module.forward({b.input_ids, b.token_type_ids, b.attention_mask}).toTensor();
+  EXPECT_TRUE(torch::allclose(model->forward(b).toTensor(), expected));
+  auto wrong = module.forward({b.input_ids, b.attention_mask, b.token_type_ids}).toTensor();
+  EXPECT_FALSE(torch::allclose(wrong, expected));
+}
+
+TEST(TorchScriptModel, FeedsASubsetOfInputs) {
+  ScratchDir dir;
+  auto model = load_model(request(make(dir, "ids-only", {"--inputs", "input_ids"})));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids\n"), std::string::npos) << model->describe();
+  EXPECT_EQ(model->forward(batch(1, 4)).toTensor().size(1), 4);
+}
+
+// Arguments after the fed ones keep their defaults: forward(input_ids, attention_mask, scale=3.0,
+// position_ids=None) is fed two tensors and runs with scale 3 and no position ids.
+TEST(TorchScriptModel, ArgumentsAfterTheFedOnesKeepTheirDefaults) {
+  ScratchDir dir;
+  torch::jit::Module m("Defaults");
+  m.define(R"(
+def forward(self, input_ids, attention_mask, scale: float = 3.0, position_ids: Optional[Tensor] = None):
+    out = input_ids.float() * scale
+    if position_ids is not None:
+        out = out + 1000.0
+    return out
+)");
+  const std::string path = dir.file("defaults/model.pt");
+  std::filesystem::create_directories(dir.file("defaults"));
+  m.save(path);
+  ModelOptions o;
+  o.vocab_size = 50;
+  auto model = load_model(request(path, o));
+  EXPECT_NE(model->describe().find("inputs fed: input_ids, attention_mask\n"), std::string::npos) << model->describe();
+  Batch b = batch(2, 3);
+  for (int i = 0; i < 2; ++i)  // twice: the kept stack is refilled
+    EXPECT_TRUE(torch::equal(model->forward(b).toTensor(), b.input_ids.to(torch::kFloat) * 3.0));
+}
+
+TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {
+  ScratchDir dir;
+  auto path = make(dir, "unfeedable", {"--kind", "unfeedable"});
+  Error e = expect_error([&] { load_model(request(path)); });
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(e.what()).find("cannot feed forward: argument 'x'"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("schema: forward("), std::string::npos) << e.what();
+}
+
+TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
+  ScratchDir dir;
+  auto with_config = load_model(request(make(dir, "cfg")));
+  EXPECT_EQ(with_config->token_facts().vocab_size, 50);
+  // config.json names pad 0, cls 101, sep 102; ids outside the 50-token vocabulary are dropped.
+  EXPECT_EQ(with_config->token_facts().special_ids, std::vector<int64_t>{0});
+
+  auto path = make(dir, "bare", {"--no_config"});
+  Error e = expect_error([&] { load_model(request(path)); });
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(e.what()).find("--model:vocab_size@ N"), std::string::npos) << e.what();
+  ModelOptions options;
+  options.vocab_size = 40;
+  EXPECT_EQ(load_model(request(path, options))->token_facts().vocab_size, 40);
+}
+
+TEST(TorchScriptModel, CastsToTheRequestedDtype) {
+  ScratchDir dir;
+  ModelOptions options;
+  options.dtype = "bfloat16";
+  auto model = load_model(request(make(dir, "bf16"), options));
+  EXPECT_EQ(model->dtype_name(), "bfloat16");
+  EXPECT_EQ(model->forward(batch(1, 4)).toTensor().scalar_type(), torch::kBFloat16);
+}
+
+TEST(TorchScriptModel, BadPathsAndFiles) {
+  ScratchDir dir;
+  Error missing = expect_error([&] { load_model(request(dir.file("nope.pt"))); });
+  EXPECT_EQ(missing.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(missing.what()).find("nope.pt does not exist"), std::string::npos) << missing.what();
+
+  fmwork::testing::write_file(dir.file("config.json"), "{\"vocab_size\": 10}");
+  fmwork::testing::write_file(dir.file("garbage.pt"), "this is not a zip archive");
+  Error garbage = expect_error([&] { load_model(request(dir.file("garbage.pt"))); });
+  EXPECT_EQ(garbage.kind(), ErrorKind::runtime);
+  EXPECT_NE(std::string(garbage.what()).find("garbage.pt: cannot load as a TorchScript archive"), std::string::npos)
+      << garbage.what();
+}
+
+TEST(TorchScriptModel, RefusesHuggingFaceOnlyOptions) {
+  ScratchDir dir;
+  ModelOptions options;
+  options.attn_implementation = "sdpa";
+  Error e = expect_error([&] { load_model(request(make(dir, "m"), options)); });
+  EXPECT_NE(std::string(e.what()).find("--model:attn_implementation applies to Hugging Face model folders"),
+            std::string::npos)
+      << e.what();
+}
+
+}  // namespace
+}  // namespace fmwork

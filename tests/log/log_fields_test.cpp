@@ -1,0 +1,50 @@
+#include "fmwork/log/log_fields.hpp"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace fmwork {
+namespace {
+
+std::vector<std::string> keys(const std::vector<const FieldSpec*>& specs) {
+  std::vector<std::string> out;
+  for (const FieldSpec* f : specs) out.emplace_back(f->key);
+  return out;
+}
+
+std::vector<std::string> csv_headers(const LineSpec& spec) {
+  std::vector<std::string> out;
+  for (const FieldSpec* f : spec.csv_columns()) out.emplace_back(f->csv.header);
+  return out;
+}
+
+TEST(LogFields, TablesGiveTheReportColumns) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(csv_headers(stat_line_spec()),
+            (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms"}));
+  EXPECT_EQ(keys(stat_line_spec().summary_columns()), (V{"p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped"}));
+  EXPECT_EQ(csv_headers(mem_line_spec()), (V{"allocated_peak_bytes", "reserved_peak_bytes"}));
+  ASSERT_EQ(mem_line_spec().summary_columns().size(), 1u);
+  EXPECT_EQ(mem_line_spec().summary_columns()[0]->summary.header, "peak_MiB");
+  EXPECT_EQ(csv_headers(fail_line_spec()), (V{"error"}));
+  EXPECT_EQ(keys(check_line_spec().csv_columns()), (V{"result", "max_abs", "max_rel", "cosine"}));
+  EXPECT_EQ(csv_headers(check_line_spec()), (V{"check", "check_max_abs", "check_max_rel", "check_cosine"}));
+  EXPECT_TRUE(meta_line_spec().fields.empty());
+}
+
+TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {
+  ASSERT_NE(stat_line_spec().find("reps"), nullptr);
+  EXPECT_EQ(stat_line_spec().find("reps")->kind, FieldKind::integer);
+  ASSERT_NE(stat_line_spec().find("p95_ms"), nullptr);
+  EXPECT_EQ(stat_line_spec().find("p95_ms")->kind, FieldKind::number);
+  EXPECT_EQ(stat_line_spec().find("note"), nullptr);
+  EXPECT_EQ(mem_line_spec().find("host_bytes")->min, 0);
+  EXPECT_EQ(fail_line_spec().find("error")->to_end, true);
+  EXPECT_EQ(check_line_spec().find("result")->need, FieldNeed::required);
+  EXPECT_EQ(stat_line_spec().find("input")->need, FieldNeed::key);
+}
+
+}  // namespace
+}  // namespace fmwork

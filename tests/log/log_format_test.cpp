@@ -1,0 +1,385 @@
+#include "fmwork/log/log_format.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+namespace {
+
+// The message of the runtime Error parse_line throws for `line`.
+std::string parse_error(const std::string& line) {
+  try {
+    parse_line(line);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for: " << line;
+  return "";
+}
+
+std::string format_error(const LogLine& line) {
+  try {
+    format_line(line);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+template <typename T>
+T parse_as(const std::string& line) {
+  auto parsed = parse_line(line);
+  EXPECT_TRUE(parsed.has_value()) << line;
+  EXPECT_TRUE(parsed && std::holds_alternative<T>(*parsed)) << line;
+  return std::get<T>(*parsed);
+}
+
+// ---- timestamps, durations, banner ----
+
+TEST(LogFormat, TimestampHasNineDigitsAfterThePoint) {
+  EXPECT_EQ(format_timestamp(1108911088153850), "1108911.088153850");
+  EXPECT_EQ(format_timestamp(1108912235531503), "1108912.235531503");
+  EXPECT_EQ(format_timestamp(1000000000), "1.000000000");
+  EXPECT_EQ(format_timestamp(1700000000000000005), "1700000000.000000005");
+  EXPECT_EQ(format_timestamp(5), "0.000000005");
+  EXPECT_EQ(format_timestamp(0), "0.000000000");
+  EXPECT_THROW(format_timestamp(-1), Error);
+}
+
+TEST(LogFormat, DurationIsExactFromNanoseconds) {
+  EXPECT_EQ(format_duration_seconds(3702621), "0.003702621");
+  EXPECT_EQ(format_duration_seconds(757057369), "0.757057369");
+  EXPECT_EQ(format_duration_seconds(1500000000), "1.500000000");
+  EXPECT_EQ(format_duration_seconds(0), "0.000000000");
+  EXPECT_EQ(format_duration_seconds(-3702621), "-0.003702621");  // '%.9f' % -0.003702621
+  EXPECT_EQ(format_duration_seconds(123456789012), "123.456789012");
+}
+
+TEST(LogFormat, Banner) {
+  const std::string rule(80, '-');
+  EXPECT_EQ(banner("RUN 128 / 1"), "\n" + rule + "\nRUN 128 / 1\n" + rule + "\n\n");
+}
+
+// ---- upstream lines: exact text of the README's example ----
+
+TEST(LogFormat, RepLinesOfTheReadme) {
+  EXPECT_EQ(format_line(RepLine{1, 100, 1108911088153850, 1108911845211219}),
+            "FMWORK REP 1 100 1108911.088153850 1108911.845211219 0.757057369");
+  EXPECT_EQ(format_line(RepLine{2, 100, 1108911845509595, 1108911849978236}),
+            "FMWORK REP 2 100 1108911.845509595 1108911.849978236 0.004468641");
+  EXPECT_EQ(format_line(RepLine{100, 100, 1108912231828882, 1108912235531503}),
+            "FMWORK REP 100 100 1108912.231828882 1108912.235531503 0.003702621");
+}
+
+TEST(LogFormat, ResLineOfTheReadme) {
+  ResLine res{1108911088153850, 1108912235531503, "ibm-granite/granite-embedding-125m-english", "RobertaModel",
+              128, 1, 3.691, 270.9};
+  EXPECT_EQ(format_line(res),
+            "FMWORK RES 1108911.088153850 1108912.235531503 ibm-granite/granite-embedding-125m-english "
+            "RobertaModel 128 1 3.691 270.9");
+}
+
+TEST(LogFormat, SetupAndArg) {
+  EXPECT_EQ(format_line(SetupLine{1.2345674}), "FMWORK SETUP 1.234567");
+  EXPECT_EQ(format_line(SetupLine{12.0}), "FMWORK SETUP 12.000000");
+  EXPECT_EQ(format_line(ArgLine{"--batch_sizes 1,2"}), "FMWORK ARG --batch_sizes 1,2");
+  EXPECT_EQ(format_line(ArgLine{"--compile"}), "FMWORK ARG --compile");
+  EXPECT_EQ(format_line(ArgLine{"--compile:dynamic@ True"}), "FMWORK ARG --compile:dynamic@ True");
+}
+
+// ---- parsing upstream lines ----
+
+TEST(LogFormat, ParsesReadmeLines) {
+  auto rep = parse_as<RepLine>("FMWORK REP 99 100 1108912.227934311 1108912.231636694 0.003702383\n");
+  EXPECT_EQ(rep.rep, 99);
+  EXPECT_EQ(rep.reps, 100);
+  EXPECT_EQ(rep.t0, 1108912227934311);
+  EXPECT_EQ(rep.t1, 1108912231636694);
+
+  auto res = parse_as<ResLine>(
+      "FMWORK RES 1108911.088153850 1108912.235531503 ibm-granite/granite-embedding-125m-english RobertaModel "
+      "128 1 3.691 270.9\r\n");
+  EXPECT_EQ(res.t_first, 1108911088153850);
+  EXPECT_EQ(res.t_last, 1108912235531503);
+  EXPECT_EQ(res.model_name, "ibm-granite/granite-embedding-125m-english");
+  EXPECT_EQ(res.model_class, "RobertaModel");
+  EXPECT_EQ(res.input, 128);
+  EXPECT_EQ(res.batch, 1);
+  EXPECT_EQ(res.latency_ms, 3.691);
+  EXPECT_EQ(res.throughput, 270.9);
+
+  EXPECT_EQ(parse_as<SetupLine>("FMWORK SETUP 1.234567").seconds, 1.234567);
+  EXPECT_EQ(parse_as<ArgLine>("FMWORK ARG --reps 100").text, "--reps 100");
+  EXPECT_EQ(parse_as<ArgLine>("FMWORK ARG --compile:dynamic@ True  \n").text, "--compile:dynamic@ True");
+  EXPECT_EQ(parse_as<ArgLine>("FMWORK ARG").text, "");
+}
+
+TEST(LogFormat, ParsesWhatPythonsFloatAccepts) {
+  auto res = parse_as<ResLine>("FMWORK RES 1.000000000 2.000000000 m c 1 1 3 inf");
+  EXPECT_EQ(res.latency_ms, 3.0);
+  EXPECT_TRUE(std::isinf(res.throughput));
+  res = parse_as<ResLine>("FMWORK RES 1.000000000 2.000000000 m c 1 1 nan 1e3");
+  EXPECT_TRUE(std::isnan(res.latency_ms));
+  EXPECT_EQ(res.throughput, 1000.0);
+  EXPECT_EQ(parse_as<SetupLine>("FMWORK SETUP .5").seconds, 0.5);
+  EXPECT_EQ(parse_as<SetupLine>("FMWORK SETUP +2.").seconds, 2.0);
+}
+
+TEST(LogFormat, UpstreamTimestampUnderOneSecondParses) {
+  // upstream's time_format writes ".000000005" for 5 ns.
+  EXPECT_EQ(parse_as<RepLine>("FMWORK REP 1 2 .000000005 .000000007 0.000000002").t0, 5);
+}
+
+TEST(LogFormat, NotOurLinesGiveNothing) {
+  for (const char* line : {"", "hello", "FMWORK", "FMWORK ", "FMWORKRES 1 2", " FMWORK RES 1 2 3",
+                           "FMWORK EXP VLLM_SPYRE_USE_CB=1", "FMWORK ENV PATH=/usr/bin", "FMWORK GEN 1 2 3",
+                           "FMWORK res 1 2", "fmwork RES 1 2", "RobertaModel(", "FMWORK ARGS --reps 1"}) {
+    EXPECT_FALSE(parse_line(line).has_value()) << line;
+  }
+}
+
+// ---- extension lines ----
+
+TEST(LogFormat, MemMetaFailLines) {
+  EXPECT_EQ(format_line(make_mem_line(128, 4, 1048576, 2097152)),
+            "FMWORK MEM input=128 batch=4 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152");
+  MetaLine meta;
+  meta.fields.add("driver", "0.1.0").add("torch", "2.13.0").add("threads", int64_t{2}).add("dtype", "float32");
+  meta.fields.add("device", to_log_token("NVIDIA H100 80GB HBM3")).add("empty", "");
+  EXPECT_EQ(format_line(meta),
+            "FMWORK META driver=0.1.0 torch=2.13.0 threads=2 dtype=float32 device=NVIDIA_H100_80GB_HBM3 empty=");
+  EXPECT_EQ(format_line(MetaLine{}), "FMWORK META");
+  EXPECT_EQ(format_line(make_fail_line(512, 256, "  CUDA out of memory.\nTried to allocate 2.00 GiB\t(x=y)\n")),
+            "FMWORK FAIL input=512 batch=256 error=CUDA out of memory. Tried to allocate 2.00 GiB (x=y)");
+  EXPECT_EQ(format_line(make_fail_line(1, 1, "")), "FMWORK FAIL input=1 batch=1 error=");
+}
+
+TEST(LogFormat, ParsesExtensionLines) {
+  auto stat = parse_as<StatLine>(
+      "FMWORK STAT input=128 batch=1 reps=20 dropped=4 mean_ms=3.712 stddev_ms=0.021 min_ms=3.690 p50_ms=3.701 "
+      "p90_ms=3.730 p99_ms=3.790 max_ms=3.795");
+  EXPECT_EQ(stat.fields.items.size(), 11u);
+  EXPECT_EQ(*stat.fields.find("p50_ms"), "3.701");
+  EXPECT_EQ(stat.fields.get_int("dropped"), 4);
+  EXPECT_EQ(stat.fields.get_double("max_ms"), 3.795);
+  EXPECT_EQ(stat.fields.find("nope"), nullptr);
+  EXPECT_EQ(stat.fields.get_int("nope"), std::nullopt);
+
+  auto fail = parse_as<FailLine>("FMWORK FAIL input=512 batch=256 error=CUDA out of memory. x=y  z error=again");
+  ASSERT_EQ(fail.fields.items.size(), 3u);
+  EXPECT_EQ(*fail.fields.find("error"), "CUDA out of memory. x=y  z error=again");
+
+  auto meta = parse_as<MetaLine>("FMWORK META driver=0.1.0 git=abc url=http://x/?a=b empty=");
+  EXPECT_EQ(*meta.fields.find("url"), "http://x/?a=b");
+  EXPECT_EQ(*meta.fields.find("empty"), "");
+  EXPECT_TRUE(parse_as<MetaLine>("FMWORK META").fields.items.empty());
+
+  auto mem = parse_as<MemLine>("FMWORK MEM input=1 batch=2 allocated_peak_bytes=0 reserved_peak_bytes=9 note=x");
+  EXPECT_EQ(mem.fields.get_int("reserved_peak_bytes"), 9);
+}
+
+// ---- round trips: writer -> parser -> writer ----
+
+TEST(LogFormat, RoundTripEveryKind) {
+  const ResLine res{1108911088153850, 1108912235531503, "org/model-1", "XLMRobertaModel", 512, 64, 12.345, 5184.3};
+  const RepLine rep{7, 20, 5, 1000000000123};
+  StatValues stat;
+  stat.reps = 10;
+  stat.dropped = 2;
+  stat.mean_ms = 1.0;
+  MetaLine meta;
+  meta.fields.add("driver", "0.1.0").add("platform", "cuda:0").add("seed", int64_t{0});
+  const std::vector<LogLine> lines = {ArgLine{"--torch.set:backends.cudnn.benchmark@ True"},
+                                      SetupLine{3.5},
+                                      rep,
+                                      res,
+                                      meta,
+                                      make_stat_line(512, 64, stat),
+                                      make_mem_line(512, 64, 123, 456),
+                                      make_fail_line(4096, 1, "shape [1, 4096] exceeds max_position_embeddings=514")};
+  for (const LogLine& line : lines) {
+    const std::string text = format_line(line);
+    auto parsed = parse_line(text);
+    ASSERT_TRUE(parsed.has_value()) << text;
+    EXPECT_EQ(parsed->index(), line.index()) << text;
+    EXPECT_EQ(format_line(*parsed), text);
+  }
+  auto back = std::get<ResLine>(*parse_line(format_line(res)));
+  EXPECT_EQ(back.t_first, res.t_first);
+  EXPECT_EQ(back.t_last, res.t_last);
+  EXPECT_EQ(back.model_name, res.model_name);
+  EXPECT_EQ(back.model_class, res.model_class);
+  EXPECT_EQ(back.input, res.input);
+  EXPECT_EQ(back.batch, res.batch);
+  EXPECT_EQ(back.latency_ms, res.latency_ms);
+  EXPECT_EQ(back.throughput, res.throughput);
+  auto back_rep = std::get<RepLine>(*parse_line(format_line(rep)));
+  EXPECT_EQ(back_rep.rep, 7);
+  EXPECT_EQ(back_rep.reps, 20);
+  EXPECT_EQ(back_rep.t0, 5);
+  EXPECT_EQ(back_rep.t1, 1000000000123);
+  auto back_meta = std::get<MetaLine>(*parse_line(format_line(meta)));
+  EXPECT_EQ(back_meta.fields.items, meta.fields.items);
+}
+
+// ---- malformed lines: every kind ----
+
+TEST(LogFormat, MalformedRes) {
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 128 1 3.691"),
+            "FMWORK RES line has 9 fields, expected 10");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m 128 1 3.691 270.9 x x"),
+            "FMWORK RES line has 11 fields, expected 10");
+  EXPECT_EQ(parse_error("FMWORK RES"), "FMWORK RES line has 2 fields, expected 10");
+  EXPECT_EQ(parse_error("FMWORK RES 1108911.08815385 2.000000000 m c 128 1 3.691 270.9"),
+            "FMWORK RES t_first must be a timestamp <seconds>.<9 digits>, got '1108911.08815385'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2 m c 128 1 3.691 270.9"),
+            "FMWORK RES t_last must be a timestamp <seconds>.<9 digits>, got '2'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 12x 1 3.691 270.9"),
+            "FMWORK RES input must be an integer, got '12x'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 128 0 3.691 270.9"),
+            "FMWORK RES batch must be at least 1, got '0'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 128 1 fast 270.9"),
+            "FMWORK RES latency_ms must be a number, got 'fast'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 128 1 3.691 0x10"),
+            "FMWORK RES throughput must be a number, got '0x10'");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000  c 128 1 3.691 270.9"),
+            "FMWORK RES model_name is empty");
+  EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 99999999999999999999 1 3.691 270.9"),
+            "FMWORK RES input must be an integer, got '99999999999999999999'");
+}
+
+TEST(LogFormat, MalformedRep) {
+  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.000000000 2.000000000"), "FMWORK REP line has 6 fields, expected 7");
+  EXPECT_EQ(parse_error("FMWORK REP one 100 1.000000000 2.000000000 1.000000000"),
+            "FMWORK REP rep must be an integer, got 'one'");
+  EXPECT_EQ(parse_error("FMWORK REP 0 100 1.000000000 2.000000000 1.000000000"),
+            "FMWORK REP rep must be at least 1, got '0'");
+  EXPECT_EQ(parse_error("FMWORK REP 101 100 1.000000000 2.000000000 1.000000000"),
+            "FMWORK REP rep 101 is past reps 100");
+  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.0 2.000000000 1.000000000"),
+            "FMWORK REP t0 must be a timestamp <seconds>.<9 digits>, got '1.0'");
+  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.000000000 2.000000000 1.0"),
+            "FMWORK REP dt must be seconds with 9 decimals, got '1.0'");
+  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.000000000 2.000000000 1e-3"),
+            "FMWORK REP dt must be seconds with 9 decimals, got '1e-3'");
+  // dt need not equal t1 - t0 (upstream computes it through a float), only be well-formed.
+  EXPECT_TRUE(parse_line("FMWORK REP 1 100 1.000000000 2.000000000 0.999999999").has_value());
+}
+
+TEST(LogFormat, MalformedSetup) {
+  EXPECT_EQ(parse_error("FMWORK SETUP"), "FMWORK SETUP line has 2 fields, expected 3");
+  EXPECT_EQ(parse_error("FMWORK SETUP 1.0 s"), "FMWORK SETUP line has 4 fields, expected 3");
+  EXPECT_EQ(parse_error("FMWORK SETUP slow"), "FMWORK SETUP seconds must be a number, got 'slow'");
+}
+
+TEST(LogFormat, MalformedExtensions) {
+  EXPECT_EQ(parse_error("FMWORK STAT batch=1 reps=20"), "FMWORK STAT has no input= field");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128 reps=20"), "FMWORK STAT has no batch= field");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128 batch=1 mean_ms=abc"),
+            "FMWORK STAT mean_ms must be a number, got 'abc'");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128 batch=1 dropped=-1"),
+            "FMWORK STAT dropped must be at least 0, got '-1'");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128 batch=1 reps"), "FMWORK STAT field 'reps' is not key=value");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128  batch=1"), "FMWORK STAT has an empty field (two spaces in a row?)");
+  EXPECT_EQ(parse_error("FMWORK STAT input=128 batch=1 input=3"), "FMWORK STAT has the key 'input' twice");
+  EXPECT_EQ(parse_error("FMWORK MEM input=x batch=1"), "FMWORK MEM input must be an integer, got 'x'");
+  EXPECT_EQ(parse_error("FMWORK MEM input=1 batch=1 allocated_peak_bytes=-5"),
+            "FMWORK MEM allocated_peak_bytes must be at least 0, got '-5'");
+  EXPECT_EQ(parse_error("FMWORK FAIL input=1 batch=1"), "FMWORK FAIL must end with an error= field");
+  EXPECT_EQ(parse_error("FMWORK FAIL batch=1 error=boom"), "FMWORK FAIL has no input= field");
+  EXPECT_EQ(parse_error("FMWORK META a!=b"), "FMWORK META field 'a!=b' has a bad key (expected [A-Za-z0-9_.-]+)");
+  EXPECT_EQ(parse_error("FMWORK META =b"), "FMWORK META field '=b' has a bad key (expected [A-Za-z0-9_.-]+)");
+  EXPECT_EQ(parse_error("FMWORK META device=NVIDIA H100"), "FMWORK META field 'H100' is not key=value");
+  EXPECT_EQ(parse_error("FMWORK META a=\x01"), "FMWORK META value of 'a' holds a control character");
+}
+
+// ---- the writer refuses what would not read back ----
+
+TEST(LogFormat, WriterRefusesWhatCannotBeReadBack) {
+  ResLine res{1, 2, "my model", "BertModel", 1, 1, 1.0, 1.0};
+  EXPECT_EQ(format_error(res), "FMWORK RES model_name must be non-empty without spaces, got 'my model'");
+  res.model_name = "m";
+  res.model_class = "";
+  EXPECT_EQ(format_error(res), "FMWORK RES model_class must be non-empty without spaces, got ''");
+  res.model_class = "c";
+  res.t_first = -1;
+  EXPECT_THROW(format_line(res), Error);
+
+  MetaLine meta;
+  meta.fields.add("device", "NVIDIA H100");
+  EXPECT_EQ(format_error(meta), "FMWORK META value of 'device' must hold no spaces or control characters, got "
+                                "'NVIDIA H100'");
+  meta.fields.items = {{"bad key", "x"}};
+  EXPECT_EQ(format_error(meta), "FMWORK META key 'bad key' is not [A-Za-z0-9_.-]+");
+  meta.fields.items = {{"a", "1"}, {"a", "2"}};
+  EXPECT_EQ(format_error(meta), "FMWORK META has the key 'a' twice");
+
+  StatLine stat;
+  stat.fields.add("batch", int64_t{1});
+  EXPECT_EQ(format_error(stat), "FMWORK STAT has no input= field");
+  stat.fields.add("input", int64_t{1}).add("mean_ms", "fast");
+  EXPECT_EQ(format_error(stat), "FMWORK STAT mean_ms must be a number, got 'fast'");
+
+  FailLine fail;
+  fail.fields.add("input", int64_t{1}).add("error", "boom").add("batch", int64_t{1});
+  EXPECT_EQ(format_error(fail), "FMWORK FAIL error= must be the last field");
+  // FAIL's error text is made one line, never refused: a failure must always be reported.
+  fail.fields.items = {{"input", "1"}, {"batch", "1"}, {"error", "two\nlines\r\n  "}};
+  EXPECT_EQ(format_line(fail), "FMWORK FAIL input=1 batch=1 error=two lines");
+  fail.fields.items = {{"input", "1"}, {"batch", "1"}};
+  EXPECT_EQ(format_error(fail), "FMWORK FAIL must end with an error= field");
+
+  EXPECT_THROW(format_line(ArgLine{"--a\nb"}), Error);
+}
+
+// ---- the field tables ----
+
+TEST(LogFormat, ResLineWritesTheNumbersItIsGiven) {
+  EXPECT_EQ(format_line(make_res_line(0, 1, "m", "c", 64, 8, 12.5, 640.0)),
+            "FMWORK RES 0.000000000 0.000000001 m c 64 8 12.500 640.0");
+}
+
+TEST(LogFormat, CheckLineOfTheDocs) {
+  EXPECT_EQ(format_line(make_check_line(128, 2, {"last_hidden_state", "pooler_output"}, 3.8147e-06, 0.0484125, 1.0,
+                                        1e-4, 1e-4, 0.99999, true)),
+            "FMWORK CHECK input=128 batch=2 outputs=last_hidden_state,pooler_output max_abs=3.8147e-06 "
+            "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
+}
+
+TEST(LogFormat, FieldTablesCheckTheLines) {
+  // Keys not listed are checked by the line's suffix rule, else not at all.
+  EXPECT_EQ(parse_error("FMWORK STAT input=1 batch=1 p95_ms=x"), "FMWORK STAT p95_ms must be a number, got 'x'");
+  EXPECT_EQ(parse_error("FMWORK MEM input=1 batch=1 host_bytes=-1"), "FMWORK MEM host_bytes must be at least 0, got '-1'");
+  EXPECT_TRUE(parse_line("FMWORK STAT input=1 batch=1 note=x").has_value());
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 result=maybe"),
+            "FMWORK CHECK result must be pass or fail, got 'maybe'");
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 max_abs=x"), "FMWORK CHECK max_abs must be a number, got 'x'");
+  EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 cosine=1"), "FMWORK CHECK has no result= field");
+}
+
+TEST(LogFormat, MakeFieldsFollowsItsTable) {
+  const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}});
+  EXPECT_EQ(f.items.size(), 4u);
+  EXPECT_EQ(*f.find("reserved_peak_bytes"), "4");
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}}), Error);
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}}), Error);
+}
+
+TEST(LogFormat, Tokens) {
+  EXPECT_TRUE(is_log_token("ibm-granite/granite-embedding-125m-english"));
+  EXPECT_FALSE(is_log_token(""));
+  EXPECT_FALSE(is_log_token("a b"));
+  EXPECT_FALSE(is_log_token("a\tb"));
+  EXPECT_EQ(to_log_token("  NVIDIA  H100\t80GB "), "NVIDIA_H100_80GB");
+  EXPECT_EQ(to_log_token(""), "-");
+  EXPECT_EQ(to_log_token(" \n"), "-");
+}
+
+}  // namespace
+}  // namespace fmwork

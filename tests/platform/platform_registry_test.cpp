@@ -1,0 +1,32 @@
+// The built-in platforms by name (cpu, cuda[:N]) and the refusals of names and options they do not take.
+// Plugins by name: plugin_test.cpp.
+#include "fmwork/platform/platform_registry.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+
+#include "fmwork/base/error.hpp"
+#include "support/test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using fmwork::testing::expect_error;
+
+TEST(Platform, CpuAndRefusals) {
+  auto cpu = make_platform("cpu", {});
+  EXPECT_EQ(cpu->device(), torch::Device(torch::kCPU));
+  EXPECT_NE(cpu->description().find("threads"), std::string::npos);
+  if (!torch::cuda::is_available()) {
+    Error e = expect_error([] { make_platform("cuda", {}); });
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("--platform cuda: this LibTorch has no CUDA"), std::string::npos) << e.what();
+  }
+  Error bad_index = expect_error([] { make_platform("cuda:x", {}); });
+  EXPECT_NE(std::string(bad_index.what()).find("cuda:N"), std::string::npos) << bad_index.what();
+  Error options = expect_error([] { make_platform("cpu", PlatformOptions{{{"k", "v"}}}); });
+  EXPECT_NE(std::string(options.what()).find("--platform:k"), std::string::npos) << options.what();
+}
+
+}  // namespace
+}  // namespace fmwork

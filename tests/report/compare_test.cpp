@@ -1,0 +1,106 @@
+// Tests of `process --compare`'s table: matching by run id (or model) plus sizes, the ratios, the noise flag.
+#include "fmwork/report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fmwork {
+namespace {
+
+ParsedLog log_of(const std::string& text, const std::string& run_id) {
+  ParsedLog log = parse_log_text(text, "x.log");
+  if (!run_id.empty()) log.labels = {{"run_id", run_id}, {"run", "r"}};
+  return log;
+}
+
+std::string res(int input, double latency_ms, double stddev_ms) {
+  return "FMWORK RES 1.000000000 2.000000000 m c " + std::to_string(input) + " 1 " + std::to_string(latency_ms) + " " +
+         std::to_string(1000.0 / latency_ms) + "\nFMWORK STAT input=" + std::to_string(input) +
+         " batch=1 reps=5 dropped=1 mean_ms=1.0 stddev_ms=" + std::to_string(stddev_ms) +
+         " min_ms=1.0 p50_ms=1.0 p90_ms=1.0 p99_ms=1.0 max_ms=1.0\n";
+}
+
+TEST(Compare, RatiosPerMatchingCombinationWithTheNoiseFlag) {
+  const std::vector<ParsedLog> a = {log_of(res(8, 10.0, 0.5) + res(16, 20.0, 0.1) + res(32, 5, 0.1), "r.1")};
+  const std::vector<ParsedLog> b = {log_of(res(8, 10.5, 0.5) + res(16, 10.0, 0.1), "r.1"),
+                                    log_of(res(8, 1.0, 0.1), "r.2")};
+  const std::string report = compare_report(a, b);
+  EXPECT_NE(report.find("r.1      8      1       10.0000       10.5000     1.050x     0.952x  noise"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x  \n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 combinations in A only, 1 in B only"), std::string::npos) << report;
+}
+
+ParsedLog repeat_of(const std::string& text, const std::string& run, int k) {
+  ParsedLog log = parse_log_text(text, "x.log");
+  log.labels = {{"run_id", run + ".r" + std::to_string(k)}, {"run", "r"}, {"repeat", std::to_string(k)}};
+  return log;
+}
+
+// Repeats are one side: the median, and the spread between them, which a STAT line cannot see. Here each
+// run's own stddev (0.1) calls a 1 ms change beyond noise; the repeats' spread (1 and 0.5) does not.
+TEST(Compare, RepeatsAreOneSideWithTheirMedianAndSpread) {
+  const std::vector<ParsedLog> a = {repeat_of(res(8, 10.0, 0.1), "r.1", 1), repeat_of(res(8, 12.0, 0.1), "r.1", 2),
+                                    repeat_of(res(8, 11.0, 0.1), "r.1", 3)};
+  const std::vector<ParsedLog> b = {repeat_of(res(8, 12.5, 0.1), "r.1", 1), repeat_of(res(8, 11.5, 0.1), "r.1", 2),
+                                    repeat_of(res(8, 12.0, 0.1), "r.1", 3)};
+  const Comparison c = compare_logs(a, b);
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].key.run, "r.1");
+  EXPECT_EQ(c.pairs[0].a.repeats, 3u);
+  EXPECT_DOUBLE_EQ(c.pairs[0].a.latency_ms, 11.0);
+  EXPECT_DOUBLE_EQ(c.pairs[0].b.latency_ms, 12.0);
+  EXPECT_DOUBLE_EQ(*c.pairs[0].a.stddev_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*c.pairs[0].b.stddev_ms, 0.5);
+  EXPECT_EQ(c.pairs[0].noise(), true);
+  const std::string report = compare_report(a, b);
+  EXPECT_NE(report.find("r.1      8      1       11.0000       12.0000     1.091x"), std::string::npos) << report;
+  EXPECT_NE(report.find("repeats: up to 3 in A, 3 in B; latency is their median, the spread their stddev\n"),
+            std::string::npos) << report;
+  // One repeat each: the STAT spread, and the change is beyond it.
+  const Comparison one = compare_logs({a[0]}, {b[2]});
+  EXPECT_EQ(one.pairs.at(0).noise(), false);
+  EXPECT_EQ(compare_report({a[0]}, {b[2]}).find("repeats:"), std::string::npos);
+  // Without a repeat label, a later record of a key replaces the earlier one (a re-run), as before.
+  const Comparison rerun = compare_logs({log_of(res(8, 10.0, 0.1), "r.1"), log_of(res(8, 30.0, 0.1), "r.1")},
+                                        {log_of(res(8, 30.0, 0.1), "r.1")});
+  EXPECT_DOUBLE_EQ(rerun.pairs.at(0).a.latency_ms, 30.0);
+  EXPECT_EQ(rerun.pairs.at(0).a.repeats, 1u);
+}
+
+TEST(Compare, WithoutLabelsTheModelIsTheKeyAndWithoutStatTheFlagIsUnknown) {
+  const std::string line = "FMWORK RES 1.000000000 2.000000000 m c 8 1 2.000 500.0\n";
+  const std::string report = compare_report({log_of(line, "")}, {log_of(line, "")});
+  EXPECT_NE(report.find("m c -      8      1        2.0000        2.0000     1.000x     1.000x  ?"), std::string::npos)
+      << report;
+}
+
+TEST(Compare, PairsAndOneSideCombinationsAsData) {
+  const std::vector<ParsedLog> a = {log_of(res(8, 10.0, 0.5) + res(16, 20.0, 0.1) + res(32, 5, 0.1), "r.1")};
+  const std::vector<ParsedLog> b = {log_of(res(8, 10.5, 0.5) + res(16, 10.0, 0.1), "r.1"), log_of(res(8, 1.0, 0.1), "r.2")};
+  const Comparison c = compare_logs(a, b);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].key.run, "r.1");
+  EXPECT_EQ(c.pairs[0].key.input, 8);
+  EXPECT_EQ(c.pairs[0].key.batch, 1);
+  EXPECT_EQ(c.pairs[0].key.text, "r.1      8      1");
+  EXPECT_DOUBLE_EQ(c.pairs[0].latency_ratio(), 1.05);
+  EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(true));
+  EXPECT_DOUBLE_EQ(c.pairs[1].latency_ratio(), 0.5);
+  EXPECT_NEAR(c.pairs[1].throughput_ratio(), 2.0, 1e-4);
+  EXPECT_EQ(c.pairs[1].noise(), std::optional<bool>(false));
+  ASSERT_EQ(c.only_a.size(), 1u);
+  EXPECT_EQ(c.only_a[0].input, 32);
+  ASSERT_EQ(c.only_b.size(), 1u);
+  EXPECT_EQ(c.only_b[0].run, "r.2");
+}
+
+TEST(Compare, AStddevPastDoublesRangeIsInfiniteSpreadNotAnException) {
+  const std::string line = "FMWORK RES 1.000000000 2.000000000 m c 8 1 2.000 500.0\nFMWORK STAT input=8 batch=1 stddev_ms=1e999\n";
+  const Comparison c = compare_logs({log_of(line, "")}, {log_of(line, "")});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(true));
+}
+
+}  // namespace
+}  // namespace fmwork

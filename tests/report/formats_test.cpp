@@ -1,0 +1,128 @@
+#include "fmwork/report/formats.hpp"
+
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/process_fixtures.hpp"
+
+namespace fmwork {
+namespace {
+
+using namespace process_fixtures;
+
+// ---- JSON ----
+
+TEST(ProcessReport, UpstreamModeIsByteIdenticalToUpstream) {
+  TempDir dir;
+  const std::string path = dir.write("run.log", kUpstreamLog);
+  const std::string expected =
+      "[\n" + upstream_record_1("null", "null", "null") + ",\n" + upstream_record_2("null", "null", "null") + "\n]\n";
+  EXPECT_EQ(run({"--path", path, "--upstream"}), expected);
+}
+
+
+TEST(ProcessReport, DefaultJsonFillsSetupAndWarmup) {
+  TempDir dir;
+  const std::string path = dir.write("run.log", kUpstreamLog);
+  // warmup: the dropped rep (1 of 5) took 0.757057369 s, resp. 0.5 s; setup from FMWORK SETUP.
+  const std::string expected = "[\n" + upstream_record_1("\"m1\"", "0.757057369", "2.5") + ",\n" +
+                               upstream_record_2("\"m1\"", "0.5", "2.5") + "\n]\n";
+  EXPECT_EQ(run({"--path", path, "--metadata_id", "m1"}), expected);
+}
+
+
+TEST(ProcessReport, OurLogFillsPrecisionAndEngine) {
+  TempDir dir;
+  const std::string path = dir.write("ours.log", kOurLog);
+  EXPECT_EQ(run({"--path", path, "--metadata_id", "run-42"}), "[\n" + kOurRecord + "\n]\n");
+}
+
+
+TEST(ProcessReport, NoResultsGiveAnEmptyList) {
+  TempDir dir;
+  EXPECT_EQ(run({"--path", dir.write("empty.log", "")}), "[]\n");
+  EXPECT_EQ(run({"--path", dir.write("args.log", "FMWORK ARG --reps 5\nhello\n")}), "[]\n");
+}
+
+
+// ---- CSV and summary ----
+
+TEST(ProcessReport, Csv) {
+  TempDir dir;
+  const std::string path = dir.write("ours.log", kOurLog);
+  const std::string res_line = std::to_string(line_of(kOurLog, "FMWORK RES"));
+  const std::string fail_line = std::to_string(line_of(kOurLog, "FMWORK FAIL"));
+  EXPECT_EQ(run({"--path", path, "--format", "csv", "--metadata_id", "run-42"}),
+            "source,metadata_id,line,status,timestamp,model,class,input,batch,latency_ms,throughput,setup_s,"
+            "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,allocated_peak_bytes,"
+            "reserved_peak_bytes,error,check,check_max_abs,check_max_rel,check_cosine\n" +
+                path + ",run-42," + res_line +
+                ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,1048576,2097152,,pass,0.00390625,"
+                "0.0123,0.99998\n" +
+                path + ",run-42," + fail_line +
+                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,"
+                "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,\n");
+}
+
+
+TEST(ProcessReport, CsvComputesStatisticsFromRepLinesWithoutStat) {
+  const std::string out = run({"--format", "csv", "-"}, kUpstreamLog);
+  std::istringstream lines(out);
+  std::string header, row1, row2;
+  std::getline(lines, header);
+  std::getline(lines, row1);
+  std::getline(lines, row2);
+  const std::string line2 = std::to_string(line_of(kUpstreamLog, "FMWORK RES 1108913"));
+  EXPECT_EQ(row2, "-,," + line2 +
+                      ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
+                      "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,,,,,,,");
+}
+
+
+TEST(ProcessReport, Summary) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", kUpstreamLog);
+  const std::string b = dir.write("b.log", kOurLog);
+  const std::string out = run({"--format", "summary", a, b});
+  const std::string model = "ibm-granite/granite-embedding-125m-english";
+  EXPECT_EQ(out,
+            a + ": 2 results, 0 failures\n"
+            "  setup: 2.500000 s\n"
+            "  model                                       class         input  batch  latency_ms  throughput  "
+            "p50_ms  p90_ms  p99_ms  stddev_ms  reps  dropped  status\n"
+            "  ibm-granite/granite-embedding-125m-english  RobertaModel    128      1       3.782       264.4   "
+            "3.782   4.287   4.450      0.317     5        1  ok\n"
+            "  ibm-granite/granite-embedding-125m-english  RobertaModel    128      2       7.407       270.0   "
+            "7.407   7.407   7.407      0.000     5        1  ok\n"
+            "\n" +
+                b + ": 1 result, 1 failure\n"
+            "  meta: driver=0.1.0 git=abc1234 torch=2.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
+            "dtype=bfloat16 seed=0 grad=off\n"
+            "  setup: 0.012345 s\n"
+            "  model             class      input  batch  latency_ms  throughput  p50_ms  p90_ms  p99_ms  "
+            "stddev_ms  reps  dropped  peak_MiB  status\n"
+            "  mod\xc3\xa8le/bert-tiny  BertModel    512      1       1.000      1000.0   1.000   1.000   1.000      "
+            "0.000     2        1       1.0  ok, check pass\n"
+            "  mod\xc3\xa8le/bert-tiny  BertModel    512    256           -           -       -       -       -      "
+            "    -     -        -         -  FAIL: out of memory, \"allocating\" 2.00 GiB\n");
+  EXPECT_EQ(run({"--format", "summary", "-"}, ""), "<stdin>: 0 results, 0 failures\n  (no results)\n");
+}
+
+
+}  // namespace
+// Found with the fuzz harness (fuzz/regressions/log_records/warmup-sum-overflow.log): REP durations near
+// 2^63 ns overflowed the int64 sum of the warm-up reps (undefined behaviour); the sum is now a double.
+TEST(ProcessReport, WarmupOfHugeDurationsDoesNotOverflow) {
+  const std::string rep = " 0.000000000 9223372036.854775807 9223372036.854775807\n";
+  const ParsedLog log = parse_log_text("FMWORK REP 1 2" + rep + "FMWORK REP 2 2" + rep +
+                                           "FMWORK RES 0.000000000 9223372036.854775807 m RobertaModel 8 1 1.0 1.0\n"
+                                           "FMWORK STAT input=8 batch=1 reps=2 dropped=2\n",
+                                       "huge.log");
+  const auto json = to_upstream_json({log}, std::nullopt);
+  EXPECT_DOUBLE_EQ(json[0]["warmup"].get<double>(), 2 * 9223372036.854775807);
+}
+
+}  // namespace fmwork

@@ -1,0 +1,290 @@
+// Tests of the HTML report (html_report): the charts per input size and their series, error bars and FAIL
+// marks; the runs' labels and META; the failures table; escaping of everything a log says; the comparison
+// page; inputs at the edges (nothing, only failures, one batch size, zero, negative and huge values).
+#include "fmwork/report/html_report.hpp"
+
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/html_fixtures.hpp"
+
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/report/svg_chart.hpp"
+
+namespace fmwork {
+namespace {
+
+using html_fixtures::count;
+
+std::string decimals(double v, int n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", n, v);
+  return buf;
+}
+
+std::string fixed(double v) { return decimals(v, 6); }
+
+// A RES and its STAT line (stddev_ms as given), as our driver writes them.
+std::string res(int64_t input, int64_t batch, double latency_ms, double stddev_ms, const std::string& model = "m") {
+  const std::string i = std::to_string(input), b = std::to_string(batch);
+  return "FMWORK RES 1.000000000 2.000000000 " + model + " BertModel " + i + " " + b + " " + decimals(latency_ms, 3) +
+         " " + decimals(batch * 1000.0 / latency_ms, 1) + "\nFMWORK STAT input=" + i + " batch=" + b +
+         " reps=10 dropped=2 mean_ms=" + fixed(latency_ms) + " stddev_ms=" + fixed(stddev_ms) + " min_ms=" +
+         fixed(latency_ms) + " p50_ms=" + fixed(latency_ms) + " p90_ms=" + fixed(latency_ms) + " p99_ms=" +
+         fixed(latency_ms) + " max_ms=" + fixed(latency_ms) + "\n";
+}
+
+std::string fail(int64_t input, int64_t batch, const std::string& error) {
+  return "FMWORK FAIL input=" + std::to_string(input) + " batch=" + std::to_string(batch) + " error=" + error + "\n";
+}
+
+ParsedLog log_of(const std::string& text, const std::string& source, std::vector<std::pair<std::string, std::string>> labels = {}) {
+  ParsedLog log = parse_log_text(text, source);
+  log.labels = std::move(labels);
+  return log;
+}
+
+const std::string kMeta1 = "FMWORK META driver=0.1.0 torch=2.13.0 threads=1 dtype=float32\n";
+const std::string kMeta2 = "FMWORK META driver=0.1.0 torch=2.13.0 threads=2 dtype=float32\n";
+
+// Two runs of a campaign: sizes 16 and 128 by batch 1, 4, 16; the second failed at 128 x 64.
+std::vector<ParsedLog> campaign() {
+  std::string a = kMeta1, b = kMeta2;
+  for (int64_t input : {16, 128})
+    for (int64_t batch : {1, 4, 16}) {
+      a += res(input, batch, 0.5 * batch * input / 16, 0.1);
+      b += res(input, batch, 0.3 * batch * input / 16, 0.05);
+    }
+  b += fail(128, 64, "out of memory: 2.00 GiB needed, 1.50 GiB free");
+  return {log_of(a, "camp/logs/m.1.log", {{"run_id", "m.1"}, {"run", "m"}, {"torch.call:set_num_threads", "1"}}),
+          log_of(b, "camp/logs/m.2.log", {{"run_id", "m.2"}, {"run", "m"}, {"torch.call:set_num_threads", "2"}})};
+}
+
+TEST(ProcessHtml, OnePageWithChartsPerInputSizeSeriesPerRunErrorBarsAndFailMarks) {
+  const std::string page = report_html(campaign(), {"camp"});
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
+  EXPECT_EQ(count(page, "</html>"), 1u);
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 4u);  // latency and throughput for 16 and for 128
+  EXPECT_NE(page.find(">Latency vs batch, input 128</text>"), std::string::npos);
+  EXPECT_NE(page.find(">throughput (sequences/s)</text>"), std::string::npos);
+  EXPECT_NE(page.find(">latency (ms)</text>"), std::string::npos);
+  EXPECT_EQ(count(page, "<g class=\"series\""), 8u);      // 2 runs in each chart
+  EXPECT_EQ(count(page, "class=\"point\""), 24u);         // 2 runs x 2 sizes x 3 batches, twice
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 24u);     // each from its STAT stddev
+  EXPECT_EQ(count(page, "<g class=\"fail-mark\">"), 2u);  // 128 x 64, in both charts of 128
+  EXPECT_EQ(count(page, "<title>m.2\ninput 128, batch 64: FAIL\nout of memory: 2.00 GiB needed, 1.50 GiB free</title>"), 2u);
+  // The legend names each run with its matrix values; the failures' entry where there are crosses.
+  EXPECT_EQ(count(page, "<title>m.1 (torch.call:set_num_threads=1)</title>"), 4u);
+  EXPECT_EQ(count(page, "<g class=\"legend-entry\">"), 10u);
+  EXPECT_NE(page.find("stroke=\"" + fail_color() + "\""), std::string::npos);
+  EXPECT_NE(page.find("Read: <code>camp</code>"), std::string::npos);
+  EXPECT_NE(page.find("<b>2 logs</b> (runs), <b>13 combinations</b>: 12 measured, <b>1 failure</b>"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos);  // nothing to fetch, not even an SVG namespace
+}
+
+TEST(ProcessHtml, ErrorBarsFromTheRepLinesWithoutStatAndNoneWithoutEither) {
+  const std::string reps = "FMWORK REP 1 4 1.000000000 1.100000000 0.100000000\n"
+                           "FMWORK REP 2 4 1.100000000 1.102000000 0.002000000\n"
+                           "FMWORK REP 3 4 1.200000000 1.204000000 0.004000000\n"
+                           "FMWORK REP 4 4 1.300000000 1.306000000 0.006000000\n";
+  const std::string page = report_html(
+      {log_of(reps + "FMWORK RES 1.000000000 1.306000000 m c 8 2 4.000 500.0\n" +
+                  "FMWORK RES 2.000000000 2.500000000 m c 8 4 7.000 571.4\n", "up.log")}, {"up.log"});
+  EXPECT_EQ(count(page, "class=\"point\""), 4u);
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 2u);  // batch 2 (stddev of 2, 4, 6 ms), not batch 4
+  EXPECT_NE(page.find("latency 4.000 ms \xc2\xb1 1.633 ms (stddev)"), std::string::npos);
+}
+
+TEST(ProcessHtml, RunsTableLabelsAndEveryMetaField) {
+  const std::string page = report_html(campaign(), {"camp"});
+  // The runs table: the labels as columns, the META that differs (threads) as a column, the rest common.
+  EXPECT_NE(page.find("<th>name</th><th>run</th><th>torch.call:set_num_threads</th><th>META threads</th>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<td class=\"mono\">logs/m.2.log</td>"), std::string::npos);  // under the folder read
+  EXPECT_NE(page.find("<h4>META common to all runs</h4>\n<dl class=\"kv meta common\"><div><dt>driver</dt><dd>0.1.0"),
+            std::string::npos);
+  // Each run's section: its labels and all four META fields.
+  EXPECT_NE(page.find("<section class=\"run\" id=\"run-2\">"), std::string::npos);
+  EXPECT_EQ(count(page, "<dl class=\"kv labels\">"), 2u);
+  EXPECT_EQ(count(page, "<dl class=\"kv meta\">"), 2u);
+  EXPECT_EQ(count(page, "<div><dt>threads</dt><dd>2</dd></div>"), 1u);
+  EXPECT_EQ(count(page, "<div><dt>dtype</dt><dd>float32</dd></div>"), 3u);  // common, and each run
+  EXPECT_EQ(count(page, "<div><dt>torch</dt>"), 3u);  // the common list and both runs
+  EXPECT_EQ(count(page, "<div><dt>run_id</dt><dd>m.2</dd></div>"), 1u);
+  // Each run's results: the summary's table, the FAIL row marked.
+  EXPECT_EQ(count(page, "<table class=\"results\">"), 2u);
+  EXPECT_NE(page.find("<th>stddev_ms</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>FAIL: out of memory: 2.00 GiB needed, 1.50 GiB free</td>"), std::string::npos);
+}
+
+// Two campaigns in one page: the same run ids, told apart by the folder each was read from.
+TEST(ProcessHtml, TheSameRunsFromTwoFoldersAreNamedByTheirFolder) {
+  std::vector<ParsedLog> logs = campaign();
+  for (ParsedLog log : campaign()) {
+    log.source = "other/time-2/logs/" + log.source.substr(log.source.rfind('/') + 1);
+    logs.push_back(std::move(log));
+  }
+  const std::string page = report_html(logs, {"camp", "other/time-2/"});
+  EXPECT_NE(page.find(">m.2 [camp]<"), std::string::npos) << page.substr(0, 4000);
+  EXPECT_NE(page.find(">m.2 [time-2]<"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"mono\">time-2/logs/m.2.log</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"mono\">camp/logs/m.1.log</td>"), std::string::npos);
+  // One folder read: paths under it, names as they are.
+  EXPECT_EQ(report_html(campaign(), {"camp"}).find("[camp]"), std::string::npos);
+}
+
+// A campaign's repeats of one run are one series per chart: the median, the bar from lowest to highest.
+TEST(ProcessHtml, RepeatsOfARunAreOneSeriesWithTheirRange) {
+  std::vector<ParsedLog> logs;
+  for (int k = 1; k <= 3; ++k) {
+    std::string text = kMeta1 + res(16, 1, 9.0 + k, 0.1) + res(16, 4, 20.0 * k, 0.1);
+    if (k == 2) text += fail(16, 8, "out of memory");
+    logs.push_back(log_of(text, "camp/logs/m.1.r" + std::to_string(k) + ".log",
+                          {{"run_id", "m.1.r" + std::to_string(k)}, {"run", "m"}, {"repeat", std::to_string(k)}}));
+  }
+  logs.push_back(log_of(kMeta2 + res(16, 1, 5.0, 0.1), "camp/logs/other.log", {{"run_id", "other"}, {"run", "o"}}));
+  const std::string page = report_html(logs, {"camp"});
+  // Two series a chart (the repeats, the other run), two charts.
+  EXPECT_EQ(count(page, "<g class=\"series\""), 4u);
+  EXPECT_NE(page.find("m.1 (median of 3 repeats)"), std::string::npos);
+  EXPECT_NE(page.find("latency 11.000 ms, repeats 10.000 to 12.000 ms (3)"), std::string::npos);
+  EXPECT_NE(page.find("latency 40.000 ms, repeats 20.000 to 60.000 ms (3)"), std::string::npos);
+  EXPECT_EQ(count(page, "<g class=\"fail-mark\""), 2u);  // the repeat's FAIL, on both charts
+  // The runs table still lists each repeat (4 links), the failures table the repeat that failed (1).
+  EXPECT_EQ(count(page, "<a href=\"#run-"), 5u);
+  // Each repeat's swatch has the series' color (the first style's).
+  EXPECT_NE(page.find("<span class=\"swatch\" style=\"background:#1f77b4\"></span><a href=\"#run-3\">m.1.r3</a>"),
+            std::string::npos);
+}
+
+TEST(ProcessHtml, FailuresTable) {
+  const std::string page = report_html(campaign(), {"camp"});
+  const size_t section = page.find("<section id=\"failures\">");
+  ASSERT_NE(section, std::string::npos);
+  const std::string failures = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_EQ(count(failures, "<tr class=\"fail\">"), 1u);
+  EXPECT_NE(failures.find("<td class=\"error\">out of memory: 2.00 GiB needed, 1.50 GiB free</td>"), std::string::npos);
+  EXPECT_NE(failures.find("<td class=\"mono\">logs/m.2.log:14</td>"), std::string::npos);
+  EXPECT_NE(report_html({campaign()[0]}, {"x"}).find("No FAIL line: every combination ran."), std::string::npos);
+}
+
+TEST(ProcessHtml, EverythingFromTheLogIsEscaped) {
+  const std::string evil = "<script>alert(1)</script>";
+  const std::string text = "FMWORK META driver=0.1.0 note=" + evil + " q=\"'&amp;\n" + res(8, 1, 2.0, 0.1, "<b>model</b>") +
+                           fail(8, 2, evil + " <img src=x onerror=alert(2)>");
+  const std::string page =
+      report_html({log_of(text, "<i>dir</i>/x.log", {{"run_id", "r\"1"}, {"k<", evil}})}, {"<i>dir</i>"});
+  EXPECT_EQ(page.find("<script"), std::string::npos) << page;
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find("<b>model"), std::string::npos);
+  EXPECT_EQ(page.find("<i>dir"), std::string::npos);
+  EXPECT_EQ(page.find("r\"1"), std::string::npos);
+  EXPECT_NE(page.find("<div><dt>note</dt><dd>&lt;script&gt;alert(1)&lt;/script&gt;</dd></div>"), std::string::npos);
+  EXPECT_NE(page.find("<div><dt>q</dt><dd>&quot;&#39;&amp;amp;</dd></div>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"error\">&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("data-series=\"r&quot;1 (k&lt;=&lt;script&gt;alert(1)&lt;/script&gt;)\""), std::string::npos);
+  EXPECT_NE(page.find("Read: <code>&lt;i&gt;dir&lt;/i&gt;</code>"), std::string::npos);
+}
+
+TEST(ProcessHtml, NoLogsAndLogsWithoutResults) {
+  EXPECT_NE(report_html({}, {}).find("No log was read."), std::string::npos);
+  const std::string empty = report_html({log_of("", "empty.log")}, {"empty.log"});
+  EXPECT_NE(empty.find("No combination to chart"), std::string::npos);
+  EXPECT_NE(empty.find("No RES or FAIL line in this log."), std::string::npos);
+  EXPECT_NE(empty.find("No META line"), std::string::npos);
+  EXPECT_EQ(count(empty, "<svg"), 0u);
+  // Only failures: both charts of the size, with a cross per failure and no series.
+  const std::string failed = report_html({log_of(fail(64, 1, "a") + fail(64, 8, "b"), "f.log")}, {"f.log"});
+  EXPECT_EQ(count(failed, "<svg class=\"chart\""), 2u);
+  EXPECT_EQ(count(failed, "<g class=\"series\""), 0u);
+  EXPECT_EQ(count(failed, "<g class=\"fail-mark\">"), 4u);
+  EXPECT_NE(failed.find("<b>2 combinations</b>: 0 measured, <b>2 failures</b>"), std::string::npos);
+}
+
+TEST(ProcessHtml, EdgeValuesGiveNoNanOrInf) {
+  // One batch size; latency 0 (throughput written as 0), negative, huge; a STAT stddev past double's range.
+  const std::string text = "FMWORK RES 1.000000000 2.000000000 m c 8 4 0.000 0.0\n"
+                           "FMWORK RES 1.000000000 2.000000000 m c 16 4 -1.000 -4000.0\n"
+                           "FMWORK RES 1.000000000 2.000000000 m c 32 4 1e308 1e-305\n"
+                           "FMWORK STAT input=32 batch=4 stddev_ms=1e999\n"
+                           "FMWORK RES 1.000000000 2.000000000 m c 64 4 1e999 0.0\n";
+  const std::string page = report_html({log_of(text, "edge.log")}, {"edge.log"});
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 8u);
+  // Drawn: 8's and 16's both, 32's throughput (its latency is past 1e300), 64's throughput (latency inf).
+  EXPECT_EQ(count(page, "class=\"point\""), 6u);
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 0u);  // 32's stddev is inf
+  const std::regex nan("[^a-z]nan[^a-z]", std::regex::icase), inf("[^a-z]inf[^a-z]", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(page, nan));
+  // The charts and their tooltips say "n/a"; the results table writes the log's inf as the summary does.
+  const size_t first = page.find("<svg"), last = page.rfind("</svg>");
+  EXPECT_FALSE(std::regex_search(page.substr(first, last - first), inf));
+  EXPECT_NE(page.find("latency n/a ms"), std::string::npos);
+}
+
+// ---- the comparison page ----
+
+TEST(ProcessHtml, ComparisonPage) {
+  const std::vector<ParsedLog> a = {log_of(kMeta1 + res(16, 1, 10.0, 0.5) + res(16, 4, 20.0, 0.1) + res(128, 1, 5.0, 0.1), "a.log",
+                                           {{"run_id", "r.1"}})};
+  const std::vector<ParsedLog> b = {
+      log_of("FMWORK META driver=0.1.0 torch=2.14.0 threads=1 dtype=float32\n" + res(16, 1, 10.5, 0.5) +
+                 res(16, 4, 10.0, 0.1) + res(16, 8, 30.0, 0.1) + "FMWORK RES 1.000000000 2.000000000 m c 128 1 7.000 142.9\n",
+             "b.log", {{"run_id", "r.1"}})};
+  const std::string page = compare_html(a, b, "A-dir", "B-dir");
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("A: <code>A-dir</code>, 1 log, 3 results"), std::string::npos);
+  EXPECT_NE(page.find("<b>3 combinations</b> in both: <b>1 faster</b> in B and <b>0 slower</b> beyond the runs' spread, "
+                      "1 within noise, 1 without a spread (no STAT line); 0 in A only, 1 in B only."),
+            std::string::npos);
+  // The table: one row per pair, its verdict the row's class.
+  EXPECT_EQ(count(page, "<tr class=\"noise\">"), 1u);
+  EXPECT_EQ(count(page, "<tr class=\"faster\">"), 1u);
+  EXPECT_EQ(count(page, "<tr class=\"unknown\">"), 1u);
+  EXPECT_NE(page.find("<td class=\"num\">20.0000</td><td class=\"num\">10.0000</td><td class=\"num ratio\">0.500&#215;</td>"
+                      "<td class=\"num ratio\">2.000&#215;</td><td class=\"verdict\">beyond noise</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<td class=\"verdict\">? (no STAT)</td>"), std::string::npos);
+  // A chart per input size of the pairs, log y with the line at 1, an error bar where both have STAT.
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 2u);
+  EXPECT_EQ(count(page, "<line class=\"reference\""), 2u);
+  EXPECT_EQ(count(page, "class=\"point\""), 3u);
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 2u);
+  // One side only, and the META that changed.
+  EXPECT_NE(page.find("<td>B only</td><td>r.1</td><td class=\"num\">16</td><td class=\"num\">8</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>torch</td><td>2.13.0</td><td>2.14.0</td>"), std::string::npos);
+  EXPECT_EQ(page.find("<td>driver</td>"), std::string::npos);
+  EXPECT_EQ(page.find("Repeats (up to"), std::string::npos);
+}
+
+// A campaign's repeats are one side of a pair, and the page says what its numbers then are.
+TEST(ProcessHtml, ComparisonOfRepeats) {
+  std::vector<ParsedLog> a, b;
+  for (int k = 1; k <= 3; ++k) {
+    const std::vector<std::pair<std::string, std::string>> labels = {
+        {"run_id", "r.1.r" + std::to_string(k)}, {"run", "r"}, {"repeat", std::to_string(k)}};
+    a.push_back(log_of(res(16, 1, 9.0 + k, 0.1), "a" + std::to_string(k) + ".log", labels));
+    b.push_back(log_of(res(16, 1, 10.5 + k / 2.0, 0.1), "b" + std::to_string(k) + ".log", labels));
+  }
+  const std::string page = compare_html(a, b, "A-dir", "B-dir");
+  EXPECT_NE(page.find("Repeats (up to 3 a side) count as one"), std::string::npos);
+  EXPECT_EQ(count(page, "<tr class=\"noise\">"), 1u);
+  EXPECT_NE(page.find("<td class=\"num\">11.0000</td><td class=\"num\">11.5000</td>"), std::string::npos);
+}
+
+TEST(ProcessHtml, ComparisonOfNothingInCommonAndEscaped) {
+  const std::string evil = "<script>x</script>";
+  const std::string page = compare_html({log_of(res(8, 1, 1.0, 0.1, evil), "a.log")}, {}, evil, "b");
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_NE(page.find("No combination is in both A and B."), std::string::npos);
+  EXPECT_NE(page.find("<td>A only</td><td>&lt;script&gt;x&lt;/script&gt; BertModel -</td>"), std::string::npos);
+  EXPECT_EQ(count(page, "<svg"), 0u);
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,208 @@
+// Tests of the runner on real files: completeness of a run's log, the tree it writes, devices and the
+// platform they set, resume running only what is missing, and the progress line. A shell script stands
+// in for the driver (the integration test runs the real one).
+#include "fmwork/runner/campaign.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kArgv = {"--platform", "cpu",           "--model_class", "C", "--model_name", "m",
+                                        "--reps",     "2",             "--input_sizes", "8,16", "--batch_sizes", "1"};
+
+// A driver stand-in: prints its platform, then a RES line per input size of --input_sizes (batch 1), and
+// fails (exit 1 after a FAIL line for input 16) when its model is named "bad".
+const char* kFakeDriver = R"(#!/bin/sh
+platform=; inputs=; model=
+while [ $# -gt 0 ]; do
+  case "$1" in --platform) platform=$2;; --input_sizes) inputs=$2;; --model_name) model=$2;; esac; shift
+done
+echo "platform $platform"
+for i in $(echo "$inputs" | tr , ' '); do
+  if [ "$model" = bad ] && [ "$i" = 16 ]; then echo "FMWORK FAIL input=16 batch=1 error=no"; echo "error: no" >&2; exit 1; fi
+  echo "FMWORK RES 1.000000000 2.000000000 $model c $i 1 1.000 1000.0"
+done
+)";
+
+std::string fake_driver(const TempDir& dir) {
+  const std::string path = dir.write("driver.sh", kFakeDriver);
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+std::string experiment(const TempDir& dir) {
+  return dir.write("exp.json", R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "C", "--reps": 2,
+      "--input_sizes": "8,16", "--batch_sizes": "1"}},
+    "runs": [{"id": "a", "matrix": {"--model_name": ["m1", "m2", "bad"]}}]})");
+}
+
+std::string only_child(const std::string& dir) {
+  std::vector<fs::path> entries{fs::directory_iterator(dir), fs::directory_iterator()};
+  EXPECT_EQ(entries.size(), 1u) << dir;
+  return entries.empty() ? "" : entries[0].string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(Campaign, ALogIsCompleteWhenEveryCombinationHasItsResOrFail) {
+  TempDir dir;
+  EXPECT_FALSE(run_log_complete(dir.path() + "/none.log", kArgv));
+  const std::string res8 = "FMWORK RES 1.000000000 2.000000000 m C 8 1 1.000 1000.0\n";
+  EXPECT_FALSE(run_log_complete(dir.write("half.log", res8), kArgv));
+  EXPECT_TRUE(run_log_complete(dir.write("all.log", res8 + "FMWORK FAIL input=16 batch=1 error=x\n"), kArgv));
+  EXPECT_FALSE(run_log_complete(dir.write("bad.log", res8 + "FMWORK RES 1 2\n"), kArgv));
+}
+
+TEST(Campaign, DevicesAndPlatforms) {
+  EXPECT_EQ(parse_devices("cuda:0,cuda:1"), (std::vector<std::string>{"cuda:0", "cuda:1"}));
+  EXPECT_EQ(parse_devices("cpu,cpu"), (std::vector<std::string>{"cpu", "cpu"}));
+  EXPECT_THROW(parse_devices("cpu,"), Error);
+  EXPECT_EQ(with_platform(kArgv, "cuda:1")[1], "cuda:1");
+  EXPECT_EQ(with_platform({"--reps", "2"}, "cpu"), (std::vector<std::string>{"--platform", "cpu", "--reps", "2"}));
+}
+
+TEST(Campaign, TheFolderIsClaimedOncePerSecond) {
+  TempDir dir;
+  const auto now = std::chrono::system_clock::now();
+  const std::string first = make_campaign_dir(dir.path(), "me", "my host", now);
+  const std::string second = make_campaign_dir(dir.path(), "me", "my host", now);
+  EXPECT_EQ(fs::path(first).parent_path(), fs::path(dir.path()) / "me" / "my_host");
+  EXPECT_EQ(second, first + "-2");
+}
+
+TEST(Campaign, ProgressLine) {
+  EXPECT_EQ(progress_line(0, 0, 8, 0, 0), "campaign: 0 done, 0 failed, 8 left (0 running), elapsed 0:00");
+  EXPECT_EQ(progress_line(3, 1, 4, 2, 42), "campaign: 3 done, 1 failed, 4 left (2 running), elapsed 0:42, about 0:42 to go");
+}
+
+TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), exp = experiment(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_campaign_command({exp, "--out", root, "--devices", "cpu:a,cpu:b"}, driver, out, err), 1) << err.str();
+  const std::string campaign = only_child(only_child(only_child(root)));
+  EXPECT_EQ(out.str(), campaign + "\n");
+  EXPECT_EQ(slurp(campaign + "/experiment.json"), slurp(exp));
+  EXPECT_EQ(read_json_file(campaign + "/plan.json")["runs"].size(), 3u);
+  EXPECT_TRUE(read_json_file(campaign + "/environment.json").contains("kernel"));
+  const std::string log1 = slurp(campaign + "/logs/a.1.log");
+  EXPECT_TRUE(log1.rfind("platform cpu:a\n", 0) == 0 || log1.rfind("platform cpu:b\n", 0) == 0) << log1;
+  EXPECT_NE(err.str().find("campaign: a.3 run \"a\" (model_name=bad) failed (exit status 1): error: no"),
+            std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("campaign: 2 done, 1 failed, 0 left (0 running)"), std::string::npos) << err.str();
+  // The failed run is complete (its FAIL line); a truncated and a missing log are not.
+  EXPECT_TRUE(run_log_complete(campaign + "/logs/a.3.log", with_platform(kArgv, "x")));
+  std::ofstream(campaign + "/logs/a.1.log") << "platform cpu\n";
+  fs::remove(campaign + "/logs/a.2.log");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_campaign_command({"--resume", campaign}, driver, out2, err2), 0) << err2.str();
+  EXPECT_NE(err2.str().find("2 of 3 runs to do (the others are complete)"), std::string::npos) << err2.str();
+  EXPECT_NE(slurp(campaign + "/logs/a.2.log").find("m2 c 16 1"), std::string::npos);
+  EXPECT_NE(slurp(campaign + "/logs/a.1.log").find("m1 c 16 1"), std::string::npos);
+}
+
+TEST(Campaign, ListPrintsCommandLinesAndRunsNothing) {
+  TempDir dir;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_campaign_command({experiment(dir), "--list"}, "/nonexistent", out, err), 0);
+  EXPECT_EQ(out.str().substr(0, out.str().find('\n')),
+            "driver --batch_sizes 1 --input_sizes 8,16 --model_class C --model_name m1 --platform cpu --reps 2  # a.1");
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST(Campaign, UsageErrors) {
+  std::ostringstream out, err;
+  const auto message = [&](const std::vector<std::string>& args) {
+    try {
+      run_campaign_command(args, "/nonexistent", out, err);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({}), "driver run: give an EXPERIMENT file or --resume DIR (one of them)");
+  EXPECT_EQ(message({"x.json"}), "driver run x.json: --out ROOT is missing (or --list to print the runs)");
+  EXPECT_NE(message({"x.json", "--bogus"}).find("see driver run --help"), std::string::npos);
+  EXPECT_EQ(message({"x.json", "--out", "r", "--wait"}),
+            "driver run: --wait is an option of --slurm: add --slurm, or leave it out");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm:partition", "gpu"}),
+            "driver run: --slurm:KEY is an option of --slurm: add --slurm, or leave it out");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--max-tasks", "2"}),
+            "driver run: --max-tasks is an option of --slurm: add --slurm, or leave it out");
+  EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--max-tasks", "0"}).find("--max-tasks"), std::string::npos);
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--devices", "cuda:0"}),
+            "driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and ask for devices "
+            "with --slurm:gres gpu:1");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--slurm:time"}),
+            "--slurm:time: a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
+  EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--slurm:array=0-3"}).find("the runner sets --array"),
+            std::string::npos);
+  EXPECT_EQ(message({"--task", "d", "0", "--slurm"}),
+            "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
+}
+
+// --no-submit: the tree and the script are written as --slurm writes them, nothing needs a cluster.
+TEST(Campaign, SlurmScriptHoldsTheRunsToDoAndTheOptions) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit", "--slurm:partition", "p1",
+                                  "--slurm:time=5"},
+                                 driver, out, err),
+            0) << err.str();
+  const std::string campaign = only_child(only_child(only_child(root)));
+  const std::string script = slurp(campaign + "/slurm/submit-1.sbatch");
+  for (const char* line : {"#SBATCH --array=0-2\n", "#SBATCH --partition=p1\n", "#SBATCH --time=5\n"})
+    EXPECT_NE(script.find(line), std::string::npos) << line << " in:\n" << script;
+  EXPECT_NE(script.find(" run --task " + fs::absolute(campaign).lexically_normal().string() + " \"$SLURM_ARRAY_TASK_ID\""),
+            std::string::npos) << script;
+  EXPECT_NE(err.str().find("submit it with: sbatch " + campaign + "/slurm/submit-1.sbatch"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(campaign + "/slurm/jobs"));
+  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
+}
+
+// What each array task runs: one run of the plan into the tree, as the local runner writes it.
+TEST(Campaign, TaskRunsOneRunOfThePlan) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit"}, driver, out, err), 0);
+  const std::string campaign = only_child(only_child(only_child(root)));
+  std::ostringstream out1, err1;
+  EXPECT_EQ(run_campaign_command({"--task", campaign, "1"}, driver, out1, err1), 0) << err1.str();
+  EXPECT_EQ(err1.str(), "campaign: run a.2 ended with exit status 0\n");
+  EXPECT_TRUE(run_log_complete(campaign + "/logs/a.2.log", kArgv));
+  EXPECT_TRUE(read_json_file(campaign + "/logs/a.2.environment.json").contains("host"));
+  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_campaign_command({"--task", campaign, "2"}, driver, out2, err2), 1);
+  EXPECT_EQ(err2.str(), "campaign: run a.3 ended with exit status 1: error: no\n");
+  for (const char* bad : {"3", "-1", "x", ""}) {
+    try {
+      run_campaign_command({"--task", campaign, bad}, driver, out2, err2);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "--task " + campaign + " " + bad + ": INDEX is a run of " + campaign +
+                                           "/plan.json, 0 to 2");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fmwork

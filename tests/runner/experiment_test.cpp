@@ -1,0 +1,160 @@
+// Tests of experiment files: expansion order and ids, option values as typed, split sizes, the plan file's
+// round trip, and the one-line errors that name the file, the run and the key.
+#include "fmwork/runner/experiment.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fmwork {
+namespace {
+
+using json = nlohmann::json;
+
+const char* kExperiment = R"({
+  "description": "two models x two dtypes x two thread counts",
+  "defaults": {
+    "options": {"--platform": "cpu", "--model_class": "BertModel", "--reps": 2, "--eval": true,
+                "--input_sizes": [8, 16], "--batch_sizes": "1"},
+    "matrix": {"--model:torch_dtype": ["float32", "bfloat16"], "--torch.call:set_num_threads@": [1, 2]}
+  },
+  "runs": [
+    {"id": "mini", "options": {"--model_name": "models/mini/model.pt"}},
+    {"id": "minilm", "options": {"--model_name": "minilm", "--eval": false}, "matrix": {"--torch.call:set_num_threads@": [1]}}
+  ]
+})";
+
+std::string message_of(const std::string& text) {
+  try {
+    expand_experiment(json::parse(text), "x.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << text;
+  return "";
+}
+
+TEST(Experiment, ExpandsTheMatrixFirstKeyOutermostWithIdsPerRun) {
+  const Plan plan = expand_experiment(json::parse(kExperiment), "x.json");
+  ASSERT_EQ(plan.runs.size(), 6u);
+  EXPECT_EQ(plan.runs[0].id, "mini.1");
+  EXPECT_EQ(plan.runs[3].id, "mini.4");
+  EXPECT_EQ(plan.runs[4].id, "minilm.1");
+  EXPECT_EQ(plan.runs[4].run, "minilm");
+  EXPECT_EQ(describe_run(plan.runs[1]), "run \"mini\" (model:torch_dtype=float32 torch.call:set_num_threads=2)");
+  EXPECT_EQ(describe_run(plan.runs[2]), "run \"mini\" (model:torch_dtype=bfloat16 torch.call:set_num_threads=1)");
+  const std::vector<std::string> expected = {
+      "--batch_sizes", "1", "--eval", "--input_sizes", "8,16", "--model:torch_dtype", "bfloat16",
+      "--model_class", "BertModel", "--model_name", "models/mini/model.pt", "--platform", "cpu", "--reps", "2",
+      "--torch.call:set_num_threads@", "1"};
+  EXPECT_EQ(plan.runs[2].argv, expected);
+  // false leaves a default flag out.
+  const auto& argv = plan.runs[5].argv;
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--eval"), argv.end());
+}
+
+TEST(Experiment, SplitSizesGiveOneRunPerBatchAndInputSize) {
+  json doc = json::parse(kExperiment);
+  doc["defaults"]["sizes"] = "split";
+  doc["defaults"]["options"]["--batch_sizes"] = "1,4";
+  doc["defaults"].erase("matrix");
+  doc["runs"].erase(1);
+  const Plan plan = expand_experiment(doc, "x.json");
+  ASSERT_EQ(plan.runs.size(), 4u);
+  EXPECT_EQ(describe_run(plan.runs[1]), "run \"mini\" (input_sizes=16 batch_sizes=1)");
+  EXPECT_EQ(describe_run(plan.runs[2]), "run \"mini\" (input_sizes=8 batch_sizes=4)");
+  EXPECT_EQ(command_text("driver", plan.runs[3].argv),
+            "driver --batch_sizes 4 --eval --input_sizes 16 --model_class BertModel --model_name "
+            "models/mini/model.pt --platform cpu --reps 2");
+}
+
+// Repeats interleave: the whole plan once, then again, each copy with its own id and a "repeat" column.
+TEST(Experiment, RepeatRunsThePlanOverInterleaved) {
+  json doc = json::parse(kExperiment);
+  doc["repeat"] = 2;
+  const Plan plan = expand_experiment(doc, "x.json");
+  ASSERT_EQ(plan.runs.size(), 12u);
+  EXPECT_EQ(plan.runs[0].id, "mini.1.r1");
+  EXPECT_EQ(plan.runs[5].id, "minilm.2.r1");
+  EXPECT_EQ(plan.runs[6].id, "mini.1.r2");
+  EXPECT_EQ(plan.runs[6].argv, plan.runs[0].argv);
+  EXPECT_EQ(describe_run(plan.runs[7]),
+            "run \"mini\" (model:torch_dtype=float32 torch.call:set_num_threads=2 repeat=2)");
+  EXPECT_EQ(plan_from_json(plan_to_json(plan), "plan.json").runs[11].id, "minilm.2.r2");
+  doc["repeat"] = 1;
+  EXPECT_EQ(expand_experiment(doc, "x.json").runs[0].id, "mini.1");
+  for (const char* bad : {"0", "1001", "2.5", "\"3\"", "-1"})
+    EXPECT_EQ(message_of(std::string(R"({"repeat": )") + bad + R"(, "runs": [{"id": "a"}]})"),
+              std::string("x.json: \"repeat\" must be a whole number of times from 1 to 1000, not ") + bad);
+}
+
+TEST(Experiment, APlanRoundTripsThroughItsJson) {
+  const Plan plan = expand_experiment(json::parse(kExperiment), "x.json");
+  const Plan back = plan_from_json(json::parse(plan_to_json(plan).dump()), "plan.json");
+  ASSERT_EQ(back.runs.size(), plan.runs.size());
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    EXPECT_EQ(back.runs[i].id, plan.runs[i].id);
+    EXPECT_EQ(back.runs[i].argv, plan.runs[i].argv);
+    EXPECT_EQ(back.runs[i].matrix, plan.runs[i].matrix);
+  }
+  EXPECT_EQ(back.source, "x.json");
+  const auto e = [] {
+    try {
+      plan_from_json(json::parse(R"({"experiment": "x", "runs": [{"id": 3}]})"), "p/plan.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_NE(e.find("p/plan.json: not a plan written by driver run"), std::string::npos) << e;
+}
+
+TEST(Experiment, TheDriversOwnMessageNamesTheFileAndTheRun) {
+  json doc = json::parse(kExperiment);
+  doc["runs"][0]["matrix"] = {{"--model:torch_dtype", {"float32", "float99"}}};
+  const std::string m = message_of(doc.dump());
+  EXPECT_EQ(m.rfind("x.json: run \"mini\" (model:torch_dtype=float99 torch.call:set_num_threads=1): ", 0), 0u) << m;
+  EXPECT_NE(m.find("float99"), std::string::npos);
+  json no_reps = json::parse(kExperiment);
+  no_reps["defaults"]["options"].erase("--reps");
+  EXPECT_NE(message_of(no_reps.dump()).find("--reps"), std::string::npos);
+}
+
+TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
+  EXPECT_EQ(message_of(R"({"runs": [{"id": "a", "option": {}}]})"),
+            "x.json: runs[0]: unknown key \"option\" (known: description, id, matrix, options, sizes)");
+  EXPECT_EQ(message_of(R"({"runs": []})").rfind("x.json: \"runs\" must be a non-empty list", 0), 0u);
+  EXPECT_NE(message_of(R"({"runs": [{"options": {}}]})").find("runs[0]: has no \"id\""), std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a/b"}]})").find("\"id\" must be letters"), std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a"}, {"id": "a"}]})").find("runs[1]: the id \"a\" is taken"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", "options": {"reps": 2}}]})").find("run \"a\": options: \"reps\" is not"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", "matrix": {"--reps": []}}]})")
+                .find("run \"a\": matrix: \"--reps\": must be a non-empty list"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", "options": {"--reps": {"x": 1}}}]})").find("\"--reps\": a value is"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"defaults": {"sizes": "some"}, "runs": [{"id": "a"}]})").find("defaults: sizes: must be"),
+            std::string::npos);
+}
+
+TEST(Experiment, AFileIsReadWithTheJsonLimitsAndErrorsAreUsageErrors) {
+  TempDir dir;
+  const std::string path = dir.write("bad.json", "{\"runs\": [");
+  try {
+    load_experiment(path);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
+  }
+  const std::string good = dir.write("good.json", kExperiment);
+  EXPECT_EQ(load_experiment(good).runs.size(), 6u);
+  EXPECT_EQ(load_experiment(good).source, good);
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,116 @@
+#include "fmwork/runtime/torch_settings.hpp"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+namespace {
+
+std::string usage_message(const TorchCalls& calls, const TorchSets& sets) {
+  try {
+    validate_torch_settings(calls, sets);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TorchSettings, AppliesCallsAndSetsAndEchoesThem) {
+  const bool benchmark_before = at::globalContext().benchmarkCuDNN();
+  TorchCalls calls{{{"manual_seed", Value::of_int(7)}, {"set_num_threads", Value::of_int(1)}}};
+  TorchSets sets{{{"backends.cudnn.benchmark", Value::of_bool(!benchmark_before)}}};
+  auto lines = apply_torch_settings(calls, sets);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "torch.call manual_seed(7)");
+  EXPECT_EQ(lines[1], "torch.call set_num_threads(1)");
+  EXPECT_EQ(lines[2], std::string("torch.set backends.cudnn.benchmark = ") + (benchmark_before ? "False" : "True"));
+  EXPECT_EQ(at::get_num_threads(), 1);
+  EXPECT_EQ(at::globalContext().benchmarkCuDNN(), !benchmark_before);
+  at::globalContext().setBenchmarkCuDNN(benchmark_before);
+}
+
+TEST(TorchSettings, ManualSeedReallySeeds) {
+  apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
+  auto a = torch::rand({4});
+  apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
+  auto b = torch::rand({4});
+  EXPECT_TRUE(torch::equal(a, b));
+}
+
+TEST(TorchSettings, UnknownCallListsKnownNames) {
+  auto msg = usage_message(TorchCalls{{{"set_num_thread", Value::of_int(2)}}}, {});
+  EXPECT_NE(msg.find("unknown option --torch.call:set_num_thread;"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("set_num_threads"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use_deterministic_algorithms"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, UnknownSetListsKnownPaths) {
+  auto msg = usage_message({}, TorchSets{{{"backends.cudnn.benchmarks", Value::of_bool(true)}}});
+  EXPECT_NE(msg.find("unknown option --torch.set:backends.cudnn.benchmarks;"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("backends.cuda.matmul.allow_tf32"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, WrongTypeNamesExpectedType) {
+  auto msg = usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("maybe")}}}, {});
+  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a value of type bool; got str 'maybe'"), std::string::npos) << msg;
+  msg = usage_message(TorchCalls{{{"set_num_threads", Value::of_float(2.5)}}}, {});
+  EXPECT_NE(msg.find("--torch.call:set_num_threads expects a value of type int; got float 2.5"), std::string::npos) << msg;
+}
+
+TEST(TorchSettings, PlainTextReadsAsUpstreamsPythonWould) {
+  // Upstream runs eval(f'torch.{key}({val})'): `--torch.call:set_grad_enabled False` works without '@'.
+  EXPECT_EQ(usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("False")}}}, {}), "");
+  EXPECT_TRUE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_string("True")}}}));
+  auto lines = apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_string("3")}}}, {});
+  EXPECT_EQ(lines.at(0), "torch.call manual_seed(3)");
+}
+
+TEST(TorchSettings, RefusesNonPositiveThreadsAndUnknownPrecision) {
+  EXPECT_NE(usage_message(TorchCalls{{{"set_num_threads", Value::of_int(0)}}}, {}).find("positive"), std::string::npos);
+  EXPECT_NE(usage_message(TorchCalls{{{"set_float32_matmul_precision", Value::of_string("low")}}}, {})
+                .find("'highest', 'high' or 'medium'"),
+            std::string::npos);
+}
+
+// A thread count is admitted up to 4 per CPU of the machine: LibTorch would start every thread asked for.
+TEST(TorchSettings, RefusesMoreThreadsThanFourPerCpu) {
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  for (const char* name : {"set_num_threads", "set_num_interop_threads"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(usage_message(TorchCalls{{{name, Value::of_int(4 * cpus)}}}, {}), "");
+    EXPECT_EQ(usage_message(TorchCalls{{{name, Value::of_int(2147483647)}}}, {}),
+              fmt::format("--torch.call:{} must be at most {} (4 per CPU, {} CPUs here); got 2147483647", name,
+                          4 * cpus, cpus));
+    EXPECT_NE(usage_message(TorchCalls{{{name, Value::of_int(4 * cpus + 1)}}}, {}), "");
+  }
+}
+
+TEST(TorchSettings, GradIsOffUnlessAskedFor) {
+  EXPECT_FALSE(grad_enabled_requested({}));
+  EXPECT_FALSE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_bool(false)}}}));
+  EXPECT_TRUE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_bool(true)}}}));
+}
+
+TEST(TorchSettings, TablesHoldWhatTheIssueAsksFor) {
+  auto calls = torch_call_names();
+  for (const char* name : {"set_grad_enabled", "set_num_threads", "set_num_interop_threads", "manual_seed",
+                           "set_float32_matmul_precision", "use_deterministic_algorithms", "set_flush_denormal"})
+    EXPECT_NE(std::find(calls.begin(), calls.end(), name), calls.end()) << name;
+  auto sets = torch_set_paths();
+  for (const char* path : {"backends.cudnn.benchmark", "backends.cudnn.deterministic", "backends.cudnn.allow_tf32",
+                           "backends.cudnn.enabled", "backends.cuda.matmul.allow_tf32", "backends.mkldnn.enabled"})
+    EXPECT_NE(std::find(sets.begin(), sets.end(), path), sets.end()) << path;
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,156 @@
+// Helpers shared by the tests: scratch folders, running the built executables, writing files.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/subprocess.hpp"
+
+namespace fmwork::testing {
+
+// A fresh empty folder under the system temp dir, removed when the object goes away.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// A finished program: exit status (128 + signal when killed), stdout, stderr.
+using CommandResult = SubprocessResult;
+
+// Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
+// "KEY=VALUE" added to the environment.
+inline CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {}) {
+  return run_subprocess(argv, extra_env);
+}
+
+// Sets an environment variable for the life of the object, restoring (or unsetting) it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// Writes the small TorchScript encoder the driver tests run (2 layers, hidden 32, 4 heads, vocabulary 100,
+// 64 positions) to `path` with make_model, a config.json beside it; returns make_model's result.
+CommandResult make_test_encoder(const std::string& path);
+
+// A suite of driver runs on make_test_encoder's model, written once for the suite into a scratch folder.
+class EncoderSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  // The built driver with these arguments.
+  static CommandResult driver(std::vector<std::string> args);
+
+  static ScratchDir* dir_;
+  static std::string model_;  // the encoder's model.pt
+};
+
+// Writes a one-layer TorchScript encoder (hidden 16, 2 heads, vocabulary 50) with make_model to
+// <dir>/<name>/model.pt, with make_model's `extra` options; returns the path (a test failure if it fails).
+std::string make_small_torchscript(const ScratchDir& dir, const std::string& name,
+                                   std::vector<std::string> extra = {});
+
+// Runs `body`, which must throw an fmwork::Error; returns it (a test failure, and a placeholder, if not).
+template <typename F>
+Error expect_error(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an fmwork::Error";
+  return runtime_error("no error was thrown");
+}
+
+void write_file(const std::string& path, const std::string& contents);
+std::string read_file(const std::string& path);
+
+// Paths of the built executables (set by tests/CMakeLists.txt).
+inline std::string driver_path() { return FMWORK_DRIVER; }
+inline std::string process_path() { return FMWORK_PROCESS; }
+inline std::string make_model_path() { return FMWORK_MAKE_MODEL; }
+inline std::string source_dir() { return FMWORK_SOURCE_DIR; }
+inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
+
+}  // namespace fmwork::testing
+
+// ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/model/model.hpp"
+
+namespace fmwork::testing::encoders {
+
+// The library names these helpers take, for the tests that use this namespace.
+using fmwork::Batch;
+using fmwork::ErrorKind;
+using fmwork::ModelOptions;
+using fmwork::testing::ScratchDir;
+using Weights = std::map<std::string, at::Tensor>;
+
+// A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
+nlohmann::json tiny_config(const std::string& model_type);
+
+// Random weights with non-trivial values everywhere (biases, norms), named as Hugging Face names them.
+Weights tiny_weights(const nlohmann::json& config, bool pooler, uint64_t seed);
+
+// Writes config.json and model.safetensors. `prefix` is prepended to every name; `sorted` writes names in
+// sorted order (as safetensors' Python writer does: q/k/v not adjacent), else in module order with the
+// q/k/v weights of each layer adjacent. `extra` tensors are added as they are.
+void write_folder(const std::string& dir, const nlohmann::json& config, const Weights& w, const std::string& prefix = "",
+                  bool sorted = true, const Weights& extra = {});
+
+// The independent reference: float64, per head, written from the papers / HF modules.
+struct RefOut {
+  at::Tensor hidden, pooled;
+};
+RefOut reference(const nlohmann::json& cfg, const Weights& w64, const at::Tensor& ids, const at::Tensor& mask,
+                 const at::Tensor& types);
+Weights to_double(const Weights& w);
+
+// load_hf_model() of `dir` with --model_class `cls`.
+std::unique_ptr<fmwork::Model> load(const std::string& dir, const std::string& cls, ModelOptions opt = {});
+
+// Splits a forward result into (hidden, pooled).
+std::pair<at::Tensor, at::Tensor> outputs(const c10::IValue& v);
+double max_diff(const at::Tensor& a, const at::Tensor& b);
+
+struct Inputs {
+  at::Tensor ids, mask, types;
+};
+// Two sequences of length 9; the second padded after 6 tokens (pad id in the ids, 0 in the mask).
+Inputs tiny_inputs(int64_t pad, bool with_types);
+
+// The one-line message of the Error of `kind` that f throws (a test failure when it throws none).
+std::string error_of(const std::function<void()>& f, ErrorKind kind);
+
+}  // namespace fmwork::testing::encoders

@@ -1,0 +1,119 @@
+#include "fmwork/sweep/saved_outputs.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/model/safetensors.hpp"
+#include "support/test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using fmwork::testing::ScratchDir;
+
+std::string runtime_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(Outputs, NamesFollowTheModelThenPositionsThenDictKeys) {
+  auto a = torch::ones({2}), b = torch::zeros({3});
+  auto tuple = c10::ivalue::Tuple::create({a, b});
+  auto named = name_outputs(tuple, {"last_hidden_state", "pooler_output"});
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "last_hidden_state");
+  EXPECT_EQ(named[1].first, "pooler_output");
+  EXPECT_TRUE(named[1].second.equal(b));
+  EXPECT_EQ(name_outputs(tuple, {})[1].first, "output_1");
+  EXPECT_EQ(name_outputs(torch::IValue(a), {})[0].first, "output_0");
+  c10::Dict<std::string, at::Tensor> dict;
+  dict.insert("embeddings", a);
+  EXPECT_EQ(name_outputs(torch::IValue(dict), {})[0].first, "embeddings");
+  EXPECT_NE(runtime_error_of([] { name_outputs(torch::IValue(3.5), {}); }).find("hold no tensors"), std::string::npos);
+}
+
+TEST(Outputs, SavedFileReadsBackAsAReference) {
+  ScratchDir dir;
+  Batch batch{torch::arange(8, torch::kLong).view({2, 4}), torch::ones({2, 4}, torch::kLong),
+              torch::zeros({2, 4}, torch::kLong)};
+  NamedTensors outputs = {{"last_hidden_state", torch::randn({2, 4, 3}).to(torch::kBFloat16)}};
+  save_outputs(dir.path(), 4, 2, batch, {"input_ids", "attention_mask"}, outputs);
+  auto file = hf::SafetensorsFile::open(dir.file("4x2.safetensors"));
+  ASSERT_EQ(file->entries().size(), 3u);  // token_type_ids was not fed, so not saved
+  EXPECT_EQ(file->find("last_hidden_state")->dtype, "BF16");
+
+  Reference ref = load_reference(dir.path(), 4, 2, 100);
+  EXPECT_TRUE(ref.inputs.input_ids.equal(batch.input_ids));
+  EXPECT_TRUE(ref.inputs.token_type_ids.equal(torch::zeros({2, 4}, torch::kLong)));
+  ASSERT_EQ(ref.outputs.size(), 1u);
+  EXPECT_TRUE(ref.outputs[0].second.equal(outputs[0].second));
+
+  EXPECT_NE(runtime_error_of([&] { load_reference(dir.path(), 4, 3, 100); }).find("4x3.safetensors does not exist"),
+            std::string::npos);
+  EXPECT_NE(runtime_error_of([&] { load_reference(dir.path(), 4, 2, 7); })
+                .find("input_ids hold ids 0..7, outside the model's vocabulary 0..6"),
+            std::string::npos);
+  EXPECT_NE(runtime_error_of([&] {
+              std::filesystem::rename(dir.file("4x2.safetensors"), dir.file("5x2.safetensors"));
+              load_reference(dir.path(), 5, 2, 100);
+            }).find("input_ids must be [2, 5] integers"),
+            std::string::npos);
+}
+
+TEST(Outputs, ComparePassesWithinToleranceAndFailsOutside) {
+  auto want = torch::randn({2, 5, 8}, torch::kDouble);
+  const Tolerance fp32 = tolerance_for("float32", {});
+  NamedTensors got = {{"x", want.to(torch::kFloat)}};
+  CheckResult same = compare_outputs(got, {{"x", want}}, fp32);
+  EXPECT_TRUE(same.pass);
+  EXPECT_LT(same.max_abs, 1e-6);
+  EXPECT_NEAR(same.cosine, 1.0, 1e-9);
+
+  auto off = want.clone();
+  off[1][2][3] += 1e-3;  // one element 10x over atol + rtol * |want|
+  CheckResult r = compare_outputs({{"x", off}}, {{"x", want}}, fp32);
+  EXPECT_FALSE(r.pass);
+  EXPECT_NEAR(r.max_abs, 1e-3, 1e-9);
+  EXPECT_GT(r.cosine, 0.99999);  // fails on the element bound alone
+  CheckOptions loose;
+  loose.atol = 2e-3;
+  EXPECT_TRUE(compare_outputs({{"x", off}}, {{"x", want}}, tolerance_for("float32", loose)).pass);
+
+  EXPECT_FALSE(compare_outputs({{"x", -want}}, {{"x", want}}, tolerance_for("bfloat16", {})).pass);
+  auto nan = want.clone();
+  nan[0][0][0] = std::nan("");
+  CheckResult with_nan = compare_outputs({{"x", nan}}, {{"x", want}}, fp32);
+  EXPECT_FALSE(with_nan.pass);
+  EXPECT_TRUE(std::isnan(with_nan.max_abs));
+  EXPECT_TRUE(std::isnan(with_nan.cosine));
+  EXPECT_NE(runtime_error_of([&] { compare_outputs({{"y", want}}, {{"x", want}}, fp32); })
+                .find("the reference has output x, the model gives y"),
+            std::string::npos);
+  EXPECT_NE(runtime_error_of([&] { compare_outputs({{"x", want[0]}}, {{"x", want}}, fp32); })
+                .find("output x is [5, 8], the reference's is [2, 5, 8]"),
+            std::string::npos);
+}
+
+TEST(Outputs, DefaultTolerancesByDtype) {
+  EXPECT_DOUBLE_EQ(tolerance_for("float32", {}).atol, 1e-4);
+  EXPECT_DOUBLE_EQ(tolerance_for("bfloat16", {}).cosine, 0.999);
+  EXPECT_DOUBLE_EQ(tolerance_for("float16", {}).rtol, 2e-2);
+  CheckOptions o;
+  o.cosine = 0.5;
+  EXPECT_DOUBLE_EQ(tolerance_for("float16", o).cosine, 0.5);
+  EXPECT_DOUBLE_EQ(tolerance_for("float16", o).atol, 2e-2);
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,68 @@
+// run_sweep on its own: the lines it writes per combination, the failures it reports and goes past.
+#include "fmwork/sweep/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "support/test_support.hpp"
+
+namespace fmwork {
+namespace {
+
+using fmwork::testing::ScratchDir;
+
+TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
+  ScratchDir dir;
+  const std::string path = dir.file("encoder/model.pt");
+  ASSERT_EQ(fmwork::testing::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
+  auto platform = make_platform("cpu", {});
+  auto model = load_model(LoadRequest{path, "BertModel", {}, platform->device()});
+  InputGenerator inputs(model->token_facts(), 0);
+  SweepPlan plan{{1, 2}, {8, 100}, 4, "m", "BertModel"};
+  std::ostringstream out;
+  std::vector<std::string> reported;
+  const int failures =
+      run_sweep(plan, *model, *platform, inputs, out, [&](const std::string& m) { reported.push_back(m); });
+
+  EXPECT_EQ(failures, 2);
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_NE(reported[0].find("combination input 100 / batch 1 failed: "), std::string::npos) << reported[0];
+  EXPECT_NE(reported[1].find("combination input 100 / batch 2 failed: "), std::string::npos) << reported[1];
+
+  // Per combination, batch outer and input inner: RUN banner, REP 1..4, RES and STAT, or a FAIL.
+  std::vector<std::string> order;
+  std::istringstream lines(out.str());
+  std::string line;
+  int reps = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("RUN ", 0) == 0) order.push_back(line);
+    auto parsed = parse_line(line);
+    if (!parsed) continue;
+    if (auto* rep = std::get_if<RepLine>(&*parsed)) {
+      EXPECT_EQ(rep->rep, ++reps);
+      EXPECT_EQ(rep->reps, 4);
+      EXPECT_GE(rep->t1, rep->t0);
+    } else if (auto* res = std::get_if<ResLine>(&*parsed)) {
+      order.push_back("RES " + std::to_string(res->input) + "x" + std::to_string(res->batch));
+      EXPECT_EQ(reps, 4);
+      reps = 0;
+    } else if (std::get_if<StatLine>(&*parsed)) {
+      order.push_back("STAT");
+    } else if (auto* fail = std::get_if<FailLine>(&*parsed)) {
+      order.push_back("FAIL " + *fail->fields.find("input") + "x" + *fail->fields.find("batch"));
+      reps = 0;
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"RUN 8 / 1", "RES 8x1", "STAT", "RUN 100 / 1", "FAIL 100x1",
+                                             "RUN 8 / 2", "RES 8x2", "STAT", "RUN 100 / 2", "FAIL 100x2"}));
+}
+
+}  // namespace
+}  // namespace fmwork
