@@ -9,7 +9,7 @@ transformers are used; nothing is downloaded (HF_HUB_OFFLINE=1).
                    [--model-class BertModel|RobertaModel|XLMRobertaModel|DistilBertModel|AutoModel]
                    [--attn-implementation eager|sdpa] [--no-pooling-layer]
                    (--batch B --input L | --dynamic --max-batch B --max-input L)
-                   --threads N [--mode default|max-autotune] [--options JSON-object]
+                   --threads N [--mode default|max-autotune|max-autotune-no-cudagraphs] [--options JSON-object]
                    [--libtorch-version X.Y.Z]
 
 The package's forward takes (input_ids, attention_mask[, token_type_ids]), int64 [batch, input], and
@@ -107,7 +107,7 @@ def parse_args(argv):
     p.add_argument("--max-batch", type=positive_int)
     p.add_argument("--max-input", type=positive_int)
     p.add_argument("--threads", required=True, type=positive_int)
-    p.add_argument("--mode", default="default", choices=("default", "max-autotune"))
+    p.add_argument("--mode", default="default", choices=("default", "max-autotune", "max-autotune-no-cudagraphs"))
     p.add_argument("--options", default="{}", help="JSON object of torch._inductor.config keys")
     p.add_argument("--libtorch-version", help="the driver's LibTorch version (X.Y.Z): torch must match it")
     args = p.parse_args(argv)
@@ -393,7 +393,7 @@ def export_and_compile(args):
     # dimensions unless told not to; size 1 runs correctly (the exported range starts at 1).
     configs = {"aot_inductor.check_lowerbound": False}
     configs.update(args.options)
-    if args.mode == "max-autotune":
+    if args.mode in ("max-autotune", "max-autotune-no-cudagraphs"):  # a package captures no CUDA graphs
         configs["max_autotune"] = True
     configs["aot_inductor.metadata"] = metadata(args, inputs, outputs, vec_isa)
     tmp = f"{args.out}.tmp-{os.getpid()}.pt2"

@@ -110,15 +110,16 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
   const Nanos t0 = clock_now();
   auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device()});
   if (args.eval) model->eval();
-  std::vector<std::string> notes;
   const ModelSource source{args.model_path, args.model_class, o.command_line.subs.at("model")};
-  model = compile_model(std::move(model), args.compile, args.eval, o.compile, platform, source, notes);
+  Compiled compiled = compile_model(std::move(model), CompileRequest{args.compile, args.eval, o.compile, source},
+                                    platform);
+  model = std::move(compiled.model);
   platform.synchronize();
   const Nanos t1 = clock_now();
 
   section << model->describe() << "\n";
   for (const auto& note : o.model.ignored) section << note << "\n";
-  for (const auto& note : notes) section << note << "\n";
+  for (const auto& note : compiled.notes) section << note << "\n";
   section << "\n";
   std::cout << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
   return model;

@@ -1,4 +1,4 @@
-// --compile: picks the backend (the platform's own, torchscript, inductor) and applies it (see compile.hpp).
+// --compile: picks the backend (the platform's own, torchscript, inductor) and applies it (compile_model.hpp).
 #include "fmwork/compile/compile_model.hpp"
 
 #include <algorithm>
@@ -19,7 +19,7 @@ bool backend_given(const CompileOptions& options) {
 }
 
 
-std::unique_ptr<Model> compile_torchscript(std::unique_ptr<Model> model, bool eval, std::vector<std::string>& notes) {
+Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
   torch::jit::Module* module = model->torchscript_module();
   if (!module)
     throw usage_error("--compile:backend torchscript needs a TorchScript model; Hugging Face folders run the native "
@@ -32,20 +32,19 @@ std::unique_ptr<Model> compile_torchscript(std::unique_ptr<Model> model, bool ev
   } catch (const c10::Error& e) {
     throw runtime_error(std::string("--compile:backend torchscript: freezing failed: ") + e.what_without_backtrace());
   }
-  notes.push_back("compile: torchscript (torch::jit::freeze + optimize_for_inference)");
-  return model;
+  return {std::move(model), {"compile: torchscript (torch::jit::freeze + optimize_for_inference)"}};
 }
 
 }  // namespace
 
 std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor"}; }
 
-std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile, bool eval,
-                                     const CompileOptions& options, Platform& platform,
-                                     const ModelSource& source, std::vector<std::string>& notes) {
-  if (!compile) {
+Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform) {
+  const CompileOptions& options = request.options;
+  std::vector<std::string> notes;
+  if (!request.compile) {
     if (!options.raw.entries.empty()) notes.push_back("compile: --compile: options given without --compile; not compiling");
-    return model;
+    return {std::move(model), std::move(notes)};
   }
   std::string backend = options.backend;
   if (!backend_given(options)) {
@@ -57,24 +56,32 @@ std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile,
                       "using torchscript");
     }
   }
+  Compiled out;
   const auto platform_backends = platform.compile_backends();
   if (std::find(platform_backends.begin(), platform_backends.end(), backend) != platform_backends.end()) {
     notes.push_back(fmt::format("compile: {} (the {} platform's compiler)", backend, platform.name()));
     CompileOptions chosen = options;
     chosen.backend = backend;
-    return platform.compile(std::move(model), chosen, source);
+    out.model = platform.compile(std::move(model), chosen, request.source);
+  } else if (backend == "torchscript") {
+    out = compile_torchscript(std::move(model), request.eval);
+  } else if (backend == "inductor") {
+    out = compile_inductor(std::move(model), options, request.source, platform.device());
+  } else if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead")) {
+    throw usage_error("--compile:backend cudagraphs / --compile:mode reduce-overhead capture CUDA graphs, which this "
+                      "driver does not do yet; use --compile:backend inductor (--compile:mode default, max-autotune "
+                      "or max-autotune-no-cudagraphs)");
+  } else {
+    std::vector<std::string> available = builtin_compile_backends();
+    available.insert(available.end(), platform_backends.begin(), platform_backends.end());
+    throw usage_error(fmt::format(
+        "--compile:backend {}: not available here ({} is a Python torch.compile backend); backends of this build "
+        "on --platform {}: {}",
+        backend, backend, platform.name(), fmt::format("{}", fmt::join(available, ", "))));
   }
-  if (backend == "torchscript") return compile_torchscript(std::move(model), eval, notes);
-  if (backend == "inductor") return compile_inductor(std::move(model), options, source, platform.device(), notes);
-  if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead"))
-    throw usage_error("--compile:backend cudagraphs / --compile:mode reduce-overhead capture CUDA graphs, which need "
-                      "--platform cuda and a CUDA build of fmwork-cpp");
-  std::vector<std::string> available = builtin_compile_backends();
-  available.insert(available.end(), platform_backends.begin(), platform_backends.end());
-  throw usage_error(fmt::format(
-      "--compile:backend {}: not available here ({} is a Python torch.compile backend); backends of this build on "
-      "--platform {}: {}",
-      backend, backend, platform.name(), fmt::format("{}", fmt::join(available, ", "))));
+  notes.insert(notes.end(), out.notes.begin(), out.notes.end());
+  out.notes = std::move(notes);
+  return out;
 }
 
 }  // namespace fmwork

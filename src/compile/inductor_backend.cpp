@@ -149,7 +149,7 @@ std::map<std::string, std::string> build_package(const PackageSpec& s, const Ind
 
 struct ReadyPackage {
   std::unique_ptr<AotiPackage> package;
-  CompileLine line;
+  CompileFacts facts;  // for the COMPILE line
 };
 
 // Finds the package in the cache or builds it, loads it; times it all for the COMPILE line.
@@ -168,7 +168,7 @@ ReadyPackage ready_package(const PackageSpec& s, const torch::Device& device) {
   std::replace(isa.begin(), isa.end(), ' ', '+');
   CompileFacts f{"inductor", s.shape(), hit, entry->build_seconds, ready, entry->key.substr(0, 16),
                  isa, fact("batch_range"), fact("input_range")};
-  return {std::move(package), make_compile_line(f)};
+  return {std::move(package), std::move(f)};
 }
 
 // The eager model's facts; the package's forward.
@@ -178,10 +178,10 @@ class InductorModel : public Model {
       : eager_(std::move(eager)), spec_(std::move(spec)), device_(device) {}
 
   // Dynamic: the one package, made before the sweep.
-  CompileLine make_dynamic() {
+  CompileFacts make_dynamic() {
     ReadyPackage ready = ready_package(spec_, device_);
     package_ = std::move(ready.package);
-    return ready.line;
+    return ready.facts;
   }
 
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
@@ -199,11 +199,11 @@ class InductorModel : public Model {
   std::vector<std::string> output_names() const override { return eager_->output_names(); }
   void eval() override {}
 
-  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+  std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     if (spec_.dynamic) {
       const std::string why = package_->refuses(batch, input);
       if (!why.empty()) throw usage_error(why);
-      return {};
+      return std::nullopt;
     }
     package_.reset();  // the previous shape's package goes before the next is loaded
     PackageSpec shape = spec_;
@@ -211,7 +211,7 @@ class InductorModel : public Model {
     shape.input = input;
     ReadyPackage ready = ready_package(shape, device_);
     package_ = std::move(ready.package);
-    return {ready.line};
+    return ready.facts;
   }
 
  private:
@@ -230,10 +230,11 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
                                   "folder (config.json + safetensors); for a TorchScript file use "
                                   "--compile:backend torchscript",
                                   kPrefix, source.path));
-  if (options.mode == std::string("reduce-overhead") || options.mode == std::string("max-autotune-no-cudagraphs"))
-    throw usage_error(std::string(kPrefix) + "--compile:mode " + *options.mode +
-                      " captures CUDA graphs around the compiled code, which the driver does not do yet; use "
-                      "--compile:mode default or max-autotune");
+  // max-autotune-no-cudagraphs is max-autotune for a package: AOTInductor never captures CUDA graphs.
+  if (options.mode == std::string("reduce-overhead"))
+    throw usage_error(std::string(kPrefix) + "--compile:mode reduce-overhead captures CUDA graphs around the "
+                      "compiled code, which the driver does not do yet; use --compile:mode default, max-autotune "
+                      "or max-autotune-no-cudagraphs");
   if (device.type() != torch::kCPU && device.type() != torch::kCUDA)
     throw usage_error(std::string(kPrefix) + "AOTInductor packages run on cpu or cuda, not " + device.str());
   PackageSpec s;
@@ -261,26 +262,29 @@ InductorTools inductor_tools() {
   return {env_or("FMWORK_PYTHON", FMWORK_DEFAULT_PYTHON), env_or("FMWORK_AOTI_EXPORTER", FMWORK_DEFAULT_EXPORTER)};
 }
 
-std::unique_ptr<Model> compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options,
-                                        const ModelSource& source, const torch::Device& device,
-                                        std::vector<std::string>& notes) {
+Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
+                          const torch::Device& device) {
+  Compiled out;
   if (options.disable) {
-    notes.push_back("compile: --compile:disable@ True: not compiling, as torch.compile(disable=True)");
-    return eager;
+    out.notes.push_back("compile: --compile:disable@ True: not compiling, as torch.compile(disable=True)");
+    out.model = std::move(eager);
+    return out;
   }
   PackageSpec spec = spec_of(*eager, options, source, device);
   auto model = std::make_unique<InductorModel>(std::move(eager), spec, device);
   if (!spec.dynamic) {
-    notes.push_back("compile: inductor, one AOTInductor package per batch x input, built or taken from the cache "
-                    "before each combination's reps (each says so in its COMPILE line)");
-    return model;
+    out.notes.push_back("compile: inductor, one AOTInductor package per batch x input, built or taken from the "
+                        "cache before each combination's reps (each says so in its COMPILE line)");
+    out.model = std::move(model);
+    return out;
   }
-  const CompileLine line = model->make_dynamic();
-  notes.push_back(format_line(line));
-  if (const std::string* isa = line.fields.find("vec_isa"); isa && *isa == "scalar")
-    notes.push_back("compile: warning: Inductor's vector-ISA probe failed on this machine, so the package runs "
-                    "scalar (not vectorised) CPU kernels, about 1.7x slower");
-  return model;
+  const CompileFacts facts = model->make_dynamic();
+  out.notes.push_back(format_line(make_compile_line(facts)));
+  if (facts.vec_isa == "scalar")
+    out.notes.push_back("compile: warning: Inductor's vector-ISA probe failed on this machine, so the package runs "
+                        "scalar (not vectorised) CPU kernels, about 1.7x slower");
+  out.model = std::move(model);
+  return out;
 }
 
 }  // namespace fmwork

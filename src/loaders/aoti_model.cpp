@@ -176,10 +176,10 @@ class AotiModel : public Model {
   int64_t parameter_count() const override { return parameters_; }
   std::vector<std::string> fed_inputs() const override { return package_->facts().inputs; }
   std::vector<std::string> output_names() const override { return package_->facts().outputs; }
-  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+  std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     const std::string why = package_->refuses(batch, input);
     if (!why.empty()) throw usage_error(why);
-    return {};
+    return std::nullopt;
   }
   void eval() override {}  // a package is what export traced: inference only
 

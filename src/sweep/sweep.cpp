@@ -79,7 +79,7 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
     reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
-  for (const LogLine& line : model.prepare(batch, input)) emit(out, line);
+  if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
   platform.reset_memory_peaks();
   Batch batch_inputs;
   torch::IValue outputs;

@@ -169,6 +169,14 @@ TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
   CommandResult r = driver(graphs, cache.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--compile:mode reduce-overhead captures CUDA graphs"), std::string::npos) << r.err;
+
+  // max-autotune-no-cudagraphs captures no CUDA graphs: it passes the mode check and meets the next one.
+  std::vector<std::string> no_graphs = kDynamic;
+  no_graphs.insert(no_graphs.end(), {"--compile:mode", "max-autotune-no-cudagraphs"});
+  CommandResult accepted = driver(no_graphs, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
+  EXPECT_EQ(accepted.exit_code, 2) << accepted.err;
+  EXPECT_EQ(accepted.err.find("CUDA graphs"), std::string::npos) << accepted.err;
+  EXPECT_NE(accepted.err.find("set FMWORK_PYTHON to a Python with torch=="), std::string::npos) << accepted.err;
 }
 
 }  // namespace

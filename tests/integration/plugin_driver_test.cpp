@@ -298,12 +298,12 @@ TEST_F(PluginDriverTest, OutputsOnTheReferenceDeviceMatchCpu) {
   auto dev_model = load_model(LoadRequest{model_, "BertModel", {}, device});
   cpu_model->eval();
   dev_model->eval();
-  std::vector<std::string> notes;
   CompileOptions torchscript;
   torchscript.backend = "torchscript";
   torchscript.raw = Value::of_dict({{"backend", Value::of_string("torchscript")}});
-  auto frozen = compile_model(load_model(LoadRequest{model_, "BertModel", {}, device}), true, true, torchscript,
-                              *platform, {}, notes);
+  auto frozen = compile_model(load_model(LoadRequest{model_, "BertModel", {}, device}),
+                              CompileRequest{true, true, torchscript, {}}, *platform)
+                    .model;
   frozen->eval();
 
   InputGenerator cpu_inputs(cpu_model->token_facts(), 7), dev_inputs(dev_model->token_facts(), 7);

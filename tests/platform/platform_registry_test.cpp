@@ -28,5 +28,17 @@ TEST(Platform, CpuAndRefusals) {
   EXPECT_NE(std::string(options.what()).find("--platform:k"), std::string::npos) << options.what();
 }
 
+// A platform with no compiler of its own says so rather than handing the model back as if compiled.
+TEST(Platform, WithoutACompilerOfItsOwnCompileRefuses) {
+  auto cpu = make_platform("cpu", {});
+  EXPECT_TRUE(cpu->compile_backends().empty());
+  CompileOptions options;
+  options.backend = "sendnn";
+  Error e = expect_error([&] { cpu->compile(nullptr, options, {}); });
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_EQ(std::string(e.what()), "--platform cpu has no compiler of its own (--compile:backend sendnn); the backends "
+                                   "of this build: torchscript, inductor");
+}
+
 }  // namespace
 }  // namespace fmwork

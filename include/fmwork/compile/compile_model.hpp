@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/compile/compiled.hpp"
+#include "fmwork/model/model.hpp"
 #include "fmwork/platform/platform.hpp"
 
 namespace fmwork {
@@ -14,14 +15,20 @@ namespace fmwork {
 // The backends this build provides (the platform's own come on top).
 std::vector<std::string> builtin_compile_backends();
 
-// Returns `model` (loaded from `source`) compiled as the options say, and appends what was done to `notes`
-// (MODEL text). Without --compile the model is returned as is. Backends: the platform's own (first when
-// --compile:backend is not given); "torchscript" (freeze + optimize_for_inference, a TorchScript model in
-// eval mode; the default for TorchScript files); "inductor" (torch.compile's default: an AOTInductor
-// package built from a Hugging Face folder, inductor_backend.hpp). Other torch.compile backends are
-// refused with a message naming what exists instead.
-std::unique_ptr<Model> compile_model(std::unique_ptr<Model> model, bool compile, bool eval,
-                                     const CompileOptions& options, Platform& platform,
-                                     const ModelSource& source, std::vector<std::string>& notes);
+// What the command line asks of the compile step.
+struct CompileRequest {
+  bool compile = false;    // --compile
+  bool eval = false;       // --eval (the torchscript backend freezes, which needs eval mode)
+  CompileOptions options;  // --compile:...
+  ModelSource source;      // where the model came from, for backends that rebuild it from its files
+};
+
+// `model` compiled as `request` says, with notes on what was done (MODEL text). Without --compile the model
+// comes back as is (with a note when --compile: options were given anyway). Backends: the platform's own
+// (first when --compile:backend is not given); "torchscript" (freeze + optimize_for_inference, a TorchScript
+// model in eval mode; the default for TorchScript files); "inductor" (torch.compile's default: an
+// AOTInductor package built from a Hugging Face folder, inductor_backend.hpp). Other torch.compile backends
+// (cudagraphs, ...) and --compile:mode reduce-overhead are refused with a usage Error naming what exists.
+Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform);
 
 }  // namespace fmwork

@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/compile/compiled.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/platform/platform.hpp"
@@ -28,15 +29,15 @@ InductorTools inductor_tools();
 // - --compile:dynamic@ True: one package with symbolic batch (1 to 1024) and input (up to the model's
 //   positions) dims, built (or found in the cache) now; shapes outside its ranges fail before they run;
 // - otherwise: one package per (batch, input), built or found by prepare() before that combination's reps.
-// Each package gives a COMPILE line (log_fields.hpp), printed in `notes` (dynamic) or by the sweep
-// (static). --compile:mode default / max-autotune and --compile:options:KEY map to Inductor's options
-// (the exporter refuses unknown keys); reduce-overhead (CUDA graphs) and a TorchScript model are refused
-// with a usage Error. --compile:disable@ True returns `eager` with a note, as torch.compile does.
+// Each package gives a COMPILE line (log_fields.hpp), in the notes (dynamic) or printed by the sweep from
+// what prepare() returns (static). --compile:mode default / max-autotune and --compile:options:KEY map to Inductor's options
+// (the exporter refuses unknown keys); max-autotune-no-cudagraphs is max-autotune (a package captures no CUDA
+// graphs); reduce-overhead (CUDA graphs) and a TorchScript model are refused with a usage Error.
+// --compile:disable@ True returns `eager` with a note, as torch.compile does.
 // The cache key holds the folder's config and weights' content hash, the LibTorch version, the exporter
 // script, dtype, device type, shape or ranges, model class and --model: options, mode, options and the
 // intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles).
-std::unique_ptr<Model> compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options,
-                                        const ModelSource& source, const torch::Device& device,
-                                        std::vector<std::string>& notes);
+Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
+                          const torch::Device& device);
 
 }  // namespace fmwork

@@ -44,9 +44,9 @@ class HfModel : public Model {
   std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
     return encoder_->activation_bytes(batch, input);
   }
-  std::vector<LogLine> prepare(int64_t batch, int64_t input) override {
+  std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     encoder_->prepare(batch, input);
-    return {};
+    return std::nullopt;
   }
   void eval() override {}  // no dropout in the native encoder: always eval
 

@@ -1,9 +1,11 @@
 // A loaded model, ready to be called on a prepared batch, and what every loader is asked for
-// (LoadRequest). The loaders: torchscript_model.hpp, hf/hf_model.hpp; model_loader.hpp picks one.
+// (LoadRequest). The loaders (loaders/): torchscript_model.hpp, hf_model.hpp, aoti_model.hpp;
+// model_loader.hpp picks one from the path.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct TokenFacts {
   std::vector<int64_t> special_ids;
 };
 
+// A new kind of model provides the pure virtual functions: forward, describe, dtype_name, token_facts,
+// parameter_count and eval. The others have defaults that hold for a model that feeds the three standard
+// inputs, names no outputs, needs no per-shape step, cannot estimate its activations and is no TorchScript
+// module; override those that do not hold.
 class Model {
  public:
   virtual ~Model() = default;
@@ -51,8 +57,9 @@ class Model {
 
   // Readies the model for a combination's shape, before its reps and outside the timed region (the native
   // encoder packs its weights for it on the CPU; the inductor backend builds or loads the shape's package).
-  // Returns the lines to print before the reps (a COMPILE line); throws when the shape cannot run.
-  virtual std::vector<LogLine> prepare(int64_t batch, int64_t input) { return {}; }
+  // Returns what was compiled for the shape, if anything (the sweep prints it as a COMPILE line before the
+  // reps); throws when the shape cannot run.
+  virtual std::optional<CompileFacts> prepare(int64_t batch, int64_t input) { return std::nullopt; }
 
   // The memory one forward pass of `batch` x `input` tokens takes beyond the weights, at its peak, estimated
   // from the architecture (the native encoders); nullopt when the model cannot tell. Throws a usage Error

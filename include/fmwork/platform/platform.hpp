@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
@@ -56,10 +57,13 @@ class Platform {
   // Compile backends this platform provides itself (a plugin's "sendnn"); empty for cpu and cuda.
   virtual std::vector<std::string> compile_backends() const { return {}; }
   // Compiles `model` (loaded from `source`) with one of compile_backends(); the result is what the sweep
-  // times. Throws an Error when the platform's compiler refuses the model or the options.
+  // times. Throws an Error when the platform's compiler refuses the model or the options. A platform that
+  // lists backends overrides this; the default compiles nothing and says so (it never returns the model
+  // unchanged as if it had compiled it).
   virtual std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& options,
                                          const ModelSource& source) {
-    return model;
+    throw usage_error("--platform " + name() + " has no compiler of its own (--compile:backend " + options.backend +
+                      "); the backends of this build: torchscript, inductor");
   }
 };
 

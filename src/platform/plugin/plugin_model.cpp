@@ -74,7 +74,7 @@ class PluginCompiledModel : public Model {
   std::vector<std::string> output_names() const override { return inner_->output_names(); }
   TokenFacts token_facts() const override { return inner_->token_facts(); }
   int64_t parameter_count() const override { return inner_->parameter_count(); }
-  std::vector<LogLine> prepare(int64_t batch, int64_t input) override { return inner_->prepare(batch, input); }
+  std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override { return inner_->prepare(batch, input); }
   void eval() override { inner_->eval(); }
 
  private:
