@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.

@@ -1,6 +1,6 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// MEM, FAIL, CHECK) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// MEM, FAIL, CHECK, COMPILE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
 // field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once

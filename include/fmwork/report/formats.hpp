@@ -1,5 +1,5 @@
 // The records of driver logs (log_records.hpp) written out: upstream's JSON, a CSV table, a summary for people.
-// The columns of our extension lines come from their field tables (log_format.hpp). No LibTorch here.
+// The columns of our extension lines come from their field tables (log_fields.hpp). No LibTorch here.
 #pragma once
 
 #include <optional>
