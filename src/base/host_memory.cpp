@@ -89,6 +89,4 @@ std::optional<MemoryBudget> host_available_memory() {
   return budget;
 }
 
-std::string gib(uint64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
-
 }  // namespace fmwork

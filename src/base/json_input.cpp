@@ -1,7 +1,6 @@
 // JSON from outside, read with depth and size limits (see json_input.hpp).
 #include "fmwork/base/json_input.hpp"
 
-#include <fstream>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -68,18 +67,7 @@ nlohmann::json parse_json(std::string_view text, const std::string& source, cons
 
 nlohmann::json read_json_file(const std::string& path, size_t max_bytes) {
   refuse_special_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw runtime_error(path + ": cannot open");
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > max_bytes)
-      throw runtime_error(path + ": larger than " + std::to_string(max_bytes >> 20) + " MiB; it is not a file "
-                          "this program reads");
-  }
-  if (in.bad()) throw runtime_error(path + ": cannot be read");
-  return parse_json(text, path);
+  return parse_json(read_file(path, max_bytes), path);
 }
 
 std::string json_excerpt(const nlohmann::json& value) {

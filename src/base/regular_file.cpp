@@ -1,4 +1,5 @@
-// The regular-file check of loaders and the atomic writer of results (see regular_file.hpp).
+// The regular-file check of loaders, the bounded whole-file reader and the atomic writer of results (see
+// regular_file.hpp).
 #include "fmwork/base/regular_file.hpp"
 
 #include <fcntl.h>
@@ -49,6 +50,37 @@ void refuse_special_file(const std::string& path) {
     throw usage_error(name + " is " + kind + (kind == "not a regular file" ? "" : ", not a file") +
                       "; give the path of a regular file");
   }
+}
+
+std::string read_file(const std::string& path, size_t max_bytes, const std::string& name) {
+  const std::string what = (name.empty() ? path : name) + ": ";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw runtime_error(what + "cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {  // open() takes a directory; read() would say EISDIR
+    ::close(fd);
+    throw runtime_error(what + "cannot open (" + std::strerror(EISDIR) + ")");
+  }
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw runtime_error(what + "cannot read (" + std::strerror(err) + ")");
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > max_bytes) {
+      ::close(fd);
+      throw runtime_error(what + "larger than " + std::to_string(max_bytes >> 20) + " MiB; it is not a file " +
+                          "this program reads");
+    }
+  }
+  ::close(fd);
+  return text;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 
 #include "fmwork/base/error.hpp"
@@ -236,6 +237,15 @@ ChildExit run_streaming(const std::string& program, const std::vector<std::strin
     throw;
   }
   return reap(pid);
+}
+
+std::string executable_path(const std::string& program) {
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::read_symlink(program, ec);
+  if (!ec && !target.empty())  // a relative target is relative to the link's folder
+    return target.is_absolute() ? target.string() : (std::filesystem::path(program).parent_path() / target).string();
+  const std::filesystem::path absolute = std::filesystem::absolute(program, ec);
+  return ec ? program : absolute.string();
 }
 
 }  // namespace fmwork

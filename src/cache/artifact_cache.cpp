@@ -24,6 +24,7 @@
 #include "fmwork/cache/content_hash.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
@@ -254,15 +255,6 @@ CacheEntry build_into(const fs::path& tmp, const std::string& kind, const std::m
 // ---------------------------------------------------------------------------------------------------
 // The `--cache` command's text.
 
-std::string format_size(uint64_t bytes) {
-  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double v = static_cast<double>(bytes) / 1024;
-  size_t u = 0;
-  for (; v >= 1024 && u + 1 < std::size(kUnits); ++u) v /= 1024;
-  return fmt::format("{:.1f} {}", v, kUnits[u]);
-}
-
 std::string format_time(int64_t unix_seconds) {
   const std::time_t t = static_cast<std::time_t>(unix_seconds);
   std::tm tm{};
@@ -286,24 +278,7 @@ std::string list_text(const std::vector<CacheEntry>& entries, const std::string&
     std::string fields;
     for (const auto& [k, v] : e.fields) fields += (fields.empty() ? "" : " ") + k + "=" + compact_value(v);
     out += fmt::format("{}  {}  {:>10}  built in {:.1f} s  used {}  {}\n", e.key.substr(0, 12), e.kind,
-                       format_size(e.size_bytes), e.build_seconds, format_time(e.last_used_unix), fields);
-  }
-  return out;
-}
-
-// Columns padded to their widest cell; the numbers (size, build s) aligned right.
-std::string table_text(const std::vector<std::vector<std::string>>& rows, size_t right_from, size_t right_to) {
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      const bool right = i >= right_from && i < right_to;
-      line += (i ? "  " : "") + (right ? fmt::format("{:>{}}", r[i], width[i]) : fmt::format("{:<{}}", r[i], width[i]));
-    }
-    out += line.erase(line.find_last_not_of(' ') + 1) + "\n";
+                       bytes_text(e.size_bytes, 1), e.build_seconds, format_time(e.last_used_unix), fields);
   }
   return out;
 }
@@ -318,14 +293,16 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::strin
   rows[0].insert(rows[0].end(), names.begin(), names.end());
   uint64_t total = 0;
   for (const auto& e : entries) {
-    rows.push_back({e.key.substr(0, 12), e.kind, format_size(e.size_bytes), fmt::format("{:.1f}", e.build_seconds),
+    rows.push_back({e.key.substr(0, 12), e.kind, bytes_text(e.size_bytes, 1), fmt::format("{:.1f}", e.build_seconds),
                     format_time(e.created_unix), format_time(e.last_used_unix)});
     for (const auto& n : names) rows.back().push_back(e.fields.count(n) ? compact_value(e.fields.at(n)) : "-");
     total += e.size_bytes;
   }
-  return "cache: " + root + "\n" + table_text(rows, 2, 4) +
+  TableLayout layout;
+  layout.right = {false, false, true, true};  // size and build s
+  return "cache: " + root + "\n" + aligned_table(rows, layout) +
          fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
-                     format_size(total));
+                     bytes_text(total, 1));
 }
 
 }  // namespace

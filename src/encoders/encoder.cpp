@@ -15,6 +15,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/host_memory.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork::hf {
 namespace {
@@ -108,17 +109,6 @@ at::Tensor run_linear(const at::Tensor& x, const Linear& l) {
   if (l.packed.defined() && x.numel() / x.size(-1) == l.packed_rows)
     return mkl_ops().linear->call(x.contiguous(), l.packed, l.weight, l.bias, l.packed_rows);
   return at::linear(x, l.weight, l.bias);
-}
-
-enum Act { kGelu, kGeluTanh, kQuickGelu, kRelu, kSilu, kTanh };
-Act act_of(const std::string& name) {
-  if (name == "gelu") return kGelu;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return kGeluTanh;
-  if (name == "quick_gelu") return kQuickGelu;
-  if (name == "relu") return kRelu;
-  if (name == "silu" || name == "swish") return kSilu;
-  if (name == "tanh") return kTanh;
-  throw usage_error("hidden_act \"" + name + "\" is not supported");
 }
 
 }  // namespace
@@ -230,8 +220,9 @@ void check_random_weights_fit(const EncoderConfig& c, bool pooler, at::ScalarTyp
   }
   const std::optional<MemoryBudget> budget = host_available_memory();
   if (!budget || bytes + largest <= static_cast<long double>(budget->bytes)) return;
-  throw runtime_error(c.source + ": random weights for this config need " + gib(static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L))) +
-                      " but the host has " + gib(budget->bytes) + " available (" + budget->source +
+  const uint64_t need = static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L));
+  throw runtime_error(c.source + ": random weights for this config need " + bytes_text(need, 2, ByteUnit::GiB) +
+                      " but the host has " + bytes_text(budget->bytes, 2, ByteUnit::GiB) + " available (" + budget->source +
                       "); lower its sizes (" + c.summary() + ")");
 }
 
@@ -308,7 +299,7 @@ Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, 
     if (it == m.end()) throw runtime_error("native encoder: weight " + name + " was not given");
     return it->second;
   };
-  act_of(config_.hidden_act);  // validated early
+  activation_of(config_.hidden_act);  // validated early
   w_.word = get("embeddings.word_embeddings.weight");
   w_.position = get("embeddings.position_embeddings.weight");
   if (config_.family != Family::distilbert) w_.token_type = get("embeddings.token_type_embeddings.weight");
@@ -431,13 +422,13 @@ std::string Encoder::attention_description() const {
 }
 
 at::Tensor Encoder::activation_(at::Tensor& h) const {
-  switch (act_of(config_.hidden_act)) {
-    case kGelu: return at::gelu_(h);
-    case kGeluTanh: return at::gelu_(h, "tanh");
-    case kQuickGelu: return h.mul_(at::sigmoid(h * 1.702));
-    case kRelu: return at::relu_(h);
-    case kSilu: return at::silu_(h);
-    case kTanh: return h.tanh_();
+  switch (activation_of(config_.hidden_act)) {
+    case Activation::gelu: return at::gelu_(h);
+    case Activation::gelu_tanh: return at::gelu_(h, "tanh");
+    case Activation::quick_gelu: return h.mul_(at::sigmoid(h * 1.702));
+    case Activation::relu: return at::relu_(h);
+    case Activation::silu: return at::silu_(h);
+    case Activation::tanh: return h.tanh_();
   }
   return h;
 }

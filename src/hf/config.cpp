@@ -1,9 +1,11 @@
 // config.json of the encoder family. See include/fmwork/hf/config.hpp.
 #include "fmwork/hf/config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -93,10 +95,26 @@ const std::vector<std::string>& supported_model_types() {
   return types;
 }
 
+namespace {
+
+// Every hidden_act name and its function, in the order messages list them.
+const std::vector<std::pair<std::string, Activation>>& activation_table() {
+  static const std::vector<std::pair<std::string, Activation>> table = {
+      {"gelu", Activation::gelu},           {"gelu_new", Activation::gelu_tanh},  {"gelu_pytorch_tanh", Activation::gelu_tanh},
+      {"gelu_fast", Activation::gelu_tanh}, {"quick_gelu", Activation::quick_gelu}, {"relu", Activation::relu},
+      {"silu", Activation::silu},           {"swish", Activation::silu},          {"tanh", Activation::tanh}};
+  return table;
+}
+
+}  // namespace
+
 const std::vector<std::string>& supported_activations() {
-  static const std::vector<std::string> acts = {"gelu",       "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "quick_gelu",
-                                                "relu",       "silu",     "swish",             "tanh"};
-  return acts;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : activation_table()) out.push_back(entry.first);
+    return out;
+  }();
+  return names;
 }
 
 std::string EncoderConfig::weight_prefix() const {
@@ -209,11 +227,10 @@ void read_torch_dtype(const Reader& r, const std::string& source, EncoderConfig&
 
 // Relations between fields.
 void check_relations(const EncoderConfig& c, const std::string& source) {
-  bool act_ok = false;
-  for (const auto& a : supported_activations()) act_ok = act_ok || a == c.hidden_act;
-  if (!act_ok)
+  const auto& acts = supported_activations();
+  if (std::find(acts.begin(), acts.end(), c.hidden_act) == acts.end())
     throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
-                      excerpt(c.hidden_act) + "\" is not supported (supported: " + joined(supported_activations()) + ")");
+                      excerpt(c.hidden_act) + "\" is not supported (supported: " + joined(acts) + ")");
   const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
   const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
   if (c.hidden_size % c.num_attention_heads != 0)
@@ -254,5 +271,12 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
 }
 
 EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }
+
+Activation activation_of(const std::string& hidden_act) {
+  for (const auto& [name, activation] : activation_table())
+    if (name == hidden_act) return activation;
+  throw usage_error("hidden_act \"" + excerpt(hidden_act) + "\" is not supported (supported: " +
+                    joined(supported_activations()) + ")");
+}
 
 }  // namespace fmwork::hf

@@ -1,307 +1,23 @@
-// Every FMWORK line: writers and parsers, one place. See docs/log-lines.md for the formats.
+// The line writers: every FMWORK line's record type made text (format_line and the make_* builders), and
+// the Fields and token helpers of log_format.hpp. The parsers are in log_parse.cpp; the value rules both
+// hold to are in log_rules.hpp. See docs/log-lines.md for the formats.
 #include "fmwork/log/log_format.hpp"
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "log_rules.hpp"
 
 namespace fmwork {
 
+using namespace log_rules;
+
 namespace {
-
-constexpr std::string_view kPrefix = "FMWORK ";
-constexpr int64_t kNanosPerSecond = 1000000000;
-
-// Python's str.strip() whitespace, ASCII part: \t \n \v \f \r, \x1c-\x1f and space.
-bool is_py_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
-}
-
-bool is_control_or_space(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u <= 0x20 || u == 0x7f;
-}
-
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::vector<std::string_view> split_spaces(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    size_t pos = s.find(' ', start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
-}
-
-std::optional<int64_t> to_int(std::string_view s) {
-  std::string_view digits = s;
-  if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
-  if (!all_digits(digits)) return std::nullopt;
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return value;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-// What Python's float() accepts in practice: a decimal number with optional sign, fraction and
-// exponent, or inf / infinity / nan in any case.
-std::optional<double> to_double(std::string_view s) {
-  std::string_view body = s;
-  bool negative = false;
-  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
-    negative = body[0] == '-';
-    body.remove_prefix(1);
-  }
-  if (iequals(body, "inf") || iequals(body, "infinity")) {
-    return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  }
-  if (iequals(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
-  // digits [. digits] | . digits, then [e[sign]digits]
-  size_t i = 0, int_digits = 0, frac_digits = 0;
-  while (i < body.size() && body[i] >= '0' && body[i] <= '9') ++i, ++int_digits;
-  if (i < body.size() && body[i] == '.') {
-    ++i;
-    while (i < body.size() && body[i] >= '0' && body[i] <= '9') ++i, ++frac_digits;
-  }
-  if (int_digits + frac_digits == 0) return std::nullopt;
-  if (i < body.size() && (body[i] == 'e' || body[i] == 'E')) {
-    ++i;
-    if (i < body.size() && (body[i] == '+' || body[i] == '-')) ++i;
-    size_t exp_digits = 0;
-    while (i < body.size() && body[i] >= '0' && body[i] <= '9') ++i, ++exp_digits;
-    if (exp_digits == 0) return std::nullopt;
-  }
-  if (i != body.size()) return std::nullopt;
-  // from_chars does not take a leading '+'; give it the body and apply the sign.
-  double value = 0;
-  auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
-  if (ptr != body.data() + body.size()) return std::nullopt;
-  if (ec == std::errc::result_out_of_range) {
-    // Python gives inf for overflow and 0 for underflow; from_chars leaves value unchanged. Redo with strtod.
-    value = std::strtod(std::string(body).c_str(), nullptr);
-  } else if (ec != std::errc()) {
-    return std::nullopt;
-  }
-  return negative ? -value : value;
-}
-
-std::string printf_double(double value, int decimals) {
-  char buf[512];
-  int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  if (n < 0 || static_cast<size_t>(n) >= sizeof buf) {
-    // Only for absurd magnitudes; fall back to a dynamically sized buffer.
-    std::string out(static_cast<size_t>(std::snprintf(nullptr, 0, "%.*f", decimals, value)) + 1, '\0');
-    std::snprintf(out.data(), out.size(), "%.*f", decimals, value);
-    out.pop_back();
-    return out;
-  }
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-// "<digits>.<9 digits>", the seconds part possibly empty as upstream writes times under one second.
-std::optional<Nanos> to_timestamp(std::string_view s) {
-  size_t dot = s.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  std::string_view secs = s.substr(0, dot), frac = s.substr(dot + 1);
-  if (frac.size() != 9 || !all_digits(frac)) return std::nullopt;
-  if (!secs.empty() && !all_digits(secs)) return std::nullopt;
-  int64_t sec_value = 0;
-  if (!secs.empty()) {
-    auto [ptr, ec] = std::from_chars(secs.data(), secs.data() + secs.size(), sec_value);
-    if (ec != std::errc() || ptr != secs.data() + secs.size()) return std::nullopt;
-  }
-  int64_t frac_value = 0;
-  std::from_chars(frac.data(), frac.data() + frac.size(), frac_value);
-  if (sec_value > (std::numeric_limits<int64_t>::max() - frac_value) / kNanosPerSecond) return std::nullopt;
-  return sec_value * kNanosPerSecond + frac_value;
-}
-
-// "[-]<digits>.<9 digits>"
-bool is_duration(std::string_view s) {
-  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
-  size_t dot = s.find('.');
-  if (dot == std::string_view::npos) return false;
-  return all_digits(s.substr(0, dot)) && s.size() - dot - 1 == 9 && all_digits(s.substr(dot + 1));
-}
-
-bool is_key(std::string_view key) {
-  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-           c == '-';
-  });
-}
-
-// ---- parsers ----
-
-Error line_error(std::string_view word, const std::string& what) {
-  return runtime_error("FMWORK " + std::string(word) + " " + what);
-}
-
-void expect_field_count(std::string_view word, size_t got, size_t expected) {
-  if (got != expected) {
-    throw runtime_error("FMWORK " + std::string(word) + " line has " + std::to_string(got) + " fields, expected " +
-                        std::to_string(expected));
-  }
-}
-
-int64_t field_int(std::string_view word, std::string_view name, std::string_view text, int64_t min_value) {
-  auto v = to_int(text);
-  if (!v) throw line_error(word, std::string(name) + " must be an integer, got " + quote(text));
-  if (*v < min_value) {
-    throw line_error(word, std::string(name) + " must be at least " + std::to_string(min_value) + ", got " +
-                               quote(text));
-  }
-  return *v;
-}
-
-double field_double(std::string_view word, std::string_view name, std::string_view text) {
-  auto v = to_double(text);
-  if (!v) throw line_error(word, std::string(name) + " must be a number, got " + quote(text));
-  return *v;
-}
-
-Nanos field_timestamp(std::string_view word, std::string_view name, std::string_view text) {
-  auto v = to_timestamp(text);
-  if (!v) {
-    throw line_error(word, std::string(name) + " must be a timestamp <seconds>.<9 digits>, got " + quote(text));
-  }
-  return *v;
-}
-
-std::string field_token(std::string_view word, std::string_view name, std::string_view text) {
-  if (text.empty()) throw line_error(word, std::string(name) + " is empty");
-  if (!is_log_token(text)) throw line_error(word, std::string(name) + " holds a control character");
-  return std::string(text);
-}
-
-// The field that runs to the end of the line (FAIL's error=), or nullptr.
-const FieldSpec* to_end_field(const LineSpec& spec) {
-  for (const FieldSpec& f : spec.fields) {
-    if (f.to_end) return &f;
-  }
-  return nullptr;
-}
-
-// key=value fields; the spec's to_end field (FAIL's "error=") takes the rest of the line.
-Fields parse_fields(const LineSpec& spec, std::string_view rest) {
-  const std::string_view word = spec.word;
-  const FieldSpec* tail = to_end_field(spec);
-  const std::string tail_prefix = tail ? std::string(tail->key) + "=" : std::string();
-  Fields fields;
-  std::set<std::string, std::less<>> seen;
-  if (rest.empty()) return fields;
-  size_t pos = 0;
-  while (true) {
-    if (tail && rest.substr(pos, tail_prefix.size()) == tail_prefix) {
-      if (seen.count(tail->key)) throw line_error(word, "has the key " + quote(tail->key) + " twice");
-      fields.items.emplace_back(std::string(tail->key), std::string(rest.substr(pos + tail_prefix.size())));
-      return fields;
-    }
-    size_t end = std::min(rest.find(' ', pos), rest.size());
-    std::string_view token = rest.substr(pos, end - pos);
-    if (token.empty()) throw line_error(word, "has an empty field (two spaces in a row?)");
-    size_t eq = token.find('=');
-    if (eq == std::string_view::npos) throw line_error(word, "field " + quote(token) + " is not key=value");
-    std::string_view key = token.substr(0, eq), value = token.substr(eq + 1);
-    if (!is_key(key)) throw line_error(word, "field " + quote(token) + " has a bad key (expected [A-Za-z0-9_.-]+)");
-    for (char c : value) {
-      if (is_control_or_space(c)) throw line_error(word, "value of " + quote(key) + " holds a control character");
-    }
-    if (!seen.insert(std::string(key)).second) throw line_error(word, "has the key " + quote(key) + " twice");
-    fields.items.emplace_back(std::string(key), std::string(value));
-    if (end == rest.size()) break;
-    pos = end + 1;
-  }
-  return fields;
-}
-
-// "pass|fail" -> "pass or fail"
-std::string choices_text(std::string_view choices) {
-  std::string out;
-  for (char c : choices) out += c == '|' ? std::string(" or ") : std::string(1, c);
-  return out;
-}
-
-bool is_choice(std::string_view choices, std::string_view value) {
-  size_t start = 0;
-  while (true) {
-    size_t bar = std::min(choices.find('|', start), choices.size());
-    if (choices.substr(start, bar - start) == value) return true;
-    if (bar == choices.size()) return false;
-    start = bar + 1;
-  }
-}
-
-void check_value(std::string_view word, const FieldSpec& spec, std::string_view key, std::string_view value) {
-  switch (spec.kind) {
-    case FieldKind::integer: field_int(word, key, value, spec.min); break;
-    case FieldKind::number: field_double(word, key, value); break;
-    case FieldKind::text:
-      if (!spec.choices.empty() && !is_choice(spec.choices, value)) {
-        throw line_error(word, std::string(key) + " must be " + choices_text(spec.choices) + ", got " + quote(value));
-      }
-      break;
-  }
-}
-
-// Typed checks shared by parse and format, in the order of their errors: the key fields (input, batch),
-// then each field's type in line order, then the other required fields.
-void check_fields(const LineSpec& spec, const Fields& fields) {
-  const std::string_view word = spec.word;
-  for (const FieldSpec& f : spec.fields) {
-    if (f.need != FieldNeed::key) continue;
-    const std::string* v = fields.find(f.key);
-    if (!v) throw line_error(word, "has no " + std::string(f.key) + "= field");
-    check_value(word, f, f.key, *v);
-  }
-  for (const auto& [key, value] : fields.items) {
-    if (const FieldSpec* f = spec.find(key)) check_value(word, *f, key, value);
-  }
-  for (const FieldSpec& f : spec.fields) {
-    if (f.to_end) {
-      if (fields.items.empty() || fields.items.back().first != f.key) {
-        throw line_error(word, "must end with an " + std::string(f.key) + "= field");
-      }
-    } else if (f.need == FieldNeed::required && !fields.find(f.key)) {
-      throw line_error(word, "has no " + std::string(f.key) + "= field");
-    }
-  }
-}
-
-Fields parse_checked_fields(const LineSpec& spec, std::string_view rest) {
-  Fields fields = parse_fields(spec, rest);
-  check_fields(spec, fields);
-  return fields;
-}
 
 std::string format_fields(const LineSpec& spec, const Fields& fields) {
   const std::string_view word = spec.word;
@@ -324,7 +40,7 @@ std::string format_fields(const LineSpec& spec, const Fields& fields) {
     }
     out += ' ' + key + '=' + (free_text ? one_line(value) : value);  // made one line, not refused: a failure is always reported
   }
-  check_fields(spec, fields);
+  check_fields(spec, fields.items);
   return out;
 }
 
@@ -522,58 +238,8 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
 
 std::string format_line(const LogLine& line) { return std::visit(Formatter{}, line); }
 
-std::optional<LogLine> parse_line(std::string_view line) {
-  while (!line.empty() && is_py_space(line.back())) line.remove_suffix(1);
-  if (line.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  std::string_view after = line.substr(kPrefix.size());
-  size_t space = after.find(' ');
-  std::string_view word = after.substr(0, space);
-  std::string_view rest = space == std::string_view::npos ? std::string_view() : after.substr(space + 1);
-
-  if (word == "ARG") return ArgLine{std::string(rest)};
-
-  if (word == "SETUP") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 3);
-    return SetupLine{field_double(word, "seconds", parts[2])};
-  }
-  if (word == "REP") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 7);
-    RepLine rep;
-    rep.rep = field_int(word, "rep", parts[2], 1);
-    rep.reps = field_int(word, "reps", parts[3], 1);
-    if (rep.rep > rep.reps) {
-      throw line_error(word, "rep " + std::string(parts[2]) + " is past reps " + std::string(parts[3]));
-    }
-    rep.t0 = field_timestamp(word, "t0", parts[4]);
-    rep.t1 = field_timestamp(word, "t1", parts[5]);
-    if (!is_duration(parts[6])) {
-      throw line_error(word, "dt must be seconds with 9 decimals, got " + quote(parts[6]));
-    }
-    return rep;
-  }
-  if (word == "RES") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 10);
-    ResLine res;
-    res.t_first = field_timestamp(word, "t_first", parts[2]);
-    res.t_last = field_timestamp(word, "t_last", parts[3]);
-    res.model_name = field_token(word, "model_name", parts[4]);
-    res.model_class = field_token(word, "model_class", parts[5]);
-    res.input = field_int(word, "input", parts[6], 1);
-    res.batch = field_int(word, "batch", parts[7], 1);
-    res.latency_ms = field_double(word, "latency_ms", parts[8]);
-    res.throughput = field_double(word, "throughput", parts[9]);
-    return res;
-  }
-  if (word == "META") return MetaLine{parse_checked_fields(meta_line_spec(), rest)};
-  if (word == "STAT") return StatLine{parse_checked_fields(stat_line_spec(), rest)};
-  if (word == "MEM") return MemLine{parse_checked_fields(mem_line_spec(), rest)};
-  if (word == "FAIL") return FailLine{parse_checked_fields(fail_line_spec(), rest)};
-  if (word == "CHECK") return CheckLine{parse_checked_fields(check_line_spec(), rest)};
-  if (word == "COMPILE") return CompileLine{parse_checked_fields(compile_line_spec(), rest)};
-  return std::nullopt;
+std::string combination_failure(int64_t input, int64_t batch, std::string_view error) {
+  return fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", input, batch, error);
 }
 
 }  // namespace fmwork

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -95,16 +96,22 @@ Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<Parse
 
 std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
   const Comparison comparison = compare_logs(a, b);
-  size_t width = 3;
-  for (const ComparedPair& p : comparison.pairs) width = std::max(width, p.key.text.size());
-  std::string out = fmt::format("{:<{}}  {:>12}  {:>12}  {:>9}  {:>9}  {}\n", "run  input  batch", width, "A latency_ms",
-                                "B latency_ms", "B/A lat", "B/A thp", "spread");
+  std::vector<std::vector<std::string>> rows{
+      {"run  input  batch", "A latency_ms", "B latency_ms", "B/A lat", "B/A thp", "spread"}};
   for (const ComparedPair& p : comparison.pairs) {
     const std::optional<bool> noise = p.noise();
-    const std::string flag = !noise ? "?" : *noise ? "noise" : "";
-    out += fmt::format("{:<{}}  {:>12.4f}  {:>12.4f}  {:>8.3f}x  {:>8.3f}x  {}\n", p.key.text, width, p.a.latency_ms,
-                       p.b.latency_ms, p.latency_ratio(), p.throughput_ratio(), flag);
+    rows.push_back({p.key.text, fmt::format("{:.4f}", p.a.latency_ms), fmt::format("{:.4f}", p.b.latency_ms),
+                    fmt::format("{:.3f}x", p.latency_ratio()), fmt::format("{:.3f}x", p.throughput_ratio()),
+                    !noise ? "?" : *noise ? "noise" : ""});
   }
+  // The header's first cell spans the key's three parts: it is not measured (a short key column lets it
+  // run over); the numbers' columns are as wide as their headings at least; no line is trimmed.
+  TableLayout layout;
+  layout.right = {false, true, true, true, true, false};
+  layout.min_width = {3, 12, 12, 9, 9};
+  layout.first_row_sets_width = false;
+  layout.trim = false;
+  std::string out = aligned_table(rows, layout);
   out += fmt::format("{} combinations in A only, {} in B only\n", comparison.only_a.size(), comparison.only_b.size());
   const size_t ra = most_repeats(comparison, false), rb = most_repeats(comparison, true);
   if (ra > 1 || rb > 1)

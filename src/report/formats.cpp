@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -149,41 +150,13 @@ std::string csv_row(const std::vector<std::string>& cells) {
 
 // ---- summary ----
 
-// Columns on screen: UTF-8 continuation bytes take none.
-size_t display_width(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  }));
-}
-
 std::string render(const SummaryTable& table, const std::string& margin) {
-  const auto& header = table.header;
-  std::vector<size_t> width(header.size(), 0);
-  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
-  for (const auto& row : table.rows) {
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
-      width[c] = std::max(width[c], display_width(row[c]));
-    }
-  }
-  std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = margin;
-    for (size_t c = 0; c < header.size(); ++c) {
-      const std::string cell = c < cells.size() ? cells[c] : "";
-      if (c > 0) text += "  ";
-      const std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
-      if (c + 1 == header.size() && !table.right[c]) {
-        text += cell;  // the last column is not padded
-      } else {
-        text += table.right[c] ? pad + cell : cell + pad;
-      }
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
-  };
-  line(header);
-  for (const auto& row : table.rows) line(row);
-  return out;
+  std::vector<std::vector<std::string>> rows{table.header};
+  rows.insert(rows.end(), table.rows.begin(), table.rows.end());
+  TableLayout layout;
+  layout.right = table.right;
+  layout.margin = margin;
+  return aligned_table(rows, layout);
 }
 
 // A field in its summary column: "-" when absent; a number as its column says; other text as written.

@@ -1,20 +1,23 @@
-// The HTML report: the page's sections built as text from the records, charts from svg_chart. Every string
-// from a log goes through html_escape (esc) on its way into the page; numbers through html_fixed.
+// The HTML report (report_html): its sections, runs, charts, failures and one per run, built as text from
+// the records, charts from svg_chart. The comparison page is in html_compare.cpp, the blocks both pages
+// share in html_page.hpp. Every string from a log goes through html_escape (esc) on its way into the page;
+// numbers through html_fixed.
 #include "fmwork/report/html_report.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <utility>
 
-#include "fmwork/report/compare.hpp"
-#include "fmwork/report/html_text.hpp"
-#include "fmwork/report/formats.hpp"
 #include "fmwork/log/stats.hpp"
+#include "fmwork/report/compare.hpp"  // repeated_run
+#include "fmwork/report/formats.hpp"
+#include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
+#include "html_page.hpp"
 
 namespace fmwork {
 
@@ -22,88 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
-
-std::string esc(const std::string& s) { return html_escape(s); }
-
-constexpr const char* kStyle = R"css(
-body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#222;margin:20px 28px;max-width:1400px}
-h1{font-size:22px;margin:0 0 8px}
-h2{font-size:18px;border-bottom:2px solid #ccc;padding-bottom:4px;margin:30px 0 10px}
-h3{font-size:16px;margin:22px 0 6px}
-h4{font-size:14px;margin:12px 0 4px;color:#444}
-nav{margin:8px 0 4px}nav a{margin-right:14px}
-code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
-div.wide{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
-th,td{border:1px solid #d8d8d8;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f2f2f2}
-td.num,td.name{text-align:right;white-space:nowrap}
-td.name{text-align:left}
-td.mono{white-space:nowrap}
-tr.fail td{background:#fdecea}
-.error{color:#b3261e}
-tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
-tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
-.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
-.charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
-svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
-dl.kv{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1px 18px;margin:4px 0 8px;font-size:13px}
-dl.kv div{display:flex;gap:8px;border-bottom:1px dotted #ddd;padding:1px 0}
-dl.kv dt{font-weight:bold;color:#555;white-space:nowrap}
-dl.kv dd{margin:0;word-break:break-all}
-.note{color:#555;font-size:12.5px;max-width:1100px}
-.counts b{font-size:15px}
-)css";
-
-std::string page(const std::string& title, const std::string& body) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + esc(title) +
-         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
-}
-
-struct Cell {
-  std::string html;  // escaped already
-  std::string cls;   // "num" for numbers
-};
-
-Cell text_cell(const std::string& s, const std::string& cls = "") { return {esc(s), cls}; }
-Cell num_cell(const std::string& s) { return {esc(s), "num"}; }
-
-struct TableRow {
-  std::string cls;
-  std::vector<Cell> cells;
-};
-
-std::string html_table(const std::string& cls, const std::vector<std::string>& header, const std::vector<TableRow>& rows) {
-  // In a scrolling box: a wide table (long META values, many labels) scrolls instead of widening the page.
-  std::string out = "<div class=\"wide\"><table class=\"" + cls + "\"><thead><tr>";
-  for (const std::string& h : header) out += "<th>" + esc(h) + "</th>";
-  out += "</tr></thead><tbody>\n";
-  for (const TableRow& row : rows) {
-    out += row.cls.empty() ? "<tr>" : "<tr class=\"" + row.cls + "\">";
-    for (const Cell& c : row.cells) out += (c.cls.empty() ? "<td>" : "<td class=\"" + c.cls + "\">") + c.html + "</td>";
-    out += "</tr>\n";
-  }
-  return out + "</tbody></table></div>\n";
-}
-
-// key=value pairs as a grid of <div><dt>key</dt><dd>value</dd></div>.
-std::string key_values(const std::string& cls, const KeyValues& items) {
-  std::string out = "<dl class=\"kv " + cls + "\">";
-  for (const auto& kv : items) out += "<div><dt>" + esc(kv.first) + "</dt><dd>" + esc(kv.second) + "</dd></div>";
-  return out + "</dl>\n";
-}
-
-std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
-
-std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
-
-std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
-  std::string out = "<p class=\"read\">" + what;
-  for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";
-  return out + "</p>\n";
-}
+using namespace report_page;
 
 // ---- runs: one per log ----
 
@@ -159,13 +81,6 @@ std::vector<RunView> run_views(const std::vector<ParsedLog>& logs, const std::ve
     v.legend = matrix.empty() ? v.name : v.name + " (" + matrix + ")";
   }
   return views;
-}
-
-// Every META field of a log, in the order written (a log may have several META lines).
-KeyValues meta_of(const ParsedLog& log) {
-  KeyValues out;
-  for (const MetaLine& m : log.meta) out.insert(out.end(), m.fields.items.begin(), m.fields.items.end());
-  return out;
 }
 
 std::optional<std::string> meta_value(const ParsedLog& log, const std::string& key) {
@@ -405,125 +320,6 @@ std::string run_section(const RunView& v) {
   return out + "<h4>Results</h4>\n" + results_table(*v.log) + "</section>\n";
 }
 
-// ---- the comparison page ----
-
-// "noise", "faster", "slower" (B against A, beyond the spread) or "unknown" (no STAT on a side).
-std::string verdict(const ComparedPair& p) {
-  const std::optional<bool> noise = p.noise();
-  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
-  if (*noise) return "noise";
-  return p.latency_ratio() < 1 ? "faster" : "slower";
-}
-
-std::string spread_text(const std::string& verdict) {
-  if (verdict == "noise") return "noise";
-  if (verdict == "unknown") return "? (no STAT)";
-  return "beyond noise";
-}
-
-// The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2); 0 without both stddevs.
-double ratio_error(const ComparedPair& p) {
-  if (!p.a.stddev_ms || !p.b.stddev_ms || !(p.a.latency_ms > 0) || !(p.b.latency_ms > 0)) return 0;
-  const double ra = *p.a.stddev_ms / p.a.latency_ms, rb = *p.b.stddev_ms / p.b.latency_ms;
-  return p.latency_ratio() * std::sqrt(ra * ra + rb * rb);
-}
-
-std::string pair_tooltip(const ComparedPair& p) {
-  return p.key.run + "\ninput " + std::to_string(p.key.input) + ", batch " + std::to_string(p.key.batch) + "\nA " +
-         html_fixed(p.a.latency_ms, 3) + " ms, B " + html_fixed(p.b.latency_ms, 3) + " ms\nB/A latency " +
-         html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) + "\n" +
-         spread_text(verdict(p));
-}
-
-LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles, int64_t input) {
-  LineChart chart;
-  chart.title = "B/A latency vs batch, input " + std::to_string(input);
-  chart.x_label = "batch size (log2 scale)";
-  chart.y_label = "B/A latency (log scale; below 1: B is faster)";
-  chart.reference_y = 1;
-  chart.reference_label = "B = A";
-  chart.y_log = true;  // ratios: 0.5x and 2x as far from 1
-  std::map<size_t, ChartSeries> by_style;
-  for (const ComparedPair& p : c.pairs) {
-    if (p.key.input != input) continue;
-    const size_t style = styles.at(p.key.run);
-    ChartSeries& s = by_style[style];
-    s.name = p.key.run, s.style = style;
-    const double e = ratio_error(p);
-    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p)});
-  }
-  for (auto& entry : by_style) chart.series.push_back(std::move(entry.second));
-  return chart;
-}
-
-std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
-  std::vector<TableRow> rows;
-  for (const ComparedPair& p : c.pairs) {
-    const std::string v = verdict(p);
-    rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
-                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
-                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(p.latency_ratio(), 3) + "&#215;", "num ratio"},
-                        {html_fixed(p.throughput_ratio(), 3) + "&#215;", "num ratio"}, text_cell(spread_text(v), "verdict")}});
-  }
-  return html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency", "B/A throughput",
-                              "spread"}, rows);
-}
-
-std::string one_side_table(const Comparison& c) {
-  std::vector<TableRow> rows;
-  for (const auto& side : {std::make_pair("A only", &c.only_a), std::make_pair("B only", &c.only_b)})
-    for (const CompareKey& k : *side.second)
-      rows.push_back({"", {text_cell(side.first), text_cell(k.run), num_cell(std::to_string(k.input)),
-                           num_cell(std::to_string(k.batch))}});
-  if (rows.empty()) return "<p class=\"note\">Every combination is in both.</p>\n";
-  return html_table("one-side", {"found in", "run", "input", "batch"}, rows);
-}
-
-// Per META key, the distinct values of a side's logs, joined: "2.13.0" or "1, 2".
-std::map<std::string, std::string> meta_values(const std::vector<ParsedLog>& logs, std::vector<std::string>& keys) {
-  std::map<std::string, std::set<std::string>> values;
-  for (const ParsedLog& log : logs)
-    for (const auto& kv : meta_of(log)) {
-      if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
-      values[kv.first].insert(kv.second);
-    }
-  std::map<std::string, std::string> out;
-  for (const auto& entry : values) {
-    std::string joined;
-    for (const std::string& v : entry.second) joined += (joined.empty() ? "" : ", ") + v;
-    out[entry.first] = joined;
-  }
-  return out;
-}
-
-std::string meta_difference(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
-  std::vector<std::string> keys;
-  std::map<std::string, std::string> va = meta_values(a, keys), vb = meta_values(b, keys);
-  std::vector<TableRow> rows;
-  for (const std::string& key : keys)
-    if (va[key] != vb[key]) rows.push_back({"", {text_cell(key), text_cell(va[key]), text_cell(vb[key])}});
-  std::string out = "<section id=\"meta\"><h2>META that differs between A and B</h2>\n";
-  if (rows.empty()) return out + "<p class=\"note\">None: the META values of A and B are the same.</p>\n</section>\n";
-  return out + html_table("meta-diff", {"META", "A", "B"}, rows) + "</section>\n";
-}
-
-std::string side_line(const std::string& side, const std::string& path, const std::vector<ParsedLog>& logs) {
-  size_t results = 0;
-  for (const ParsedLog& log : logs) results += log.runs.size();
-  return "<p class=\"read\">" + side + ": <code>" + esc(source_name(path)) + "</code>, " + plural(logs.size(), "log") +
-         ", " + plural(results, "result") + "</p>\n";
-}
-
-std::string compare_counts(const Comparison& c) {
-  std::map<std::string, size_t> n;
-  for (const ComparedPair& p : c.pairs) ++n[verdict(p)];
-  return "<p class=\"counts\"><b>" + plural(c.pairs.size(), "combination") + "</b> in both: <b>" +
-         std::to_string(n["faster"]) + " faster</b> in B and <b>" + std::to_string(n["slower"]) +
-         " slower</b> beyond the runs' spread, " + std::to_string(n["noise"]) + " within noise, " +
-         std::to_string(n["unknown"]) + " without a spread (no STAT line); " + std::to_string(c.only_a.size()) +
-         " in A only, " + std::to_string(c.only_b.size()) + " in B only.</p>\n";
-}
-
 }  // namespace
 
 std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
@@ -542,36 +338,6 @@ std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<st
   for (const RunView& v : views) body += run_section(v);
   body += "</section>\n";
   return page("fmwork report: " + (paths.empty() ? std::string() : source_name(paths.front())), body);
-}
-
-}  // namespace fmwork
-
-namespace fmwork {
-
-std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
-                         const std::string& path_b) {
-  const Comparison c = compare_logs(a, b);
-  std::map<std::string, size_t> styles;
-  std::set<int64_t> inputs;
-  for (const ComparedPair& p : c.pairs) styles.emplace(p.key.run, styles.size()), inputs.insert(p.key.input);
-  std::string body = "<h1>fmwork comparison: B against A</h1>\n" + side_line("A", path_a, a) + side_line("B", path_b, b) +
-                     compare_counts(c);
-  body += "<p class=\"note\">Combinations match by run (the run_id label, else model, class and precision), input "
-          "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
-          "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
-          "spread carried over to the ratio.</p>\n";
-  size_t repeats = 1;
-  for (const ComparedPair& p : c.pairs) repeats = std::max({repeats, p.a.repeats, p.b.repeats});
-  if (repeats > 1)
-    body += "<p class=\"note\">Repeats (up to " + std::to_string(repeats) + " a side) count as one: latency is the "
-            "median of the repeats, and the spread is the stddev between them rather than the STAT lines'.</p>\n";
-  body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
-  if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
-  body += "<div class=\"charts\">";
-  for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, input)) + "\n";
-  body += "</div></section>\n<section id=\"pairs\"><h2>Per combination</h2>\n" + pairs_table(c, styles) +
-          "</section>\n<section id=\"one-side\"><h2>Found on one side only</h2>\n" + one_side_table(c) + "</section>\n";
-  return page("fmwork comparison: " + source_name(path_b) + " against " + source_name(path_a), body + meta_difference(a, b));
 }
 
 }  // namespace fmwork

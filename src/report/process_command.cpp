@@ -1,14 +1,8 @@
 // The `process` command: its options, reading the files, and the format asked for.
 #include "fmwork/report/process_command.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <utility>
@@ -29,31 +23,7 @@ namespace fmwork {
 
 namespace {
 
-std::string read_path(const std::string& path) {
-  const std::string what = "--path " + path + ": ";
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw runtime_error(what + "cannot open (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw runtime_error(what + "cannot open (" + std::strerror(EISDIR) + ")");
-  }
-  std::string contents;
-  char buf[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw runtime_error(what + "cannot read (" + std::strerror(err) + ")");
-    }
-    if (n == 0) break;
-    contents.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return contents;
-}
+std::string read_path(const std::string& path) { return read_file(path, kMaxLogFileBytes, "--path " + path); }
 
 // The command line of `process`.
 struct ProcessOptions {

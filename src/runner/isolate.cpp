@@ -14,16 +14,18 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/base/subprocess.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
-std::string format_memory(int64_t bytes) {
+// A child's peak memory: whole MiB under 1 GiB, GiB with one decimal above; 0 is wait4 knowing nothing.
+std::string peak_memory_text(int64_t bytes) {
   if (bytes <= 0) return "unknown";
-  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  return mib >= 1024.0 ? fmt::format("{:.1f} GiB", mib / 1024.0) : fmt::format("{:.0f} MiB", mib);
+  const auto b = static_cast<uint64_t>(bytes);
+  return b >= (uint64_t{1} << 30) ? bytes_text(b, 1, ByteUnit::GiB) : bytes_text(b, 0, ByteUnit::MiB);
 }
 
 std::string signal_name(int signal) {
@@ -123,8 +125,7 @@ bool settle(const Parent& p, const IsolatedChild& child, const ChildWatch& w) {
   const std::string error = failure_of(p, w);
   if (!w.run_banner) p.out << banner(fmt::format("RUN {} / {}", child.input, child.batch));
   p.out << "\n" << format_line(make_fail_line(child.input, child.batch, error)) << "\n" << std::flush;
-  p.report(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", child.input, child.batch,
-                       error));
+  p.report(combination_failure(child.input, child.batch, error));
   return true;
 }
 
@@ -178,7 +179,7 @@ std::optional<IsolatedChild> isolated_child(const FixedArgs& args) {
 
 std::string killed_child_error(int signal, int64_t peak_rss_bytes) {
   std::string text = fmt::format("the isolated process was killed by {} (signal {}; peak memory {})",
-                                 signal_name(signal), signal, format_memory(peak_rss_bytes));
+                                 signal_name(signal), signal, peak_memory_text(peak_rss_bytes));
   if (const char* cause = likely_cause(signal)) text += std::string(": ") + cause;
   return text;
 }

@@ -9,7 +9,9 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/base/host_memory.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
+#include "fmwork/log/log_format.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -60,12 +62,14 @@ void admit(int64_t batch, int64_t input, const Model& model, Platform& platform)
   const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
   const long double need = inputs + static_cast<long double>(activations.value_or(0));
   if (need <= static_cast<long double>(budget->bytes)) return;
-  const auto size = [](long double b) { return b >= 0x1p63L ? std::string("over 8 EiB") : gib(static_cast<uint64_t>(b)); };
+  const auto size = [](long double b) {  // in GiB, so that the estimate and the limit compare at a glance
+    return b >= 0x1p63L ? std::string("over 8 EiB") : bytes_text(static_cast<uint64_t>(b), 2, ByteUnit::GiB);
+  };
   const std::string parts = activations ? size(inputs) + " of inputs + " + size(*activations) + " of activations"
                                         : size(inputs) + " of inputs; the model gives no activation estimate";
   throw runtime_error(fmt::format("batch {} x input {} needs an estimated {} ({}) but {} has {} available ({}); "
                                   "lower --batch_sizes or --input_sizes",
-                                  batch, input, size(need), parts, platform.name(), gib(budget->bytes), budget->source));
+                                  batch, input, size(need), parts, platform.name(), size(budget->bytes), budget->source));
 }
 
 // One combination; throws whatever the model or the device throws. Returns false when its output check failed.
@@ -148,7 +152,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
         out << "\n";
         emit(out, make_fail_line(input, batch, error));
         out.flush();
-        tell(fmt::format("combination input {} / batch {} failed: {}; the sweep goes on", input, batch, error));
+        tell(combination_failure(input, batch, error));
       }
       flush_or_throw(out, "the log");  // outside the try: a lost log ends the sweep, it is no combination's failure
     }

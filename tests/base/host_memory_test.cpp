@@ -29,10 +29,5 @@ TEST(HostMemory, ThisMachineHasSomeAvailable) {
   EXPECT_FALSE(budget->source.empty());
 }
 
-TEST(HostMemory, SizesAreInGiB) {
-  EXPECT_EQ(gib(3ull << 30), "3.00 GiB");
-  EXPECT_EQ(gib(0), "0.00 GiB");
-}
-
 }  // namespace
 }  // namespace fmwork

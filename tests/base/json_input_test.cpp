@@ -57,7 +57,7 @@ TEST(JsonInput, InvalidAndOversizedFiles) {
             big + ": larger than 1 MiB; it is not a file this program reads");
   EXPECT_EQ(read_json_file(big).dump(), "[]");
   EXPECT_EQ(runtime_message([&] { read_json_file(tmp.path() + "/absent.json"); }),
-            tmp.path() + "/absent.json: cannot open");
+            tmp.path() + "/absent.json: cannot open (No such file or directory)");
 }
 
 TEST(JsonInput, ObserverSeesEachKeyWithItsDepth) {

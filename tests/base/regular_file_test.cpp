@@ -74,5 +74,34 @@ TEST(RegularFile, WritesAtomicallyOrLeavesTheFileAlone) {
   EXPECT_EQ(::access((tmp.path() + "/dir.tmp").c_str(), F_OK), -1);
 }
 
+std::string read_error(const std::string& path, size_t max_bytes, const std::string& name = "") {
+  try {
+    read_file(path, max_bytes, name);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RegularFile, ReadsAWholeFileWithinItsBound) {
+  TempDir tmp;
+  const std::string text(100000, 'x');  // more than one read()
+  EXPECT_EQ(read_file(tmp.write("a.log", text), 100000), text);
+  EXPECT_EQ(read_file(tmp.write("empty.log", ""), 0), "");
+}
+
+TEST(RegularFile, ReadErrorsNameTheFileAndTheReason) {
+  TempDir tmp;
+  const std::string absent = tmp.path() + "/absent.log";
+  EXPECT_EQ(read_error(absent, 1 << 20), absent + ": cannot open (No such file or directory)");
+  EXPECT_EQ(read_error(absent, 1 << 20, "--path x.log"), "--path x.log: cannot open (No such file or directory)");
+  EXPECT_EQ(read_error(tmp.path(), 1 << 20), tmp.path() + ": cannot open (Is a directory)");
+  const std::string big = tmp.write("big.json", std::string((2 << 20) + 1, ' '));
+  EXPECT_EQ(read_error(big, 2 << 20), big + ": larger than 2 MiB; it is not a file this program reads");
+  // A bound also ends what has no end.
+  EXPECT_EQ(read_error("/dev/zero", 1 << 20), "/dev/zero: larger than 1 MiB; it is not a file this program reads");
+}
+
 }  // namespace
 }  // namespace fmwork

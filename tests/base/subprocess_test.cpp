@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,16 @@ TEST(RunStreaming, AProgramThatCannotRunIsARuntimeError) {
     EXPECT_EQ(e.kind(), ErrorKind::runtime);
     EXPECT_EQ(std::string(e.what()), "cannot run /nonexistent/program: No such file or directory");
   }
+}
+
+// The driver's own file, not the kernel's link (which names whichever process reads it); a path that is no
+// link made absolute.
+TEST(ExecutablePath, FollowsTheLinkOrMakesThePathAbsolute) {
+  const std::string self = executable_path(kSelfExecutable);
+  EXPECT_EQ(self.front(), '/');
+  EXPECT_NE(self, kSelfExecutable);
+  EXPECT_NE(self.find("core_tests"), std::string::npos) << self;
+  EXPECT_EQ(executable_path("relative/driver"), (std::filesystem::current_path() / "relative/driver").string());
 }
 
 }  // namespace

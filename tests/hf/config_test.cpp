@@ -15,9 +15,12 @@ namespace {
 
 using fmwork::Error;
 using fmwork::ErrorKind;
+using fmwork::hf::Activation;
+using fmwork::hf::activation_of;
 using fmwork::hf::EncoderConfig;
 using fmwork::hf::Family;
 using fmwork::hf::parse_config;
+using fmwork::hf::supported_activations;
 using json = nlohmann::json;
 
 json bert_json() {
@@ -209,6 +212,28 @@ TEST(HfShippedConfigs, FactsAndSpecialTokens) {
     EXPECT_EQ(c.max_input_size(), 512) << m.folder;
     EXPECT_EQ(fmwork::hf::read_special_tokens(dir, c).ids, m.special) << m.folder;
     EXPECT_FALSE(std::filesystem::exists(dir + "/model.safetensors")) << "configs only: " << m.folder;
+  }
+}
+
+// One table: every supported hidden_act name has its function, and a name outside it is a usage Error that
+// lists the table.
+TEST(HfConfig, ActivationNamesAndTheirFunctions) {
+  EXPECT_EQ(activation_of("gelu"), Activation::gelu);
+  EXPECT_EQ(activation_of("gelu_new"), Activation::gelu_tanh);
+  EXPECT_EQ(activation_of("gelu_pytorch_tanh"), Activation::gelu_tanh);
+  EXPECT_EQ(activation_of("gelu_fast"), Activation::gelu_tanh);
+  EXPECT_EQ(activation_of("quick_gelu"), Activation::quick_gelu);
+  EXPECT_EQ(activation_of("relu"), Activation::relu);
+  EXPECT_EQ(activation_of("swish"), Activation::silu);
+  EXPECT_EQ(activation_of("tanh"), Activation::tanh);
+  for (const std::string& name : supported_activations()) EXPECT_NO_THROW(activation_of(name)) << name;
+  try {
+    activation_of("mish");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_EQ(std::string(e.what()), "hidden_act \"mish\" is not supported (supported: gelu, gelu_new, "
+                                     "gelu_pytorch_tanh, gelu_fast, quick_gelu, relu, silu, swish, tanh)");
   }
 }
 

@@ -381,5 +381,11 @@ TEST(LogFormat, Tokens) {
   EXPECT_EQ(to_log_token(" \n"), "-");
 }
 
+// One wording for a failed combination on stderr, from the sweep and from --isolate's parent.
+TEST(LogFormat, CombinationFailureSentence) {
+  EXPECT_EQ(combination_failure(512, 256, "out of memory (std::bad_alloc)"),
+            "combination input 512 / batch 256 failed: out of memory (std::bad_alloc); the sweep goes on");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -66,6 +66,26 @@ TEST(Campaign, ALogIsCompleteWhenEveryCombinationHasItsResOrFail) {
   EXPECT_FALSE(run_log_complete(dir.write("half.log", res8), kArgv));
   EXPECT_TRUE(run_log_complete(dir.write("all.log", res8 + "FMWORK FAIL input=16 batch=1 error=x\n"), kArgv));
   EXPECT_FALSE(run_log_complete(dir.write("bad.log", res8 + "FMWORK RES 1 2\n"), kArgv));
+  EXPECT_FALSE(run_log_complete(dir.write("cut.log", res8 + "FMWORK FAIL input=16 bat"), kArgv));
+}
+
+// Only "the log is incomplete or invalid" means "run it again": a log that cannot be read, or a command
+// line that does not parse, is an Error naming the log, not work quietly done twice.
+TEST(Campaign, ALogThatCannotBeJudgedIsAnError) {
+  TempDir dir;
+  try {
+    run_log_complete(dir.path(), kArgv);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + ": cannot open (Is a directory)");
+  }
+  try {
+    run_log_complete(dir.path() + "/none.log", {"--reps", "x"});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(dir.path() + "/none.log: cannot tell whether the run is complete: its "
+                                          "command line: ", 0), 0u) << e.what();
+  }
 }
 
 TEST(Campaign, DevicesAndPlatforms) {

@@ -23,7 +23,4 @@ std::optional<MemoryBudget> host_available_memory();
 std::optional<uint64_t> meminfo_available(std::string_view meminfo);
 std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage);
 
-// "3.20 GiB": sizes in admission messages, always in GiB so that the estimate and the limit compare at a glance.
-std::string gib(uint64_t bytes);
-
 }  // namespace fmwork

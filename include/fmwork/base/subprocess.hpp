@@ -47,4 +47,13 @@ struct StreamHandlers {
 ChildExit run_streaming(const std::string& program, const std::vector<std::string>& argv,
                         const std::vector<std::string>& extra_env, const StreamHandlers& handlers);
 
+// This process's own executable: what the driver starts for --isolate children and campaign runs. A path
+// to run, not to record (the kernel's link names whichever process reads it).
+inline constexpr const char* kSelfExecutable = "/proc/self/exe";
+
+// The file `program` names, for a record or a child's argv[0]: a symbolic link followed one step
+// (kSelfExecutable: the driver's real path); `program` made absolute when it is no link or the link cannot
+// be read. Throws nothing.
+std::string executable_path(const std::string& program);
+
 }  // namespace fmwork

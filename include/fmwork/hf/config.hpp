@@ -51,6 +51,13 @@ struct EncoderConfig {
 const std::vector<std::string>& supported_model_types();
 const std::vector<std::string>& supported_activations();
 
+// The activation functions the native encoders compute. Several hidden_act names are one function:
+// gelu_new, gelu_pytorch_tanh and gelu_fast are GELU's tanh approximation, swish is silu.
+enum class Activation { gelu, gelu_tanh, quick_gelu, relu, silu, tanh };
+// The function `hidden_act` names (one table with supported_activations()). Throws a usage Error
+// "hidden_act \"x\" is not supported (supported: gelu, ...)" for a name it lacks.
+Activation activation_of(const std::string& hidden_act);
+
 // Validates and normalises. `source` names the file in errors. Throws a runtime Error for a malformed or
 // out-of-range field ("config.json: num_attention_heads (12) must divide hidden_size (770)"), a usage Error
 // for a valid but unsupported feature (model_type, position_embedding_type, hidden_act).

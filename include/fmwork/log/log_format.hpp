@@ -98,6 +98,9 @@ MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
+// The FAIL line's companion on stderr, for the person watching: "combination input 512 / batch 256 failed:
+// <error>; the sweep goes on". One wording for the sweep and for --isolate's parent.
+std::string combination_failure(int64_t input, int64_t batch, std::string_view error);
 // CHECK: result pass or fail.
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
                           double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);

@@ -46,6 +46,9 @@ struct ParsedLog {
 // The value of a log's label `key` (ParsedLog::labels), "" when it has none.
 std::string label_of(const ParsedLog& log, const std::string& key);
 
+// The largest log file read: a log is held whole in memory while it is read into records.
+constexpr size_t kMaxLogFileBytes = size_t{1} << 30;
+
 // Reads a whole log (parse_log_text: one already in memory). Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream
 // reads). A malformed FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>"
 // for "-").

@@ -14,12 +14,17 @@
 // logs/<id>.environment.json (the node's). docs/campaigns.md. No LibTorch here.
 #pragma once
 
-#include <chrono>
 #include <ostream>
 #include <string>
 #include <vector>
 
+// The parts of a campaign that other code and the tests use, declared with their parts (campaign.cpp
+// lists them): included here so that this header still declares all it did.
+#include "fmwork/runner/campaign_run.hpp"        // with_platform
+#include "fmwork/runner/campaign_scheduler.hpp"  // parse_devices, progress_line
+#include "fmwork/runner/campaign_tree.hpp"       // make_campaign_dir
 #include "fmwork/runner/experiment.hpp"
+#include "fmwork/runner/run_complete.hpp"        // run_log_complete
 
 namespace fmwork {
 
@@ -29,23 +34,5 @@ namespace fmwork {
 // experiment (before anything is written), a runtime Error when the tree cannot be written.
 int run_campaign_command(const std::vector<std::string>& args, const std::string& program, std::ostream& out,
                          std::ostream& err);
-
-// Whether the log at `path` has a RES or FAIL line for every batch x input size of `argv` (a missing,
-// unreadable or malformed log is not complete).
-bool run_log_complete(const std::string& path, const std::vector<std::string>& argv);
-
-// `argv` with its --platform set to `device` (added when absent).
-std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device);
-
-// The --devices list: comma-separated platform names; a name given N times runs N runs on it at once
-// ("cpu,cpu"). Throws a usage Error on an empty name.
-std::vector<std::string> parse_devices(const std::string& text);
-
-// Makes ROOT/<user>/<host>/<time> (a "-2", "-3" ... suffix when a runner took that second) and returns it.
-std::string make_campaign_dir(const std::string& root, const std::string& user, const std::string& host,
-                              std::chrono::system_clock::time_point now);
-
-// The progress line: "campaign: 3 done, 1 failed, 4 left (2 running), elapsed 0:42, about 1:10 to go".
-std::string progress_line(size_t done, size_t failed, size_t left, size_t running, double elapsed_s);
 
 }  // namespace fmwork

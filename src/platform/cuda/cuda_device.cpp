@@ -7,13 +7,15 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/base/text_format.hpp"
+
 namespace fmwork {
 
 std::string cuda_device_description(int index) {
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, index) != cudaSuccess) return fmt::format("CUDA device {}", index);
-  return fmt::format("{}, {} SMs, {:.1f} GiB, capability {}.{}", p.name, p.multiProcessorCount,
-                     static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), p.major, p.minor);
+  return fmt::format("{}, {} SMs, {}, capability {}.{}", p.name, p.multiProcessorCount,
+                     bytes_text(p.totalGlobalMem, 1, ByteUnit::GiB), p.major, p.minor);
 }
 
 void cuda_reset_memory_peaks(int index) {

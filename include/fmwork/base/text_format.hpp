@@ -1,0 +1,39 @@
+// Text for people, written one way everywhere: byte sizes ("1.5 GiB") and tables of aligned columns (the
+// cache report, process's summary and comparison). Not for the FMWORK lines, whose numbers log_format.hpp
+// writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fmwork {
+
+// The unit a byte size is written in; automatic: the largest of KiB, MiB, GiB, TiB that the size reaches,
+// and whole bytes ("512 B", no decimals) under 1 KiB.
+enum class ByteUnit { automatic, KiB, MiB, GiB };
+
+// `bytes` in `unit` (powers of 1024) with `decimals` decimals: bytes_text(3 << 29, 1) is "1.5 GiB",
+// bytes_text(3 << 29, 2, ByteUnit::GiB) "1.50 GiB", bytes_text(700 << 20, 0, ByteUnit::MiB) "700 MiB".
+std::string bytes_text(uint64_t bytes, int decimals, ByteUnit unit = ByteUnit::automatic);
+
+// How aligned_table lays out its rows.
+struct TableLayout {
+  std::vector<bool> right;             // per column: aligned right (numbers); columns past its end: left
+  std::vector<size_t> min_width;       // per column: at least this wide; columns past its end: 0
+  std::string margin;                  // written before each line
+  bool trim = true;                    // trailing spaces of each line dropped
+  bool first_row_sets_width = true;    // false: the first row (a header) is laid out, not measured
+};
+
+// The rows as lines ("\n"-ended), cells separated by two spaces, each column as wide as its widest cell
+// (in screen columns: a UTF-8 character counts one); a left-aligned last column is not padded. A row shorter than the first has empty cells; cells
+// past the first row's count are left out. Nothing is cut: a cell wider than its column (an unmeasured
+// header) pushes the rest of its line right.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const TableLayout& layout = {});
+
+// The screen columns `text` takes: its bytes less UTF-8 continuation bytes.
+size_t display_width(const std::string& text);
+
+}  // namespace fmwork

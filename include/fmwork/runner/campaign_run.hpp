@@ -1,0 +1,29 @@
+// One run of a campaign as a process of the driver: its command line on a device, its stdout streamed into
+// logs/<id>.log.partial and renamed to logs/<id>.log when it has ended, its stderr into logs/<id>.err.
+// Apart from the scheduler (campaign_scheduler.hpp) and the Slurm task (campaign.cpp), which both run it.
+// No LibTorch here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fmwork/runner/experiment.hpp"
+
+namespace fmwork {
+
+// How one run ended.
+struct RunEnd {
+  int status = 0;         // the driver's exit status, 128 + signal when killed
+  std::string last_error; // its last stderr line
+};
+
+// Runs `run` with `program` (the driver; its link followed for the child's argv[0]) on `device` (its
+// --platform; "" keeps the run's own) into the folder `logs`, and waits for it. Throws a runtime Error
+// naming the log when a log cannot be written or renamed into place.
+RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
+                   const std::string& program);
+
+// `argv` with its --platform set to `device` (added when absent).
+std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device);
+
+}  // namespace fmwork

@@ -1,0 +1,169 @@
+// The comparison page of `process --compare A B --format html` (compare_html, declared in html_report.hpp
+// beside the report): the counts, B/A latency charts, the pairs, one-side combinations and the META that
+// differs. Apart from the report's sections (html_report.cpp): it reads a Comparison, not the logs' runs;
+// both pages are made of html_page.hpp's blocks.
+#include "fmwork/report/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "fmwork/report/compare.hpp"
+#include "fmwork/report/html_text.hpp"
+#include "fmwork/report/svg_chart.hpp"
+#include "html_page.hpp"
+
+namespace fmwork {
+namespace {
+
+using namespace report_page;
+
+// "noise", "faster", "slower" (B against A, beyond the spread) or "unknown" (no STAT on a side).
+std::string verdict(const ComparedPair& p) {
+  const std::optional<bool> noise = p.noise();
+  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
+  if (*noise) return "noise";
+  return p.latency_ratio() < 1 ? "faster" : "slower";
+}
+
+std::string spread_text(const std::string& verdict) {
+  if (verdict == "noise") return "noise";
+  if (verdict == "unknown") return "? (no STAT)";
+  return "beyond noise";
+}
+
+// The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2); 0 without both stddevs.
+double ratio_error(const ComparedPair& p) {
+  if (!p.a.stddev_ms || !p.b.stddev_ms || !(p.a.latency_ms > 0) || !(p.b.latency_ms > 0)) return 0;
+  const double ra = *p.a.stddev_ms / p.a.latency_ms, rb = *p.b.stddev_ms / p.b.latency_ms;
+  return p.latency_ratio() * std::sqrt(ra * ra + rb * rb);
+}
+
+std::string pair_tooltip(const ComparedPair& p) {
+  return p.key.run + "\ninput " + std::to_string(p.key.input) + ", batch " + std::to_string(p.key.batch) + "\nA " +
+         html_fixed(p.a.latency_ms, 3) + " ms, B " + html_fixed(p.b.latency_ms, 3) + " ms\nB/A latency " +
+         html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) + "\n" +
+         spread_text(verdict(p));
+}
+
+LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles, int64_t input) {
+  LineChart chart;
+  chart.title = "B/A latency vs batch, input " + std::to_string(input);
+  chart.x_label = "batch size (log2 scale)";
+  chart.y_label = "B/A latency (log scale; below 1: B is faster)";
+  chart.reference_y = 1;
+  chart.reference_label = "B = A";
+  chart.y_log = true;  // ratios: 0.5x and 2x as far from 1
+  std::map<size_t, ChartSeries> by_style;
+  for (const ComparedPair& p : c.pairs) {
+    if (p.key.input != input) continue;
+    const size_t style = styles.at(p.key.run);
+    ChartSeries& s = by_style[style];
+    s.name = p.key.run, s.style = style;
+    const double e = ratio_error(p);
+    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p)});
+  }
+  for (auto& entry : by_style) chart.series.push_back(std::move(entry.second));
+  return chart;
+}
+
+std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
+  std::vector<TableRow> rows;
+  for (const ComparedPair& p : c.pairs) {
+    const std::string v = verdict(p);
+    rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
+                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
+                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(p.latency_ratio(), 3) + "&#215;", "num ratio"},
+                        {html_fixed(p.throughput_ratio(), 3) + "&#215;", "num ratio"}, text_cell(spread_text(v), "verdict")}});
+  }
+  return html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency", "B/A throughput",
+                              "spread"}, rows);
+}
+
+std::string one_side_table(const Comparison& c) {
+  std::vector<TableRow> rows;
+  for (const auto& side : {std::make_pair("A only", &c.only_a), std::make_pair("B only", &c.only_b)})
+    for (const CompareKey& k : *side.second)
+      rows.push_back({"", {text_cell(side.first), text_cell(k.run), num_cell(std::to_string(k.input)),
+                           num_cell(std::to_string(k.batch))}});
+  if (rows.empty()) return "<p class=\"note\">Every combination is in both.</p>\n";
+  return html_table("one-side", {"found in", "run", "input", "batch"}, rows);
+}
+
+// Per META key, the distinct values of a side's logs, joined: "2.13.0" or "1, 2".
+std::map<std::string, std::string> meta_values(const std::vector<ParsedLog>& logs, std::vector<std::string>& keys) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const ParsedLog& log : logs)
+    for (const auto& kv : meta_of(log)) {
+      if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+      values[kv.first].insert(kv.second);
+    }
+  std::map<std::string, std::string> out;
+  for (const auto& entry : values) {
+    std::string joined;
+    for (const std::string& v : entry.second) joined += (joined.empty() ? "" : ", ") + v;
+    out[entry.first] = joined;
+  }
+  return out;
+}
+
+std::string meta_difference(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::string> va = meta_values(a, keys), vb = meta_values(b, keys);
+  std::vector<TableRow> rows;
+  for (const std::string& key : keys)
+    if (va[key] != vb[key]) rows.push_back({"", {text_cell(key), text_cell(va[key]), text_cell(vb[key])}});
+  std::string out = "<section id=\"meta\"><h2>META that differs between A and B</h2>\n";
+  if (rows.empty()) return out + "<p class=\"note\">None: the META values of A and B are the same.</p>\n</section>\n";
+  return out + html_table("meta-diff", {"META", "A", "B"}, rows) + "</section>\n";
+}
+
+std::string side_line(const std::string& side, const std::string& path, const std::vector<ParsedLog>& logs) {
+  size_t results = 0;
+  for (const ParsedLog& log : logs) results += log.runs.size();
+  return "<p class=\"read\">" + side + ": <code>" + esc(source_name(path)) + "</code>, " + plural(logs.size(), "log") +
+         ", " + plural(results, "result") + "</p>\n";
+}
+
+std::string compare_counts(const Comparison& c) {
+  std::map<std::string, size_t> n;
+  for (const ComparedPair& p : c.pairs) ++n[verdict(p)];
+  return "<p class=\"counts\"><b>" + plural(c.pairs.size(), "combination") + "</b> in both: <b>" +
+         std::to_string(n["faster"]) + " faster</b> in B and <b>" + std::to_string(n["slower"]) +
+         " slower</b> beyond the runs' spread, " + std::to_string(n["noise"]) + " within noise, " +
+         std::to_string(n["unknown"]) + " without a spread (no STAT line); " + std::to_string(c.only_a.size()) +
+         " in A only, " + std::to_string(c.only_b.size()) + " in B only.</p>\n";
+}
+
+}  // namespace
+
+std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
+                         const std::string& path_b) {
+  const Comparison c = compare_logs(a, b);
+  std::map<std::string, size_t> styles;
+  std::set<int64_t> inputs;
+  for (const ComparedPair& p : c.pairs) styles.emplace(p.key.run, styles.size()), inputs.insert(p.key.input);
+  std::string body = "<h1>fmwork comparison: B against A</h1>\n" + side_line("A", path_a, a) + side_line("B", path_b, b) +
+                     compare_counts(c);
+  body += "<p class=\"note\">Combinations match by run (the run_id label, else model, class and precision), input "
+          "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
+          "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
+          "spread carried over to the ratio.</p>\n";
+  size_t repeats = 1;
+  for (const ComparedPair& p : c.pairs) repeats = std::max({repeats, p.a.repeats, p.b.repeats});
+  if (repeats > 1)
+    body += "<p class=\"note\">Repeats (up to " + std::to_string(repeats) + " a side) count as one: latency is the "
+            "median of the repeats, and the spread is the stddev between them rather than the STAT lines'.</p>\n";
+  body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
+  if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
+  body += "<div class=\"charts\">";
+  for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, input)) + "\n";
+  body += "</div></section>\n<section id=\"pairs\"><h2>Per combination</h2>\n" + pairs_table(c, styles) +
+          "</section>\n<section id=\"one-side\"><h2>Found on one side only</h2>\n" + one_side_table(c) + "</section>\n";
+  return page("fmwork comparison: " + source_name(path_b) + " against " + source_name(path_a), body + meta_difference(a, b));
+}
+
+}  // namespace fmwork

@@ -1,0 +1,88 @@
+// The HTML pages' shared building blocks (see html_page.hpp).
+#include "html_page.hpp"
+
+#include "fmwork/report/html_text.hpp"
+#include "fmwork/report/svg_chart.hpp"
+
+namespace fmwork::report_page {
+namespace {
+
+constexpr const char* kStyle = R"css(
+body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#222;margin:20px 28px;max-width:1400px}
+h1{font-size:22px;margin:0 0 8px}
+h2{font-size:18px;border-bottom:2px solid #ccc;padding-bottom:4px;margin:30px 0 10px}
+h3{font-size:16px;margin:22px 0 6px}
+h4{font-size:14px;margin:12px 0 4px;color:#444}
+nav{margin:8px 0 4px}nav a{margin-right:14px}
+code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
+div.wide{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+th,td{border:1px solid #d8d8d8;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+td.num,td.name{text-align:right;white-space:nowrap}
+td.name{text-align:left}
+td.mono{white-space:nowrap}
+tr.fail td{background:#fdecea}
+.error{color:#b3261e}
+tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
+tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
+.charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
+svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
+dl.kv{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1px 18px;margin:4px 0 8px;font-size:13px}
+dl.kv div{display:flex;gap:8px;border-bottom:1px dotted #ddd;padding:1px 0}
+dl.kv dt{font-weight:bold;color:#555;white-space:nowrap}
+dl.kv dd{margin:0;word-break:break-all}
+.note{color:#555;font-size:12.5px;max-width:1100px}
+.counts b{font-size:15px}
+)css";
+
+}  // namespace
+
+std::string esc(const std::string& s) { return html_escape(s); }
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + esc(title) +
+         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" + body + "</body>\n</html>\n";
+}
+
+Cell text_cell(const std::string& s, const std::string& cls) { return {esc(s), cls}; }
+Cell num_cell(const std::string& s) { return {esc(s), "num"}; }
+
+std::string html_table(const std::string& cls, const std::vector<std::string>& header, const std::vector<TableRow>& rows) {
+  // In a scrolling box: a wide table (long META values, many labels) scrolls instead of widening the page.
+  std::string out = "<div class=\"wide\"><table class=\"" + cls + "\"><thead><tr>";
+  for (const std::string& h : header) out += "<th>" + esc(h) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const TableRow& row : rows) {
+    out += row.cls.empty() ? "<tr>" : "<tr class=\"" + row.cls + "\">";
+    for (const Cell& c : row.cells) out += (c.cls.empty() ? "<td>" : "<td class=\"" + c.cls + "\">") + c.html + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+std::string key_values(const std::string& cls, const KeyValues& items) {
+  std::string out = "<dl class=\"kv " + cls + "\">";
+  for (const auto& kv : items) out += "<div><dt>" + esc(kv.first) + "</dt><dd>" + esc(kv.second) + "</dd></div>";
+  return out + "</dl>\n";
+}
+
+std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
+
+std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
+  std::string out = "<p class=\"read\">" + what;
+  for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";
+  return out + "</p>\n";
+}
+
+KeyValues meta_of(const ParsedLog& log) {
+  KeyValues out;
+  for (const MetaLine& m : log.meta) out.insert(out.end(), m.fields.items.begin(), m.fields.items.end());
+  return out;
+}
+
+}  // namespace fmwork::report_page

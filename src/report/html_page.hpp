@@ -1,0 +1,58 @@
+// The building blocks both HTML pages share (html_report.cpp, the report; html_compare.cpp, the
+// comparison): the page shell with its inline style, tables, key=value grids, color swatches. Apart so that
+// the two pages look alike without either holding the other. Every string goes through html_escape.
+// Private to src/report/.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fmwork/log/log_records.hpp"
+
+namespace fmwork::report_page {
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// html_escape(s).
+std::string esc(const std::string& s);
+
+// The whole document: doctype, <head> with the title and the inline style, `body` (HTML) in <body>.
+std::string page(const std::string& title, const std::string& body);
+
+// A table cell: its HTML (escaped already) and its class ("num" for numbers).
+struct Cell {
+  std::string html;  // escaped already
+  std::string cls;   // "num" for numbers
+};
+
+// A text cell (escaped) with an optional class; a number cell (class "num").
+Cell text_cell(const std::string& s, const std::string& cls = "");
+Cell num_cell(const std::string& s);
+
+// A table row: its class ("" for none) and its cells.
+struct TableRow {
+  std::string cls;
+  std::vector<Cell> cells;
+};
+
+// A table of class `cls` in a scrolling box; the header's cells escaped.
+std::string html_table(const std::string& cls, const std::vector<std::string>& header, const std::vector<TableRow>& rows);
+
+// key=value pairs as a grid of <div><dt>key</dt><dd>value</dd></div>, of class "kv `cls`".
+std::string key_values(const std::string& cls, const KeyValues& items);
+
+// The color square of series style `style` (svg_chart's series_color).
+std::string swatch(size_t style);
+
+// "1 log", "2 logs".
+std::string plural(size_t n, const std::string& word);
+
+// "<what> <code>path</code>, ..." as a paragraph of class "read".
+std::string paths_line(const std::string& what, const std::vector<std::string>& paths);
+
+// Every META field of a log, in the order written (a log may have several META lines).
+KeyValues meta_of(const ParsedLog& log);
+
+}  // namespace fmwork::report_page

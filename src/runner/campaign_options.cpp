@@ -1,0 +1,100 @@
+// `driver run`'s options (see campaign_options.hpp): CLI11 for the fixed ones, the `--slurm:KEY VALUE`
+// words by hand, then the combinations refused.
+#include "campaign_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+namespace {
+
+// Takes the `--slurm:KEY VALUE` (or `--slurm:KEY=VALUE`) words out of `args` (CLI11 has no open-ended keys).
+std::vector<SbatchOption> take_sbatch_options(std::vector<std::string>& args) {
+  std::vector<SbatchOption> options;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--slurm:", 0) != 0) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    std::string key = args[i].substr(8), value;
+    if (const size_t eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key.resize(eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw usage_error(args[i] + ": a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
+    }
+    options.push_back(sbatch_option(key, value));
+  }
+  args = rest;
+  return options;
+}
+
+// The combinations of options the runner refuses, each with what to do instead.
+void check_runner_options(const RunnerOptions& o) {
+  if (!o.task.empty()) {
+    if (!o.experiment.empty() || !o.resume.empty() || !o.out.empty() || o.slurm || o.list || !o.devices.empty())
+      throw usage_error("driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes "
+                        "no other option");
+    return;
+  }
+  if (o.resume.empty() == o.experiment.empty())
+    throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
+  if (!o.experiment.empty() && !o.list && o.out.empty())
+    throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+  if (!o.slurm && (o.wait || o.no_submit || o.max_tasks || !o.sbatch.empty()))
+    throw usage_error(std::string("driver run: ") +
+                      (o.wait ? "--wait" : o.no_submit ? "--no-submit" : o.max_tasks ? "--max-tasks" : "--slurm:KEY") +
+                      " is an option of --slurm: add --slurm, or leave it out");
+  if (o.slurm && !o.devices.empty())
+    throw usage_error("driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and "
+                      "ask for devices with --slurm:gres gpu:1");
+  if (o.wait && o.no_submit) throw usage_error("driver run --slurm: --wait and --no-submit exclude each other");
+}
+
+}  // namespace
+
+std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args, std::ostream& out) {
+  CLI::App app{"Runs an experiment file: each expanded run is a driver process; results go to\n"
+               "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
+               "driver run"};
+  RunnerOptions o;
+  app.add_option("experiment", o.experiment, "the experiment file (JSON)")->type_name("EXPERIMENT");
+  app.add_option("--out", o.out, "root of the result tree")->type_name("ROOT");
+  app.add_option("--resume", o.resume, "a campaign folder: run again the runs whose log is missing or incomplete")
+      ->type_name("DIR");
+  app.add_option("--devices", o.devices,
+                 "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"
+                 "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time")
+      ->type_name("LIST");
+  app.add_flag("--list", o.list, "print the expanded command lines and run nothing");
+  app.add_flag("--slurm", o.slurm,
+               "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
+               "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)");
+  app.add_flag("--wait", o.wait, "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete");
+  app.add_option("--max-tasks", o.max_tasks, "with --slurm: at most N runs at once (sbatch --array=...%N)")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}));
+  app.add_flag("--no-submit", o.no_submit, "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing");
+  app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
+      ->expected(2)
+      ->type_name("DIR INDEX");
+  o.sbatch = take_sbatch_options(args);
+  std::vector<const char*> words = {"driver run"};
+  for (const auto& a : args) words.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(words.size()), words.data());
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(std::string(e.what()) + " (see driver run --help)");
+  }
+  check_runner_options(o);
+  return o;
+}
+
+}  // namespace fmwork

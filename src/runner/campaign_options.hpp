@@ -1,0 +1,32 @@
+// The command line of `driver run`: its options and the combinations it refuses. Apart from the campaign
+// itself (campaign.cpp) because it is the user's side of it: what may be asked, and what to do instead.
+// Private to src/runner/.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fmwork/runner/slurm.hpp"
+
+namespace fmwork {
+
+struct RunnerOptions {
+  std::string experiment;
+  std::string out;
+  std::string resume;
+  std::string devices;
+  bool list = false;
+  std::vector<std::string> task;  // --task DIR INDEX: one run of a campaign (a Slurm array task)
+  bool slurm = false, wait = false, no_submit = false;
+  size_t max_tasks = 0;              // --max-tasks N
+  std::vector<SbatchOption> sbatch;  // --slurm:KEY VALUE
+};
+
+// `driver run`'s words after "run" as options. --help: the help on `out` and nullopt. Throws a usage Error
+// for a bad option, a missing or extra argument, or options that exclude each other (saying which).
+std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args, std::ostream& out);
+
+}  // namespace fmwork

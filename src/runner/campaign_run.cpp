@@ -1,0 +1,58 @@
+// One run of a campaign as a driver process, its log streamed and renamed into place (see campaign_run.hpp).
+#include "fmwork/runner/campaign_run.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/subprocess.hpp"
+
+namespace fmwork {
+
+RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
+                   const std::string& program) {
+  const std::string log = logs + "/" + run.id + ".log";
+  std::ofstream out(log + ".partial", std::ios::binary | std::ios::trunc);
+  std::ofstream err(logs + "/" + run.id + ".err", std::ios::binary | std::ios::trunc);
+  if (!out || !err) throw runtime_error(log + ": cannot write the run's log");
+  RunEnd end;
+  StreamHandlers handlers;
+  handlers.out_line = [&](std::string_view line, bool terminated) {
+    out << line;
+    if (terminated) out << '\n';
+  };
+  handlers.err_line = [&](std::string_view line, bool) {
+    err << line << '\n';
+    if (!line.empty()) end.last_error = std::string(line);
+  };
+  handlers.after_read = [&] {
+    out.flush();
+    err.flush();
+  };
+  std::vector<std::string> argv = {executable_path(program)};
+  const std::vector<std::string> options = device.empty() ? run.argv : with_platform(run.argv, device);
+  argv.insert(argv.end(), options.begin(), options.end());
+  const ChildExit exit = run_streaming(program, argv, {}, handlers);
+  out.close();
+  err.close();
+  if (!out) throw runtime_error(log + ": cannot write the run's log");
+  if (std::rename((log + ".partial").c_str(), log.c_str()) != 0)
+    throw runtime_error(log + ": cannot rename into place (" + std::strerror(errno) + ")");
+  end.status = exit.signal ? 128 + exit.signal : exit.exit_code;
+  return end;
+}
+
+std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--platform") {
+      argv[i + 1] = device;
+      return argv;
+    }
+  }
+  argv.insert(argv.begin(), {"--platform", device});
+  return argv;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,118 @@
+// The local scheduler of `driver run` (see campaign_scheduler.hpp).
+#include "fmwork/runner/campaign_scheduler.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/runner/campaign_run.hpp"
+
+namespace fmwork {
+namespace {
+
+// The runs still to do, shared by one worker thread per device slot.
+class Scheduler {
+ public:
+  Scheduler(const Plan& plan, std::vector<size_t> todo, std::string logs, std::string program, std::ostream& err)
+      : plan_(plan), todo_(std::move(todo)), logs_(std::move(logs)), program_(std::move(program)), err_(err),
+        start_(std::chrono::steady_clock::now()) {}
+
+  // Runs everything over the slots; returns the number of runs that did not end with status 0.
+  size_t run(const std::vector<std::string>& slots) {
+    report("");
+    std::vector<std::thread> workers;
+    for (const auto& device : slots) workers.emplace_back([this, device] { work(device); });
+    for (auto& w : workers) w.join();
+    if (error_) throw *error_;
+    return failed_;
+  }
+
+ private:
+  void work(const std::string& device) {
+    while (true) {
+      size_t index;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (next_ == todo_.size() || error_) return;
+        index = todo_[next_++];
+        ++running_;
+      }
+      const PlannedRun& run = plan_.runs[index];
+      try {
+        const RunEnd end = execute_run(run, device, logs_, program_);
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        ++done_;
+        if (end.status != 0) ++failed_;
+        report(end.status == 0 ? "" : fmt::format("{} {} failed (exit status {}): {}", run.id, describe_run(run),
+                                                  end.status, end.last_error));
+      } catch (const std::exception& e) {  // not past the thread: that would be std::terminate
+        const Error error = dynamic_cast<const Error*>(&e)
+                                ? *dynamic_cast<const Error*>(&e)
+                                : runtime_error(fmt::format("run {}: {}", run.id, e.what()));
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        if (!error_) error_ = error;
+        return;
+      }
+    }
+  }
+
+  void report(const std::string& note) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!note.empty()) err_ << "campaign: " << escape_controls(note) << "\n";
+    err_ << progress_line(done_ - failed_, failed_, todo_.size() - done_, running_, elapsed) << std::endl;
+  }
+
+  const Plan& plan_;
+  std::vector<size_t> todo_;
+  std::string logs_, program_;
+  std::ostream& err_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  size_t next_ = 0, done_ = 0, failed_ = 0, running_ = 0;
+  std::optional<Error> error_;
+};
+
+}  // namespace
+
+size_t run_on_slots(const Plan& plan, const std::vector<size_t>& todo, const std::string& logs,
+                    const std::string& program, const std::vector<std::string>& slots, std::ostream& err) {
+  return Scheduler(plan, todo, logs, program, err).run(slots);
+}
+
+std::vector<std::string> parse_devices(const std::string& text) {
+  std::vector<std::string> devices;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty() || name.find_first_of(" \t") != std::string::npos)
+      throw usage_error("--devices " + text + ": a device is a platform name (cpu, cuda:0, ...), comma-separated");
+    devices.push_back(name);
+    if (comma == std::string::npos) return devices;
+    start = comma + 1;
+  }
+}
+
+std::string progress_line(size_t done, size_t failed, size_t left, size_t running, double elapsed_s) {
+  const size_t finished = done + failed;
+  std::string line = fmt::format("campaign: {} done, {} failed, {} left ({} running), elapsed {}", done, failed, left,
+                                 running, clock_text(elapsed_s));
+  if (finished > 0 && left > 0) line += ", about " + clock_text(elapsed_s / finished * left) + " to go";
+  return line;
+}
+
+std::string clock_text(double seconds) {
+  const long s = std::lround(std::max(seconds, 0.0));
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace fmwork

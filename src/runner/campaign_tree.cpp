@@ -1,0 +1,62 @@
+// A campaign's result tree and the claim of its folder (see campaign_tree.hpp).
+#include "fmwork/runner/campaign_tree.hpp"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "campaign_environment.hpp"
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
+#include "fmwork/base/regular_file.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A name made safe for one path component.
+std::string component(std::string s) {
+  for (char& c : s)
+    if (c == '/' || c == '\0' || std::isspace(static_cast<unsigned char>(c))) c = '_';
+  return s == "." || s == ".." || s.empty() ? "_" : s;
+}
+
+}  // namespace
+
+std::string make_campaign_dir(const std::string& root, const std::string& user, const std::string& host,
+                              std::chrono::system_clock::time_point now) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  const std::string parent = root + "/" + component(user) + "/" + component(host);
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw runtime_error("--out " + root + ": cannot make " + parent + " (" + ec.message() + ")");
+  for (int n = 1; n < 1000; ++n) {
+    const std::string dir = parent + "/" + stamp + (n == 1 ? "" : "-" + std::to_string(n));
+    if (::mkdir(dir.c_str(), 0777) == 0) return dir;  // the mkdir is the claim: two runners never share a folder
+    if (errno != EEXIST) throw runtime_error("--out " + root + ": cannot make " + dir + " (" + std::strerror(errno) + ")");
+  }
+  throw runtime_error("--out " + root + ": too many campaigns started in " + parent + " this second");
+}
+
+std::string start_campaign(const std::string& root, const std::string& experiment, const Plan& plan,
+                           const std::string& program, const std::vector<std::string>& devices,
+                           const std::vector<std::string>& args) {
+  const std::string dir = make_campaign_dir(root, user_name(), host_name(), std::chrono::system_clock::now());
+  // Under the bound load_experiment read it with, so the copy cannot fail where the plan did not.
+  write_file_atomically(dir + "/experiment.json", read_file(experiment, kMaxJsonFileBytes));
+  write_file_atomically(dir + "/plan.json", plan_to_json(plan).dump(2) + "\n");
+  std::vector<std::string> command = {"driver", "run"};
+  command.insert(command.end(), args.begin(), args.end());
+  write_file_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
+  fs::create_directories(dir + "/logs");
+  return dir;
+}
+
+}  // namespace fmwork

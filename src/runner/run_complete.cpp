@@ -1,0 +1,62 @@
+// Whether a campaign's run is complete (see run_complete.hpp).
+#include "fmwork/runner/run_complete.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/regular_file.hpp"
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/log/log_records.hpp"
+
+namespace fmwork {
+namespace {
+
+// The batch x input sizes of a run's command line.
+FixedArgs fixed_args_of(const std::string& path, const std::vector<std::string>& argv) {
+  std::vector<const char*> words = {"driver"};
+  for (const auto& w : argv) words.push_back(w.c_str());
+  try {
+    return parse_command_line(static_cast<int>(words.size()), words.data()).args;
+  } catch (const Error& e) {
+    throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
+  }
+}
+
+}  // namespace
+
+bool run_log_complete(const std::string& path, const std::vector<std::string>& argv) {
+  const FixedArgs args = fixed_args_of(path, argv);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return false;  // not run (yet)
+  const std::string text = read_file(path, kMaxLogFileBytes);  // exists but unreadable: the Error, not "run it again"
+  std::optional<ParsedLog> log;
+  try {
+    log = parse_log_text(text, path);
+  } catch (const Error&) {  // the one outcome that means "incomplete": a malformed or cut-short line
+    return false;
+  }
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (const auto& r : log->runs) seen.emplace(r.res.batch, r.res.input);
+  for (const auto& f : log->failures) {
+    const std::optional<int64_t> batch = f.fields.get_int("batch"), input = f.fields.get_int("input");
+    if (batch && input) seen.emplace(*batch, *input);
+  }
+  for (int64_t b : args.batch_sizes)
+    for (int64_t i : args.input_sizes)
+      if (!seen.count({b, i})) return false;
+  return true;
+}
+
+size_t count_complete(const std::string& dir, const Plan& plan, const std::vector<size_t>& indices) {
+  return static_cast<size_t>(std::count_if(indices.begin(), indices.end(), [&](size_t i) {
+    return run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv);
+  }));
+}
+
+}  // namespace fmwork

@@ -1,0 +1,67 @@
+// Tests of text_format: byte sizes in each unit and the aligned tables of the cache report, the summary and
+// the comparison (header measured or not, right-aligned columns, minimum widths, trimming, UTF-8 widths).
+#include "fmwork/base/text_format.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fmwork {
+namespace {
+
+TEST(TextFormat, BytesInTheLargestUnitReached) {
+  EXPECT_EQ(bytes_text(0, 1), "0 B");
+  EXPECT_EQ(bytes_text(1023, 1), "1023 B");
+  EXPECT_EQ(bytes_text(1024, 1), "1.0 KiB");
+  EXPECT_EQ(bytes_text(3ull << 29, 1), "1.5 GiB");
+  EXPECT_EQ(bytes_text(5ull << 40, 1), "5.0 TiB");
+  EXPECT_EQ(bytes_text(5ull << 50, 1), "5120.0 TiB");  // no unit past TiB
+}
+
+TEST(TextFormat, BytesInAGivenUnit) {
+  EXPECT_EQ(bytes_text(3ull << 30, 2, ByteUnit::GiB), "3.00 GiB");
+  EXPECT_EQ(bytes_text(0, 2, ByteUnit::GiB), "0.00 GiB");
+  EXPECT_EQ(bytes_text(700ull << 20, 0, ByteUnit::MiB), "700 MiB");
+  EXPECT_EQ(bytes_text(512, 0, ByteUnit::MiB), "0 MiB");
+  EXPECT_EQ(bytes_text(1536, 1, ByteUnit::KiB), "1.5 KiB");
+  EXPECT_EQ(bytes_text(80ull << 30, 1, ByteUnit::GiB), "80.0 GiB");
+}
+
+TEST(TextFormat, TableColumnsAsWideAsTheirWidestCell) {
+  TableLayout layout;
+  layout.right = {false, true};
+  EXPECT_EQ(aligned_table({{"name", "size", "note"}, {"a", "1.0 KiB", "x"}, {"longer", "2 B", ""}}, layout),
+            "name       size  note\n"
+            "a       1.0 KiB  x\n"
+            "longer      2 B\n");
+  EXPECT_EQ(aligned_table({}), "");
+}
+
+TEST(TextFormat, TableMarginShortRowsAndUtf8) {
+  TableLayout layout;
+  layout.margin = "  ";
+  EXPECT_EQ(aligned_table({{"k", "v"}, {"\xc3\xa9t\xc3\xa9", "1"}, {"x"}, {"y", "2", "dropped"}}, layout),
+            "  k    v\n"
+            "  \xc3\xa9t\xc3\xa9  1\n"
+            "  x\n"
+            "  y    2\n");
+}
+
+TEST(TextFormat, TableWithAnUnmeasuredHeaderMinimumWidthsAndNoTrim) {
+  TableLayout layout;
+  layout.right = {false, true, false};
+  layout.min_width = {3, 6};
+  layout.first_row_sets_width = false;
+  layout.trim = false;
+  EXPECT_EQ(aligned_table({{"a long header", "n", "flag"}, {"ab", "1.5", ""}, {"abcd", "12.25", "?"}}, layout),
+            "a long header       n  flag\n"
+            "ab       1.5  \n"
+            "abcd   12.25  ?\n");
+}
+
+TEST(TextFormat, DisplayWidthCountsCharacters) {
+  EXPECT_EQ(display_width(""), 0u);
+  EXPECT_EQ(display_width("abc"), 3u);
+  EXPECT_EQ(display_width("\xc3\xa9\xe2\x82\xac"), 2u);  // é€
+}
+
+}  // namespace
+}  // namespace fmwork
