@@ -1,5 +1,9 @@
-// The native encoder. See include/fmwork/encoders/encoder.hpp.
+// The native encoder's forward pass: its weights laid out for speed (q/k/v fused, MKL packs), the layers,
+// and the memory a forward takes. Which weights exist and how they are named: weights.cpp. See
+// include/fmwork/encoders/encoder.hpp.
 #include "fmwork/encoders/encoder.hpp"
+
+#include "encoders/layer_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,35 +25,6 @@ namespace fmwork::hf {
 namespace {
 
 using Shape = std::vector<int64_t>;
-
-// The eight linear / norm roles of one layer, and their names per family (after the layer prefix).
-struct LayerNames {
-  const char* q;
-  const char* k;
-  const char* v;
-  const char* attn_out;
-  const char* attn_norm;
-  const char* ffn_in;
-  const char* ffn_out;
-  const char* out_norm;
-};
-constexpr LayerNames kBertNames = {"attention.self.query",     "attention.self.key", "attention.self.value",
-                                   "attention.output.dense",   "attention.output.LayerNorm",
-                                   "intermediate.dense",       "output.dense",       "output.LayerNorm"};
-constexpr LayerNames kDistilNames = {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
-                                     "sa_layer_norm",   "ffn.lin1",        "ffn.lin2",        "output_layer_norm"};
-
-const LayerNames& layer_names(const EncoderConfig& c) {
-  return c.family == Family::distilbert ? kDistilNames : kBertNames;
-}
-std::string layer_prefix(const EncoderConfig& c, int64_t i) {
-  return (c.family == Family::distilbert ? "transformer.layer." : "encoder.layer.") + std::to_string(i) + ".";
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 double lowest_of(at::ScalarType t) {
   switch (t) {
@@ -112,181 +87,6 @@ at::Tensor run_linear(const at::Tensor& x, const Linear& l) {
 }
 
 }  // namespace
-
-// ---- names ------------------------------------------------------------------------------------------------
-
-std::vector<std::pair<std::string, Shape>> expected_weights(const EncoderConfig& c, bool pooler) {
-  const int64_t H = c.hidden_size, I = c.intermediate_size;
-  std::vector<std::pair<std::string, Shape>> out;
-  out.push_back({"embeddings.word_embeddings.weight", {c.vocab_size, H}});
-  out.push_back({"embeddings.position_embeddings.weight", {c.max_position_embeddings, H}});
-  if (c.family != Family::distilbert) out.push_back({"embeddings.token_type_embeddings.weight", {c.type_vocab_size, H}});
-  out.push_back({"embeddings.LayerNorm.weight", {H}});
-  out.push_back({"embeddings.LayerNorm.bias", {H}});
-  const LayerNames& n = layer_names(c);
-  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
-    const std::string p = layer_prefix(c, i);
-    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
-      out.push_back({p + name + ".weight", {rows, cols}});
-      out.push_back({p + name + ".bias", {rows}});
-    };
-    auto norm = [&](const char* name) {
-      out.push_back({p + name + ".weight", {H}});
-      out.push_back({p + name + ".bias", {H}});
-    };
-    // q, k, v weights next to each other (then their biases): a file written in this order lets the
-    // encoder fuse them without a copy.
-    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".weight", {H, H}});
-    for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".bias", {H}});
-    linear(n.attn_out, H, H);
-    norm(n.attn_norm);
-    linear(n.ffn_in, I, H);
-    linear(n.ffn_out, H, I);
-    norm(n.out_norm);
-  }
-  if (pooler) {
-    out.push_back({"pooler.dense.weight", {H, H}});
-    out.push_back({"pooler.dense.bias", {H}});
-  }
-  return out;
-}
-
-std::string canonical_weight_name(const std::string& name, const EncoderConfig& c) {
-  std::string s = name;
-  const std::string prefix = c.weight_prefix();
-  if (starts_with(s, prefix)) s = s.substr(prefix.size());
-  if (ends_with(s, ".gamma")) s = s.substr(0, s.size() - 6) + ".weight";
-  else if (ends_with(s, ".beta")) s = s.substr(0, s.size() - 5) + ".bias";
-  return s;
-}
-
-bool is_ignorable_weight(const std::string& s) {
-  if (s == "embeddings.position_ids" || s == "embeddings.token_type_ids") return true;
-  for (const char* head : {"cls.", "lm_head.", "classifier.", "qa_outputs.", "pre_classifier.", "vocab_transform.",
-                           "vocab_layer_norm.", "vocab_projector."})
-    if (starts_with(s, head)) return true;
-  return false;
-}
-
-namespace {
-
-// Seeded N(0, std) values fast: 2^20 normals drawn with ATen's generator, then laid out in runs of 4096 at
-// seeded random offsets into that pool. Each weight has exactly the normal marginal distribution; runs may
-// repeat, which changes nothing for timing. ATen's normal_ alone takes ~10 ns per value on one core: seconds
-// for a 125M-parameter model, where this takes tens of milliseconds.
-class NormalFiller {
- public:
-  NormalFiller(uint64_t seed, double std_dev) : state_(seed ^ 0x6a09e667f3bcc909ull) {
-    at::Generator gen = at::detail::createCPUGenerator(seed);
-    pool_ = at::empty({kPool + kRun}, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, std_dev, gen);
-  }
-  at::Tensor operator()(const Shape& shape) {
-    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
-    float* out = t.data_ptr<float>();
-    const float* pool = pool_.data_ptr<float>();
-    const int64_t n = t.numel();
-    for (int64_t i = 0; i < n; i += kRun) {
-      const int64_t len = std::min<int64_t>(kRun, n - i);
-      std::memcpy(out + i, pool + next() % kPool, static_cast<size_t>(len) * sizeof(float));
-    }
-    return t;
-  }
-
- private:
-  static constexpr int64_t kPool = 1 << 20, kRun = 4096;
-  uint64_t next() {  // splitmix64
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t state_;
-  at::Tensor pool_;
-};
-
-}  // namespace
-
-namespace {
-
-// Random weights are sized by config.json alone, whose fields may each be in range and still add up to more
-// memory than the host has: refused with the figures before the first tensor is allocated.
-void check_random_weights_fit(const EncoderConfig& c, bool pooler, at::ScalarType dtype) {
-  long double bytes = 0, largest = 0;
-  for (const auto& [name, shape] : expected_weights(c, pooler)) {
-    long double numel = 1;
-    for (int64_t d : shape) numel *= static_cast<long double>(d);
-    bytes += numel * static_cast<long double>(at::elementSize(dtype));
-    largest = std::max(largest, numel * 4);  // each is drawn in float32, then converted
-  }
-  const std::optional<MemoryBudget> budget = host_available_memory();
-  if (!budget || bytes + largest <= static_cast<long double>(budget->bytes)) return;
-  const uint64_t need = static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L));
-  throw runtime_error(c.source + ": random weights for this config need " + bytes_text(need, 2, ByteUnit::GiB) +
-                      " but the host has " + bytes_text(budget->bytes, 2, ByteUnit::GiB) + " available (" + budget->source +
-                      "); lower its sizes (" + c.summary() + ")");
-}
-
-}  // namespace
-
-std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& c, bool pooler, uint64_t seed,
-                                                                at::ScalarType dtype) {
-  check_random_weights_fit(c, pooler, dtype);
-  const int64_t H = c.hidden_size, I = c.intermediate_size;
-  NormalFiller normal(seed, c.initializer_range);
-  auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };
-  std::vector<std::pair<std::string, at::Tensor>> out;
-  auto add = [&](const std::string& name, const at::Tensor& t) { out.emplace_back(name, t); };
-
-  at::Tensor word = normal({c.vocab_size, H});
-  if (c.pad_token_id) word[*c.pad_token_id].zero_();
-  add("embeddings.word_embeddings.weight", cast(word));
-  at::Tensor pos;
-  if (c.family == Family::distilbert && c.sinusoidal_pos_embds) {
-    // create_sinusoidal_embeddings: angle(p, j) = p / 10000^(2 (j / 2) / dim); sin on even j, cos on odd j.
-    auto p = at::arange(c.max_position_embeddings, at::TensorOptions().dtype(at::kDouble)).unsqueeze(1);
-    auto j = at::arange(H, at::TensorOptions().dtype(at::kDouble));
-    auto angle = p / at::pow(10000.0, at::floor_divide(j, 2) * 2.0 / static_cast<double>(H)).unsqueeze(0);
-    auto table = at::empty({c.max_position_embeddings, H}, at::TensorOptions().dtype(at::kDouble));
-    using at::indexing::Slice;
-    table.index_put_({Slice(), Slice(0, at::indexing::None, 2)}, at::sin(angle.index({Slice(), Slice(0, at::indexing::None, 2)})));
-    table.index_put_({Slice(), Slice(1, at::indexing::None, 2)}, at::cos(angle.index({Slice(), Slice(1, at::indexing::None, 2)})));
-    pos = table.to(at::kFloat);
-  } else {
-    pos = normal({c.max_position_embeddings, H});
-    if (c.family == Family::roberta) pos[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
-  }
-  add("embeddings.position_embeddings.weight", cast(pos));
-  if (c.family != Family::distilbert) add("embeddings.token_type_embeddings.weight", cast(normal({c.type_vocab_size, H})));
-  add("embeddings.LayerNorm.weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
-  add("embeddings.LayerNorm.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
-  const LayerNames& n = layer_names(c);
-  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
-    const std::string p = layer_prefix(c, i);
-    at::Tensor qkv = cast(normal({3 * H, H}));  // one buffer: q, k, v adjacent
-    at::Tensor qkv_bias = at::zeros({3 * H}, at::TensorOptions().dtype(dtype));
-    const char* qkv_names[] = {n.q, n.k, n.v};
-    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".weight", qkv.narrow(0, j * H, H));
-    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".bias", qkv_bias.narrow(0, j * H, H));
-    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
-      add(p + name + ".weight", cast(normal({rows, cols})));
-      add(p + name + ".bias", at::zeros({rows}, at::TensorOptions().dtype(dtype)));
-    };
-    auto norm = [&](const char* name) {
-      add(p + name + ".weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
-      add(p + name + ".bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
-    };
-    linear(n.attn_out, H, H);
-    norm(n.attn_norm);
-    linear(n.ffn_in, I, H);
-    linear(n.ffn_out, H, I);
-    norm(n.out_norm);
-  }
-  if (pooler) {
-    add("pooler.dense.weight", cast(normal({H, H})));
-    add("pooler.dense.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
-  }
-  return out;
-}
 
 // ---- the encoder ------------------------------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ struct AotiPackage::Loader {
 
 namespace {
 
-const std::vector<std::string> kInputNames = {"input_ids", "attention_mask", "token_type_ids"};
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -53,8 +52,8 @@ std::vector<std::string> inputs_from_call_spec(const std::string& in_spec, const
   if (!children.is_array() || children.size() != 2) throw bad("its call spec is not (args, kwargs)");
   std::vector<std::string> names;
   const size_t positional = children[0].value("children_spec", nlohmann::json::array()).size();
-  if (positional > kInputNames.size()) throw bad(fmt::format("it takes {} positional inputs", positional));
-  names.assign(kInputNames.begin(), kInputNames.begin() + static_cast<std::ptrdiff_t>(positional));
+  if (positional > model_input_names().size()) throw bad(fmt::format("it takes {} positional inputs", positional));
+  names.assign(model_input_names().begin(), model_input_names().begin() + static_cast<std::ptrdiff_t>(positional));
   const nlohmann::json& context = children[1]["context"];
   if (context.is_string()) {
     const nlohmann::json keys = nlohmann::json::parse(context.get<std::string>(), nullptr, false);
@@ -62,7 +61,7 @@ std::vector<std::string> inputs_from_call_spec(const std::string& in_spec, const
       if (key.is_string()) names.push_back(key.get<std::string>());
   }
   for (const auto& name : names)
-    if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
+    if (std::find(model_input_names().begin(), model_input_names().end(), name) == model_input_names().end())
       throw bad("it takes an input named '" + excerpt(name) + "'");
   if (std::find(names.begin(), names.end(), "input_ids") == names.end()) throw bad("it takes no input_ids");
   return names;
@@ -88,7 +87,7 @@ AotiFacts read_facts(torch::inductor::AOTIModelPackageLoader& loader, const std:
   f.inputs = text("fmwork.inputs").empty() ? inputs_from_call_spec(loader.get_call_spec().at(0), path)
                                            : split_commas(text("fmwork.inputs"));
   for (const auto& name : f.inputs)  // run() feeds these three Batch fields and nothing else
-    if (std::find(kInputNames.begin(), kInputNames.end(), name) == kInputNames.end())
+    if (std::find(model_input_names().begin(), model_input_names().end(), name) == model_input_names().end())
       throw usage_error(fmt::format("{}: the package's metadata names an input '{}'; the driver feeds only "
                                     "input_ids, attention_mask, token_type_ids",
                                     path, excerpt(name)));

@@ -21,7 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kInputNames = {"input_ids", "attention_mask", "token_type_ids"};
 
 // Which Batch field feeds each declared argument of forward(), in schema order.
 enum class Feed { input_ids, attention_mask, token_type_ids };
@@ -35,9 +34,9 @@ std::vector<Feed> plan_inputs(const c10::FunctionSchema& schema, const std::stri
     bool tensor = type->kind() == c10::TypeKind::TensorType ||
                   (type->kind() == c10::TypeKind::OptionalType &&
                    type->expectRef<c10::OptionalType>().getElementType()->kind() == c10::TypeKind::TensorType);
-    auto pos = std::find(kInputNames.begin(), kInputNames.end(), arg.name());
-    if (pos != kInputNames.end() && tensor) {
-      feeds.push_back(static_cast<Feed>(pos - kInputNames.begin()));
+    auto pos = std::find(model_input_names().begin(), model_input_names().end(), arg.name());
+    if (pos != model_input_names().end() && tensor) {
+      feeds.push_back(static_cast<Feed>(pos - model_input_names().begin()));
     } else if (arg.default_value().has_value()) {
       break;  // left at its default, and so are the ones after it
     } else {
@@ -105,7 +104,7 @@ class TorchScriptModel : public Model {
 
   std::string describe() const override {
     std::string names;
-    for (Feed f : feeds_) names += (names.empty() ? "" : ", ") + kInputNames[static_cast<size_t>(f)];
+    for (Feed f : feeds_) names += (names.empty() ? "" : ", ") + model_input_names()[static_cast<size_t>(f)];
     std::string text = fmt::format("TorchScript archive {}\n", path_);
     text += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
     text += fmt::format("inputs fed: {}\n", names);
@@ -126,7 +125,7 @@ class TorchScriptModel : public Model {
 
   std::vector<std::string> fed_inputs() const override {
     std::vector<std::string> names;
-    for (Feed f : feeds_) names.push_back(kInputNames[static_cast<size_t>(f)]);
+    for (Feed f : feeds_) names.push_back(model_input_names()[static_cast<size_t>(f)]);
     return names;
   }
 

@@ -28,13 +28,6 @@ std::string host_name() {
   return buf;
 }
 
-// A name made safe for one path component.
-std::string component(std::string s) {
-  for (char& c : s)
-    if (c == '/' || c == '\0' || std::isspace(static_cast<unsigned char>(c))) c = '_';
-  return s == "." || s == ".." || s.empty() ? "_" : s;
-}
-
 nlohmann::ordered_json environment_json(const std::string& program, const std::vector<std::string>& devices,
                                         const std::vector<std::string>& command) {
   nlohmann::ordered_json env;

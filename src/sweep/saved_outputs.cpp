@@ -15,10 +15,8 @@
 namespace fmwork {
 namespace {
 
-constexpr const char* kInputNames[] = {"input_ids", "attention_mask", "token_type_ids"};
-
 bool is_input_name(const std::string& name) {
-  return std::find(std::begin(kInputNames), std::end(kInputNames), name) != std::end(kInputNames);
+  return std::find(model_input_names().begin(), model_input_names().end(), name) != model_input_names().end();
 }
 
 void collect(const torch::IValue& v, const std::string& name, NamedTensors& out) {

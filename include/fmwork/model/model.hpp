@@ -24,6 +24,12 @@ struct Batch {
   torch::Tensor token_type_ids;  // all zeros
 };
 
+// The inputs a model may be fed, by name, in the order of Batch's fields.
+inline const std::vector<std::string>& model_input_names() {
+  static const std::vector<std::string> names{"input_ids", "attention_mask", "token_type_ids"};
+  return names;
+}
+
 // What the input generator needs to know about the vocabulary: ids drawn uniformly from
 // [0, vocab_size) minus special_ids.
 struct TokenFacts {
@@ -52,7 +58,7 @@ class Model {
   virtual std::string weights_source() const { return "file"; }
   // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and
   // the names of its outputs in order (empty: output_0, output_1, ...; see outputs.hpp).
-  virtual std::vector<std::string> fed_inputs() const { return {"input_ids", "attention_mask", "token_type_ids"}; }
+  virtual std::vector<std::string> fed_inputs() const { return model_input_names(); }
   virtual std::vector<std::string> output_names() const { return {}; }
 
   // Readies the model for a combination's shape, before its reps and outside the timed region (the native
