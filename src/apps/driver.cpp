@@ -127,23 +127,25 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
 
 MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Platform& platform, const Model& model,
                    bool grad) {
-  return MetaLine{Fields{{{"driver", FMWORK_VERSION},
-                          {"git", FMWORK_GIT_REVISION},
-                          {"torch", runtime.torch_version},
-                          {"blas", to_log_token(runtime.blas)},
-                          {"onednn", runtime.onednn},
-                          {"parallel", to_log_token(runtime.parallel)},
-                          {"platform", platform.name()},
-                          {"device", to_log_token(platform.description())},
-                          {"threads", std::to_string(runtime.intra_op_threads)},
-                          {"interop_threads", std::to_string(runtime.inter_op_threads)},
-                          {"dtype", model.dtype_name()},
-                          {"parameters", std::to_string(model.parameter_count())},
-                          {"weights", model.weights_source()},
-                          {"seed", std::to_string(args.seed)},
-                          {"grad", grad ? "on" : "off"},
-                          {"eval", args.eval ? "true" : "false"},
-                          {"compile", args.compile ? "true" : "false"}}}};
+  MetaFacts f;
+  f.driver = FMWORK_VERSION;
+  f.git = FMWORK_GIT_REVISION;
+  f.torch = runtime.torch_version;
+  f.blas = to_log_token(runtime.blas);
+  f.onednn = runtime.onednn;
+  f.parallel = to_log_token(runtime.parallel);
+  f.platform = platform.name();
+  f.device = to_log_token(platform.description());
+  f.threads = runtime.intra_op_threads;
+  f.interop_threads = runtime.inter_op_threads;
+  f.dtype = model.dtype_name();
+  f.parameters = model.parameter_count();
+  f.weights = model.weights_source();
+  f.seed = std::to_string(args.seed);
+  f.grad = grad ? "on" : "off";
+  f.eval = args.eval ? "true" : "false";
+  f.compile = args.compile ? "true" : "false";
+  return make_meta_line(f);
 }
 
 void report_failure(const std::string& message) { std::cerr << "error: " << escape_controls(message) << std::endl; }

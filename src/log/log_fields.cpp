@@ -80,7 +80,19 @@ std::vector<const FieldSpec*> LineSpec::csv_columns() const { return columns(*th
 std::vector<const FieldSpec*> LineSpec::summary_columns() const { return columns(*this, &FieldSpec::summary); }
 
 const LineSpec& meta_line_spec() {
-  static const LineSpec spec{"META", {}, std::nullopt};
+  // The run's facts in the order the driver writes them (make_meta_line). Other writers may leave some out and
+  // add keys of their own (bench/upstream_driver.py writes engine=, python=): none is required.
+  static const LineSpec spec{"META",
+                             {field(kMetaDriver, FieldKind::text), field("git", FieldKind::text),
+                              field("torch", FieldKind::text), field("blas", FieldKind::text),
+                              field("onednn", FieldKind::text), field("parallel", FieldKind::text),
+                              field("platform", FieldKind::text), field("device", FieldKind::text),
+                              field("threads", FieldKind::integer), field("interop_threads", FieldKind::integer),
+                              field(kMetaDtype, FieldKind::text), field("parameters", FieldKind::integer),
+                              field("weights", FieldKind::text), field("seed", FieldKind::text),
+                              field("grad", FieldKind::text), field("eval", FieldKind::text),
+                              field("compile", FieldKind::text)},
+                             std::nullopt};
   return spec;
 }
 

@@ -198,6 +198,12 @@ ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name
   return ResLine{t_first, t_last, model_name, model_class, input, batch, latency_ms, throughput};
 }
 
+MetaLine make_meta_line(const MetaFacts& f) {
+  return MetaLine{make_fields(meta_line_spec(),
+                              {f.driver, f.git, f.torch, f.blas, f.onednn, f.parallel, f.platform, f.device, f.threads,
+                               f.interop_threads, f.dtype, f.parameters, f.weights, f.seed, f.grad, f.eval, f.compile})};
+}
+
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v) {
   return StatLine{make_fields(stat_line_spec(), {input, batch, v.reps, v.dropped, v.mean_ms, v.stddev_ms, v.min_ms,
                                                  v.p50_ms, v.p90_ms, v.p99_ms, v.max_ms})};

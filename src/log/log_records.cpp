@@ -34,7 +34,7 @@ class LogReader {
     } else if (auto* s = std::get_if<SetupLine>(&parsed)) {
       setup_ = s->seconds;
     } else if (auto* meta = std::get_if<MetaLine>(&parsed)) {
-      if (const std::string* dtype = meta->fields.find("dtype")) precision_ = *dtype;
+      if (const std::string* dtype = meta->fields.find(kMetaDtype)) precision_ = *dtype;
       log_.meta.push_back(std::move(*meta));
     } else if (auto* rep = std::get_if<RepLine>(&parsed)) {
       if (rep->rep == 1) block_.clear();
@@ -166,7 +166,7 @@ std::string label_of(const ParsedLog& log, const std::string& key) {
 
 std::string engine_name(const ParsedLog& log) {
   for (const auto& meta : log.meta) {
-    if (meta.fields.find("driver")) return "fmwork-cpp/embed";
+    if (meta.fields.find(kMetaDriver)) return "fmwork-cpp/embed";
   }
   return "fmwork/embed/tf";
 }

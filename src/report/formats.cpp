@@ -97,7 +97,7 @@ std::pair<std::optional<double>, std::optional<std::string>> context_at(const Pa
   }
   if (!context.second) {
     for (const auto& meta : log.meta) {
-      if (const std::string* dtype = meta.fields.find("dtype")) context.second = *dtype;
+      if (const std::string* dtype = meta.fields.find(kMetaDtype)) context.second = *dtype;
     }
   }
   return context;

@@ -155,6 +155,26 @@ TEST(LogFormat, MemMetaFailLines) {
   EXPECT_EQ(format_line(meta),
             "FMWORK META driver=0.1.0 torch=2.13.0 threads=2 dtype=float32 device=NVIDIA_H100_80GB_HBM3 empty=");
   EXPECT_EQ(format_line(MetaLine{}), "FMWORK META");
+}
+
+// META is written from its field table: every key of meta_line_spec(), in the table's order, and it reads back;
+// its integers are checked when read, other keys stay free.
+TEST(LogFormat, MetaLineFollowsItsTable) {
+  MetaFacts f;
+  f.driver = "0.1.0";
+  f.threads = 2;
+  f.interop_threads = 1;
+  f.parameters = 11104768;
+  f.device = to_log_token("Intel Xeon, 2 threads");
+  const MetaLine meta = make_meta_line(f);
+  ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
+  for (size_t i = 0; i < meta.fields.items.size(); ++i)
+    EXPECT_EQ(meta.fields.items[i].first, meta_line_spec().fields[i].key) << i;
+  EXPECT_EQ(*meta.fields.find("threads"), "2");
+  EXPECT_EQ(*meta.fields.find("device"), "Intel_Xeon,_2_threads");
+  EXPECT_EQ(format_line(parse_as<MetaLine>(format_line(meta))), format_line(meta));
+  EXPECT_EQ(parse_error("FMWORK META driver=0.1.0 threads=two"), "FMWORK META threads must be an integer, got 'two'");
+  EXPECT_EQ(*parse_as<MetaLine>("FMWORK META engine=transformers python=3.11").fields.find("engine"), "transformers");
   EXPECT_EQ(format_line(make_fail_line(512, 256, "  CUDA out of memory.\nTried to allocate 2.00 GiB\t(x=y)\n")),
             "FMWORK FAIL input=512 batch=256 error=CUDA out of memory. Tried to allocate 2.00 GiB (x=y)");
   EXPECT_EQ(format_line(make_fail_line(1, 1, "")), "FMWORK FAIL input=1 batch=1 error=");

@@ -52,8 +52,12 @@ struct LineSpec {
   std::vector<const FieldSpec*> summary_columns() const;
 };
 
-// FMWORK META key=value ...: run metadata (versions, device, threads, dtype, seed, ...). Free keys (no
-// fields listed); `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
+// FMWORK META driver= git= torch= blas= onednn= parallel= platform= device= threads= interop_threads= dtype=
+// parameters= weights= seed= grad= eval= compile=: run metadata, in that order from our driver; none required,
+// other keys allowed (other writers add their own); threads, interop_threads and parameters are integers.
+// `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
+inline constexpr std::string_view kMetaDriver = "driver";
+inline constexpr std::string_view kMetaDtype = "dtype";
 const LineSpec& meta_line_spec();
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
 // input and batch are required (integers >= 1); reps, dropped are integers >= 0 and *_ms keys numbers

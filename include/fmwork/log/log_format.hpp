@@ -105,6 +105,16 @@ std::string combination_failure(int64_t input, int64_t batch, std::string_view e
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
                           double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
 
+// META: what meta_line_spec() lists, in its order (text fields already log tokens: to_log_token).
+struct MetaFacts {
+  std::string driver, git, torch, blas, onednn, parallel, platform, device;
+  int64_t threads = 0, interop_threads = 0;
+  std::string dtype;
+  int64_t parameters = 0;
+  std::string weights, seed, grad, eval, compile;
+};
+MetaLine make_meta_line(const MetaFacts& facts);
+
 // COMPILE: what compile_line_spec() lists; ranges "1-1024" (empty for a static shape: left out).
 struct CompileFacts {
   std::string backend, shape;  // "inductor", "8x128" or "dynamic"
