@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "fmwork/cli/option_sets.hpp"
-#include "fmwork/compile/compiled.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/platform/platform.hpp"
 

@@ -11,7 +11,6 @@
 
 #include <torch/torch.h>
 
-#include "fmwork/compile/compiled.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/platform/platform.hpp"

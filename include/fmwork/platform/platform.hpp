@@ -11,7 +11,6 @@
 
 #include <torch/torch.h>
 
-#include "fmwork/base/error.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
@@ -27,6 +26,13 @@ struct ModelSource {
   std::string path;                           // --model_root/--model_name
   std::string model_class;                    // --model_class
   Value options = Value::of_dict({});         // the --model: tree as given
+};
+
+// What a compile step hands back (compile_model.hpp): the model the sweep times and the notes for the MODEL
+// section.
+struct Compiled {
+  std::unique_ptr<Model> model;    // compiled, or the model as given when nothing was compiled
+  std::vector<std::string> notes;  // what was done, one line each ("compile: torchscript (...)")
 };
 
 class Platform {
@@ -61,10 +67,7 @@ class Platform {
   // lists backends overrides this; the default compiles nothing and says so (it never returns the model
   // unchanged as if it had compiled it).
   virtual std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& options,
-                                         const ModelSource& source) {
-    throw usage_error("--platform " + name() + " has no compiler of its own (--compile:backend " + options.backend +
-                      "); the backends of this build: torchscript, inductor");
-  }
+                                         const ModelSource& source);
 };
 
 }  // namespace fmwork
