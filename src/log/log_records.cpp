@@ -43,18 +43,18 @@ class LogReader {
     } else if (auto* res = std::get_if<ResLine>(&parsed)) {
       take_res(std::move(*res), line, line_number);
     } else if (auto* stat = std::get_if<StatLine>(&parsed)) {
-      attach(*stat, &RunRecord::stat, pending_stat_);
+      attach(*stat, &CombinationRecord::stat, pending_stat_);
     } else if (auto* mem = std::get_if<MemLine>(&parsed)) {
-      attach(*mem, &RunRecord::mem, pending_mem_);
+      attach(*mem, &CombinationRecord::mem, pending_mem_);
     } else if (auto* check = std::get_if<CheckLine>(&parsed)) {
-      attach(*check, &RunRecord::check, pending_check_);
+      attach(*check, &CombinationRecord::check, pending_check_);
     } else if (auto* fail = std::get_if<FailLine>(&parsed)) {
       take_fail(std::move(*fail), line_number);
     }
   }
 
   ParsedLog finish() {
-    for (RunRecord& run : log_.runs) run.opts = log_.opts;
+    for (CombinationRecord& run : log_.results) run.opts = log_.opts;
     return std::move(log_);
   }
 
@@ -62,7 +62,7 @@ class LogReader {
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
   void take_res(ResLine res, std::string_view line, size_t line_number) {
-    RunRecord run;
+    CombinationRecord run;
     run.res = std::move(res);
     run.line = line_number;
     run.timestamp = raw_t_first(line);
@@ -71,11 +71,11 @@ class LogReader {
     run.rep_durations = std::move(block_);
     block_.clear();
     const Key key = key_of(run.res);
-    take_pending(run, key, &RunRecord::stat, pending_stat_);
-    take_pending(run, key, &RunRecord::mem, pending_mem_);
-    take_pending(run, key, &RunRecord::check, pending_check_);
-    log_.runs.push_back(std::move(run));
-    open_res_ = log_.runs.size() - 1;
+    take_pending(run, key, &CombinationRecord::stat, pending_stat_);
+    take_pending(run, key, &CombinationRecord::mem, pending_mem_);
+    take_pending(run, key, &CombinationRecord::check, pending_check_);
+    log_.results.push_back(std::move(run));
+    open_res_ = log_.results.size() - 1;
   }
 
   void take_fail(FailLine fail, size_t line_number) {
@@ -92,17 +92,17 @@ class LogReader {
   // A STAT / MEM / CHECK line belongs to the RES of its (input, batch) just before it; one that comes
   // before its RES waits for it.
   template <class Line>
-  void attach(Line& line, std::optional<Line> RunRecord::*member, std::map<Key, Line>& pending) {
+  void attach(Line& line, std::optional<Line> CombinationRecord::*member, std::map<Key, Line>& pending) {
     const Key key = key_of(line.fields);
-    if (open_res_ != kNone && key_of(log_.runs[open_res_].res) == key && !(log_.runs[open_res_].*member)) {
-      log_.runs[open_res_].*member = std::move(line);
+    if (open_res_ != kNone && key_of(log_.results[open_res_].res) == key && !(log_.results[open_res_].*member)) {
+      log_.results[open_res_].*member = std::move(line);
     } else {
       pending[key] = std::move(line);
     }
   }
 
   template <class Line>
-  static void take_pending(RunRecord& run, const Key& key, std::optional<Line> RunRecord::*member,
+  static void take_pending(CombinationRecord& run, const Key& key, std::optional<Line> CombinationRecord::*member,
                            std::map<Key, Line>& pending) {
     if (auto it = pending.find(key); it != pending.end()) {
       run.*member = std::move(it->second);

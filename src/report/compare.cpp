@@ -38,7 +38,7 @@ std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs) {
   for (const ParsedLog& log : logs) {
     const std::string run_id = repeated_run(log);
     const bool repeat = !label_of(log, "repeat").empty();
-    for (const RunRecord& r : log.runs) {
+    for (const CombinationRecord& r : log.results) {
       const std::string what =
           !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
       // get_double, not stod: a hostile 1e999 reads as inf (as Python's float), it does not throw.

@@ -31,7 +31,7 @@ std::string arg_value(const std::vector<std::string>& opts, const std::string& n
 }
 
 // Seconds spent in the reps dropped as warm-up: STAT's dropped= where present, else upstream's rule.
-nlohmann::ordered_json warmup_seconds(const RunRecord& run) {
+nlohmann::ordered_json warmup_seconds(const CombinationRecord& run) {
   if (run.rep_durations.empty()) return nullptr;
   size_t dropped = warmup_reps(run.rep_durations.size());
   if (run.stat) {
@@ -63,13 +63,13 @@ std::string csv_cell(const std::string& s) {
 // A row-ordered view of a log: its RES and FAIL lines by line number.
 struct Row {
   size_t line;
-  const RunRecord* run;   // null for a failure
+  const CombinationRecord* run;   // null for a failure
   const FailLine* fail;   // null for a result
 };
 
 std::vector<Row> rows_of(const ParsedLog& log) {
   std::vector<Row> rows;
-  for (const auto& run : log.runs) rows.push_back({run.line, &run, nullptr});
+  for (const auto& run : log.results) rows.push_back({run.line, &run, nullptr});
   for (size_t i = 0; i < log.failures.size(); ++i) {
     rows.push_back({i < log.failure_lines.size() ? log.failure_lines[i] : 0, nullptr, &log.failures[i]});
   }
@@ -92,7 +92,7 @@ RowLines row_lines(const Row& row, const std::optional<StatLine>& stat) {
 // The setup seconds and precision in effect at a line (for FAIL rows).
 std::pair<std::optional<double>, std::optional<std::string>> context_at(const ParsedLog& log, size_t line) {
   std::pair<std::optional<double>, std::optional<std::string>> context;
-  for (const auto& run : log.runs) {
+  for (const auto& run : log.results) {
     if (run.line < line) context = {run.setup_seconds, run.precision};
   }
   if (!context.second) {
@@ -121,7 +121,7 @@ std::vector<std::string> csv_header() {
 // RES's columns of a row: from the RES line, or for a FAIL from the ARG lines and what precedes it.
 std::vector<std::string> csv_res_cells(const ParsedLog& log, const Row& row) {
   if (row.run) {
-    const RunRecord& run = *row.run;
+    const CombinationRecord& run = *row.run;
     return {"ok",
             run.timestamp,
             run.res.model_name,
@@ -173,7 +173,7 @@ std::string summary_cell(const FieldSpec& spec, const Fields* fields) {
 // where a log has no STAT line), MEM's where the log has a MEM line.
 std::vector<const LineSpec*> summary_lines(const ParsedLog& log) {
   std::vector<const LineSpec*> lines = {&stat_line_spec()};
-  if (std::any_of(log.runs.begin(), log.runs.end(), [](const RunRecord& r) { return r.mem.has_value(); })) {
+  if (std::any_of(log.results.begin(), log.results.end(), [](const CombinationRecord& r) { return r.mem.has_value(); })) {
     lines.push_back(&mem_line_spec());
   }
   return lines;
@@ -194,7 +194,7 @@ SummaryTable summary_columns(const std::vector<const LineSpec*>& lines) {
   return table;
 }
 
-std::string check_status(const RunRecord& run) {
+std::string check_status(const CombinationRecord& run) {
   auto value = [&](std::string_view key) {
     const std::string* v = find_in(run.check, key);
     return v ? *v : std::string();
@@ -216,7 +216,7 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
     cells.push_back("FAIL: " + (error ? *error : std::string()));
     return cells;
   }
-  const RunRecord& run = *row.run;
+  const CombinationRecord& run = *row.run;
   const std::optional<StatLine> stat = stat_of(run);
   std::vector<std::string> cells = {run.res.model_name,           run.res.model_class,
                                     std::to_string(run.res.input), std::to_string(run.res.batch),
@@ -235,7 +235,7 @@ std::string plural(size_t n, const char* word) {
 
 // The lines above a log's table: counts, META lines, the distinct setup times.
 std::string summary_heading(const ParsedLog& log) {
-  std::string out = source_name(log.source) + ": " + plural(log.runs.size(), "result") + ", " +
+  std::string out = source_name(log.source) + ": " + plural(log.results.size(), "result") + ", " +
                     plural(log.failures.size(), "failure") + "\n";
   if (!log.labels.empty()) {
     out += "  run:";
@@ -248,7 +248,7 @@ std::string summary_heading(const ParsedLog& log) {
     out += text + "\n";
   }
   std::vector<double> setups;
-  for (const auto& run : log.runs) {
+  for (const auto& run : log.results) {
     if (run.setup_seconds && std::find(setups.begin(), setups.end(), *run.setup_seconds) == setups.end()) {
       setups.push_back(*run.setup_seconds);
     }
@@ -265,7 +265,7 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
   J hits = J::array();
   for (const ParsedLog& log : logs) {
     const std::string engine = upstream_only ? "fmwork/embed/tf" : engine_name(log);
-    for (const RunRecord& run : log.runs) {
+    for (const CombinationRecord& run : log.results) {
       J hit = J::object();
       hit["timestamp"] = run.timestamp;
       hit["metadata_id"] = metadata_id ? J(*metadata_id) : J(nullptr);
@@ -293,7 +293,7 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
   return hits;
 }
 
-std::optional<StatLine> stat_of(const RunRecord& run) {
+std::optional<StatLine> stat_of(const CombinationRecord& run) {
   if (run.stat) return run.stat;
   if (run.rep_durations.size() < 2) return std::nullopt;
   std::vector<double> seconds;

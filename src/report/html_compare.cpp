@@ -123,7 +123,7 @@ std::string meta_difference(const std::vector<ParsedLog>& a, const std::vector<P
 
 std::string side_line(const std::string& side, const std::string& path, const std::vector<ParsedLog>& logs) {
   size_t results = 0;
-  for (const ParsedLog& log : logs) results += log.runs.size();
+  for (const ParsedLog& log : logs) results += log.results.size();
   return "<p class=\"read\">" + side + ": <code>" + esc(source_name(path)) + "</code>, " + plural(logs.size(), "log") +
          ", " + plural(results, "result") + "</p>\n";
 }

@@ -127,7 +127,7 @@ std::string runs_section(const std::vector<RunView>& views) {
     TableRow row{"", {{swatch(v.style) + "<a href=\"#" + v.anchor + "\">" + esc(v.name) + "</a>", "name"}}};
     for (const std::string& key : labels) row.cells.push_back(text_cell(label_of(*v.log, key)));
     for (const std::string& key : differing) row.cells.push_back(text_cell(meta_value(*v.log, key).value_or("-")));
-    row.cells.push_back(num_cell(std::to_string(v.log->runs.size())));
+    row.cells.push_back(num_cell(std::to_string(v.log->results.size())));
     row.cells.push_back(num_cell(std::to_string(v.log->failures.size())));
     row.cells.push_back(text_cell(v.file, "mono"));
     rows.push_back(std::move(row));
@@ -142,18 +142,18 @@ std::string runs_section(const std::vector<RunView>& views) {
 std::vector<int64_t> input_sizes(const std::vector<ParsedLog>& logs) {
   std::set<int64_t> sizes;
   for (const ParsedLog& log : logs) {
-    for (const RunRecord& r : log.runs) sizes.insert(r.res.input);
+    for (const CombinationRecord& r : log.results) sizes.insert(r.res.input);
     for (const FailLine& f : log.failures) sizes.insert(f.fields.get_int("input").value_or(0));
   }
   return {sizes.begin(), sizes.end()};
 }
 
-std::optional<double> stddev_of(const RunRecord& r) {
+std::optional<double> stddev_of(const CombinationRecord& r) {
   const std::optional<StatLine> stat = stat_of(r);
   return stat ? stat->fields.get_double("stddev_ms") : std::nullopt;
 }
 
-std::string point_tooltip(const std::string& name, const RunRecord& r, const std::optional<double>& sd) {
+std::string point_tooltip(const std::string& name, const CombinationRecord& r, const std::optional<double>& sd) {
   return name + "\ninput " + std::to_string(r.res.input) + ", batch " + std::to_string(r.res.batch) + "\nlatency " +
          html_fixed(r.res.latency_ms, 3) + " ms" + (sd ? " \xc2\xb1 " + html_fixed(*sd, 3) + " ms (stddev)" : "") +
          "\nthroughput " + html_fixed(r.res.throughput, 1) + " sequences/s";
@@ -189,13 +189,13 @@ std::vector<SeriesGroup> series_groups(const std::vector<RunView>& views) {
 
 // A group's points at one input size: per batch the median over its logs, the bar from min to max.
 void add_repeat_points(const SeriesGroup& g, int64_t input, ChartSeries& ls, ChartSeries& ts) {
-  std::map<int64_t, std::vector<const RunRecord*>> by_batch;
+  std::map<int64_t, std::vector<const CombinationRecord*>> by_batch;
   for (const RunView* v : g.views)
-    for (const RunRecord& r : v->log->runs)
+    for (const CombinationRecord& r : v->log->results)
       if (r.res.input == input) by_batch[r.res.batch].push_back(&r);
   for (const auto& entry : by_batch) {
     std::vector<double> lat, thp;
-    for (const RunRecord* r : entry.second) lat.push_back(r->res.latency_ms), thp.push_back(r->res.throughput);
+    for (const CombinationRecord* r : entry.second) lat.push_back(r->res.latency_ms), thp.push_back(r->res.throughput);
     std::sort(lat.begin(), lat.end());
     std::sort(thp.begin(), thp.end());
     const size_t n = lat.size();
@@ -226,7 +226,7 @@ void add_fail_marks(const SeriesGroup& g, int64_t input, LineChart& lat, LineCha
 
 // One log's points at one input size: its RES values, a bar of +-1 stddev.
 void add_points(const RunView& v, int64_t input, ChartSeries& ls, ChartSeries& ts) {
-  for (const RunRecord& r : v.log->runs) {
+  for (const CombinationRecord& r : v.log->results) {
     if (r.res.input != input) continue;
     const std::optional<double> sd = stddev_of(r);
     const double e = sd.value_or(0), x = static_cast<double>(r.res.batch);
@@ -312,7 +312,7 @@ std::string results_table(const ParsedLog& log) {
 std::string run_section(const RunView& v) {
   std::string out = "<section class=\"run\" id=\"" + v.anchor + "\"><h3>" + swatch(v.style) + esc(v.name) + "</h3>\n" +
                     "<p class=\"note\">log <code>" + esc(source_name(v.log->source)) + "</code>: " +
-                    plural(v.log->runs.size(), "result") + ", " + plural(v.log->failures.size(), "failure") + "</p>\n";
+                    plural(v.log->results.size(), "result") + ", " + plural(v.log->failures.size(), "failure") + "</p>\n";
   if (!v.log->labels.empty()) out += "<h4>Labels</h4>\n" + key_values("labels", v.log->labels);
   const KeyValues meta = meta_of(*v.log);
   out += "<h4>META</h4>\n";
@@ -324,7 +324,7 @@ std::string run_section(const RunView& v) {
 
 std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths) {
   size_t results = 0, failures = 0;
-  for (const ParsedLog& log : logs) results += log.runs.size(), failures += log.failures.size();
+  for (const ParsedLog& log : logs) results += log.results.size(), failures += log.failures.size();
   std::string body = "<h1>fmwork report</h1>\n" + paths_line("Read:", paths);
   body += "<p class=\"counts\"><b>" + plural(logs.size(), "log") + "</b> (runs), <b>" +
           plural(results + failures, "combination") + "</b>: " + std::to_string(results) + " measured, <b>" +

@@ -42,7 +42,7 @@ bool run_log_complete(const std::string& path, const std::vector<std::string>& a
     return false;
   }
   std::set<std::pair<int64_t, int64_t>> seen;
-  for (const auto& r : log->runs) seen.emplace(r.res.batch, r.res.input);
+  for (const auto& r : log->results) seen.emplace(r.res.batch, r.res.input);
   for (const auto& f : log->failures) {
     const std::optional<int64_t> batch = f.fields.get_int("batch"), input = f.fields.get_int("input");
     if (batch && input) seen.emplace(*batch, *input);

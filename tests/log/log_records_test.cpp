@@ -27,8 +27,8 @@ TEST(LogRecords, OptsAreEveryArgOfTheFileLikeUpstream) {
   ParsedLog parsed;
   std::istringstream in(log);
   parsed = parse_log(in, "-");
-  ASSERT_EQ(parsed.runs.size(), 1u);
-  EXPECT_EQ(parsed.runs[0].opts, (std::vector<std::string>{"--a 1", "--b 2"}));
+  ASSERT_EQ(parsed.results.size(), 1u);
+  EXPECT_EQ(parsed.results[0].opts, (std::vector<std::string>{"--a 1", "--b 2"}));
 }
 
 TEST(LogRecords, StatAndMemBelongToTheirResult) {
@@ -49,18 +49,18 @@ TEST(LogRecords, StatAndMemBelongToTheirResult) {
       "FMWORK FAIL input=64 batch=2 error=boom\n";
   std::istringstream in(log);
   ParsedLog parsed = parse_log(in, "x.log");
-  ASSERT_EQ(parsed.runs.size(), 4u);
-  ASSERT_TRUE(parsed.runs[0].stat && parsed.runs[0].mem);
-  EXPECT_EQ(parsed.runs[0].rep_durations, (std::vector<Nanos>{500000000, 100000000}));
-  EXPECT_EQ(parsed.runs[0].line, 3u);
-  EXPECT_EQ(parsed.runs[0].timestamp, "1.000000000");
-  ASSERT_TRUE(parsed.runs[1].stat);
-  EXPECT_EQ(*parsed.runs[1].stat->fields.find("p50_ms"), "9");
-  EXPECT_FALSE(parsed.runs[1].mem);
-  EXPECT_TRUE(parsed.runs[1].rep_durations.empty());
-  ASSERT_TRUE(parsed.runs[2].stat);
-  EXPECT_EQ(*parsed.runs[2].stat->fields.find("input"), "16");
-  EXPECT_FALSE(parsed.runs[3].stat);
+  ASSERT_EQ(parsed.results.size(), 4u);
+  ASSERT_TRUE(parsed.results[0].stat && parsed.results[0].mem);
+  EXPECT_EQ(parsed.results[0].rep_durations, (std::vector<Nanos>{500000000, 100000000}));
+  EXPECT_EQ(parsed.results[0].line, 3u);
+  EXPECT_EQ(parsed.results[0].timestamp, "1.000000000");
+  ASSERT_TRUE(parsed.results[1].stat);
+  EXPECT_EQ(*parsed.results[1].stat->fields.find("p50_ms"), "9");
+  EXPECT_FALSE(parsed.results[1].mem);
+  EXPECT_TRUE(parsed.results[1].rep_durations.empty());
+  ASSERT_TRUE(parsed.results[2].stat);
+  EXPECT_EQ(*parsed.results[2].stat->fields.find("input"), "16");
+  EXPECT_FALSE(parsed.results[3].stat);
   ASSERT_EQ(parsed.failures.size(), 1u);
   EXPECT_EQ(parsed.failure_lines, (std::vector<size_t>{11}));
   EXPECT_EQ(*parsed.failures[0].fields.find("error"), "boom");
@@ -77,13 +77,13 @@ TEST(LogRecords, SetupAndPrecisionAreTheLastBeforeEachResult) {
       "FMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1000.0\n";
   std::istringstream in(log);
   ParsedLog parsed = parse_log(in, "-");
-  ASSERT_EQ(parsed.runs.size(), 3u);
-  EXPECT_FALSE(parsed.runs[0].setup_seconds);
-  EXPECT_FALSE(parsed.runs[0].precision);
-  EXPECT_EQ(parsed.runs[1].setup_seconds, 1.5);
-  EXPECT_EQ(parsed.runs[1].precision, "float16");
-  EXPECT_EQ(parsed.runs[2].setup_seconds, 2.5);
-  EXPECT_EQ(parsed.runs[2].precision, "float16");
+  ASSERT_EQ(parsed.results.size(), 3u);
+  EXPECT_FALSE(parsed.results[0].setup_seconds);
+  EXPECT_FALSE(parsed.results[0].precision);
+  EXPECT_EQ(parsed.results[1].setup_seconds, 1.5);
+  EXPECT_EQ(parsed.results[1].precision, "float16");
+  EXPECT_EQ(parsed.results[2].setup_seconds, 2.5);
+  EXPECT_EQ(parsed.results[2].precision, "float16");
   EXPECT_EQ(engine_name(parsed), "fmwork-cpp/embed");
 }
 

@@ -14,8 +14,9 @@
 
 namespace fmwork {
 
-// One FMWORK RES line with what the log says around it.
-struct RunRecord {
+// One combination's result: its FMWORK RES line with what the log says around it (a "run" is a driver
+// invocation of a campaign, runner/experiment.hpp's PlannedRun).
+struct CombinationRecord {
   ResLine res;
   size_t line = 0;                      // line number of the RES line (1-based)
   std::string timestamp;                // the RES t_first exactly as written (upstream's "timestamp")
@@ -33,7 +34,7 @@ struct RunRecord {
 
 struct ParsedLog {
   std::string source;                // the path, or "-" for stdin
-  std::vector<RunRecord> runs;
+  std::vector<CombinationRecord> results;  // one a RES line, in order
   std::vector<FailLine> failures;
   std::vector<size_t> failure_lines; // line number of each failures[i]
   std::vector<MetaLine> meta;

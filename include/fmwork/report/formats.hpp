@@ -28,7 +28,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
 
 // The statistics of one RES: its STAT line as written, else computed from its REP lines as the driver
 // computes them (upstream's logs have no STAT line); nullopt with fewer than 2 REP lines.
-std::optional<StatLine> stat_of(const RunRecord& run);
+std::optional<StatLine> stat_of(const CombinationRecord& run);
 
 // One log's table of the summary, as data: per RES and FAIL line in file order, the cells to_summary()
 // writes (model, class, input, batch, latency_ms, throughput, STAT's summary columns, MEM's where the
