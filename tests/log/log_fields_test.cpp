@@ -31,7 +31,11 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_EQ(csv_headers(fail_line_spec()), (V{"error"}));
   EXPECT_EQ(keys(check_line_spec().csv_columns()), (V{"result", "max_abs", "max_rel", "cosine"}));
   EXPECT_EQ(csv_headers(check_line_spec()), (V{"check", "check_max_abs", "check_max_rel", "check_cosine"}));
-  EXPECT_TRUE(meta_line_spec().fields.empty());
+  // META's fields have no CSV or summary column (the report shows META as it is); none is required.
+  EXPECT_TRUE(meta_line_spec().csv_columns().empty());
+  EXPECT_TRUE(meta_line_spec().summary_columns().empty());
+  for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
+  EXPECT_EQ(meta_line_spec().fields.size(), 17u);
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {
