@@ -206,8 +206,7 @@ struct Subcommand {
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {{"run", "EXPERIMENT (--out ROOT | --list) [OPTIONS]",
-        "runs the command lines of an experiment file as a campaign, or goes on with one (--resume DIR); "
-        "driver run --help lists its options (docs/campaigns.md)"},
+        "runs an experiment file's command lines as a campaign (driver run --help: its options)"},
        true,
        [](const std::vector<std::string>& args) {
          const int status = run_campaign_command(args, "/proc/self/exe", std::cout, std::cerr);

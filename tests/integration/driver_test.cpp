@@ -320,7 +320,9 @@ std::vector<std::vector<std::string>> help_examples(const std::string& help) {
 // --model_name) on --platform cpu with tiny sizes and 2 reps, and everything else as written: sub-options,
 // --compile and its backend. The others run as written, a path of the source tree read from there, the cache
 // in a scratch folder. An example that a check refuses (as --compile:mode reduce-overhead was with
-// --compile:backend inductor) fails here.
+// --compile:backend inductor) fails here, and so does one whose options would be ignored (that example gave
+// its --compile: options without --compile). The suite's model is a TorchScript file, so the examples
+// leave out the inductor backend, which builds its package from a Hugging Face folder with Python.
 TEST_F(DriverTest, EveryHelpExampleRuns) {
   const auto help = driver({"--help"});
   ASSERT_EQ(help.exit_code, 0) << help.err;
@@ -351,6 +353,10 @@ TEST_F(DriverTest, EveryHelpExampleRuns) {
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
     if (std::find(example.begin(), example.end(), "--model_name") == example.end()) continue;
     ++benchmarks;
+    // Every option takes effect: --compile: options without --compile, or --model: keys that mean nothing
+    // here, would run but show nothing of what the example says.
+    EXPECT_EQ(r.out.find("not compiling"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(" ignored: "), std::string::npos) << r.out;
     size_t results = 0;
     for (const auto& line : parse_all(r.out)) results += std::holds_alternative<ResLine>(line) ? 1 : 0;
     EXPECT_EQ(results, 2u) << r.out;
