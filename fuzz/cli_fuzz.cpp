@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/args_section.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fuzz_support.hpp"
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -14,7 +13,9 @@
 
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/runner/campaign.hpp"
+#include "fmwork/cli/args_section.hpp"
 #include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/usage.hpp"
 #include "fmwork/compile/compile_model.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/git_revision.hpp"
@@ -197,6 +198,67 @@ int run(int argc, char** argv) {
   return finish(failures, args);
 }
 
+// A subcommand, `driver NAME ARGS...`, picked by argv[1]: run gets the words after the name and returns the
+// exit status. One without a help of its own answers `driver NAME --help` with its usage line and summary.
+struct Subcommand {
+  SubcommandDoc doc;
+  bool own_help;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table = {
+      {{"run", "EXPERIMENT (--out ROOT | --list) [OPTIONS]",
+        "runs an experiment file's command lines as a campaign (driver run --help: its options)"},
+       true,
+       [](const std::vector<std::string>& args) {
+         const int status = run_campaign_command(args, "/proc/self/exe", std::cout, std::cerr);
+         flush_or_throw(std::cout, "the campaign's output to standard output");
+         return status;
+       }},
+      {{"--cache", "list|report|clear [--cache_dir DIR]",
+        "lists, reports (a table) or clears the compiled packages kept in $FMWORK_CACHE"},
+       false,
+       [](const std::vector<std::string>& args) {
+         std::cout << run_cache_command(args);
+         flush_or_throw(std::cout, "the cache report to standard output");
+         return 0;
+       }},
+  };
+  return table;
+}
+
+std::vector<SubcommandDoc> subcommand_docs() {
+  std::vector<SubcommandDoc> docs;
+  for (const auto& subcommand : subcommands()) docs.push_back(subcommand.doc);
+  return docs;
+}
+
+bool asks_for_help(const std::vector<std::string>& words) {
+  for (const auto& word : words)
+    if (word == "--help" || word == "-h") return true;
+  return false;
+}
+
+int print_help(const std::string& text) {
+  std::cout << text;
+  flush_or_throw(std::cout, "the help to standard output");
+  return 0;
+}
+
+// A subcommand's, the help, or a benchmark run.
+int dispatch(int argc, char** argv) {
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  for (const auto& subcommand : subcommands()) {
+    if (words.empty() || words[0] != subcommand.doc.name) continue;
+    const std::vector<std::string> args(words.begin() + 1, words.end());
+    if (!subcommand.own_help && asks_for_help(args)) return print_help(subcommand_usage(subcommand.doc));
+    return subcommand.run(args);
+  }
+  if (asks_for_help(words)) return print_help(driver_usage(subcommand_docs()));
+  return run(argc, argv);
+}
+
 }  // namespace
 }  // namespace fmwork
 
@@ -205,25 +267,7 @@ int main(int argc, char** argv) {
   // fewer write() calls between reps. A terminal keeps its line buffering.
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   try {
-    if (argc >= 2 && std::strcmp(argv[1], "run") == 0) {  // driver run EXPERIMENT --out ROOT (docs/campaigns.md)
-      const int status = fmwork::run_campaign_command(std::vector<std::string>(argv + 2, argv + argc), "/proc/self/exe",
-                                                      std::cout, std::cerr);
-      fmwork::flush_or_throw(std::cout, "the campaign's output to standard output");
-      return status;
-    }
-    for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-        std::cout << fmwork::driver_usage();
-        fmwork::flush_or_throw(std::cout, "the help to standard output");
-        return 0;
-      }
-    }
-    if (argc >= 2 && std::strcmp(argv[1], "--cache") == 0) {  // driver --cache list|report|clear
-      std::cout << fmwork::run_cache_command(std::vector<std::string>(argv + 2, argv + argc));
-      fmwork::flush_or_throw(std::cout, "the cache report to standard output");
-      return 0;
-    }
-    return fmwork::run(argc, argv);
+    return fmwork::dispatch(argc, argv);
   } catch (const fmwork::Error& e) {
     std::cout.flush();
     std::cerr << "error: " << e.what() << std::endl;

@@ -1,11 +1,10 @@
-// Tests of the command line: the parsed fields, the sub-option trees, every usage error, and the help text.
-// The ARGS section: cli_args_section_test.cpp.
+// Tests of the command line: the parsed fields, the sub-option trees and every usage error. The fixed
+// options' table: fixed_options_test.cpp; the ARGS section: args_section_test.cpp; the help: usage_test.cpp.
 #include "fmwork/cli/cli.hpp"
 
 #include <gtest/gtest.h>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/cli/option_sets.hpp"
 #include "support/cli_fixtures.hpp"
 
 namespace fmwork {
@@ -268,51 +267,6 @@ TEST(CliTest, EverySubOptionSetIsAcceptedAndNoOther) {
               std::string::npos)
         << e.what();
   }
-}
-
-TEST(CliTest, UsageTextNamesEveryOption) {
-  const std::string usage = driver_usage();
-  for (const char* name : {"--platform", "--model_class", "--model_root", "--model_name", "--compile", "--eval",
-                           "--input_sizes", "--batch_sizes", "--reps", "--seed", "--compile:", "--model:",
-                           "--torch.call:", "--torch.set:", "--platform:"})
-    EXPECT_NE(usage.find(name), std::string::npos) << name;
-}
-
-// The help's sub-option summaries, as they were before option_sets' tables wrote them.
-TEST(CliTest, UsageTextSubOptionSummaries) {
-  const std::string usage = driver_usage();
-  EXPECT_NE(usage.find(
-                "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
-                "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
-                "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
-                "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
-                "  --platform:KEY      options handed to a device plugin\n"
-                "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"),
-            std::string::npos)
-      << usage;
-}
-
-// Every key of option_sets' tables is in the help, with its example, help line and aliases; so is every
-// key --model: ignores. With EveryTableKeyIsAcceptedAndTyped (option_sets_test), help and parser agree.
-TEST(CliTest, UsageTextShowsEveryTableKey) {
-  const std::string usage = driver_usage();
-  for (const auto& doc : option_set_docs()) {
-    EXPECT_NE(usage.find("  --" + doc.set + ":KEY"), std::string::npos) << doc.set;
-    for (const auto& key : doc.keys) {
-      const size_t at = usage.find("\n  " + key.example + " ");
-      ASSERT_NE(at, std::string::npos) << key.example;
-      const std::string line = usage.substr(at + 1, usage.find('\n', at + 1) - at - 1);
-      EXPECT_NE(line.find(key.help), std::string::npos) << line;
-      for (const auto& alias : key.aliases) EXPECT_NE(line.find("--" + doc.set + ":" + alias), std::string::npos) << line;
-    }
-  }
-  const std::string ignored_from = usage.substr(usage.find("--model: accepts and ignores"));
-  for (const auto& key : ignored_model_keys()) {
-    const size_t at = ignored_from.find(" " + key.key);
-    ASSERT_NE(at, std::string::npos) << key.key;
-    EXPECT_NE(std::string(",\n").find(ignored_from.at(at + 1 + key.key.size())), std::string::npos) << key.key;
-  }
-  for (const auto& set : kSubOptionSets) EXPECT_NE(usage.find("\n  --" + set + ":"), std::string::npos) << set;
 }
 
 }  // namespace

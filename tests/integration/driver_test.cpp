@@ -283,10 +283,85 @@ TEST_F(DriverTest, SavedOutputsCheckAgainstTheSameModelAndAChangeFails) {
   expect_one_line_error(driver(orphan), 2, "--check_outputs:KEY sets tolerances of --check_outputs DIR");
 }
 
+// --help names the fixed options and each subcommand with its summary; a subcommand without a help of its
+// own prints its usage line.
 TEST_F(DriverTest, HelpExitsZero) {
   auto r = driver({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--model_name"), std::string::npos);
+  for (const char* line : {"\n       driver run EXPERIMENT ", "\n       driver --cache list|report|clear ",
+                           "\n  run                   runs ", "\n  --cache               lists, "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  r = driver({"--cache", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("usage: driver --cache list|report|clear [--cache_dir DIR]\n\n", 0), 0u) << r.out;
+}
+
+// The example command lines of `driver --help`: under "examples:", each "  driver ..." line with its " \"
+// continuations, split into words (the examples quote nothing).
+std::vector<std::vector<std::string>> help_examples(const std::string& help) {
+  std::vector<std::vector<std::string>> examples;
+  const size_t at = help.find("\nexamples:\n");
+  if (at == std::string::npos) return examples;
+  std::istringstream lines(help.substr(at + 11));
+  bool continued = false;
+  for (std::string line; std::getline(lines, line);) {
+    const bool goes_on = line.size() >= 2 && line.compare(line.size() - 2, 2, " \\") == 0;
+    if (goes_on) line.resize(line.size() - 2);
+    if (!continued) examples.emplace_back();
+    std::istringstream words(line);
+    for (std::string word; words >> word;) examples.back().push_back(word);
+    continued = goes_on;
+  }
+  return examples;
+}
+
+// Every example of --help runs. A benchmark runs on the suite's model (in place of its --model_root and
+// --model_name) on --platform cpu with tiny sizes and 2 reps, and everything else as written: sub-options,
+// --compile and its backend. The others run as written, a path of the source tree read from there, the cache
+// in a scratch folder. An example that a check refuses (as --compile:mode reduce-overhead was with
+// --compile:backend inductor) fails here, and so does one whose options would be ignored (that example gave
+// its --compile: options without --compile). The suite's model is a TorchScript file, so the examples
+// leave out the inductor backend, which builds its package from a Hugging Face folder with Python.
+TEST_F(DriverTest, EveryHelpExampleRuns) {
+  const auto help = driver({"--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  const auto examples = help_examples(help.out);
+  ASSERT_GE(examples.size(), 3u) << help.out;
+  const std::map<std::string, std::string> in_place = {
+      {"--platform", "cpu"}, {"--model_name", model_}, {"--input_sizes", "8"}, {"--batch_sizes", "1,2"}, {"--reps", "2"}};
+  size_t benchmarks = 0;
+  for (const auto& example : examples) {
+    std::string text;
+    for (const auto& word : example) text += " " + word;
+    SCOPED_TRACE(text);
+    ASSERT_GE(example.size(), 2u);
+    EXPECT_EQ(example[0], "driver");
+    std::vector<std::string> argv = {driver_path()};
+    for (size_t i = 1; i < example.size(); ++i) {
+      const auto replaced = in_place.find(example[i]);
+      if (example[i] == "--model_root" || replaced != in_place.end()) {
+        if (replaced != in_place.end()) argv.insert(argv.end(), {example[i], replaced->second});
+        ++i;
+        continue;
+      }
+      const std::string in_tree = source_dir() + "/" + example[i];
+      const bool path = example[i][0] != '-' && example[i].find('/') != std::string::npos;
+      argv.push_back(path && std::filesystem::exists(in_tree) ? in_tree : example[i]);
+    }
+    const auto r = run_command(argv, {"FMWORK_CACHE=" + dir_->file("help-cache")});
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    if (std::find(example.begin(), example.end(), "--model_name") == example.end()) continue;
+    ++benchmarks;
+    // Every option takes effect: --compile: options without --compile, or --model: keys that mean nothing
+    // here, would run but show nothing of what the example says.
+    EXPECT_EQ(r.out.find("not compiling"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(" ignored: "), std::string::npos) << r.out;
+    size_t results = 0;
+    for (const auto& line : parse_all(r.out)) results += std::holds_alternative<ResLine>(line) ? 1 : 0;
+    EXPECT_EQ(results, 2u) << r.out;
+  }
+  EXPECT_GE(benchmarks, 2u);
 }
 
 }  // namespace

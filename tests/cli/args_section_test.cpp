@@ -1,6 +1,6 @@
 // Tests of the ARGS section: what upstream prints for whole command lines (FMWORK ARG lines and the args
 // JSON), byte for byte.
-#include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/args_section.hpp"
 
 #include <gtest/gtest.h>
 

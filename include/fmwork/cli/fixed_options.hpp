@@ -1,0 +1,103 @@
+// The driver's fixed options (--platform ... --isolate): one table of FixedOption rows, the one place an
+// option is declared. The word sorter (cli.cpp), the value checks and their messages, `driver --help`
+// (usage.cpp), `args.NAME` in `@` values and the args JSON (args_section.cpp) all read it; adding an option
+// is one row plus its field in FixedArgs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fmwork/base/python_literal.hpp"
+#include "fmwork/base/python_value.hpp"
+
+namespace fmwork {
+
+// The most --reps admitted: the sweep keeps two timestamps a rep (and a duration), allocated before the
+// first rep, so the count sizes memory (--reps 2147483648 asked for 2 x 16 GiB).
+constexpr int64_t kMaxReps = 1'000'000;
+
+// Upstream's fixed options plus the few of ours. Sizes are positive; 2 <= reps <= kMaxReps; names without spaces.
+struct FixedArgs {
+  std::string platform;                   // --platform (required): cpu, cuda, cuda:N, or a plugin name
+  std::string model_class;                // --model_class (required)
+  std::optional<std::string> model_root;  // --model_root
+  std::string model_name;                 // --model_name (required)
+  std::string model_path;                 // derived: model_root/model_name, or model_name
+  bool compile = false;                   // --compile
+  bool eval = false;                      // --eval
+  std::vector<int64_t> input_sizes;       // --input_sizes 64,128 (required)
+  std::vector<int64_t> batch_sizes;       // --batch_sizes 1,4 (required)
+  int64_t reps = 0;                       // --reps (required, 2 to kMaxReps)
+  // Ours. Echoed in the args JSON only when given, so upstream command lines print upstream's output.
+  uint64_t seed = 0;                      // --seed: the input generator's seed
+  bool seed_given = false;
+  std::optional<std::string> save_outputs;   // --save_outputs DIR
+  std::optional<std::string> check_outputs;  // --check_outputs DIR
+  bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
+};
+
+// What an option's value must be. The kind decides whether the option takes a value, checks it and reads
+// it (read_fixed_value), with messages that name the option.
+enum class FixedKind {
+  flag,    // no value: --compile
+  text,    // any text but the empty one: --platform, --save_outputs
+  word,    // non-empty and without whitespace: it goes into the RES line, whose fields are split on spaces
+  path,    // any text, the empty one too (an empty --model_root joins nothing)
+  sizes,   // comma-separated positive integers: 64,128
+  reps,    // an integer as Python's int() reads it (1_000 too), 2 to kMaxReps
+  seed,    // a non-negative integer below 2^64
+};
+
+// A value as its kind read it: the text as given, and the number of the number kinds.
+struct FixedValue {
+  std::string text;
+  std::vector<int64_t> sizes;     // sizes
+  int64_t integer = 0;            // reps
+  uint64_t unsigned_integer = 0;  // seed
+};
+
+// One fixed option.
+struct FixedOption {
+  const char* name;        // without the leading "--"
+  FixedKind kind;
+  bool required;
+  bool upstream;           // upstream's: always in the args JSON; ours: only when given (not None, not False)
+  const char* value_name;  // what stands for the value in the usage line: "P", "I[,I...]"; "" for a flag
+  const char* example;     // a value the option accepts, e.g. "64,128"; "" for a flag
+  const char* help;        // its --help line
+  void (*store)(FixedArgs&, const FixedValue&);        // writes the value read (a flag: called when given)
+  std::optional<Value> (*value)(const FixedArgs&);     // args.NAME; nullopt when no Value can hold it
+  const char* if_empty = nullptr;                      // text and word: what to give when the value is empty
+  std::string (*echo)(const FixedArgs&) = nullptr;     // its args JSON text when str(value) cannot say it
+};
+
+// The rows, upstream's options in upstream's order, then ours: the order of --help and of the messages that
+// list them.
+const std::vector<FixedOption>& fixed_options();
+
+// The row of `name` (without "--"), or nullptr.
+const FixedOption* find_fixed_option(std::string_view name);
+
+// The value `text` given to `option`, checked and read as its kind says. Throws a usage Error naming the
+// option: an empty text or word ("--platform is empty; give ..."), whitespace in a word, a bad size list,
+// reps out of range (explaining the warm-up rule), a seed that is no unsigned 64-bit integer.
+FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
+
+// The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
+// as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the
+// first bad value in table order. model_path is derived: model_root/model_name (os.path.join), or model_name.
+FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given);
+
+// `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
+// args.model_path. Refers to `args`, which must outlive it.
+NameResolver args_resolver(const FixedArgs& args);
+
+// The fixed part of the args JSON, sorted by name: (name, its text as upstream's to_evaluable_strings writes
+// it), upstream's options always, ours only when given, and model_path.
+std::vector<std::pair<std::string, std::string>> args_json_fields(const FixedArgs& args);
+
+}  // namespace fmwork

@@ -1,0 +1,26 @@
+// `driver --help`: the usage lines, the subcommands, the fixed options (from their table), the sub-option
+// sets and their keys (from option_sets' tables), and examples that run as written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fmwork {
+
+// A subcommand as --help names it: `driver NAME SYNOPSIS`, and what it does in one line.
+struct SubcommandDoc {
+  std::string name;      // the word after `driver`: "run", "--cache"
+  std::string synopsis;  // what follows the name: "list|report|clear [--cache_dir DIR]"
+  std::string summary;   // one line, no newline
+};
+
+// The text printed by `driver --help`, naming `subcommands` (in their order) with their summaries. The
+// fixed options come from fixed_options(), the keys of --compile:, --model: and --check_outputs: from
+// option_sets' tables (option_set_docs), the ones the parsers read. Every example is a whole command line,
+// its continuation lines ending in " \".
+std::string driver_usage(const std::vector<SubcommandDoc>& subcommands);
+
+// `driver NAME --help` for a subcommand without a help of its own: its usage line and summary.
+std::string subcommand_usage(const SubcommandDoc& subcommand);
+
+}  // namespace fmwork

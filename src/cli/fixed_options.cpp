@@ -1,0 +1,233 @@
+// The fixed options' table (fixed_options.hpp): the rows, how each kind of value is checked and read, the
+// FixedArgs they fill, and what `args.NAME` and the args JSON show of them.
+#include "fmwork/cli/fixed_options.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+
+namespace {
+
+std::vector<int64_t> parse_sizes(const std::string& option, const std::string& text) {
+  auto fail = [&]() -> std::vector<int64_t> {
+    throw usage_error(option + " expects comma-separated positive integers like 64,128; got '" + text + "'");
+  };
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos) return fail();
+    const int64_t size = std::stoll(part);
+    if (size <= 0) return fail();
+    sizes.push_back(size);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return sizes;
+}
+
+// Python's int() of a command-line word, for --reps: optional sign, digits with single underscores.
+std::optional<int64_t> parse_python_int(const std::string& text) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  std::string digits;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') digits.push_back(c);
+    else if (c == '_' && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') continue;
+    else return std::nullopt;
+  }
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  const int64_t v = std::stoll(digits);
+  return negative ? -v : v;
+}
+
+int64_t parse_reps(const std::string& option, const std::string& text) {
+  const std::optional<int64_t> reps = parse_python_int(text);
+  if (!reps) throw usage_error(option + " expects an integer (at least 2); got '" + text + "'");
+  if (*reps < 2)
+    throw usage_error(option + " must be at least 2, got " + std::to_string(*reps) +
+                      ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
+  if (*reps > kMaxReps)
+    throw usage_error(fmt::format("{} must be at most {}, got {}: each rep's timestamps are kept in memory", option,
+                                  kMaxReps, *reps));
+  return *reps;
+}
+
+uint64_t parse_seed(const std::string& option, const std::string& text) {
+  uint64_t seed = 0;
+  bool ok = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (ok) {
+    try {
+      seed = std::stoull(text);
+    } catch (const std::exception&) {  // above 2^64 - 1
+      ok = false;
+    }
+  }
+  if (!ok) throw usage_error(option + " expects a non-negative integer below 2^64; got '" + text + "'");
+  return seed;
+}
+
+// os.path.join(root, name) for two parts.
+std::string path_join(const std::string& root, const std::string& name) {
+  if (!name.empty() && name[0] == '/') return name;
+  if (root.empty() || root.back() == '/') return root + name;
+  return root + "/" + name;
+}
+
+Value int_list(const std::vector<int64_t>& values) {
+  std::vector<Value> items;
+  for (int64_t v : values) items.push_back(Value::of_int(v));
+  return Value::of_list(std::move(items));
+}
+
+Value optional_string(const std::optional<std::string>& text) { return text ? Value::of_string(*text) : Value::none(); }
+
+using A = FixedArgs;
+using V = FixedValue;
+
+// An array of constants (no constructor runs), so the table is whole before any other file's statics use it;
+// fixed_options() holds the one copy whose rows everything else points to.
+const FixedOption kFixed[] = {
+    {"platform", FixedKind::text, true, true, "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin",
+     [](A& a, const V& v) { a.platform = v.text; }, [](const A& a) { return std::optional(Value::of_string(a.platform)); },
+     "cpu, cuda, cuda:N or a plugin name"},
+    {"model_class", FixedKind::word, true, true, "C", "BertModel",
+     "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line",
+     [](A& a, const V& v) { a.model_class = v.text; },
+     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }, "the model's class, e.g. BertModel"},
+    {"model_root", FixedKind::path, false, true, "R", "/models", "folder the model name is relative to",
+     [](A& a, const V& v) { a.model_root = v.text; }, [](const A& a) { return std::optional(optional_string(a.model_root)); }},
+    {"model_name", FixedKind::word, true, true, "N", "bert-base-uncased",
+     "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)",
+     [](A& a, const V& v) { a.model_name = v.text; },
+     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }, "the model's name or path"},
+    {"compile", FixedKind::flag, false, true, "", "", "compile the model before the sweep (see --compile:KEY)",
+     [](A& a, const V&) { a.compile = true; }, [](const A& a) { return std::optional(Value::of_bool(a.compile)); }},
+    {"eval", FixedKind::flag, false, true, "", "", "put the model in evaluation mode",
+     [](A& a, const V&) { a.eval = true; }, [](const A& a) { return std::optional(Value::of_bool(a.eval)); }},
+    {"input_sizes", FixedKind::sizes, true, true, "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512",
+     [](A& a, const V& v) { a.input_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
+    {"batch_sizes", FixedKind::sizes, true, true, "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8",
+     [](A& a, const V& v) { a.batch_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
+    {"reps", FixedKind::reps, true, true, "N", "20",
+     "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)",
+     [](A& a, const V& v) { a.reps = v.integer; }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
+    {"seed", FixedKind::seed, false, false, "S", "7",
+     "seed of the random input tokens (ours; fixed by default so runs repeat)",
+     [](A& a, const V& v) {
+       a.seed = v.unsigned_integer;
+       a.seed_given = true;
+     },
+     [](const A& a) -> std::optional<Value> {
+       if (!a.seed_given) return Value::none();
+       if (a.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+       return Value::of_int(static_cast<int64_t>(a.seed));
+     },
+     nullptr, [](const A& a) { return std::to_string(a.seed); }},
+    {"save_outputs", FixedKind::text, false, false, "DIR", "outputs",
+     "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)",
+     [](A& a, const V& v) { a.save_outputs = v.text; },
+     [](const A& a) { return std::optional(optional_string(a.save_outputs)); }, "a folder"},
+    {"check_outputs", FixedKind::text, false, false, "DIR", "outputs",
+     "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
+     "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)",
+     [](A& a, const V& v) { a.check_outputs = v.text; },
+     [](const A& a) { return std::optional(optional_string(a.check_outputs)); }, "a folder"},
+    {"isolate", FixedKind::flag, false, false, "", "",
+     "run each batch x input combination in a child process that loads the model itself (ours)",
+     [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
+};
+
+}  // namespace
+
+const std::vector<FixedOption>& fixed_options() {
+  static const std::vector<FixedOption> rows(std::begin(kFixed), std::end(kFixed));
+  return rows;
+}
+
+const FixedOption* find_fixed_option(std::string_view name) {
+  for (const auto& option : fixed_options())
+    if (name == option.name) return &option;
+  return nullptr;
+}
+
+FixedValue read_fixed_value(const FixedOption& option, const std::string& text) {
+  const std::string name = std::string("--") + option.name;
+  FixedValue value{text, {}, 0, 0};
+  switch (option.kind) {
+    case FixedKind::flag:
+    case FixedKind::path:
+      break;
+    case FixedKind::text:
+    case FixedKind::word:
+      if (text.empty()) throw usage_error(name + " is empty; give " + option.if_empty);
+      if (option.kind == FixedKind::word && text.find_first_of(" \t\n\v\f\r") != std::string::npos)  // isspace()'s
+        throw usage_error(name + " '" + text +
+                          "' contains whitespace, which would break the FMWORK RES line (its fields are split on "
+                          "spaces); name it without spaces");
+      break;
+    case FixedKind::sizes:
+      value.sizes = parse_sizes(name, text);
+      break;
+    case FixedKind::reps:
+      value.integer = parse_reps(name, text);
+      break;
+    case FixedKind::seed:
+      value.unsigned_integer = parse_seed(name, text);
+      break;
+  }
+  return value;
+}
+
+FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given) {
+  auto given_text = [&](const FixedOption& option) -> const std::string* {
+    for (const auto& [which, text] : given)
+      if (which == &option) return &text;
+    return nullptr;
+  };
+  std::vector<std::string> missing;
+  for (const auto& option : fixed_options())
+    if (option.required && !given_text(option)) missing.push_back(std::string("--") + option.name);
+  if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
+  if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
+  FixedArgs args;
+  for (const auto& option : fixed_options())
+    if (const std::string* text = given_text(option)) option.store(args, read_fixed_value(option, *text));
+  args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
+                                                                 : args.model_name;
+  return args;
+}
+
+NameResolver args_resolver(const FixedArgs& args) {
+  return [&args](std::string_view name) -> std::optional<Value> {
+    if (name.substr(0, 5) != "args.") return std::nullopt;
+    const std::string_view field = name.substr(5);
+    if (field == "model_path") return Value::of_string(args.model_path);
+    const FixedOption* option = find_fixed_option(field);
+    return option ? option->value(args) : std::nullopt;
+  };
+}
+
+std::vector<std::pair<std::string, std::string>> args_json_fields(const FixedArgs& args) {
+  std::vector<std::pair<std::string, std::string>> fields = {{"model_path", args.model_path}};
+  for (const auto& option : fixed_options()) {
+    const std::optional<Value> value = option.value(args);  // nullopt only where `echo` says it
+    const bool given = !value || !(value->type == Value::Type::none ||
+                                   (value->type == Value::Type::boolean && !value->boolean));
+    if (option.upstream || given) fields.emplace_back(option.name, option.echo ? option.echo(args) : str(value.value()));
+  }
+  std::sort(fields.begin(), fields.end());
+  return fields;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,159 @@
+// `driver --help` (usage.hpp): the text, laid out from the fixed options' table, option_sets' tables and the
+// subcommands the driver declares.
+#include "fmwork/cli/usage.hpp"
+
+#include <sstream>
+
+#include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/sub_options.hpp"
+
+namespace fmwork {
+
+namespace {
+
+// The sets whose keys no option_sets table holds: torch.call / torch.set names belong to torch_settings (a
+// torch module, out of reach of this torch-free library), platform keys to plugins.
+struct UntabledSet {
+  const char* set;
+  const char* shape;
+  const char* summary;
+};
+
+const UntabledSet kUntabledSets[] = {
+    {"torch.call", "NAME", "call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False"},
+    {"torch.set", "PATH", "set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True"},
+    {"platform", "KEY", "options handed to a device plugin"},
+};
+
+// The examples, each a whole command line. DriverTest.EveryHelpExampleRuns runs each one (on its test model,
+// in place of the model and sizes named here), so an example the checks refuse fails a test.
+const char* const kExamples[] = {
+    "driver --platform cpu --model_class BertModel --model_name build/models/encoder-mini/model.pt "
+    "--input_sizes 64,128 --batch_sizes 1,8 --reps 20 --eval --compile --compile:backend torchscript",
+    "driver --platform cuda --model_root /models --model_name ibm-granite/granite-embedding-125m-english "
+    "--model_class RobertaModel --input_sizes 512 --batch_sizes 1,8 --reps 100 --eval --model:torch_dtype bfloat16 "
+    "--torch.call:set_grad_enabled@ False",
+    "driver run configs/experiments/minilm-dtypes-threads.json --list",
+    "driver --cache list",
+};
+
+// A help line: the left column padded to `width`, or followed by two spaces when it is wider.
+std::string help_line(std::string left, size_t width, const std::string& text) {
+  if (left.size() < width) left.resize(width, ' ');
+  else left += "  ";
+  return left + text + "\n";
+}
+
+// `lead` then the units, separated by spaces, in lines of at most `width` characters counting `more` (a
+// longer unit stands alone); a line that goes on ends with `more`, the next starts with `indent`.
+std::string wrapped_units(const std::string& lead, const std::vector<std::string>& units, size_t width,
+                          const std::string& indent, const std::string& more = "") {
+  std::string out, line = lead;
+  bool fresh = true;  // no unit on this line yet
+  for (const std::string& unit : units) {
+    if (!fresh && line.size() + 1 + unit.size() + more.size() > width) {
+      out += line + more + "\n";
+      line = indent;
+      fresh = true;
+    }
+    line += (fresh ? "" : " ") + unit;
+    fresh = false;
+  }
+  return out + line + "\n";
+}
+
+// `lead` then the words of `text`, wrapped as wrapped_units wraps.
+std::string wrapped(const std::string& lead, const std::string& text, size_t width, const std::string& indent) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return wrapped_units(lead, words, width, indent);
+}
+
+// The usage lines: the fixed options as the table declares them, then one line per subcommand.
+std::string usage_lines(const std::vector<SubcommandDoc>& subcommands) {
+  std::vector<std::string> units;
+  for (const auto& option : fixed_options()) {
+    std::string unit = std::string("--") + option.name;
+    if (option.kind != FixedKind::flag) unit += std::string(" ") + option.value_name;
+    units.push_back(option.required ? unit : "[" + unit + "]");
+  }
+  units.emplace_back("[--SET:key[@] VALUE ...]");
+  std::string out = wrapped_units("usage: driver ", units, 99, std::string(14, ' '));
+  for (const auto& subcommand : subcommands) out += "       driver " + subcommand.name + " " + subcommand.synopsis + "\n";
+  return out;
+}
+
+// One summary line per sub-option set, in kSubOptionSets' order.
+std::string sub_option_summaries() {
+  std::string out;
+  for (const std::string& set : kSubOptionSets) {
+    for (const auto& doc : option_set_docs())
+      if (doc.set == set) out += help_line("  --" + set + ":KEY", 22, doc.summary);
+    for (const auto& untabled : kUntabledSets)
+      if (untabled.set == set) out += help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
+  }
+  return out;
+}
+
+// Every key of the tabled sets, shown with a value it accepts, then the keys --model: ignores.
+std::string option_key_lines() {
+  std::string out = "keys of --compile:, --model:, --check_outputs: (each with a value it takes):\n";
+  for (const auto& doc : option_set_docs()) {
+    for (const auto& key : doc.keys) {
+      std::string text = key.help;
+      for (const auto& alias : key.aliases) text += "; also --" + doc.set + ":" + alias;
+      out += help_line("  " + key.example, 40, text);
+    }
+  }
+  std::string ignored;
+  for (const auto& key : ignored_model_keys()) ignored += (ignored.empty() ? "" : ", ") + key.key;
+  return out + wrapped("  ", "--model: accepts and ignores, as meaningless for a local folder: " + ignored, 100, "    ");
+}
+
+// Each example in lines of at most 100 characters, an option and its value kept on one line.
+std::string example_lines() {
+  std::string out;
+  for (const char* example : kExamples) {
+    std::vector<std::string> words, units;
+    std::istringstream in(example);
+    for (std::string word; in >> word;) words.push_back(word);
+    for (size_t i = 0; i < words.size(); ++i) {
+      const bool takes_next = words[i].rfind("--", 0) == 0 && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0;
+      units.push_back(takes_next ? words[i] + " " + words[i + 1] : words[i]);
+      i += takes_next ? 1 : 0;
+    }
+    out += wrapped_units("  ", units, 100, std::string(9, ' '), " \\");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
+  std::string out = usage_lines(subcommands) +
+                    "\n"
+                    "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n";
+  if (!subcommands.empty()) {
+    out += "\nsubcommands:\n";
+    for (const auto& subcommand : subcommands) out += help_line("  " + subcommand.name, 24, subcommand.summary);
+  }
+  out += "\nfixed options:\n";
+  for (const auto& option : fixed_options())
+    out += help_line(std::string("  --") + option.name + (option.kind == FixedKind::flag ? "" : " VALUE"), 24,
+                     std::string(option.help) + (option.required ? " (required)" : ""));
+  out +=
+      "\n"
+      "sub-options: --SET:key[:key...][@] VALUE\n"
+      "  A key ending in '@' takes a Python literal (None, True, False, numbers, 'strings', lists, tuples,\n"
+      "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n" +
+      sub_option_summaries() + "\n" + option_key_lines() + "\nexamples:\n" + example_lines();
+  return out;
+}
+
+std::string subcommand_usage(const SubcommandDoc& subcommand) {
+  return "usage: driver " + subcommand.name + " " + subcommand.synopsis + "\n\n" + subcommand.summary + "\n";
+}
+
+}  // namespace fmwork

@@ -1,0 +1,118 @@
+// Tests of the fixed options' table (fixed_options.hpp): every row is whole, its example is accepted and
+// lands where the row says (the ARG words, `args.NAME`, the args JSON), and each kind checks its values.
+// The messages of whole command lines: cli_test.cpp.
+#include "fmwork/cli/fixed_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fmwork/base/error.hpp"
+#include "support/cli_fixtures.hpp"
+
+namespace fmwork {
+namespace {
+
+using cli_fixtures::parse;
+
+// The options as typed: `--NAME EXAMPLE`, or `--NAME` for a flag.
+std::vector<std::string> words_of(const FixedOption& option) {
+  if (option.kind == FixedKind::flag) return {std::string("--") + option.name};
+  return {std::string("--") + option.name, option.example};
+}
+
+// Every required option with its example.
+std::vector<std::string> required_words() {
+  std::vector<std::string> words;
+  for (const auto& option : fixed_options()) {
+    if (!option.required) continue;
+    for (auto& w : words_of(option)) words.push_back(std::move(w));
+  }
+  return words;
+}
+
+bool has_field(const std::vector<std::pair<std::string, std::string>>& fields, const std::string& name) {
+  return std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return f.first == name; });
+}
+
+// What the messages, the help and the checks read of a row is there: a flag has no value name or example,
+// an option that takes a value has both, and a text or word option says what to give instead of "".
+TEST(FixedOptionsTest, EveryRowIsWhole) {
+  for (const auto& option : fixed_options()) {
+    SCOPED_TRACE(option.name);
+    const bool flag = option.kind == FixedKind::flag;
+    EXPECT_EQ(std::string(option.value_name).empty(), flag);
+    EXPECT_EQ(std::string(option.example).empty(), flag);
+    EXPECT_FALSE(std::string(option.help).empty());
+    EXPECT_FALSE(flag && option.required) << "a required flag could never be left out";
+    if (option.kind == FixedKind::text || option.kind == FixedKind::word) {
+      EXPECT_NE(option.if_empty, nullptr);
+    }
+    EXPECT_EQ(find_fixed_option(option.name), &option);
+  }
+  EXPECT_EQ(find_fixed_option("model_path"), nullptr);  // derived, not an option
+}
+
+// Each option with its example, added to the required ones, parses; it is in the ARG words as typed, in
+// the args JSON (ours only now that it is given), and `args.NAME` in an `@` value reads its value.
+TEST(FixedOptionsTest, EveryExampleIsAcceptedAndShown) {
+  const CommandLine minimal = parse(required_words());
+  for (const auto& option : fixed_options()) {
+    SCOPED_TRACE(option.name);
+    EXPECT_EQ(has_field(args_json_fields(minimal.args), option.name), option.upstream);
+    std::vector<std::string> words = required_words();
+    if (!option.required) {
+      for (auto& w : words_of(option)) words.push_back(std::move(w));
+    }
+    words.insert(words.end(), {"--model:seen@", std::string("args.") + option.name});
+    const CommandLine cl = parse(words);
+    const std::vector<std::string> typed = words_of(option);
+    const std::string arg_word = typed.size() == 1 ? typed[0] : typed[0] + " " + typed[1];
+    EXPECT_NE(std::find(cl.arg_words.begin(), cl.arg_words.end(), arg_word), cl.arg_words.end()) << arg_word;
+    EXPECT_TRUE(has_field(args_json_fields(cl.args), option.name));
+    const std::optional<Value> value = option.value(cl.args);
+    ASSERT_TRUE(value.has_value());
+    EXPECT_EQ(cl.subs.at("model").entries.at(0).second, *value);
+    if (option.kind != FixedKind::flag && option.kind != FixedKind::sizes) {
+      EXPECT_EQ(str(*value), option.example);
+    }
+  }
+}
+
+// The args JSON's fixed fields come sorted by name, model_path among them.
+TEST(FixedOptionsTest, ArgsJsonFieldsSortedWithModelPath) {
+  std::vector<std::string> words = required_words();
+  words.insert(words.end(), {"--model_root", "/r", "--isolate"});
+  const auto fields = args_json_fields(parse(words).args);
+  EXPECT_TRUE(std::is_sorted(fields.begin(), fields.end()));
+  ASSERT_TRUE(has_field(fields, "model_path"));
+  EXPECT_EQ(std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "model_path"; })->second,
+            "/r/bert-base-uncased");
+}
+
+// The kinds' checks, one row of each kind; the messages of each are in cli_test's UsageErrors.
+TEST(FixedOptionsTest, EachKindChecksItsValue) {
+  auto message = [](const char* name, const std::string& text) -> std::string {
+    try {
+      read_fixed_value(*find_fixed_option(name), text);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message("platform", "a b"), "");  // text: anything but ""
+  EXPECT_EQ(message("platform", ""), "--platform is empty; give cpu, cuda, cuda:N or a plugin name");
+  EXPECT_NE(message("model_class", "a b"), "");  // word: no whitespace either
+  EXPECT_EQ(message("model_root", ""), "");      // path: "" too
+  EXPECT_EQ(message("save_outputs", ""), "--save_outputs is empty; give a folder");
+  EXPECT_EQ(read_fixed_value(*find_fixed_option("input_sizes"), "8,16").sizes, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(read_fixed_value(*find_fixed_option("reps"), "1_000").integer, 1000);
+  EXPECT_EQ(read_fixed_value(*find_fixed_option("seed"), "18446744073709551615").unsigned_integer,
+            18446744073709551615ull);
+  EXPECT_NE(message("reps", "1"), "");
+  EXPECT_NE(message("seed", "-1"), "");
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,126 @@
+// Tests of `driver --help` (usage.hpp): every fixed option, subcommand, sub-option set and table key is in
+// it, laid out as the tables say. That each example runs: DriverTest.EveryHelpExampleRuns.
+#include "fmwork/cli/usage.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/sub_options.hpp"
+
+namespace fmwork {
+namespace {
+
+// The line of `text` that starts with `start` ("" when none does).
+std::string line_starting(const std::string& text, const std::string& start) {
+  const size_t at = text.find("\n" + start);
+  if (at == std::string::npos) return "";
+  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+// Every row of the fixed options' table has its help line (marked required when it is) and its place in the
+// usage lines, bracketed when optional; every sub-option set has its summary line.
+TEST(UsageTest, NamesEveryFixedOptionAndSet) {
+  const std::string usage = driver_usage({});
+  const std::string usage_lines = usage.substr(0, usage.find("\n\n"));
+  for (const auto& option : fixed_options()) {
+    SCOPED_TRACE(option.name);
+    const bool flag = option.kind == FixedKind::flag;
+    const std::string line = line_starting(usage, std::string("  --") + option.name + (flag ? " " : " VALUE "));
+    ASSERT_NE(line, "");
+    EXPECT_NE(line.find(option.help), std::string::npos) << line;
+    EXPECT_EQ(line.size() >= 11 && line.compare(line.size() - 11, 11, " (required)") == 0, option.required) << line;
+    const std::string shown = std::string("--") + option.name + (flag ? "" : std::string(" ") + option.value_name);
+    EXPECT_NE(usage_lines.find(option.required ? " " + shown + " " : "[" + shown + "]"), std::string::npos)
+        << usage_lines;
+  }
+  for (const auto& set : kSubOptionSets) EXPECT_NE(line_starting(usage, "  --" + set + ":"), "") << set;
+}
+
+// The usage lines, written from the table, are the ones written by hand before it.
+TEST(UsageTest, UsageLinesOfTheFixedOptions) {
+  EXPECT_EQ(driver_usage({}).substr(0, driver_usage({}).find("\n\n") + 1),
+            "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
+            "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
+            "              [--save_outputs DIR] [--check_outputs DIR] [--isolate] [--SET:key[@] VALUE ...]\n");
+}
+
+TEST(UsageTest, NamesEverySubcommandWithItsSummary) {
+  const std::vector<SubcommandDoc> subcommands = {{"run", "EXPERIMENT --out ROOT", "runs a campaign"},
+                                                  {"--cache", "list|report|clear", "lists the cache"}};
+  const std::string usage = driver_usage(subcommands);
+  EXPECT_NE(usage.find("[--SET:key[@] VALUE ...]\n"
+                       "       driver run EXPERIMENT --out ROOT\n"
+                       "       driver --cache list|report|clear\n\n"),
+            std::string::npos)
+      << usage;
+  EXPECT_NE(usage.find("\nsubcommands:\n"
+                       "  run                   runs a campaign\n"
+                       "  --cache               lists the cache\n\n"
+                       "fixed options:\n"),
+            std::string::npos)
+      << usage;
+  EXPECT_EQ(driver_usage({}).find("subcommands:"), std::string::npos);
+  EXPECT_EQ(subcommand_usage(subcommands[1]), "usage: driver --cache list|report|clear\n\nlists the cache\n");
+}
+
+// Examples are whole command lines of at most 100 characters a line, each continued line ending in " \\".
+TEST(UsageTest, ExamplesAreWrappedCommandLines) {
+  const std::string usage = driver_usage({});
+  const size_t at = usage.find("\nexamples:\n");
+  ASSERT_NE(at, std::string::npos);
+  size_t commands = 0;
+  bool continued = false;
+  std::istringstream lines(usage.substr(at + 11));
+  for (std::string line; std::getline(lines, line);) {
+    SCOPED_TRACE(line);
+    EXPECT_LE(line.size(), 100u);
+    EXPECT_EQ(line.rfind(continued ? "         --" : "  driver ", 0), 0u);
+    commands += continued ? 0 : 1;
+    continued = line.size() >= 2 && line.compare(line.size() - 2, 2, " \\") == 0;
+  }
+  EXPECT_FALSE(continued);
+  EXPECT_GE(commands, 2u);
+}
+
+// The help's sub-option summaries, as they were before option_sets' tables wrote them.
+TEST(UsageTest, SubOptionSummaries) {
+  const std::string usage = driver_usage({});
+  EXPECT_NE(usage.find(
+                "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
+                "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
+                "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
+                "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
+                "  --platform:KEY      options handed to a device plugin\n"
+                "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"),
+            std::string::npos)
+      << usage;
+}
+
+// Every key of option_sets' tables is in the help, with its example, help line and aliases; so is every
+// key --model: ignores. With EveryTableKeyIsAcceptedAndTyped (option_sets_test), help and parser agree.
+TEST(UsageTest, ShowsEveryTableKey) {
+  const std::string usage = driver_usage({});
+  for (const auto& doc : option_set_docs()) {
+    EXPECT_NE(usage.find("  --" + doc.set + ":KEY"), std::string::npos) << doc.set;
+    for (const auto& key : doc.keys) {
+      const size_t at = usage.find("\n  " + key.example + " ");
+      ASSERT_NE(at, std::string::npos) << key.example;
+      const std::string line = usage.substr(at + 1, usage.find('\n', at + 1) - at - 1);
+      EXPECT_NE(line.find(key.help), std::string::npos) << line;
+      for (const auto& alias : key.aliases) EXPECT_NE(line.find("--" + doc.set + ":" + alias), std::string::npos) << line;
+    }
+  }
+  const std::string ignored_from = usage.substr(usage.find("--model: accepts and ignores"));
+  for (const auto& key : ignored_model_keys()) {
+    const size_t at = ignored_from.find(" " + key.key);
+    ASSERT_NE(at, std::string::npos) << key.key;
+    EXPECT_NE(std::string(",\n").find(ignored_from.at(at + 1 + key.key.size())), std::string::npos) << key.key;
+  }
+  for (const auto& set : kSubOptionSets) EXPECT_NE(usage.find("\n  --" + set + ":"), std::string::npos) << set;
+}
+
+}  // namespace
+}  // namespace fmwork
