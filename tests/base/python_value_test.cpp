@@ -15,7 +15,7 @@ namespace {
 // What Python's repr(eval(text)) prints, for each text (generated with CPython 3.11).
 
 
-TEST(ValueTest, ReprOfBuiltValues) {
+TEST(PythonValue, ReprOfBuiltValues) {
   EXPECT_EQ(repr(Value::of_float(1e-5)), "1e-05");
   EXPECT_EQ(repr(Value::of_float(0.1 + 0.2)), "0.30000000000000004");
   EXPECT_EQ(repr(Value::of_float(1e16)), "1e+16");
@@ -36,7 +36,7 @@ TEST(ValueTest, ReprOfBuiltValues) {
   EXPECT_EQ(repr(Value::of_string("\x1b[0m")), "'\\x1b[0m'");
 }
 
-TEST(ValueTest, StrWritesTopLevelStringsAsIs) {
+TEST(PythonValue, StrWritesTopLevelStringsAsIs) {
   EXPECT_EQ(str(Value::of_string("it's")), "it's");
   EXPECT_EQ(str(Value::of_list({Value::of_string("it's")})), "[\"it's\"]");
   EXPECT_EQ(str(Value::of_bool(false)), "False");
@@ -44,7 +44,7 @@ TEST(ValueTest, StrWritesTopLevelStringsAsIs) {
   EXPECT_EQ(str(Value::of_dtype("float16")), "torch.float16");
 }
 
-TEST(ValueTest, TypeNames) {
+TEST(PythonValue, TypeNames) {
   EXPECT_EQ(type_name(Value::Type::none), "None");
   EXPECT_EQ(type_name(Value::Type::boolean), "bool");
   EXPECT_EQ(type_name(Value::Type::integer), "int");
@@ -59,7 +59,7 @@ TEST(ValueTest, TypeNames) {
 
 
 
-TEST(ValueTest, DtypeNamesAndAliases) {
+TEST(PythonValue, DtypeNamesAndAliases) {
   EXPECT_EQ(canonical_dtype_name("half"), "float16");
   EXPECT_EQ(canonical_dtype_name("float"), "float32");
   EXPECT_EQ(canonical_dtype_name("long"), "int64");
@@ -70,7 +70,7 @@ TEST(ValueTest, DtypeNamesAndAliases) {
                                "torch.int16, torch.int32, torch.int64, torch.bool, torch.uint8");
 }
 
-TEST(ValueTest, JsonForPlugins) {
+TEST(PythonValue, JsonForPlugins) {
   const Value v = Value::of_dict({{"a", Value::of_tuple({Value::of_int(1), Value::none()})},
                                   {"b", Value::of_dtype("float16")},
                                   {"c", Value::of_string("caf\xc3\xa9 \xff")},
@@ -79,7 +79,7 @@ TEST(ValueTest, JsonForPlugins) {
   EXPECT_EQ(value_to_json(v), "{\"a\":[1,null],\"b\":\"torch.float16\",\"c\":\"caf\xc3\xa9 \xef\xbf\xbd\",\"d\":0.5}");
 }
 
-TEST(ValueTest, JsonOfEachType) {
+TEST(PythonValue, JsonOfEachType) {
   EXPECT_EQ(value_to_json(Value::of_dict({{"a", Value::none()},
                                           {"b", Value::of_list({Value::of_bool(true), Value::of_int(-2)})},
                                           {"c", Value::of_tuple({Value::of_float(0.5)})},

@@ -35,7 +35,7 @@ class CacheEnv {
   std::map<std::string, std::string> saved_;
 };
 
-TEST(DefaultCacheRootTest, HonoursTheThreeVariablesInOrder) {
+TEST(DefaultCacheRoot, HonoursTheThreeVariablesInOrder) {
   CacheEnv env;
   env.set("FMWORK_CACHE", "/c/fm");
   env.set("XDG_CACHE_HOME", "/c/xdg");
@@ -70,7 +70,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-TEST(CacheCommandTest, ListHasOneLinePerEntry) {
+TEST(CacheCommand, ListHasOneLinePerEntry) {
   TempDir tmp("fmwork-cache-command-test");
   EXPECT_EQ(run_cache_command({"list", "--cache_dir", tmp.path()}), "no entries in " + tmp.path() + "\n");
   ArtifactCache cache(tmp.path());
@@ -89,7 +89,7 @@ TEST(CacheCommandTest, ListHasOneLinePerEntry) {
   EXPECT_NE(lines[0].find("  model=b"), std::string::npos) << lines[0];
 }
 
-TEST(CacheCommandTest, ReportIsAnAlignedTableWithTotals) {
+TEST(CacheCommand, ReportIsAnAlignedTableWithTotals) {
   TempDir tmp("fmwork-cache-command-test");
   ArtifactCache cache(tmp.path());
   cache.store("aoti", {{"model", "m1"}, {"torch", "2.6.0"}}, writer(std::string(1536, 'x')));
@@ -113,7 +113,7 @@ TEST(CacheCommandTest, ReportIsAnAlignedTableWithTotals) {
   EXPECT_EQ(lines[4], "total: 2 entries, 1.5 KiB");
 }
 
-TEST(CacheCommandTest, ClearSaysHowManyFromWhere) {
+TEST(CacheCommand, ClearSaysHowManyFromWhere) {
   TempDir tmp("fmwork-cache-command-test");
   ArtifactCache cache(tmp.path());
   cache.store("aoti", {{"model", "a"}}, writer("x"));
@@ -125,7 +125,7 @@ TEST(CacheCommandTest, ClearSaysHowManyFromWhere) {
   EXPECT_EQ(run_cache_command({"clear"}), "removed 0 entries from " + tmp.path() + "\n");
 }
 
-TEST(CacheCommandTest, AnythingElseIsAUsageErrorNamingTheSubCommands) {
+TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
   const std::vector<std::vector<std::string>> bad = {
       {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="},
       {"list", "x", "y", "z"}};

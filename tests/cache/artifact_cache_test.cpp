@@ -49,7 +49,7 @@ std::vector<std::string> temp_folders(const std::string& root, const std::string
   return out;
 }
 
-TEST(ArtifactCacheTest, StoreThenFindReturnsTheEntry) {
+TEST(ArtifactCache, StoreThenFindReturnsTheEntry) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   std::string why = "unset";
@@ -85,7 +85,7 @@ TEST(ArtifactCacheTest, StoreThenFindReturnsTheEntry) {
   EXPECT_FALSE(cache.find("so", kFields));
 }
 
-TEST(ArtifactCacheTest, SecondStoreOfTheSameKeyKeepsTheFirst) {
+TEST(ArtifactCache, SecondStoreOfTheSameKeyKeepsTheFirst) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   cache.store("aoti", kFields, writer({{"model.pt2", "first"}}, {{"n", "1"}}));
@@ -97,7 +97,7 @@ TEST(ArtifactCacheTest, SecondStoreOfTheSameKeyKeepsTheFirst) {
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
-TEST(ArtifactCacheTest, AnEntryStoredDuringOurBuildIsKept) {
+TEST(ArtifactCache, AnEntryStoredDuringOurBuildIsKept) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   const auto racing = [&](const std::string& dir) {
@@ -112,7 +112,7 @@ TEST(ArtifactCacheTest, AnEntryStoredDuringOurBuildIsKept) {
 }
 
 // Processes storing one key at once: one entry wins, every process gets it intact, nothing is left over.
-TEST(ArtifactCacheTest, ConcurrentStoresOfOneKeyAgree) {
+TEST(ArtifactCache, ConcurrentStoresOfOneKeyAgree) {
   TempDir tmp("fmwork-cache-test");
   std::vector<pid_t> children;
   for (int i = 0; i < 6; ++i) {
@@ -189,7 +189,7 @@ std::vector<Damage> damages() {
   };
 }
 
-TEST(ArtifactCacheTest, DamagedEntriesAreRemovedAndRebuilt) {
+TEST(ArtifactCache, DamagedEntriesAreRemovedAndRebuilt) {
   for (const Damage& d : damages()) {
     SCOPED_TRACE(d.name);
     TempDir tmp("fmwork-cache-test");
@@ -215,7 +215,7 @@ TEST(ArtifactCacheTest, DamagedEntriesAreRemovedAndRebuilt) {
   }
 }
 
-TEST(ArtifactCacheTest, StoreReplacesADamagedEntryItFindsInPlace) {
+TEST(ArtifactCache, StoreReplacesADamagedEntryItFindsInPlace) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   const fs::path entry = cache.store("aoti", kFields, writer({{"model.pt2", "old"}}, {{"n", "1"}})).dir;
@@ -226,7 +226,7 @@ TEST(ArtifactCacheTest, StoreReplacesADamagedEntryItFindsInPlace) {
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
-TEST(ArtifactCacheTest, AFailedBuildLeavesNothing) {
+TEST(ArtifactCache, AFailedBuildLeavesNothing) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   std::string seen_dir;
@@ -247,7 +247,7 @@ TEST(ArtifactCacheTest, AFailedBuildLeavesNothing) {
   EXPECT_FALSE(cache.find("aoti", kFields));
 }
 
-TEST(ArtifactCacheTest, ABuilderThatLeavesAFolderIsRefused) {
+TEST(ArtifactCache, ABuilderThatLeavesAFolderIsRefused) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   const auto nested = [](const std::string& dir) -> Fields {
@@ -267,7 +267,7 @@ TEST(ArtifactCacheTest, ABuilderThatLeavesAFolderIsRefused) {
   EXPECT_THROW(cache.find("AOTI", kFields), Error);
 }
 
-TEST(ArtifactCacheTest, AKilledBuildsTempFolderIsIgnored) {
+TEST(ArtifactCache, AKilledBuildsTempFolderIsIgnored) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   const std::string key = ArtifactCache::key_of("aoti", kFields);
@@ -281,7 +281,7 @@ TEST(ArtifactCacheTest, AKilledBuildsTempFolderIsIgnored) {
   EXPECT_TRUE(fs::exists(left));  // another process's build may still be running
 }
 
-TEST(ArtifactCacheTest, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
+TEST(ArtifactCache, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   EXPECT_TRUE(cache.list().empty());
@@ -309,7 +309,7 @@ TEST(ArtifactCacheTest, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
   EXPECT_TRUE(fs::exists(b_dir));  // listing never removes
 }
 
-TEST(ArtifactCacheTest, ClearRemovesEntriesAndTempFoldersOnly) {
+TEST(ArtifactCache, ClearRemovesEntriesAndTempFoldersOnly) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   cache.store("aoti", {{"model", "a"}}, writer({{"m", "a"}}, {}));
@@ -333,7 +333,7 @@ TEST(ArtifactCacheTest, ClearRemovesEntriesAndTempFoldersOnly) {
   EXPECT_EQ(ArtifactCache(tmp.path() + "/absent").clear(), 0u);
 }
 
-TEST(ArtifactCacheTest, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
+TEST(ArtifactCache, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
   Fields forward, backward;
   forward["a"] = "1", forward["b"] = "2", forward["c"] = "3";
   backward["c"] = "3", backward["b"] = "2", backward["a"] = "1";

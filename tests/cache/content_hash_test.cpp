@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(HashFilesTest, SameContentSameHashAndEachChangeShows) {
+TEST(HashFiles, SameContentSameHashAndEachChangeShows) {
   TempDir tmp("fmwork-hash-test");
   fs::create_directory(tmp.path() + "/b");
   const std::string big(3 * (1 << 20) + 5, 'w');  // spans several read buffers and ends in a partial stripe
@@ -43,7 +43,7 @@ TEST(HashFilesTest, SameContentSameHashAndEachChangeShows) {
 
 // The sizes mark where each file ends: moving bytes from one file's end into the next one's header (as
 // if a content ended in a name) changes the digest.
-TEST(HashFilesTest, FileBoundariesAreUnambiguous) {
+TEST(HashFiles, FileBoundariesAreUnambiguous) {
   TempDir tmp("fmwork-hash-test");
   fs::create_directories(tmp.path() + "/one");
   fs::create_directories(tmp.path() + "/two");
@@ -56,7 +56,7 @@ TEST(HashFilesTest, FileBoundariesAreUnambiguous) {
   EXPECT_NE(hash_files(first), hash_files(second));
 }
 
-TEST(HashFilesTest, EveryLengthAndEveryByteCounts) {
+TEST(HashFiles, EveryLengthAndEveryByteCounts) {
   TempDir tmp("fmwork-hash-test");
   std::set<std::string> seen;
   std::string text;
@@ -73,7 +73,7 @@ TEST(HashFilesTest, EveryLengthAndEveryByteCounts) {
   }
 }
 
-TEST(HashFilesTest, AMissingFileIsARuntimeErrorNamingIt) {
+TEST(HashFiles, AMissingFileIsARuntimeErrorNamingIt) {
   TempDir tmp("fmwork-hash-test");
   const std::string good = tmp.write("good.bin", "x");
   const std::string missing = tmp.path() + "/missing.bin";
@@ -88,7 +88,7 @@ TEST(HashFilesTest, AMissingFileIsARuntimeErrorNamingIt) {
   EXPECT_THROW(hash_files({tmp.path()}), Error);  // a folder is no file
 }
 
-TEST(HashFilesTest, SymlinksAreFollowedOrRefused) {
+TEST(HashFiles, SymlinksAreFollowedOrRefused) {
   TempDir tmp("fmwork-hash-test");
   const std::string blob = tmp.write("blob", "weights");
   const std::string link = tmp.path() + "/weights.bin";
@@ -105,7 +105,7 @@ TEST(HashFilesTest, SymlinksAreFollowedOrRefused) {
   }
 }
 
-TEST(ContentHasherTest, PiecesDoNotMatter) {
+TEST(ContentHasher, PiecesDoNotMatter) {
   std::string text(1000, '\0');
   for (size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(i * 7 + 3);
   ContentHasher whole;

@@ -37,7 +37,7 @@ std::vector<std::string> with_reps(const std::string& reps) {
   return words;
 }
 
-TEST(CliTest, ParsedFixedArguments) {
+TEST(Cli, ParsedFixedArguments) {
   const CommandLine cl = parse({"--platform", "cuda:1", "--model_root", "/models", "--model_name", "bert",
                                 "--model_class", "BertModel", "--input_sizes", "64,128", "--batch_sizes", "1,4,8",
                                 "--reps", "1_0", "--compile", "--seed", "42"});
@@ -68,7 +68,7 @@ TEST(CliTest, ParsedFixedArguments) {
   EXPECT_FALSE(parse(base_with({})).args.seed_given);
 }
 
-TEST(CliTest, SubOptionTrees) {
+TEST(Cli, SubOptionTrees) {
   const CommandLine cl = parse(base_with({"--compile:dynamic@", "True", "--compile:mode", "max-autotune",
                                           "--model:x@", "-1", "--compile:options:a:b@", "(8,)", "--model:y", "-z"}));
   ASSERT_EQ(cl.subs.size(), 4u);  // platform only when used
@@ -100,7 +100,7 @@ TEST(CliTest, SubOptionTrees) {
                                                    Value::none()})}}));
 }
 
-TEST(CliTest, UsageErrors) {
+TEST(Cli, UsageErrors) {
   const std::string subs_shape =
       "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform, check_outputs";
   const std::string fixed =
@@ -215,7 +215,7 @@ TEST(CliTest, UsageErrors) {
 
 // A name or value with control characters cannot make an error span lines (and forge an FMWORK line on the
 // terminal): every Error's message writes them out.
-TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
+TEST(Cli, ControlCharactersInErrorsAreWrittenOut) {
   const std::string forged = "m\nFMWORK RES x\r\t\x1b[2J\x7f";
   std::vector<std::string> words = base_with({});
   words[3] = forged;
@@ -232,7 +232,7 @@ TEST(CliTest, ControlCharactersInErrorsAreWrittenOut) {
 
 // Found by fuzz/cli_fuzz.cpp (fuzz/regressions/cli/20000-keys): a key of 20,000 parts made the tree
 // quadratic in memory. 31 keys after the set are accepted, 32 refused.
-TEST(CliTest, SubOptionKeysNestAtMost31Deep) {
+TEST(Cli, SubOptionKeysNestAtMost31Deep) {
   std::string key = "--model";
   for (int i = 0; i < 31; ++i) key += ":k";
   Value tree = parse(base_with({key, "1"})).subs.at("model");
@@ -242,7 +242,7 @@ TEST(CliTest, SubOptionKeysNestAtMost31Deep) {
             key + ":k has 32 keys after the set; a sub-option nests at most 31 keys deep (--SET:key[:key...])");
 }
 
-TEST(CliTest, EqualsFormsAndOddValues) {
+TEST(Cli, EqualsFormsAndOddValues) {
   // --opt=value is echoed as --opt value; a value may start with '-' when written with '='.
   const CommandLine cl = parse({"--platform=cpu", "--model_name=--odd", "--model_class=B", "--input_sizes=1",
                                 "--batch_sizes=1", "--reps=2"});
@@ -252,7 +252,7 @@ TEST(CliTest, EqualsFormsAndOddValues) {
   EXPECT_EQ(parse(base_with({"--model_root", "-r"})).args.model_path, "-r/m");
 }
 
-TEST(CliTest, EverySubOptionSetIsAcceptedAndNoOther) {
+TEST(Cli, EverySubOptionSetIsAcceptedAndNoOther) {
   for (const auto& set : kSubOptionSets) {
     SCOPED_TRACE(set);
     const CommandLine cl = parse(base_with({"--" + set + ":some_key@", "1"}));

@@ -37,7 +37,7 @@ bool has_field(const std::vector<std::pair<std::string, std::string>>& fields, c
 
 // What the messages, the help and the checks read of a row is there: a flag has no value name or example,
 // an option that takes a value has both, and a text or word option says what to give instead of "".
-TEST(FixedOptionsTest, EveryRowIsWhole) {
+TEST(FixedOptions, EveryRowIsWhole) {
   for (const auto& option : fixed_options()) {
     SCOPED_TRACE(option.name);
     const bool flag = option.kind == FixedKind::flag;
@@ -55,7 +55,7 @@ TEST(FixedOptionsTest, EveryRowIsWhole) {
 
 // Each option with its example, added to the required ones, parses; it is in the ARG words as typed, in
 // the args JSON (ours only now that it is given), and `args.NAME` in an `@` value reads its value.
-TEST(FixedOptionsTest, EveryExampleIsAcceptedAndShown) {
+TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
   const CommandLine minimal = parse(required_words());
   for (const auto& option : fixed_options()) {
     SCOPED_TRACE(option.name);
@@ -80,7 +80,7 @@ TEST(FixedOptionsTest, EveryExampleIsAcceptedAndShown) {
 }
 
 // The args JSON's fixed fields come sorted by name, model_path among them.
-TEST(FixedOptionsTest, ArgsJsonFieldsSortedWithModelPath) {
+TEST(FixedOptions, ArgsJsonFieldsSortedWithModelPath) {
   std::vector<std::string> words = required_words();
   words.insert(words.end(), {"--model_root", "/r", "--isolate"});
   const auto fields = args_json_fields(parse(words).args);
@@ -91,7 +91,7 @@ TEST(FixedOptionsTest, ArgsJsonFieldsSortedWithModelPath) {
 }
 
 // The kinds' checks, one row of each kind; the messages of each are in cli_test's UsageErrors.
-TEST(FixedOptionsTest, EachKindChecksItsValue) {
+TEST(FixedOptions, EachKindChecksItsValue) {
   auto message = [](const char* name, const std::string& text) -> std::string {
     try {
       read_fixed_value(*find_fixed_option(name), text);

@@ -32,7 +32,7 @@ std::string error_of(F&& f) {
   return "";
 }
 
-TEST(OptionSetsTest, CompileDefaults) {
+TEST(OptionSets, CompileDefaults) {
   const CompileOptions c = compile_options_from(Value::of_dict({}));
   EXPECT_EQ(c.backend, "inductor");
   EXPECT_FALSE(c.mode.has_value());
@@ -43,7 +43,7 @@ TEST(OptionSetsTest, CompileDefaults) {
   EXPECT_EQ(c.raw, Value::of_dict({}));
 }
 
-TEST(OptionSetsTest, CompileFromCommandLine) {
+TEST(OptionSets, CompileFromCommandLine) {
   const Value tree = tree_of("compile", {"--compile:backend", "cudagraphs", "--compile:mode", "reduce-overhead",
                                          "--compile:dynamic@", "False", "--compile:fullgraph@", "True",
                                          "--compile:disable@", "False", "--compile:options:max_autotune@", "True",
@@ -64,7 +64,7 @@ TEST(OptionSetsTest, CompileFromCommandLine) {
             Value::of_dict({{"b", Value::of_int(1)}}));
 }
 
-TEST(OptionSetsTest, CompileErrors) {
+TEST(OptionSets, CompileErrors) {
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:bakend", "inductor"})); }),
             "unknown option --compile:bakend; known --compile: keys are backend, disable, dynamic, fullgraph, mode, "
             "options");
@@ -90,7 +90,7 @@ TEST(OptionSetsTest, CompileErrors) {
             "string '{}' \u2014 add '@' to the key to pass a typed value: --compile:options@ {}");
 }
 
-TEST(OptionSetsTest, ModelFromCommandLine) {
+TEST(OptionSets, ModelFromCommandLine) {
   const ModelOptions m = model_options_from(
       tree_of("model", {"--model:torch_dtype@", "torch.half", "--model:attn_implementation", "sdpa",
                         "--model:add_pooling_layer@", "False", "--model:vocab_size@", "30522",
@@ -111,7 +111,7 @@ TEST(OptionSetsTest, ModelFromCommandLine) {
   EXPECT_FALSE(none.random_weights_seed.has_value());
 }
 
-TEST(OptionSetsTest, ModelDtypeForms) {
+TEST(OptionSets, ModelDtypeForms) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--model:torch_dtype@", "torch.bfloat16"}, "bfloat16"},
       {{"--model:torch_dtype@", "torch.float"}, "float32"},
@@ -130,7 +130,7 @@ TEST(OptionSetsTest, ModelDtypeForms) {
 
 // Keywords from_pretrained takes that mean nothing for a local folder are accepted and listed as ignored;
 // ones that would change the numbers stay refused, and the message lists both kinds.
-TEST(OptionSetsTest, HubOnlyModelKeysAreIgnoredWithAReason) {
+TEST(OptionSets, HubOnlyModelKeysAreIgnoredWithAReason) {
   ModelOptions o = model_options_from(
       tree_of("model", {"--model:trust_remote_code@", "True", "--model:revision", "main", "--model:dtype", "bfloat16"}));
   EXPECT_EQ(o.dtype, std::optional<std::string>("bfloat16"));
@@ -140,7 +140,7 @@ TEST(OptionSetsTest, HubOnlyModelKeysAreIgnoredWithAReason) {
                           "encoder and TorchScript run none");
 }
 
-TEST(OptionSetsTest, ModelErrors) {
+TEST(OptionSets, ModelErrors) {
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:variant", "fp16"})); }),
             "unknown option --model:variant; known --model: keys are add_pooling_layer, "
             "attn_implementation, dtype, packed_gemm, random_weights, random_weights_seed, torch_dtype, vocab_size "
@@ -174,7 +174,7 @@ TEST(OptionSetsTest, ModelErrors) {
             "--model:dtype and --model:torch_dtype are both given; give one of them");
 }
 
-TEST(OptionSetsTest, TorchCallsAndSetsInSortedOrder) {
+TEST(OptionSets, TorchCallsAndSetsInSortedOrder) {
   const TorchCalls calls = torch_calls_from(
       tree_of("torch.call", {"--torch.call:set_num_threads@", "2", "--torch.call:set_grad_enabled@", "False",
                              "--torch.call:manual_seed", "0"}));
@@ -200,7 +200,7 @@ TEST(OptionSetsTest, TorchCallsAndSetsInSortedOrder) {
   EXPECT_TRUE(torch_calls_from(Value::of_dict({})).calls.empty());
 }
 
-TEST(OptionSetsTest, TorchCallsAndSetsRefuseNesting) {
+TEST(OptionSets, TorchCallsAndSetsRefuseNesting) {
   EXPECT_EQ(error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:x:y", "1"})); }),
             "--torch.call:x cannot hold nested keys or a dict (--torch.call:x:y); write --torch.call:NAME VALUE");
   EXPECT_EQ(error_of([] { torch_sets_from(tree_of("torch.set", {"--torch.set:a@", "{}"})); }),
@@ -208,7 +208,7 @@ TEST(OptionSetsTest, TorchCallsAndSetsRefuseNesting) {
             "backends.cudnn.benchmark)");
 }
 
-TEST(OptionSetsTest, PlatformOptionsAsStrings) {
+TEST(OptionSets, PlatformOptionsAsStrings) {
   const PlatformOptions p = platform_options_from(
       tree_of("platform", {"--platform:device@", "0", "--platform:mode", "fast", "--platform:sizes@", "[1, 2]",
                            "--platform:name@", "'x'"}));
@@ -238,7 +238,7 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-TEST(OptionSetsTest, TheTabledSets) {
+TEST(OptionSets, TheTabledSets) {
   std::vector<std::string> sets;
   for (const auto& doc : option_set_docs()) sets.push_back(doc.set);
   EXPECT_EQ(sets, (std::vector<std::string>{"compile", "model", "check_outputs"}));
@@ -246,7 +246,7 @@ TEST(OptionSetsTest, TheTabledSets) {
 
 // Each key of a table, and each alias in its place, is accepted with the table's example value, and a value
 // of no kind at all (a list) is refused with the type the table names: the tables are the builders'.
-TEST(OptionSetsTest, EveryTableKeyIsAcceptedAndTyped) {
+TEST(OptionSets, EveryTableKeyIsAcceptedAndTyped) {
   for (const auto& doc : option_set_docs()) {
     for (const auto& key : doc.keys) {
       SCOPED_TRACE(key.example);
@@ -267,7 +267,7 @@ TEST(OptionSetsTest, EveryTableKeyIsAcceptedAndTyped) {
   }
 }
 
-TEST(OptionSetsTest, UnknownKeyListsExactlyTheTableKeys) {
+TEST(OptionSets, UnknownKeyListsExactlyTheTableKeys) {
   for (const auto& doc : option_set_docs()) {
     std::vector<std::string> known;
     for (const auto& key : doc.keys) {
@@ -285,7 +285,7 @@ TEST(OptionSetsTest, UnknownKeyListsExactlyTheTableKeys) {
   }
 }
 
-TEST(OptionSetsTest, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
+TEST(OptionSets, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
   for (const auto& key : ignored_model_keys()) {
     const ModelOptions o = model_options_from(tree_of("model", {"--model:" + key.key, "x"}));
     ASSERT_EQ(o.ignored.size(), 1u) << key.key;
@@ -296,7 +296,7 @@ TEST(OptionSetsTest, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
             "--model:token <not shown> ignored: no Hub access is made");
 }
 
-TEST(OptionSetsTest, CheckOptionsRanges) {
+TEST(OptionSets, CheckOptionsRanges) {
   const CheckOptions c = check_options_from(
       tree_of("check_outputs", {"--check_outputs:atol@", "0", "--check_outputs:rtol@", "1e-3",
                                 "--check_outputs:cosine@", "1"}));

@@ -22,7 +22,7 @@ std::string line_starting(const std::string& text, const std::string& start) {
 
 // Every row of the fixed options' table has its help line (marked required when it is) and its place in the
 // usage lines, bracketed when optional; every sub-option set has its summary line.
-TEST(UsageTest, NamesEveryFixedOptionAndSet) {
+TEST(Usage, NamesEveryFixedOptionAndSet) {
   const std::string usage = driver_usage({});
   const std::string usage_lines = usage.substr(0, usage.find("\n\n"));
   for (const auto& option : fixed_options()) {
@@ -40,14 +40,14 @@ TEST(UsageTest, NamesEveryFixedOptionAndSet) {
 }
 
 // The usage lines, written from the table, are the ones written by hand before it.
-TEST(UsageTest, UsageLinesOfTheFixedOptions) {
+TEST(Usage, UsageLinesOfTheFixedOptions) {
   EXPECT_EQ(driver_usage({}).substr(0, driver_usage({}).find("\n\n") + 1),
             "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
             "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
             "              [--save_outputs DIR] [--check_outputs DIR] [--isolate] [--SET:key[@] VALUE ...]\n");
 }
 
-TEST(UsageTest, NamesEverySubcommandWithItsSummary) {
+TEST(Usage, NamesEverySubcommandWithItsSummary) {
   const std::vector<SubcommandDoc> subcommands = {{"run", "EXPERIMENT --out ROOT", "runs a campaign"},
                                                   {"--cache", "list|report|clear", "lists the cache"}};
   const std::string usage = driver_usage(subcommands);
@@ -67,7 +67,7 @@ TEST(UsageTest, NamesEverySubcommandWithItsSummary) {
 }
 
 // Examples are whole command lines of at most 100 characters a line, each continued line ending in " \\".
-TEST(UsageTest, ExamplesAreWrappedCommandLines) {
+TEST(Usage, ExamplesAreWrappedCommandLines) {
   const std::string usage = driver_usage({});
   const size_t at = usage.find("\nexamples:\n");
   ASSERT_NE(at, std::string::npos);
@@ -86,7 +86,7 @@ TEST(UsageTest, ExamplesAreWrappedCommandLines) {
 }
 
 // The help's sub-option summaries, as they were before option_sets' tables wrote them.
-TEST(UsageTest, SubOptionSummaries) {
+TEST(Usage, SubOptionSummaries) {
   const std::string usage = driver_usage({});
   EXPECT_NE(usage.find(
                 "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
@@ -101,7 +101,7 @@ TEST(UsageTest, SubOptionSummaries) {
 
 // Every key of option_sets' tables is in the help, with its example, help line and aliases; so is every
 // key --model: ignores. With EveryTableKeyIsAcceptedAndTyped (option_sets_test), help and parser agree.
-TEST(UsageTest, ShowsEveryTableKey) {
+TEST(Usage, ShowsEveryTableKey) {
   const std::string usage = driver_usage({});
   for (const auto& doc : option_set_docs()) {
     EXPECT_NE(usage.find("  --" + doc.set + ":KEY"), std::string::npos) << doc.set;

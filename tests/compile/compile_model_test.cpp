@@ -13,16 +13,16 @@
 namespace fmwork {
 namespace {
 
-using fmwork::testing::expect_error;
-using fmwork::testing::ScratchDir;
+using fmwork::test_support::expect_error;
+using fmwork::TempDir;
 
 LoadRequest request(const std::string& path) { return LoadRequest{path, "BertModel", {}, torch::kCPU}; }
 
 Batch batch(int64_t b, int64_t l) { return InputGenerator(TokenFacts{50, {0}}, 1).make(b, l, torch::kCPU); }
 
 TEST(Compile, TorchscriptBackendMatchesEager) {
-  ScratchDir dir;
-  auto path = fmwork::testing::make_small_torchscript(dir, "m");
+  TempDir dir;
+  auto path = fmwork::test_support::make_small_torchscript(dir, "m");
   auto platform = make_platform("cpu", {});
   auto eager = load_model(request(path));
   eager->eval();
@@ -38,8 +38,8 @@ TEST(Compile, TorchscriptBackendMatchesEager) {
 }
 
 TEST(Compile, RefusesWhatItCannotDo) {
-  ScratchDir dir;
-  auto path = fmwork::testing::make_small_torchscript(dir, "m");
+  TempDir dir;
+  auto path = fmwork::test_support::make_small_torchscript(dir, "m");
   auto platform = make_platform("cpu", {});
   auto message = [&](bool eval, const std::string& backend) {
     CompileOptions options;

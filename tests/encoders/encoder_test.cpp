@@ -19,13 +19,13 @@
 namespace {
 
 using json = nlohmann::json;
-using namespace fmwork::testing::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, ScratchDir
+using namespace fmwork::test_support::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, TempDir
 
 // ---- against the reference --------------------------------------------------------------------------------
 
 void check_against_reference(const std::string& model_type, const std::string& cls, const json& cfg, bool pooler,
                              const std::string& prefix = "", bool sorted = true, ModelOptions opt = {}) {
-  ScratchDir dir;
+  TempDir dir;
   Weights w = tiny_weights(cfg, pooler, 7);
   write_folder(dir.path(), cfg, w, prefix, sorted);
   auto model = load(dir.path(), cls, opt);
@@ -79,7 +79,7 @@ TEST(HfEncoder, AutoModelAndSdpaOptionMatchReference) {
 
 TEST(HfEncoder, RobertaPositionsStartAfterPad) {
   // Only the position table differs between two models: outputs differ iff the rows used differ.
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("roberta");
   Weights w = tiny_weights(cfg, true, 3);
   write_folder(dir.file("a"), cfg, w);
@@ -101,7 +101,7 @@ TEST(HfEncoder, RobertaPositionsStartAfterPad) {
 }
 
 TEST(HfEncoder, InputLongerThanPositionsIsAUsageError) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("roberta");  // 42 positions, pad 1: 40 tokens at most
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
   auto model = load(dir.path(), "RobertaModel");
@@ -116,7 +116,7 @@ TEST(HfEncoder, InputLongerThanPositionsIsAUsageError) {
 
 TEST(HfEncoder, AllOnesMaskEqualsNoPadding) {
   // The all-ones fast path (mask dropped) gives what an explicit mask computation gives.
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   Weights w = tiny_weights(cfg, true, 5);
   write_folder(dir.path(), cfg, w);
@@ -131,10 +131,10 @@ TEST(HfEncoder, AllOnesMaskEqualsNoPadding) {
 // ---- random weights ---------------------------------------------------------------------------------------
 
 TEST(HfEncoderRandom, DistilBertSinusoidalTable) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("distilbert");
   cfg["sinusoidal_pos_embds"] = true;
-  fmwork::testing::write_file(dir.file("config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("config.json"), cfg.dump());
   fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("out"), 0);
   auto f = fmwork::hf::SafetensorsFile::open(dir.file("out/model.safetensors"));
   auto table = f->tensor("embeddings.position_embeddings.weight");
@@ -163,7 +163,7 @@ TEST(HfEncoderDtypes, HalfPrecisionOnCpuTracksFloat32) {
   };
   const Tolerance tolerances[] = {{"bfloat16", at::kBFloat16, 0.15, 0.999}, {"float16", at::kHalf, 0.02, 0.9999}};
   for (const char* family : {"bert", "roberta", "distilbert"}) {
-    ScratchDir dir;
+    TempDir dir;
     json cfg = tiny_config(family);
     const bool pooler = std::string(family) != "distilbert";
     write_folder(dir.path(), cfg, tiny_weights(cfg, pooler, 8));
@@ -196,7 +196,7 @@ TEST(HfEncoderDtypes, HalfPrecisionOnCpuTracksFloat32) {
 // sdpa (at::scaled_dot_product_attention) against the eager formula, with a padded sequence (the boolean
 // mask path) and without (no mask at all), in float32 and bfloat16.
 TEST(HfEncoderDtypes, SdpaMatchesEagerAttention) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("roberta");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 3));
   Inputs padded = tiny_inputs(1, false);
@@ -223,7 +223,7 @@ TEST(HfEncoderDtypes, SdpaMatchesEagerAttention) {
 // MKL packed GEMM (the CPU float32 default) against at::linear: the same outputs for the prepared shape,
 // and a shape it was not prepared for still runs (on at::linear) and agrees too.
 TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
   Inputs in = tiny_inputs(0, true);

@@ -20,7 +20,7 @@
 namespace fmwork {
 namespace {
 
-using namespace fmwork::testing;
+using namespace fmwork::test_support;
 namespace fs = std::filesystem;
 
 std::string experiment_json(const std::string& a, const std::string& b) {
@@ -62,7 +62,7 @@ pid_t start_runner(const std::vector<std::string>& args, const std::string& out,
 }
 
 TEST(CampaignDriver, KilledHalfwayResumesOnlyTheMissingRunsAndProcessReadsTheTree) {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string a = make_small_torchscript(scratch, "a"), b = make_small_torchscript(scratch, "b");
   write_file(scratch.file("exp.json"), experiment_json(a, b));
   const std::string root = scratch.file("out");
@@ -122,7 +122,7 @@ TEST(CampaignDriver, KilledHalfwayResumesOnlyTheMissingRunsAndProcessReadsTheTre
 }
 
 TEST(CampaignDriver, ABadOptionInTheFileIsTheDriversMessageNamingTheRun) {
-  ScratchDir scratch;
+  TempDir scratch;
   write_file(scratch.file("exp.json"), R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "M",
       "--model_name": "m", "--reps": 2, "--input_sizes": 8, "--batch_sizes": 1}},
     "runs": [{"id": "x", "matrix": {"--model:torch_dtype": ["float32", "float7"]}}]})");

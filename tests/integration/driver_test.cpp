@@ -20,12 +20,12 @@
 namespace fmwork {
 namespace {
 
-using namespace fmwork::testing;
+using namespace fmwork::test_support;
 
 class DriverTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new ScratchDir();
+    dir_ = new TempDir();
     model_ = dir_->file("encoder/model.pt");
     auto r = make_test_encoder(model_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -41,10 +41,10 @@ class DriverTest : public ::testing::Test {
             "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "5", "--eval"};
   }
 
-  static ScratchDir* dir_;
+  static TempDir* dir_;
   static std::string model_;
 };
-ScratchDir* DriverTest::dir_ = nullptr;
+TempDir* DriverTest::dir_ = nullptr;
 std::string DriverTest::model_;
 
 std::vector<LogLine> parse_all(const std::string& text) {
@@ -263,9 +263,9 @@ TEST_F(DriverTest, SavedOutputsCheckAgainstTheSameModelAndAChangeFails) {
   // The same folder with the 8x2 output of file 8x2 changed: that combination fails its check, the rest pass.
   std::filesystem::copy(saved, bad);
   {
-    auto file = fmwork::testing::read_file(bad + "/8x2.safetensors");
+    auto file = fmwork::test_support::read_file(bad + "/8x2.safetensors");
     file[file.size() - 2] ^= 0x40;  // a bit of the last float32 of the last tensor (the output)
-    fmwork::testing::write_file(bad + "/8x2.safetensors", file);
+    fmwork::test_support::write_file(bad + "/8x2.safetensors", file);
   }
   check = base_args();
   check.insert(check.end(), {"--check_outputs", bad});

@@ -13,12 +13,12 @@
 namespace {
 
 namespace fs = std::filesystem;
-using fmwork::testing::CommandResult;
-using fmwork::testing::run_command;
-using fmwork::testing::ScratchDir;
+using fmwork::test_support::CommandResult;
+using fmwork::test_support::run_command;
+using fmwork::TempDir;
 
 CommandResult drive(const std::string& folder, const std::string& cls, const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> argv = {fmwork::testing::driver_path(), "--platform", "cpu", "--model_class", cls,
+  std::vector<std::string> argv = {fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class", cls,
                                    "--model_name", folder, "--input_sizes", "8", "--batch_sizes", "1,2", "--reps", "3"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run_command(argv);
@@ -33,8 +33,8 @@ std::string tiny_config() {
 }
 
 TEST(HfDriver, RunsAFolderWithTheUpstreamCommandLine) {
-  ScratchDir dir;
-  fmwork::testing::write_file(dir.file("config.json"), tiny_config());
+  TempDir dir;
+  fmwork::test_support::write_file(dir.file("config.json"), tiny_config());
   fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
   auto r = drive(dir.file("model"), "RobertaModel");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -47,7 +47,7 @@ TEST(HfDriver, RunsAFolderWithTheUpstreamCommandLine) {
 }
 
 TEST(HfDriver, RandomWeightsFromAShippedConfig) {
-  const std::string folder = fmwork::testing::source_dir() + "/configs/models/all-MiniLM-L6-v2";
+  const std::string folder = fmwork::test_support::source_dir() + "/configs/models/all-MiniLM-L6-v2";
   auto r = drive(folder, "BertModel", {"--model:random_weights@", "True"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("*** RANDOM WEIGHTS ***"), std::string::npos) << r.out;
@@ -59,16 +59,16 @@ TEST(HfDriver, RandomWeightsFromAShippedConfig) {
 }
 
 TEST(HfDriver, BadFoldersExitWithTheirKind) {
-  ScratchDir dir;
+  TempDir dir;
   // A head class: usage (2).
-  fmwork::testing::write_file(dir.file("config.json"), tiny_config());
+  fmwork::test_support::write_file(dir.file("config.json"), tiny_config());
   fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
   auto r = drive(dir.file("model"), "RobertaForMaskedLM");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("use --model_class RobertaModel"), std::string::npos) << r.err;
   // A truncated safetensors file: runtime (1), naming the file.
-  std::string bytes = fmwork::testing::read_file(dir.file("model/model.safetensors"));
-  fmwork::testing::write_file(dir.file("model/model.safetensors"), bytes.substr(0, bytes.size() - 100));
+  std::string bytes = fmwork::test_support::read_file(dir.file("model/model.safetensors"));
+  fmwork::test_support::write_file(dir.file("model/model.safetensors"), bytes.substr(0, bytes.size() - 100));
   r = drive(dir.file("model"), "RobertaModel");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("model.safetensors"), std::string::npos) << r.err;
@@ -76,9 +76,9 @@ TEST(HfDriver, BadFoldersExitWithTheirKind) {
 }
 
 TEST(HfDriver, InputLongerThanThePositionTableFailsThatCombinationOnly) {
-  ScratchDir dir;
-  fmwork::testing::write_file(dir.file("config.json"), tiny_config());  // 20 positions, pad 1: 18 tokens
-  auto r = run_command({fmwork::testing::driver_path(), "--platform", "cpu", "--model_class", "AutoModel",
+  TempDir dir;
+  fmwork::test_support::write_file(dir.file("config.json"), tiny_config());  // 20 positions, pad 1: 18 tokens
+  auto r = run_command({fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class", "AutoModel",
                         "--model_name", dir.path(), "--input_sizes", "18,19", "--batch_sizes", "1", "--reps", "2",
                         "--model:random_weights@", "True"});
   EXPECT_NE(r.exit_code, 0);

@@ -26,9 +26,9 @@ namespace fmwork {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::CommandResult;
-using testing::ScratchDir;
-using testing::write_file;
+using test_support::CommandResult;
+using fmwork::TempDir;
+using test_support::write_file;
 
 const char kTooDeep[] = ": the JSON is nested deeper than 64 levels; it is not a file this program reads";
 
@@ -41,7 +41,7 @@ nlohmann::json small_config() {
 }
 
 // A Hugging Face folder <dir>/model with config.json and random weights in model.safetensors.
-std::string model_folder(const ScratchDir& dir) {
+std::string model_folder(const TempDir& dir) {
   write_file(dir.file("config.json"), small_config().dump());
   hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
   return dir.file("model");
@@ -50,11 +50,11 @@ std::string model_folder(const ScratchDir& dir) {
 // The driver on `model`, killed after 60 s (a FIFO opened would block it forever).
 CommandResult drive(const std::string& model, const std::vector<std::string>& extra = {},
                     const std::string& reps = "3") {
-  std::vector<std::string> argv = {"timeout", "60", testing::driver_path(), "--platform", "cpu", "--model_class",
+  std::vector<std::string> argv = {"timeout", "60", test_support::driver_path(), "--platform", "cpu", "--model_class",
                                    "BertModel", "--model_name", model, "--input_sizes", "8", "--batch_sizes", "1",
                                    "--reps", reps};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return testing::run_command(argv);
+  return test_support::run_command(argv);
 }
 
 // The driver failed with exit `code` and exactly the one error line `message`.
@@ -64,43 +64,43 @@ void expect_refused(const CommandResult& r, int code, const std::string& message
 }
 
 TEST(HostileInput, DeepConfigJsonIsOneRuntimeError) {
-  ScratchDir dir;
+  TempDir dir;
   // Without the limit, the message "hidden_size must be an integer, not <dump>" recursed 100,000 deep.
   const std::string config = small_config().dump();
   write_file(dir.file("config.json"), config.substr(0, config.size() - 1) + ", \"hidden_size\": " + deep(100000) + "}");
-  const Error e = testing::expect_error([&] { hf::load_config(dir.file("config.json")); });
+  const Error e = test_support::expect_error([&] { hf::load_config(dir.file("config.json")); });
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
   EXPECT_EQ(std::string(e.what()), dir.file("config.json") + kTooDeep);
 }
 
 TEST(HostileInput, DeepSafetensorsHeaderIsOneRuntimeError) {
-  ScratchDir dir;
+  TempDir dir;
   const std::string header = "{\"t\": {\"dtype\": " + deep(100000) + ", \"shape\": [1], \"data_offsets\": [0, 4]}}";
   std::string bytes(8, '\0');
   for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
   write_file(dir.file("model.safetensors"), bytes + header + std::string(4, '\0'));
-  const Error e = testing::expect_error([&] { hf::SafetensorsFile::open(dir.file("model.safetensors")); });
+  const Error e = test_support::expect_error([&] { hf::SafetensorsFile::open(dir.file("model.safetensors")); });
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
   EXPECT_EQ(std::string(e.what()), dir.file("model.safetensors") + ": the header" + kTooDeep);
 }
 
 TEST(HostileInput, DeepTokenizerAndTorchScriptConfigAreOneRuntimeError) {
-  ScratchDir dir;
+  TempDir dir;
   write_file(dir.file("tokenizer.json"), "{\"added_tokens\": " + deep(100000) + "}");
   const hf::EncoderConfig config = hf::parse_config(small_config(), "config.json");
-  Error e = testing::expect_error([&] { hf::read_special_tokens(dir.path(), config); });
+  Error e = test_support::expect_error([&] { hf::read_special_tokens(dir.path(), config); });
   EXPECT_EQ(std::string(e.what()), dir.file("tokenizer.json") + kTooDeep);
 
-  const std::string model = testing::make_small_torchscript(dir, "ts");
+  const std::string model = test_support::make_small_torchscript(dir, "ts");
   const std::string beside = (fs::path(model).parent_path() / "config.json").string();
   write_file(beside, "{\"vocab_size\": " + deep(100000) + "}");
-  e = testing::expect_error([&] { load_model(LoadRequest{model, "BertModel", {}}); });
+  e = test_support::expect_error([&] { load_model(LoadRequest{model, "BertModel", {}}); });
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
   EXPECT_EQ(std::string(e.what()), beside + kTooDeep);
 }
 
 TEST(HostileInput, FifosAreRefusedNotOpened) {
-  ScratchDir dir;
+  TempDir dir;
   const std::string fifo_error = " is a FIFO, not a file; give the path of a regular file";
   for (const char* name : {"model.pt", "model.pt2"}) {
     SCOPED_TRACE(name);
@@ -121,7 +121,7 @@ TEST(HostileInput, FifosAreRefusedNotOpened) {
 }
 
 TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
-  ScratchDir dir;
+  TempDir dir;
   ASSERT_EQ(::symlink("gone.pt", dir.file("model.pt").c_str()), 0);
   expect_refused(drive(dir.file("model.pt")), 2,
                  dir.file("model.pt") + " is a dangling symbolic link to gone.pt; point it at an existing file");
@@ -133,7 +133,7 @@ TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
 }
 
 TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
-  ScratchDir dir;
+  TempDir dir;
   const std::string folder = model_folder(dir);
   expect_refused(drive(folder, {}, "2147483648"), 2,
                  "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory");
@@ -158,24 +158,24 @@ TEST(HostileInput, FailureCauseIsOneLine) {
 // A log that cannot be written stops the run with exit 1 and says why, on one line: standard output on a full
 // disk (/dev/full) or closed, for the driver and for process.
 TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
-  ScratchDir dir;
+  TempDir dir;
   const std::string folder = model_folder(dir);
-  const std::string driver = testing::driver_path() + " --platform cpu --model_class BertModel --model_name " + folder +
+  const std::string driver = test_support::driver_path() + " --platform cpu --model_class BertModel --model_name " + folder +
                              " --input_sizes 8 --batch_sizes 1 --reps 2";
   const std::string expected =
       "error: cannot write the log to standard output (No space left on device): the disk may be full or the output "
       "closed; the run stops\n";
-  const CommandResult full = testing::run_command({"sh", "-c", "exec " + driver + " >/dev/full"});
+  const CommandResult full = test_support::run_command({"sh", "-c", "exec " + driver + " >/dev/full"});
   EXPECT_EQ(full.exit_code, 1);
   EXPECT_EQ(full.err, expected);
-  const CommandResult closed = testing::run_command({"sh", "-c", "exec " + driver + " >&-"});
+  const CommandResult closed = test_support::run_command({"sh", "-c", "exec " + driver + " >&-"});
   EXPECT_EQ(closed.exit_code, 1);
   EXPECT_EQ(closed.err, "error: cannot write the log to standard output (Bad file descriptor): the disk may be full or "
                         "the output closed; the run stops\n");
-  const CommandResult log = testing::run_command({"sh", "-c", "exec " + driver + " >" + dir.file("run.log")});
+  const CommandResult log = test_support::run_command({"sh", "-c", "exec " + driver + " >" + dir.file("run.log")});
   ASSERT_EQ(log.exit_code, 0) << log.err;
-  const CommandResult process = testing::run_command(
-      {"sh", "-c", "exec " + testing::process_path() + " --path " + dir.file("run.log") + " --format csv >/dev/full"});
+  const CommandResult process = test_support::run_command(
+      {"sh", "-c", "exec " + test_support::process_path() + " --path " + dir.file("run.log") + " --format csv >/dev/full"});
   EXPECT_EQ(process.exit_code, 1);
   EXPECT_EQ(process.err, "error: cannot write the output to standard output (No space left on device): the disk may "
                          "be full or the output closed; the run stops\n");
@@ -184,7 +184,7 @@ TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
 // Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
 // terabytes are refused with the figures before any allocation.
 TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
-  ScratchDir dir;
+  TempDir dir;
   nlohmann::json config = small_config();
   config["hidden_size"] = 65536;
   config["num_attention_heads"] = 64;
@@ -201,7 +201,7 @@ TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
 
 // What escapes LibTorch's deserialiser is given the file's name and made one line.
 TEST(HostileInput, ForeignLoaderErrorsNameTheFile) {
-  ScratchDir dir;
+  TempDir dir;
   write_file(dir.file("garbage.pt"), std::string("PK\x03\x04") + std::string(4096, '\x07'));
   const CommandResult r = drive(dir.file("garbage.pt"), {"--model:vocab_size@", "100"});
   EXPECT_EQ(r.exit_code, 1) << r.err;

@@ -16,27 +16,27 @@ namespace fmwork {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::CommandResult;
-using testing::ScratchDir;
+using test_support::CommandResult;
+using fmwork::TempDir;
 
 class InductorDriverTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new ScratchDir();
-    const auto config = testing::encoders::tiny_config("bert");
-    testing::encoders::write_folder(dir_->file("bert"), config, testing::encoders::tiny_weights(config, true, 3));
+    dir_ = new TempDir();
+    const auto config = test_support::encoders::tiny_config("bert");
+    test_support::encoders::write_folder(dir_->file("bert"), config, test_support::encoders::tiny_weights(config, true, 3));
   }
   static void TearDownTestSuite() { delete dir_; }
 
   // The driver with its cache in `cache` and `env` (FMWORK_PYTHON=... to take Python away).
   static CommandResult driver(std::vector<std::string> extra, const std::string& cache,
                               std::vector<std::string> env = {}) {
-    std::vector<std::string> argv = {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
+    std::vector<std::string> argv = {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
                                      "--model_name", dir_->file("bert"), "--reps", "3",
                                      "--torch.call:set_num_threads@", "1"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     env.push_back("FMWORK_CACHE=" + cache);
-    return testing::run_command(argv, env);
+    return test_support::run_command(argv, env);
   }
   static std::vector<LogLine> lines_of(const std::string& out) {
     std::vector<LogLine> lines;
@@ -59,9 +59,9 @@ class InductorDriverTest : public ::testing::Test {
     return found;
   }
 
-  static ScratchDir* dir_;
+  static TempDir* dir_;
 };
-ScratchDir* InductorDriverTest::dir_ = nullptr;
+TempDir* InductorDriverTest::dir_ = nullptr;
 
 const std::vector<std::string> kDynamic = {"--compile", "--compile:backend", "inductor", "--compile:dynamic@", "True",
                                            "--input_sizes", "4,16", "--batch_sizes", "1,3"};
@@ -78,7 +78,7 @@ std::string compile_field(const CommandResult& r, const char* key) {
 }
 
 TEST_F(InductorDriverTest, DynamicPackageIsBuiltOnceThenTakenFromTheCacheWithoutPython) {
-  ScratchDir cache;
+  TempDir cache;
   const std::string saved = cache.file("eager");
   CommandResult eager = driver({"--input_sizes", "4,16", "--batch_sizes", "1,3", "--save_outputs", saved},
                                cache.path());
@@ -101,14 +101,14 @@ TEST_F(InductorDriverTest, DynamicPackageIsBuiltOnceThenTakenFromTheCacheWithout
   EXPECT_EQ(compile_field(second, "cache"), "hit");
   EXPECT_EQ(compile_field(second, "key"), compile_field(first, "key"));
 
-  const CommandResult list = testing::run_command({testing::driver_path(), "--cache", "list"},
+  const CommandResult list = test_support::run_command({test_support::driver_path(), "--cache", "list"},
                                                   {"FMWORK_CACHE=" + cache.path()});
   EXPECT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find(compile_field(first, "key").substr(0, 12)), std::string::npos) << list.out;
 }
 
 TEST_F(InductorDriverTest, ShapesOutsideTheExportedRangesFailBeforeTheyRun) {
-  ScratchDir cache;
+  TempDir cache;
   // 41 is past the tiny BERT's 40 positions: the package's input range ends at 40.
   std::vector<std::string> args = {"--compile", "--compile:backend", "inductor", "--compile:dynamic@", "True",
                                    "--input_sizes", "8,41", "--batch_sizes", "2"};
@@ -121,7 +121,7 @@ TEST_F(InductorDriverTest, ShapesOutsideTheExportedRangesFailBeforeTheyRun) {
 }
 
 TEST_F(InductorDriverTest, StaticPackagesPerShapeACorruptEntryIsRebuiltAndAPackageRunsAsAModel) {
-  ScratchDir cache;
+  TempDir cache;
   const std::vector<std::string> args = {"--compile", "--compile:backend", "inductor", "--input_sizes", "8",
                                          "--batch_sizes", "2"};
   CommandResult first = driver(args, cache.path());
@@ -135,13 +135,13 @@ TEST_F(InductorDriverTest, StaticPackagesPerShapeACorruptEntryIsRebuiltAndAPacka
   ASSERT_FALSE(package.empty());
 
   // The package as --model_name (its vocabulary given, as no config.json lies beside it).
-  CommandResult direct = testing::run_command(
-      {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
+  CommandResult direct = test_support::run_command(
+      {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
        "--input_sizes", "8", "--batch_sizes", "2", "--reps", "3", "--model:vocab_size@", "99"});
   ASSERT_EQ(direct.exit_code, 0) << direct.err << direct.out;
   EXPECT_NE(direct.out.find("AOTInductor package " + package), std::string::npos) << direct.out;
-  CommandResult wrong = testing::run_command(
-      {testing::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
+  CommandResult wrong = test_support::run_command(
+      {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
        "--input_sizes", "9", "--batch_sizes", "2", "--reps", "3", "--model:vocab_size@", "99"});
   EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
   EXPECT_NE(wrong.out.find("input size 9 is outside the package's input sizes (8)"), std::string::npos) << wrong.out;
@@ -158,7 +158,7 @@ TEST_F(InductorDriverTest, StaticPackagesPerShapeACorruptEntryIsRebuiltAndAPacka
 }
 
 TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
-  ScratchDir cache;
+  TempDir cache;
   CommandResult no_python = driver(kDynamic, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
   EXPECT_EQ(no_python.exit_code, 2) << no_python.err;
   EXPECT_NE(no_python.err.find("set FMWORK_PYTHON to a Python with torch=="), std::string::npos) << no_python.err;

@@ -20,7 +20,7 @@
 namespace fmwork {
 namespace {
 
-using namespace fmwork::testing;
+using namespace fmwork::test_support;
 
 #define EXPECT_CONTAINS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nlacks: " << (part)
@@ -50,7 +50,7 @@ size_t count_prefix(const std::string& text, const std::string& prefix) {
 }
 
 // `process --format csv` of a log: its rows reduced to "input,batch,status", in order.
-std::vector<std::string> processed(const ScratchDir& dir, const std::string& name, const std::string& log) {
+std::vector<std::string> processed(const TempDir& dir, const std::string& name, const std::string& log) {
   write_file(dir.file(name), log);
   const auto r = run_command({process_path(), "--format", "csv", dir.file(name)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -65,7 +65,7 @@ std::vector<std::string> processed(const ScratchDir& dir, const std::string& nam
 }
 
 TEST_F(IsolateDriverTest, TheLogReadsAsTheSameRunAsWithoutIsolate) {
-  ScratchDir scratch;
+  TempDir scratch;
   const auto plain = driver(args("8,16", "1,2"));
   const auto isolated = driver(args("8,16", "1,2", {"--isolate"}));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
@@ -118,7 +118,7 @@ pid_t child_running(pid_t parent, const std::string& combination) {
 // The middle combination's process is killed with SIGKILL (what the OOM killer sends) by the test while it
 // runs: its FAIL line names the signal and the peak memory, and the next combination still has its RES.
 TEST_F(IsolateDriverTest, AChildKilledByASignalIsAFailLineAndTheSweepGoesOn) {
-  ScratchDir scratch;
+  TempDir scratch;
   std::vector<std::string> argv = args("8,16,32", "1", {"--isolate"});
   argv.insert(argv.begin(), driver_path());
   std::atomic<pid_t> driver_pid{0};
@@ -192,7 +192,7 @@ TEST_F(IsolateDriverTest, UsageErrorsStillExitTwoWithOneLine) {
 // refdev emulating Spyre declares one input size and one batch size per run: refused for a sweep without
 // --isolate, a whole sweep with it.
 TEST_F(IsolateDriverTest, OneShapePerProcessPlatformsGetWholeSweeps) {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string events = scratch.file("events.txt");
   std::vector<std::string> spyre = {"--platform", "refdev", "--platform:emulate", "spyre", "--platform:event_log",
                                     events, "--model_class", "BertModel", "--model_name", model_, "--input_sizes",

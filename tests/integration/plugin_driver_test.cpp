@@ -25,7 +25,7 @@
 namespace fmwork {
 namespace {
 
-using namespace fmwork::testing;
+using namespace fmwork::test_support;
 
 #define EXPECT_CONTAINS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nlacks: " << (part)
@@ -95,7 +95,7 @@ TEST(PluginDriverEvents, OneSyncPerForwardIsWhatTheCountSees) {
 class PluginDriverTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new ScratchDir();
+    dir_ = new TempDir();
     model_ = dir_->file("encoder/model.pt");
     auto r = make_test_encoder(model_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -114,10 +114,10 @@ class PluginDriverTest : public ::testing::Test {
     return a;
   }
 
-  static ScratchDir* dir_;
+  static TempDir* dir_;
   static std::string model_;
 };
-ScratchDir* PluginDriverTest::dir_ = nullptr;
+TempDir* PluginDriverTest::dir_ = nullptr;
 std::string PluginDriverTest::model_;
 
 void expect_one_line_error(const CommandResult& r, int exit_code, const std::string& fragment) {
@@ -128,7 +128,7 @@ void expect_one_line_error(const CommandResult& r, int exit_code, const std::str
 }
 
 TEST_F(PluginDriverTest, FullSweepOnTheReferenceDeviceSynchronisesOncePerRep) {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string log = scratch.file("events.txt");
   auto r = driver(args("refdev", {"--platform:event_log", log}));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -176,7 +176,7 @@ TEST_F(PluginDriverTest, SameSweepAsOnCpu) {
 }
 
 TEST_F(PluginDriverTest, PluginCompileBackendRunsEveryRep) {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string log = scratch.file("events.txt");
   auto r = driver(args("refdev", {"--platform:event_log", log, "--compile", "--compile:backend", "refdev",
                                   "--compile:options:refdev.label", "sweep"}));
@@ -242,7 +242,7 @@ TEST_F(PluginDriverTest, SpyreRulesNameEveryMissingPieceAtOnce) {
 }
 
 TEST_F(PluginDriverTest, SpyreCommandLineRunsUnderEmulation) {
-  ScratchDir scratch;
+  TempDir scratch;
   const std::string log = scratch.file("events.txt");
   auto r = driver({"--platform", "refdev", "--platform:emulate", "spyre", "--platform:event_log", log,
                    "--model_class", "RobertaModel", "--model_name", model_, "--input_sizes", "16", "--batch_sizes",

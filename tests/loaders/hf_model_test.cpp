@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using namespace fmwork::testing::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, ScratchDir
+using namespace fmwork::test_support::encoders;  // the tiny models; Batch, ErrorKind, ModelOptions, TempDir
 
 // ---- weights: names, zero-copy, fusion, shards ------------------------------------------------------------
 
@@ -46,7 +46,7 @@ std::vector<std::pair<uintptr_t, uintptr_t>> mappings_of(const std::string& path
 }
 
 TEST(HfModelWeights, Float32WeightsAreZeroCopyAndQkvFusedWhenAdjacent) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 2), "", /*sorted=*/false);
   auto model = load(dir.path(), "BertModel");
@@ -71,7 +71,7 @@ TEST(HfModelWeights, Float32WeightsAreZeroCopyAndQkvFusedWhenAdjacent) {
 }
 
 TEST(HfModelWeights, SortedFileKeepsQkvSeparateAndGivesTheSameOutputs) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   Weights w = tiny_weights(cfg, true, 2);
   write_folder(dir.file("sorted"), cfg, w, "", true);
@@ -92,7 +92,7 @@ TEST(HfModelWeights, SortedFileKeepsQkvSeparateAndGivesTheSameOutputs) {
 
 TEST(HfModelWeights, HeadsBuffersAndOldLayerNormNamesAreAccepted) {
   // As bert-base-uncased ships: bert.* with LayerNorm gamma/beta, cls.* heads, a position_ids buffer.
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   Weights w = tiny_weights(cfg, true, 4);
   Weights renamed;
@@ -115,10 +115,10 @@ TEST(HfModelWeights, HeadsBuffersAndOldLayerNormNamesAreAccepted) {
 }
 
 TEST(HfModelWeights, ShardedCheckpoint) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   Weights w = tiny_weights(cfg, true, 9);
-  fmwork::testing::write_file(dir.file("config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("config.json"), cfg.dump());
   std::vector<std::pair<std::string, at::Tensor>> first, second;
   json map;
   for (const auto& [n, t] : w) {
@@ -128,7 +128,7 @@ TEST(HfModelWeights, ShardedCheckpoint) {
   }
   fmwork::hf::write_safetensors(dir.file("model-00001-of-00002.safetensors"), first);
   fmwork::hf::write_safetensors(dir.file("model-00002-of-00002.safetensors"), second);
-  fmwork::testing::write_file(dir.file("model.safetensors.index.json"), json{{"weight_map", map}}.dump());
+  fmwork::test_support::write_file(dir.file("model.safetensors.index.json"), json{{"weight_map", map}}.dump());
   auto model = load(dir.path(), "AutoModel");
   Inputs in = tiny_inputs(0, true);
   auto h = outputs(model->forward(Batch{in.ids, in.mask, in.types})).first;
@@ -137,7 +137,7 @@ TEST(HfModelWeights, ShardedCheckpoint) {
 }
 
 TEST(HfModelWeights, MissingUnexpectedMisshapenAndDuplicateWeights) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   Weights w = tiny_weights(cfg, true, 1);
 
@@ -176,7 +176,7 @@ TEST(HfModelWeights, MissingUnexpectedMisshapenAndDuplicateWeights) {
 }
 
 TEST(HfModelWeights, Pooler) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   write_folder(dir.file("nopool"), cfg, tiny_weights(cfg, false, 1));
   Inputs in = tiny_inputs(0, true);
@@ -206,7 +206,7 @@ TEST(HfModelWeights, Pooler) {
 // ---- folders, classes, options ----------------------------------------------------------------------------
 
 TEST(HfModelFolders, UsageErrors) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   EXPECT_NE(error_of([&] { load(dir.file("nope"), "BertModel"); }, ErrorKind::usage).find("no such folder"), std::string::npos);
   fs::create_directories(dir.file("empty"));
@@ -214,8 +214,8 @@ TEST(HfModelFolders, UsageErrors) {
 
   // Only pytorch_model.bin: how to convert.
   fs::create_directories(dir.file("bin"));
-  fmwork::testing::write_file(dir.file("bin/config.json"), cfg.dump());
-  fmwork::testing::write_file(dir.file("bin/pytorch_model.bin"), "PK");
+  fmwork::test_support::write_file(dir.file("bin/config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("bin/pytorch_model.bin"), "PK");
   auto m = error_of([&] { load(dir.file("bin"), "BertModel"); }, ErrorKind::usage);
   EXPECT_NE(m.find("has pytorch_model.bin but no model.safetensors"), std::string::npos) << m;
   EXPECT_NE(m.find("save_pretrained("), std::string::npos) << m;
@@ -223,7 +223,7 @@ TEST(HfModelFolders, UsageErrors) {
 
   // No weights at all: the opt-in.
   fs::create_directories(dir.file("config-only"));
-  fmwork::testing::write_file(dir.file("config-only/config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("config-only/config.json"), cfg.dump());
   m = error_of([&] { load(dir.file("config-only"), "BertModel"); }, ErrorKind::usage);
   EXPECT_NE(m.find("--model:random_weights@ True"), std::string::npos) << m;
 
@@ -237,17 +237,17 @@ TEST(HfModelFolders, UsageErrors) {
   json rel = cfg;
   rel["position_embedding_type"] = "relative_key";
   fs::create_directories(dir.file("rel"));
-  fmwork::testing::write_file(dir.file("rel/config.json"), rel.dump());
+  fmwork::test_support::write_file(dir.file("rel/config.json"), rel.dump());
   m = error_of([&] { load(dir.file("rel"), "BertModel"); }, ErrorKind::usage);
   EXPECT_NE(m.find("rel/config.json: position_embedding_type \"relative_key\""), std::string::npos) << m;
   json unknown = cfg;
   unknown["model_type"] = "deberta-v2";
-  fmwork::testing::write_file(dir.file("rel/config.json"), unknown.dump());
+  fmwork::test_support::write_file(dir.file("rel/config.json"), unknown.dump());
   m = error_of([&] { load(dir.file("rel"), "AutoModel"); }, ErrorKind::usage);
   EXPECT_NE(m.find("model_type \"deberta-v2\" is not supported"), std::string::npos) << m;
   json broken = cfg;
   broken.erase("num_attention_heads");
-  fmwork::testing::write_file(dir.file("rel/config.json"), broken.dump());
+  fmwork::test_support::write_file(dir.file("rel/config.json"), broken.dump());
   m = error_of([&] { load(dir.file("rel"), "BertModel"); }, ErrorKind::runtime);
   EXPECT_NE(m.find("missing field \"num_attention_heads\""), std::string::npos) << m;
 
@@ -260,11 +260,11 @@ TEST(HfModelFolders, UsageErrors) {
 }
 
 TEST(HfModelFolders, BrokenSafetensorsIsARuntimeErrorNamingTheFile) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
-  std::string bytes = fmwork::testing::read_file(dir.file("model.safetensors"));
-  fmwork::testing::write_file(dir.file("model.safetensors"), bytes.substr(0, bytes.size() / 2));
+  std::string bytes = fmwork::test_support::read_file(dir.file("model.safetensors"));
+  fmwork::test_support::write_file(dir.file("model.safetensors"), bytes.substr(0, bytes.size() / 2));
   auto m = error_of([&] { load(dir.path(), "BertModel"); }, ErrorKind::runtime);
   EXPECT_NE(m.find(dir.file("model.safetensors")), std::string::npos) << m;
 }
@@ -272,9 +272,9 @@ TEST(HfModelFolders, BrokenSafetensorsIsARuntimeErrorNamingTheFile) {
 // ---- random weights ---------------------------------------------------------------------------------------
 
 TEST(HfModelRandom, OptInSeededAndLoud) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("roberta");
-  fmwork::testing::write_file(dir.file("config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("config.json"), cfg.dump());
   ModelOptions opt;
   opt.random_weights = true;
   auto a = load(dir.path(), "RobertaModel", opt);
@@ -298,10 +298,10 @@ TEST(HfModelRandom, OptInSeededAndLoud) {
 }
 
 TEST(HfModelRandom, WriteRandomModelFolderThenLoadZeroCopy) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("xlm-roberta");
-  fmwork::testing::write_file(dir.file("config.json"), cfg.dump());
-  fmwork::testing::write_file(dir.file("tokenizer_config.json"),
+  fmwork::test_support::write_file(dir.file("config.json"), cfg.dump());
+  fmwork::test_support::write_file(dir.file("tokenizer_config.json"),
                               R"({"added_tokens_decoder": {"98": {"content": "<mask>", "special": true}}})");
   uint64_t bytes = fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("out"), 3);
   EXPECT_EQ(bytes, fs::file_size(dir.file("out/model.safetensors")));
@@ -331,7 +331,7 @@ TEST(HfModelRandom, WriteRandomModelFolderThenLoadZeroCopy) {
 // ---- dtype and attention options ---------------------------------------------------------------------------
 
 TEST(HfModelOptions, Bfloat16AndAutoLoadInBfloat16) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   cfg["torch_dtype"] = "bfloat16";
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 8));
@@ -345,7 +345,7 @@ TEST(HfModelOptions, Bfloat16AndAutoLoadInBfloat16) {
 }
 
 TEST(HfModelOptions, DescribeSaysWhichAttentionRan) {
-  ScratchDir dir;
+  TempDir dir;
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
   ModelOptions opt;

@@ -13,11 +13,11 @@
 namespace fmwork {
 namespace {
 
-using fmwork::testing::ScratchDir;
-using fmwork::testing::expect_error;
+using fmwork::TempDir;
+using fmwork::test_support::expect_error;
 
-std::string make(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
-  return fmwork::testing::make_small_torchscript(dir, name, std::move(extra));
+std::string make(const TempDir& dir, const std::string& name, std::vector<std::string> extra = {}) {
+  return fmwork::test_support::make_small_torchscript(dir, name, std::move(extra));
 }
 
 LoadRequest request(const std::string& path, ModelOptions options = {}) {
@@ -27,7 +27,7 @@ LoadRequest request(const std::string& path, ModelOptions options = {}) {
 Batch batch(int64_t b, int64_t l) { return InputGenerator(TokenFacts{50, {0}}, 1).make(b, l, torch::kCPU); }
 
 TEST(TorchScriptModel, RunsEveryOutputKind) {
-  ScratchDir dir;
+  TempDir dir;
   for (std::string kind : {"tensor", "tuple", "list", "dict"}) {
     auto model = load_model(request(make(dir, kind, {"--output", kind})));
     auto out = model->forward(batch(2, 5));
@@ -40,7 +40,7 @@ TEST(TorchScriptModel, RunsEveryOutputKind) {
 }
 
 TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
-  ScratchDir dir;
+  TempDir dir;
   auto path = make(dir, "reordered", {"--inputs", "input_ids,token_type_ids,attention_mask"});
   auto model = load_model(request(path));
   EXPECT_NE(model->describe().find("inputs fed: input_ids, token_type_ids, attention_mask"), std::string::npos)
@@ -55,7 +55,7 @@ TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
 }
 
 TEST(TorchScriptModel, FeedsASubsetOfInputs) {
-  ScratchDir dir;
+  TempDir dir;
   auto model = load_model(request(make(dir, "ids-only", {"--inputs", "input_ids"})));
   EXPECT_NE(model->describe().find("inputs fed: input_ids\n"), std::string::npos) << model->describe();
   EXPECT_EQ(model->forward(batch(1, 4)).toTensor().size(1), 4);
@@ -64,7 +64,7 @@ TEST(TorchScriptModel, FeedsASubsetOfInputs) {
 // Arguments after the fed ones keep their defaults: forward(input_ids, attention_mask, scale=3.0,
 // position_ids=None) is fed two tensors and runs with scale 3 and no position ids.
 TEST(TorchScriptModel, ArgumentsAfterTheFedOnesKeepTheirDefaults) {
-  ScratchDir dir;
+  TempDir dir;
   torch::jit::Module m("Defaults");
   m.define(R"(
 def forward(self, input_ids, attention_mask, scale: float = 3.0, position_ids: Optional[Tensor] = None):
@@ -86,7 +86,7 @@ def forward(self, input_ids, attention_mask, scale: float = 3.0, position_ids: O
 }
 
 TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {
-  ScratchDir dir;
+  TempDir dir;
   auto path = make(dir, "unfeedable", {"--kind", "unfeedable"});
   Error e = expect_error([&] { load_model(request(path)); });
   EXPECT_EQ(e.kind(), ErrorKind::usage);
@@ -95,7 +95,7 @@ TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {
 }
 
 TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
-  ScratchDir dir;
+  TempDir dir;
   auto with_config = load_model(request(make(dir, "cfg")));
   EXPECT_EQ(with_config->token_facts().vocab_size, 50);
   // config.json names pad 0, cls 101, sep 102; ids outside the 50-token vocabulary are dropped.
@@ -111,7 +111,7 @@ TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
 }
 
 TEST(TorchScriptModel, CastsToTheRequestedDtype) {
-  ScratchDir dir;
+  TempDir dir;
   ModelOptions options;
   options.dtype = "bfloat16";
   auto model = load_model(request(make(dir, "bf16"), options));
@@ -120,13 +120,13 @@ TEST(TorchScriptModel, CastsToTheRequestedDtype) {
 }
 
 TEST(TorchScriptModel, BadPathsAndFiles) {
-  ScratchDir dir;
+  TempDir dir;
   Error missing = expect_error([&] { load_model(request(dir.file("nope.pt"))); });
   EXPECT_EQ(missing.kind(), ErrorKind::usage);
   EXPECT_NE(std::string(missing.what()).find("nope.pt does not exist"), std::string::npos) << missing.what();
 
-  fmwork::testing::write_file(dir.file("config.json"), "{\"vocab_size\": 10}");
-  fmwork::testing::write_file(dir.file("garbage.pt"), "this is not a zip archive");
+  fmwork::test_support::write_file(dir.file("config.json"), "{\"vocab_size\": 10}");
+  fmwork::test_support::write_file(dir.file("garbage.pt"), "this is not a zip archive");
   Error garbage = expect_error([&] { load_model(request(dir.file("garbage.pt"))); });
   EXPECT_EQ(garbage.kind(), ErrorKind::runtime);
   EXPECT_NE(std::string(garbage.what()).find("garbage.pt: cannot load as a TorchScript archive"), std::string::npos)
@@ -134,7 +134,7 @@ TEST(TorchScriptModel, BadPathsAndFiles) {
 }
 
 TEST(TorchScriptModel, RefusesHuggingFaceOnlyOptions) {
-  ScratchDir dir;
+  TempDir dir;
   ModelOptions options;
   options.attn_implementation = "sdpa";
   Error e = expect_error([&] { load_model(request(make(dir, "m"), options)); });

@@ -18,7 +18,7 @@ using fmwork::ErrorKind;
 using fmwork::hf::Checkpoint;
 using fmwork::hf::SafetensorsFile;
 using fmwork::hf::write_safetensors;
-using fmwork::testing::ScratchDir;
+using fmwork::TempDir;
 
 // A file made by hand: 8-byte length, the header text exactly as given, then `data`.
 void write_raw(const std::string& path, const std::string& header, const std::string& data, int64_t length = -1) {
@@ -44,7 +44,7 @@ std::string open_error(const std::string& path, ErrorKind kind = ErrorKind::runt
 }
 
 TEST(HfSafetensors, RoundTripEveryDtype) {
-  ScratchDir dir;
+  TempDir dir;
   std::vector<std::pair<std::string, at::Tensor>> tensors = {
       {"f32", at::randn({3, 5})},
       {"f64", at::randn({4}, at::kDouble)},
@@ -76,9 +76,9 @@ TEST(HfSafetensors, RoundTripEveryDtype) {
 }
 
 TEST(HfSafetensors, HeaderIsPaddedAndDataIsAligned) {
-  ScratchDir dir;
+  TempDir dir;
   write_safetensors(dir.file("a.safetensors"), {{"x", at::randn({5})}});
-  std::string bytes = fmwork::testing::read_file(dir.file("a.safetensors"));
+  std::string bytes = fmwork::test_support::read_file(dir.file("a.safetensors"));
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
   EXPECT_EQ(n % 8, 0u);
@@ -89,7 +89,7 @@ TEST(HfSafetensors, HeaderIsPaddedAndDataIsAligned) {
 }
 
 TEST(HfSafetensors, ZeroCopyWhenDtypeMatchesAndMappingOutlivesFile) {
-  ScratchDir dir;
+  TempDir dir;
   auto w = at::randn({64, 32});
   write_safetensors(dir.file("a.safetensors"), {{"w", w}, {"b", at::randn({64})}});
   at::Tensor t;
@@ -113,7 +113,7 @@ TEST(HfSafetensors, ZeroCopyWhenDtypeMatchesAndMappingOutlivesFile) {
 }
 
 TEST(HfSafetensors, UnalignedDataIsCopiedNotMisread) {
-  ScratchDir dir;
+  TempDir dir;
   // A header whose length puts the F32 data at an address that is not a multiple of 4.
   std::string header = R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
   if ((8 + header.size()) % 4 == 0) header += " ";
@@ -127,7 +127,7 @@ TEST(HfSafetensors, UnalignedDataIsCopiedNotMisread) {
 }
 
 TEST(HfSafetensors, BoolBytesAreNormalised) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("b.safetensors"), R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})",
             std::string("\x00\x01\x07", 3));
   auto t = SafetensorsFile::open(dir.file("b.safetensors"))->tensor("m");
@@ -135,36 +135,36 @@ TEST(HfSafetensors, BoolBytesAreNormalised) {
 }
 
 TEST(HfSafetensors, WriterRefusesDuplicateNames) {
-  ScratchDir dir;
+  TempDir dir;
   EXPECT_THROW(write_safetensors(dir.file("d.safetensors"), {{"a", at::ones({1})}, {"a", at::ones({1})}}), Error);
 }
 
 // ---- bad files ----
 
 TEST(HfSafetensorsBad, TruncatedBeforeTheHeaderLength) {
-  ScratchDir dir;
-  fmwork::testing::write_file(dir.file("t.safetensors"), "abc");
+  TempDir dir;
+  fmwork::test_support::write_file(dir.file("t.safetensors"), "abc");
   EXPECT_NE(open_error(dir.file("t.safetensors")).find("truncated"), std::string::npos);
 }
 
 TEST(HfSafetensorsBad, HeaderLengthPastTheEnd) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("h.safetensors"), R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "abcd", 1000);
   EXPECT_NE(open_error(dir.file("h.safetensors")).find("header length 1000 runs past the end"), std::string::npos);
 }
 
 TEST(HfSafetensorsBad, TruncatedData) {
-  ScratchDir dir;
+  TempDir dir;
   write_safetensors(dir.file("ok.safetensors"), {{"a", at::randn({16})}, {"b", at::randn({16})}});
-  std::string bytes = fmwork::testing::read_file(dir.file("ok.safetensors"));
-  fmwork::testing::write_file(dir.file("t.safetensors"), bytes.substr(0, bytes.size() - 10));
+  std::string bytes = fmwork::test_support::read_file(dir.file("ok.safetensors"));
+  fmwork::test_support::write_file(dir.file("t.safetensors"), bytes.substr(0, bytes.size() - 10));
   auto m = open_error(dir.file("t.safetensors"));
   EXPECT_NE(m.find("tensor b"), std::string::npos) << m;
   EXPECT_NE(m.find("past the end of the data section"), std::string::npos) << m;
 }
 
 TEST(HfSafetensorsBad, NotJson) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("j.safetensors"), R"({"x": {"dtype": "F32", )", "");
   EXPECT_NE(open_error(dir.file("j.safetensors")).find("not valid JSON"), std::string::npos);
   write_raw(dir.file("k.safetensors"), "[1, 2]", "");
@@ -172,7 +172,7 @@ TEST(HfSafetensorsBad, NotJson) {
 }
 
 TEST(HfSafetensorsBad, UnknownAndUnsupportedDtypes) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("u.safetensors"), R"({"w":{"dtype":"F7","shape":[1],"data_offsets":[0,4]}})", "abcd");
   auto m = open_error(dir.file("u.safetensors"));
   EXPECT_NE(m.find("tensor w"), std::string::npos) << m;
@@ -182,7 +182,7 @@ TEST(HfSafetensorsBad, UnknownAndUnsupportedDtypes) {
 }
 
 TEST(HfSafetensorsBad, OffsetsDoNotMatchShape) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("s.safetensors"), R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]}})",
             std::string(24, '\0'));
   auto m = open_error(dir.file("s.safetensors"));
@@ -191,7 +191,7 @@ TEST(HfSafetensorsBad, OffsetsDoNotMatchShape) {
 }
 
 TEST(HfSafetensorsBad, OverlappingTensors) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("o.safetensors"),
             R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
             std::string(16, '\0'));
@@ -201,7 +201,7 @@ TEST(HfSafetensorsBad, OverlappingTensors) {
 }
 
 TEST(HfSafetensorsBad, MalformedEntries) {
-  ScratchDir dir;
+  TempDir dir;
   struct Case {
     const char* header;
     const char* expect;
@@ -228,10 +228,10 @@ TEST(HfSafetensorsBad, MalformedEntries) {
 // The reference implementation refuses a file whose data section runs on past the last tensor
 // (MetadataIncompleteBuffer); so do we, saying how many bytes are extra and where the file should end.
 TEST(HfSafetensorsBad, BytesAfterTheLastTensor) {
-  ScratchDir dir;
+  TempDir dir;
   write_safetensors(dir.file("ok.safetensors"), {{"a", at::randn({4})}, {"b", at::randn({2})}});
-  const std::string bytes = fmwork::testing::read_file(dir.file("ok.safetensors"));
-  fmwork::testing::write_file(dir.file("g.safetensors"), bytes + "garbage");
+  const std::string bytes = fmwork::test_support::read_file(dir.file("ok.safetensors"));
+  fmwork::test_support::write_file(dir.file("g.safetensors"), bytes + "garbage");
   EXPECT_EQ(open_error(dir.file("g.safetensors")),
             dir.file("g.safetensors") + ": 7 extra bytes after the last tensor (the tensors end at byte 24 of the "
             "data section, which has 31 bytes): a safetensors file must end where its last tensor ends");
@@ -241,7 +241,7 @@ TEST(HfSafetensorsBad, BytesAfterTheLastTensor) {
 }
 
 TEST(HfSafetensorsBad, EmptyHeaderIsAnEmptyFile) {
-  ScratchDir dir;
+  TempDir dir;
   write_raw(dir.file("e.safetensors"), "{}", "");
   EXPECT_TRUE(SafetensorsFile::open(dir.file("e.safetensors"))->entries().empty());
 }
@@ -249,10 +249,10 @@ TEST(HfSafetensorsBad, EmptyHeaderIsAnEmptyFile) {
 // ---- shards ----
 
 TEST(HfSafetensorsShards, IndexJoinsShards) {
-  ScratchDir dir;
+  TempDir dir;
   write_safetensors(dir.file("model-00001-of-00002.safetensors"), {{"a", at::ones({2})}, {"b", at::zeros({3})}});
   write_safetensors(dir.file("model-00002-of-00002.safetensors"), {{"c", at::full({4}, 7.0)}});
-  fmwork::testing::write_file(dir.file("model.safetensors.index.json"),
+  fmwork::test_support::write_file(dir.file("model.safetensors.index.json"),
                               R"({"metadata":{"total_size":36},"weight_map":{"a":"model-00001-of-00002.safetensors",)"
                               R"("b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
   auto ck = Checkpoint::open_folder(dir.path());
@@ -264,11 +264,11 @@ TEST(HfSafetensorsShards, IndexJoinsShards) {
 }
 
 TEST(HfSafetensorsShards, BadIndexes) {
-  ScratchDir dir;
+  TempDir dir;
   write_safetensors(dir.file("s1.safetensors"), {{"a", at::ones({2})}});
   write_safetensors(dir.file("s2.safetensors"), {{"a", at::ones({2})}});
   auto expect = [&](const std::string& index, const std::string& what) {
-    fmwork::testing::write_file(dir.file("model.safetensors.index.json"), index);
+    fmwork::test_support::write_file(dir.file("model.safetensors.index.json"), index);
     try {
       Checkpoint::open_folder(dir.path());
       ADD_FAILURE() << "no error for " << index;
@@ -286,7 +286,7 @@ TEST(HfSafetensorsShards, BadIndexes) {
 }
 
 TEST(HfSafetensorsShards, FolderWithoutSafetensorsIsAUsageError) {
-  ScratchDir dir;
+  TempDir dir;
   try {
     Checkpoint::open_folder(dir.path());
     FAIL();

@@ -11,7 +11,7 @@
 namespace fmwork {
 namespace {
 
-using fmwork::testing::expect_error;
+using fmwork::test_support::expect_error;
 
 TEST(Platform, CpuAndRefusals) {
   auto cpu = make_platform("cpu", {});

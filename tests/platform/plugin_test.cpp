@@ -26,8 +26,8 @@
 namespace fmwork {
 namespace {
 
-using testing::ScopedEnv;
-using testing::ScratchDir;
+using test_support::ScopedEnv;
+using fmwork::TempDir;
 
 #define EXPECT_CONTAINS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nlacks: " << (part)
@@ -36,8 +36,8 @@ using testing::ScratchDir;
 #define EXPECT_STARTS_WITH(text, part) \
   EXPECT_EQ(std::string(text).rfind(part, 0), 0u) << "text: " << (text) << "\ndoes not start with: " << (part)
 
-std::string reference_dir() { return testing::plugin_dir(); }
-std::string testing_dir() { return testing::plugin_dir() + "/testing"; }
+std::string reference_dir() { return test_support::plugin_dir(); }
+std::string testing_dir() { return test_support::plugin_dir() + "/testing"; }
 
 PlatformOptions options(std::vector<std::pair<std::string, std::string>> entries) { return {std::move(entries)}; }
 
@@ -90,7 +90,7 @@ TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
 }
 
 TEST(PluginLoading, MissingPluginListsEveryPathTried) {
-  ScratchDir a, b;
+  TempDir a, b;
   ScopedEnv path(kPluginPathVariable, a.path() + ":" + b.path());
   auto message = error_of([] { make_platform("nosuchdevice", {}); });
   EXPECT_EQ(message.find('\n'), std::string::npos);
@@ -106,8 +106,8 @@ TEST(PluginLoading, RefusesNamesThatAreNotFileNames) {
 }
 
 TEST(PluginLoading, LibraryThatIsNotASharedObject) {
-  ScratchDir dir;
-  testing::write_file(dir.file("libfmwork_platform_garbage.so"), "not an ELF file");
+  TempDir dir;
+  test_support::write_file(dir.file("libfmwork_platform_garbage.so"), "not an ELF file");
   ScopedEnv path(kPluginPathVariable, dir.path());
   auto message = error_of([] { make_platform("garbage", {}); });
   EXPECT_CONTAINS(message, "--platform garbage: cannot load " + dir.file("libfmwork_platform_garbage.so"));
@@ -146,8 +146,8 @@ TEST(PluginLoading, IncompleteTable) {
 }
 
 TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
-  ScratchDir shadow, empty;
-  testing::write_file(shadow.file("libfmwork_platform_refdev.so"), "not an ELF file");
+  TempDir shadow, empty;
+  test_support::write_file(shadow.file("libfmwork_platform_refdev.so"), "not an ELF file");
   {
     ScopedEnv path(kPluginPathVariable, empty.path() + ":" + shadow.path() + ":" + reference_dir());
     auto message = error_of([] { make_platform("refdev", {}); });
@@ -174,7 +174,7 @@ TEST(PluginOptions, UnknownOptionIsAUsageError) {
 }
 
 TEST(PluginOptions, OptionsReachThePlugin) {
-  ScratchDir dir;
+  TempDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform =
@@ -182,7 +182,7 @@ TEST(PluginOptions, OptionsReachThePlugin) {
     EXPECT_CONTAINS(platform->description(), "emulating Spyre's rules");
     EXPECT_CONTAINS(platform->description(), "timings mean nothing");
   }
-  auto lines = lines_of(testing::read_file(dir.file("events.txt")));
+  auto lines = lines_of(test_support::read_file(dir.file("events.txt")));
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front(), "create emulate=spyre event_log=" + dir.file("events.txt"));
   EXPECT_EQ(lines.back(), "destroy syncs=0 runs=0");
@@ -368,7 +368,7 @@ TEST(ReferenceDevice, TorchScriptModelGivesTheCpuOutputs) {
 }
 
 TEST(ReferenceDevice, SynchronizeIsCountedWithTheDeviceWorkBeforeIt) {
-  ScratchDir dir;
+  TempDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
@@ -377,7 +377,7 @@ TEST(ReferenceDevice, SynchronizeIsCountedWithTheDeviceWorkBeforeIt) {
     auto y = torch::matmul(x, x).relu();  // two operators run on the device
     platform->synchronize();
   }
-  auto lines = lines_of(testing::read_file(dir.file("events.txt")));
+  auto lines = lines_of(test_support::read_file(dir.file("events.txt")));
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_STARTS_WITH(lines[1], "sync 1 ops=0 t=");
   EXPECT_STARTS_WITH(lines[2], "sync 2 ops=");
@@ -417,7 +417,7 @@ CompileOptions compile_options(const std::string& backend, std::vector<std::pair
 }
 
 TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
-  ScratchDir dir;
+  TempDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
@@ -439,7 +439,7 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
     EXPECT_CONTAINS(message, "--platform refdev: backend refdev: refdev runner: input_ids is on cpu, expected "
                                    "refdev:0");
   }
-  auto text = testing::read_file(dir.file("events.txt"));
+  auto text = test_support::read_file(dir.file("events.txt"));
   EXPECT_CONTAINS(text, "compile backend=refdev options={\"backend\":\"refdev\",\"options\":{\"refdev.label\":"
                               "\"L1\"}} model_path=/m/x.pt model_class=Doubler dtype=float32 torchscript=no\n"
                               "run 1\nsync 1 ops=");
@@ -469,7 +469,7 @@ TEST(PluginCompile, RefusalsAreUsageErrors) {
 }
 
 TEST(PluginCompile, TorchScriptModuleIsHandedOver) {
-  ScratchDir dir;
+  TempDir dir;
   ScopedEnv path(kPluginPathVariable, reference_dir());
   class ScriptModel : public DoublingModel {
    public:
@@ -480,7 +480,7 @@ TEST(PluginCompile, TorchScriptModuleIsHandedOver) {
     auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
     platform->compile(std::make_unique<ScriptModel>(), compile_options("refdev"), {});
   }
-  EXPECT_CONTAINS(testing::read_file(dir.file("events.txt")), " torchscript=yes\n");
+  EXPECT_CONTAINS(test_support::read_file(dir.file("events.txt")), " torchscript=yes\n");
 }
 
 }  // namespace

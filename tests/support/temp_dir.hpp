@@ -32,6 +32,8 @@ class TempDir {
     return file;
   }
   const std::string& path() const { return path_; }
+  // The path of `name` in the folder (nothing is created).
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
 
  private:
   std::string path_;

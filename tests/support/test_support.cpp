@@ -15,18 +15,7 @@
 
 extern char** environ;
 
-namespace fmwork::testing {
-
-ScratchDir::ScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "fmwork-test-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
+namespace fmwork::test_support {
 
 ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
   if (const char* old = std::getenv(name_.c_str())) old_ = old;
@@ -43,11 +32,11 @@ CommandResult make_test_encoder(const std::string& path) {
                       "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});
 }
 
-ScratchDir* EncoderSuite::dir_ = nullptr;
+TempDir* EncoderSuite::dir_ = nullptr;
 std::string EncoderSuite::model_;
 
 void EncoderSuite::SetUpTestSuite() {
-  dir_ = new ScratchDir();
+  dir_ = new TempDir();
   model_ = dir_->file("encoder/model.pt");
   const CommandResult r = make_test_encoder(model_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -76,7 +65,7 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-std::string make_small_torchscript(const ScratchDir& dir, const std::string& name, std::vector<std::string> extra) {
+std::string make_small_torchscript(const TempDir& dir, const std::string& name, std::vector<std::string> extra) {
   const std::string path = dir.file(name + "/model.pt");
   std::vector<std::string> argv = {make_model_path(), "--out", path, "--layers", "1", "--hidden", "16",
                                    "--heads", "2", "--intermediate", "32", "--vocab", "50"};
@@ -86,7 +75,7 @@ std::string make_small_torchscript(const ScratchDir& dir, const std::string& nam
   return path;
 }
 
-}  // namespace fmwork::testing
+}  // namespace fmwork::test_support
 
 // ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
 
@@ -101,7 +90,7 @@ std::string make_small_torchscript(const ScratchDir& dir, const std::string& nam
 #include "fmwork/loaders/hf_model.hpp"
 #include "fmwork/model/safetensors.hpp"
 
-namespace fmwork::testing::encoders {
+namespace fmwork::test_support::encoders {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,7 +147,7 @@ Weights tiny_weights(const json& config, bool pooler, uint64_t seed) {
 void write_folder(const std::string& dir, const json& config, const Weights& w, const std::string& prefix,
                   bool sorted, const Weights& extra) {
   fs::create_directories(dir);
-  fmwork::testing::write_file(dir + "/config.json", config.dump(2));
+  fmwork::test_support::write_file(dir + "/config.json", config.dump(2));
   std::vector<std::pair<std::string, at::Tensor>> list;
   if (sorted) {
     for (const auto& [n, t] : w) list.emplace_back(prefix + n, t);
@@ -279,4 +268,4 @@ std::string error_of(const std::function<void()>& f, ErrorKind kind) {
   return "";
 }
 
-}  // namespace fmwork::testing::encoders
+}  // namespace fmwork::test_support::encoders

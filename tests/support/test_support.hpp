@@ -9,22 +9,9 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/subprocess.hpp"
+#include "support/temp_dir.hpp"
 
-namespace fmwork::testing {
-
-// A fresh empty folder under the system temp dir, removed when the object goes away.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+namespace fmwork::test_support {
 
 // A finished program: exit status (128 + signal when killed), stdout, stderr.
 using CommandResult = SubprocessResult;
@@ -60,13 +47,13 @@ class EncoderSuite : public ::testing::Test {
   // The built driver with these arguments.
   static CommandResult driver(std::vector<std::string> args);
 
-  static ScratchDir* dir_;
+  static TempDir* dir_;
   static std::string model_;  // the encoder's model.pt
 };
 
 // Writes a one-layer TorchScript encoder (hidden 16, 2 heads, vocabulary 50) with make_model to
 // <dir>/<name>/model.pt, with make_model's `extra` options; returns the path (a test failure if it fails).
-std::string make_small_torchscript(const ScratchDir& dir, const std::string& name,
+std::string make_small_torchscript(const TempDir& dir, const std::string& name,
                                    std::vector<std::string> extra = {});
 
 // Runs `body`, which must throw an fmwork::Error; returns it (a test failure, and a placeholder, if not).
@@ -91,7 +78,7 @@ inline std::string make_model_path() { return FMWORK_MAKE_MODEL; }
 inline std::string source_dir() { return FMWORK_SOURCE_DIR; }
 inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
 
-}  // namespace fmwork::testing
+}  // namespace fmwork::test_support
 
 // ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
 
@@ -108,13 +95,13 @@ inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
 #include "fmwork/base/error.hpp"
 #include "fmwork/model/model.hpp"
 
-namespace fmwork::testing::encoders {
+namespace fmwork::test_support::encoders {
 
 // The library names these helpers take, for the tests that use this namespace.
 using fmwork::Batch;
 using fmwork::ErrorKind;
 using fmwork::ModelOptions;
-using fmwork::testing::ScratchDir;
+using fmwork::TempDir;
 using Weights = std::map<std::string, at::Tensor>;
 
 // A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
@@ -153,4 +140,4 @@ Inputs tiny_inputs(int64_t pad, bool with_types);
 // The one-line message of the Error of `kind` that f throws (a test failure when it throws none).
 std::string error_of(const std::function<void()>& f, ErrorKind kind);
 
-}  // namespace fmwork::testing::encoders
+}  // namespace fmwork::test_support::encoders

@@ -14,7 +14,7 @@
 namespace fmwork {
 namespace {
 
-using fmwork::testing::ScratchDir;
+using fmwork::TempDir;
 
 std::string runtime_error_of(const std::function<void()>& f) {
   try {
@@ -44,7 +44,7 @@ TEST(Outputs, NamesFollowTheModelThenPositionsThenDictKeys) {
 }
 
 TEST(Outputs, SavedFileReadsBackAsAReference) {
-  ScratchDir dir;
+  TempDir dir;
   Batch batch{torch::arange(8, torch::kLong).view({2, 4}), torch::ones({2, 4}, torch::kLong),
               torch::zeros({2, 4}, torch::kLong)};
   NamedTensors outputs = {{"last_hidden_state", torch::randn({2, 4, 3}).to(torch::kBFloat16)}};

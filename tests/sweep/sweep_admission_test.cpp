@@ -16,21 +16,21 @@
 namespace fmwork {
 namespace {
 
-using testing::CommandResult;
-using testing::ScratchDir;
+using test_support::CommandResult;
+using fmwork::TempDir;
 
-std::string small_bert(const ScratchDir& dir) {
+std::string small_bert(const TempDir& dir) {
   const nlohmann::json config = {{"model_type", "bert"}, {"architectures", {"BertModel"}}, {"hidden_size", 32},
                                  {"num_hidden_layers", 1}, {"num_attention_heads", 4}, {"intermediate_size", 64},
                                  {"vocab_size", 120}, {"max_position_embeddings", 64}, {"type_vocab_size", 2},
                                  {"pad_token_id", 0}};
-  testing::write_file(dir.file("config.json"), config.dump());
+  test_support::write_file(dir.file("config.json"), config.dump());
   hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
   return dir.file("model");
 }
 
 CommandResult sweep(const std::string& model, const std::string& inputs, const std::string& batches) {
-  return testing::run_command({"timeout", "120", testing::driver_path(), "--platform", "cpu", "--model_class",
+  return test_support::run_command({"timeout", "120", test_support::driver_path(), "--platform", "cpu", "--model_class",
                                "BertModel", "--model_name", model, "--input_sizes", inputs, "--batch_sizes", batches,
                                "--reps", "2"});
 }
@@ -42,7 +42,7 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(SweepAdmission, CombinationBeyondMemoryIsAFailLineWithTheFiguresAndTheSweepGoesOn) {
-  ScratchDir dir;
+  TempDir dir;
   // Batch 2^40 x input 64: petabytes of activations. It comes first; batch 2 must still run.
   const CommandResult r = sweep(small_bert(dir), "64", "1099511627776,2");
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -60,7 +60,7 @@ TEST(SweepAdmission, CombinationBeyondMemoryIsAFailLineWithTheFiguresAndTheSweep
 }
 
 TEST(SweepAdmission, InputLongerThanThePositionsFailsAtOnce) {
-  ScratchDir dir;
+  TempDir dir;
   // 2^31 tokens would be 48 GiB of inputs; the position table (64) refuses the shape before they are built.
   const CommandResult r = sweep(small_bert(dir), "2147483648,8", "1");
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -72,8 +72,8 @@ TEST(SweepAdmission, InputLongerThanThePositionsFailsAtOnce) {
 }
 
 TEST(SweepAdmission, ModelsWithoutAnEstimateAreAdmittedOnTheirInputs) {
-  ScratchDir dir;
-  const std::string model = testing::make_small_torchscript(dir, "ts");
+  TempDir dir;
+  const std::string model = test_support::make_small_torchscript(dir, "ts");
   // A TorchScript file gives no estimate: 2^40 x 2^10 tokens of int64 inputs (24 PiB) are refused on their own.
   const CommandResult r = sweep(model, "1024", "1099511627776");
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -81,7 +81,7 @@ TEST(SweepAdmission, ModelsWithoutAnEstimateAreAdmittedOnTheirInputs) {
 }
 
 TEST(SweepAdmission, EstimateGrowsWithTheShapeAndCountsEagerScores) {
-  ScratchDir dir;
+  TempDir dir;
   LoadRequest request{small_bert(dir), "BertModel", {}, torch::kCPU};
   request.options.attn_implementation = "sdpa";
   const auto sdpa = load_model(request);

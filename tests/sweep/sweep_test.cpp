@@ -16,12 +16,12 @@
 namespace fmwork {
 namespace {
 
-using fmwork::testing::ScratchDir;
+using fmwork::TempDir;
 
 TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
-  ScratchDir dir;
+  TempDir dir;
   const std::string path = dir.file("encoder/model.pt");
-  ASSERT_EQ(fmwork::testing::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
+  ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
   auto platform = make_platform("cpu", {});
   auto model = load_model(LoadRequest{path, "BertModel", {}, platform->device()});
   InputGenerator inputs(model->token_facts(), 0);
