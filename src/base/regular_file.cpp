@@ -1,13 +1,19 @@
-// The regular-file check of loaders, the bounded whole-file reader and the atomic writer of results (see
-// regular_file.hpp).
+// The regular-file check of loaders, the bounded whole-file reader, the atomic writer of results and the
+// writer of a user's --out (see regular_file.hpp).
 #include "fmwork/base/regular_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "fmwork/base/error.hpp"
@@ -29,6 +35,61 @@ std::string link_target(const std::string& path) {
   std::vector<char> buf(4096);
   const ssize_t n = ::readlink(path.c_str(), buf.data(), buf.size());
   return n < 0 ? std::string("an unreadable target") : std::string(buf.data(), static_cast<size_t>(n));
+}
+
+// Writes all of `text` to `fd`: 0, or the errno of the write that failed. SIGPIPE is held back meanwhile
+// (a FIFO whose reader left is EPIPE, an Error, rather than the death of the process) and one it raised is
+// taken out of the pending set before the mask is restored.
+int write_all(int fd, const std::string& text) {
+  sigset_t pipe_only, old;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  int err = 0;
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (err == EPIPE && !sigismember(&old, SIGPIPE)) {
+    const timespec zero{0, 0};
+    while (::sigtimedwait(&pipe_only, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return err;
+}
+
+// Creates a new file beside `path` for write_file_atomically: `path`.tmp-<random>, exclusively (O_EXCL does
+// not follow a link someone left under that name), mode 0644 less the umask. Sets `tmp`; -1 with errno set
+// on failure (`tmp` then empty).
+int create_beside(const std::string& path, std::string& tmp) {
+  std::random_device rng;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(rng()));
+    tmp = path + suffix;
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) break;
+  }
+  const int err = errno;
+  tmp.clear();
+  errno = err;
+  return -1;
+}
+
+// `text` written into the FIFO or device at `path` as a shell's `>` would: opened, never created or renamed.
+void write_stream(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  const int err = write_all(fd, text);
+  if (::close(fd) != 0 && err == 0) throw runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (err != 0) throw runtime_error(path + ": cannot write (" + std::strerror(err) + ")");
 }
 
 }  // namespace
@@ -84,23 +145,58 @@ std::string read_file(const std::string& path, size_t max_bytes, const std::stri
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+  std::string tmp;
   auto fail = [&](const char* what, int err, int fd) {
     if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
+    if (!tmp.empty()) ::unlink(tmp.c_str());
     throw runtime_error(path + ": cannot " + what + " (" + std::strerror(err) + ")");
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = create_beside(path, tmp);
   if (fd < 0) fail("create its .tmp file", errno, -1);
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write", errno, fd);
-    done += static_cast<size_t>(n);
-  }
+  struct stat old {};
+  // A report rewritten keeps the permissions its owner gave it (mode 0644 less the umask when it is new).
+  if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) (void)::fchmod(fd, old.st_mode & 07777);
+  if (const int err = write_all(fd, text); err != 0) fail("write", err, fd);
   if (::fsync(fd) != 0) fail("write", errno, fd);
   if (::close(fd) != 0) fail("write", errno, -1);
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename its .tmp file into place", errno, -1);
+}
+
+void write_output_file(const std::string& path, const std::string& text) {
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) != 0) return write_file_atomically(path, text);  // missing: its own message
+  if (S_ISREG(lst.st_mode)) return write_file_atomically(path, text);
+  struct stat st {};
+  const std::string name = excerpt(path, 200);
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      throw usage_error(name + " is a dangling symbolic link to " + excerpt(link_target(path), 200) +
+                        "; name a regular file, a FIFO or a character device");
+    throw runtime_error(name + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  if (S_ISREG(st.st_mode)) {
+    // A link to a file: replace the file it leads to, never the link. A target that does not resolve to the
+    // same file (a /proc/self/fd link to a deleted file) is written in place instead.
+    std::vector<char> real(PATH_MAX + 1);
+    const std::optional<FileId> id = file_id(path);
+    if (::realpath(path.c_str(), real.data()) && file_id(real.data()) == id)
+      return write_file_atomically(real.data(), text);
+    return write_stream(path, text);
+  }
+  if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return write_stream(path, text);
+  throw usage_error(name + " is " + kind_of(st.st_mode) + "; name a regular file, a FIFO or a character device");
+}
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+}
+
+std::optional<FileId> file_id_of_descriptor(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return FileId{static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
 }
 
 }  // namespace fmwork

@@ -1,7 +1,9 @@
-// Tests of refuse_special_file: a FIFO, a directory or a dangling symbolic link given as a file is a
-// one-line usage error before anything opens it (a FIFO would block open() forever).
+// Tests of refuse_special_file (a FIFO, a directory or a dangling symbolic link given as a file is a
+// one-line usage error before anything opens it: a FIFO would block open() forever), of the bounded reader,
+// and of the writers: atomic for results, write_output_file for what a user names with --out.
 #include "fmwork/base/regular_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "fmwork/base/error.hpp"
 #include "support/temp_dir.hpp"
@@ -101,6 +104,100 @@ TEST(RegularFile, ReadErrorsNameTheFileAndTheReason) {
   EXPECT_EQ(read_error(big, 2 << 20), big + ": larger than 2 MiB; it is not a file this program reads");
   // A bound also ends what has no end.
   EXPECT_EQ(read_error("/dev/zero", 1 << 20), "/dev/zero: larger than 1 MiB; it is not a file this program reads");
+}
+
+// ---- write_output_file: what the user named is written into, never replaced unless a regular file ----
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+Error output_error(const std::string& path, const std::string& text) {
+  try {
+    write_output_file(path, text);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return runtime_error("");
+}
+
+// A FIFO and a link to one are written as streams: the reader gets the text, the FIFO and the link stay.
+TEST(RegularFile, OutputIntoAFifoIsAStreamAndTheFifoStays) {
+  TempDir tmp;
+  const std::string fifo = tmp.file("out.fifo"), link = tmp.file("link");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::symlink(fifo.c_str(), link.c_str()), 0);
+  for (const std::string& path : {fifo, link}) {
+    std::string got;
+    std::thread reader([&] { got = slurp(fifo); });
+    write_output_file(path, "the report\n");
+    reader.join();
+    EXPECT_EQ(got, "the report\n") << path;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+  }
+  write_output_file("/dev/null", "into a character device\n");  // opened and written, not renamed over
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+// A reader that leaves early is an Error naming the file, not a SIGPIPE that kills the process.
+TEST(RegularFile, OutputIntoAFifoWhoseReaderLeftIsAnError) {
+  TempDir tmp;
+  const std::string fifo = tmp.file("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread reader([&] { ::close(::open(fifo.c_str(), O_RDONLY)); });
+  const Error e = output_error(fifo, std::string(4 << 20, 'x'));  // more than a pipe holds: the write waits
+  reader.join();
+  EXPECT_EQ(e.exit_code(), 1);
+  EXPECT_EQ(std::string(e.what()), fifo + ": cannot write (Broken pipe)");
+}
+
+// A link to a regular file: the file it leads to is replaced whole, the link stays a link. A directory and a
+// dangling link are refused in one usage line.
+TEST(RegularFile, OutputThroughALinkKeepsTheLinkAndRefusesWhatIsNoFile) {
+  TempDir tmp;
+  const std::string file = tmp.write("report.json", "old"), link = tmp.file("latest.json");
+  ASSERT_EQ(::symlink("report.json", link.c_str()), 0);
+  write_output_file(link, "new\n");
+  EXPECT_EQ(slurp(file), "new\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  Error e = output_error(tmp.path(), "x");
+  EXPECT_EQ(e.exit_code(), 2);
+  EXPECT_EQ(std::string(e.what()), tmp.path() + " is a directory; name a regular file, a FIFO or a character device");
+  const std::string dangling = tmp.file("dangling");
+  ASSERT_EQ(::symlink("gone/x.json", dangling.c_str()), 0);
+  e = output_error(dangling, "x");
+  EXPECT_EQ(e.exit_code(), 2);
+  EXPECT_EQ(std::string(e.what()),
+            dangling + " is a dangling symbolic link to gone/x.json; name a regular file, a FIFO or a character device");
+}
+
+// A .tmp name someone left as a link to another file is neither followed nor truncated.
+TEST(RegularFile, AtomicWriteNeverFollowsALeftoverTmpLink) {
+  TempDir tmp;
+  const std::string victim = tmp.write("victim", "keep me"), file = tmp.file("out.json");
+  ASSERT_EQ(::symlink(victim.c_str(), (file + ".tmp").c_str()), 0);
+  write_file_atomically(file, "report");
+  EXPECT_EQ(slurp(victim), "keep me");
+  EXPECT_EQ(slurp(file), "report");
+}
+
+TEST(RegularFile, FileIdFollowsLinks) {
+  TempDir tmp;
+  const std::string file = tmp.write("a.log", "x"), link = tmp.file("b.log");
+  ASSERT_EQ(::symlink(file.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(file_id(file).has_value());
+  EXPECT_EQ(file_id(file), file_id(link));
+  EXPECT_FALSE(file_id(tmp.file("absent")).has_value());
 }
 
 }  // namespace

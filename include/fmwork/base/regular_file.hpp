@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace fmwork {
@@ -23,9 +24,34 @@ void refuse_special_file(const std::string& path);
 // refuse_special_file: a caller that wants that usage Error first calls it.
 std::string read_file(const std::string& path, size_t max_bytes, const std::string& name = "");
 
-// Writes `text` to `path` whole or not at all: into `path`.tmp, synced, renamed over `path`. On a failure
-// the .tmp file is removed, `path` is untouched, and a runtime Error says "<path>: cannot create its .tmp
-// file (<reason>)" (or "write", or "rename its .tmp file into place").
+// Writes `text` to `path` whole or not at all: into a new `path`.tmp-<random> file beside it (created
+// exclusively, never through a link a stale one left), synced, renamed over `path`; a file it replaces keeps
+// its permission bits. On a failure the .tmp file is removed, `path` is untouched, and a runtime Error says
+// "<path>: cannot create its .tmp file (<reason>)" (or "write", or "rename its .tmp file into place"). The
+// rename replaces whatever `path` names: for a path the user gave, see write_output_file.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+// Writes `text` to an output the user named (`--out FILE`) without replacing anything but a regular file:
+// - a path that does not exist, or a regular file: write_file_atomically (whole or untouched);
+// - a symbolic link to a regular file: write_file_atomically over the file it leads to (the link stays);
+// - a FIFO or a character device, or a link to one (/dev/null, /dev/stdout): opened and written as a
+//   stream, as a shell's `>` does (a FIFO's open waits for its reader); a reader that has gone away is an
+//   Error, never a SIGPIPE;
+// - anything else: a usage Error "<path> is a directory (a block device, a socket, a dangling symbolic link
+//   to X); name a regular file, a FIFO or a character device".
+// A failure to write is a runtime Error "<path>: cannot open|write (<reason>)" or write_file_atomically's.
+void write_output_file(const std::string& path, const std::string& text);
+
+// Which file a path or an open descriptor is: its device and inode, symbolic links followed.
+struct FileId {
+  unsigned long long device = 0;
+  unsigned long long inode = 0;
+  bool operator==(const FileId& o) const { return device == o.device && inode == o.inode; }
+};
+
+// The FileId of `path` (stat, following links), or nullopt when it cannot be stat'ed (it does not exist).
+std::optional<FileId> file_id(const std::string& path);
+// The FileId of the open descriptor `fd` (fstat), or nullopt when it is not open.
+std::optional<FileId> file_id_of_descriptor(int fd);
 
 }  // namespace fmwork
