@@ -28,7 +28,10 @@ class LogReader {
  public:
   explicit LogReader(const std::string& source) { log_.source = source; }
 
+  void note(std::string text) { log_.notes.push_back(std::move(text)); }
+
   void take(LogLine& parsed, std::string_view line, size_t line_number) {
+    ++log_.fmwork_lines;
     if (auto* arg = std::get_if<ArgLine>(&parsed)) {
       log_.opts.push_back(arg->text);
     } else if (auto* s = std::get_if<SetupLine>(&parsed)) {
@@ -141,7 +144,11 @@ ParsedLog parse_text_impl(std::string_view text, const std::string& source) {
     try {
       parsed = parse_line(line);
     } catch (const Error& e) {
-      throw with_context(where + ":" + std::to_string(line_number), e);
+      // A last line with no end that does not parse is a log cut short (a full disk, a killed writer): it
+      // is left out with a note so that the combinations before it are not lost. Any other is an Error.
+      if (end != text.size()) throw with_context(where + ":" + std::to_string(line_number), e);
+      reader.note(where + ":" + std::to_string(line_number) + ": the last line is cut short (no newline at its end; " +
+                  e.what() + "): left out, the lines before it are read");
     }
     if (parsed) reader.take(*parsed, line, line_number);
   }

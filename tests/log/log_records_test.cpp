@@ -31,6 +31,21 @@ TEST(LogRecords, OptsAreEveryArgOfTheFileLikeUpstream) {
   EXPECT_EQ(parsed.results[0].opts, (std::vector<std::string>{"--a 1", "--b 2"}));
 }
 
+// A full disk cuts a log mid-line: the cut last line (no newline, does not parse) is left out with a note,
+// the combinations before it are kept; the same line with its newline is a malformed line, an Error.
+TEST(LogRecords, ACutLastLineIsLeftOutWithANote) {
+  const std::string res = "FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n";
+  const ParsedLog log = parse_log_text("FMWORK ARG --a 1\n" + res + "FMWORK REP 29 30 1795490538.289988147 17", "x.log");
+  EXPECT_EQ(log.results.size(), 1u);
+  EXPECT_EQ(log.fmwork_lines, 2u);
+  ASSERT_EQ(log.notes.size(), 1u);
+  EXPECT_EQ(log.notes[0], "x.log:3: the last line is cut short (no newline at its end; FMWORK REP line has 6 fields, "
+                          "expected 7): left out, the lines before it are read");
+  EXPECT_THROW(parse_log_text(res + "FMWORK REP 29 30 1795490538.289988147 17\n", "x.log"), Error);
+  EXPECT_TRUE(parse_log_text(res, "x.log").notes.empty());
+  EXPECT_EQ(parse_log_text("no driver here\n", "x.log").fmwork_lines, 0u);
+}
+
 TEST(LogRecords, StatAndMemBelongToTheirResult) {
   const std::string log =
       // STAT and MEM after their RES (our driver's order)

@@ -39,6 +39,9 @@ struct ParsedLog {
   std::vector<size_t> failure_lines; // line number of each failures[i]
   std::vector<MetaLine> meta;
   std::vector<std::string> opts;     // every ARG text of the file
+  size_t fmwork_lines = 0;           // FMWORK lines read (0: not a driver log, or one that printed nothing)
+  // What the reader left out, one line each for stderr: "<source>:<line>: the last line is cut short ...".
+  std::vector<std::string> notes;
   // Set by `process` for a log of a campaign (docs/campaigns.md), not by the parser: run_id, run and the
   // run's matrix values from the plan.json beside the logs. Reports add them as columns.
   std::vector<std::pair<std::string, std::string>> labels;
@@ -52,7 +55,8 @@ constexpr size_t kMaxLogFileBytes = size_t{1} << 30;
 
 // Reads a whole log (parse_log_text: one already in memory). Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream
 // reads). A malformed FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>"
-// for "-").
+// for "-"), except the last line when the text does not end with a newline: that is a log cut short (a
+// full disk), and the line is left out with a ParsedLog::notes entry, keeping every line before it.
 ParsedLog parse_log(std::istream& in, const std::string& source);
 ParsedLog parse_log_text(std::string_view text, const std::string& source);
 
