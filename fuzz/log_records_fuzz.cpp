@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::istringstream in(text);
       std::ostringstream out;
       const char* argv[] = {"process", "--path", "-", "--format", format.c_str()};
-      fmwork::run_process(5, argv, in, out);
+      std::ostringstream err;
+      fmwork::run_process(5, argv, in, out, err);
       if (format == "html" && out.str().find("<script") != std::string::npos) {
         std::fprintf(stderr, "fuzz: markup from the log in the HTML page\n");
         std::abort();

@@ -9,7 +9,7 @@
 
 int main(int argc, char** argv) {
   try {
-    fmwork::run_process(argc, argv, std::cin, std::cout);
+    fmwork::run_process(argc, argv, std::cin, std::cout, std::cerr);
     fmwork::flush_or_throw(std::cout, "the output to standard output");
     return 0;
   } catch (const fmwork::Error& e) {

@@ -66,8 +66,9 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
       ->type_name("A B");
   std::string out_file;
   auto* out_option = app.add_option("--out", out_file,
-                                    "write the output to FILE instead of standard output (FILE.tmp, then renamed:\n"
-                                    "FILE is whole or untouched)")
+                                    "write the output to FILE instead of standard output: a regular file is\n"
+                                    "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
+                                    "a device is written into; one of the logs read is refused")
                          ->type_name("FILE");
   app.add_flag("--upstream", options.upstream_only,
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
@@ -92,57 +93,107 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
 
 namespace fs = std::filesystem;
 
-using Plans = std::map<std::string, Plan>;  // plan.json path -> the plan, each read once
+// Each campaign plan.json read once: the plan, or nullopt for one that is not a campaign's.
+using Plans = std::map<std::string, std::optional<Plan>>;
 
-// The labels of a campaign's log: the run in the plan.json of its folder or the folder above (logs/).
-std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log, Plans& plans) {
-  for (const fs::path& dir : {log.parent_path(), log.parent_path().parent_path()}) {
-    const std::string plan_file = (dir / "plan.json").string();
-    std::error_code ec;
-    if (!fs::is_regular_file(plan_file, ec)) continue;
-    if (!plans.count(plan_file)) plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
-    for (const PlannedRun& run : plans[plan_file].runs) {
-      if (run.id + ".log" != log.filename().string()) continue;
-      std::vector<std::pair<std::string, std::string>> labels = {{"run_id", run.id}, {"run", run.run}};
-      labels.insert(labels.end(), run.matrix.begin(), run.matrix.end());
-      return labels;
+// The plan of the campaign whose logs/ folder holds `log`, nullopt when there is none. Only a campaign tree
+// (docs/campaigns.md: DIR/plan.json beside DIR/logs/) carries labels: a plan.json anywhere else is not
+// looked at, and one beside a logs/ folder that is not a plan is passed over with a note, never an Error.
+const Plan* campaign_plan(const fs::path& log, Plans& plans, std::ostream& err) {
+  if (log.parent_path().filename() != "logs") return nullptr;
+  const std::string plan_file = (log.parent_path().parent_path() / "plan.json").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(plan_file, ec)) return nullptr;
+  if (!plans.count(plan_file)) {
+    try {
+      plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
+    } catch (const Error& e) {
+      plans[plan_file] = std::nullopt;
+      err << "note: " << e.what() << "; not a campaign's plan, so the logs beside it have no labels\n";
     }
-    return {};
+  }
+  return plans[plan_file] ? &*plans[plan_file] : nullptr;
+}
+
+// The labels of a campaign's log: run_id, run and the matrix values of its run in the campaign's plan.
+std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log, Plans& plans, std::ostream& err) {
+  const Plan* plan = campaign_plan(log, plans, err);
+  if (!plan) return {};
+  for (const PlannedRun& run : plan->runs) {
+    if (run.id + ".log" != log.filename().string()) continue;
+    std::vector<std::pair<std::string, std::string>> labels = {{"run_id", run.id}, {"run", run.run}};
+    labels.insert(labels.end(), run.matrix.begin(), run.matrix.end());
+    return labels;
   }
   return {};
 }
 
-// A log, or every *.log under a folder (in path order), each with its campaign labels.
-void read_logs(const std::string& path, std::istream& in, std::vector<ParsedLog>& logs) {
-  Plans plans;
+// The logs a --path or --compare argument names: "-", the file itself, or every *.log under a folder (in
+// path order).
+std::vector<std::string> log_files(const std::string& path) {
   std::error_code ec;
-  if (path == "-" || !fs::is_directory(path, ec)) {
-    logs.push_back(path == "-" ? parse_log(in, "-") : parse_log_text(read_path(path), path));
-    if (path != "-") logs.back().labels = campaign_labels(path, plans);
-    return;
-  }
+  if (path == "-" || !fs::is_directory(path, ec)) return {path};
   std::vector<std::string> files;
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".log" && it->is_regular_file(ec)) files.push_back(it->path().string());
   if (ec) throw runtime_error("--path " + path + ": cannot read the folder (" + ec.message() + ")");
   if (files.empty()) throw runtime_error("--path " + path + ": no *.log file under this folder");
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    logs.push_back(parse_log_text(read_path(f), f));
-    logs.back().labels = campaign_labels(f, plans);
+  return files;
+}
+
+// What reading the logs needs: standard input, where notes go, and the plans read so far.
+struct LogSource {
+  std::istream& in;
+  std::ostream& err;
+  Plans plans;
+};
+
+// The logs of `files` (log_files), each with its campaign labels. Notes of the reader (a cut last line)
+// go to stderr; a file with no FMWORK line at all is a runtime Error.
+std::vector<ParsedLog> read_logs(const std::vector<std::string>& files, LogSource& source) {
+  std::vector<ParsedLog> logs;
+  for (const std::string& f : files) {
+    logs.push_back(f == "-" ? parse_log(source.in, "-") : parse_log_text(read_path(f), f));
+    for (const std::string& note : logs.back().notes) source.err << "note: " << escape_controls(note) << "\n";
+    if (logs.back().fmwork_lines == 0)
+      throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
+    if (f != "-") logs.back().labels = campaign_labels(f, source.plans, source.err);
   }
+  return logs;
+}
+
+// The files `options` reads, by argument, in order: [0] and [1] are A and B with --compare.
+std::vector<std::vector<std::string>> input_files(const ProcessOptions& options) {
+  std::vector<std::vector<std::string>> inputs;
+  for (const std::string& path : options.compare.empty() ? options.paths : options.compare)
+    inputs.push_back(log_files(path));
+  return inputs;
+}
+
+// Refuses an --out that is one of the logs read (the same file through any path or link; "-" is standard
+// input): writing it would replace the log with its own report.
+void refuse_output_among_inputs(const std::string& out, const std::vector<std::vector<std::string>>& inputs) {
+  const std::optional<FileId> target = file_id(out);
+  if (!target) return;  // a new file cannot be an input
+  for (const auto& files : inputs)
+    for (const std::string& f : files)
+      if ((f == "-" ? file_id_of_descriptor(0) : file_id(f)) == target)
+        throw usage_error("--out " + out + " is the log " + source_name(f) + " that process reads; name another file");
 }
 
 // The output of the options, every file read before anything is written (a bad file leaves no output).
-std::string render(const ProcessOptions& options, std::istream& in) {
+std::string render(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
+                   LogSource& source) {
   if (!options.compare.empty()) {
-    std::vector<ParsedLog> a, b;
-    read_logs(options.compare[0], in, a);
-    read_logs(options.compare[1], in, b);
+    const std::vector<ParsedLog> a = read_logs(inputs[0], source), b = read_logs(inputs[1], source);
     return options.format == "html" ? compare_html(a, b, options.compare[0], options.compare[1]) : compare_report(a, b);
   }
   std::vector<ParsedLog> logs;
-  for (const std::string& path : options.paths) read_logs(path, in, logs);
+  for (const auto& files : inputs) {
+    std::vector<ParsedLog> more = read_logs(files, source);
+    logs.insert(logs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
   if (options.format == "csv") return to_csv(logs, options.metadata_id);
   if (options.format == "summary") return to_summary(logs);
   if (options.format == "html") return report_html(logs, options.paths);
@@ -151,19 +202,27 @@ std::string render(const ProcessOptions& options, std::istream& in) {
 
 }  // namespace
 
-void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out) {
+void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::optional<ProcessOptions> options = parse_options(argc, argv, out);
   if (!options) return;
-  const std::string text = render(*options, in);
+  const std::vector<std::vector<std::string>> inputs = input_files(*options);
+  if (options->out_file) refuse_output_among_inputs(*options->out_file, inputs);
+  LogSource source{in, err, {}};
+  const std::string text = render(*options, inputs, source);
   if (!options->out_file) {
     out << text;
     return;
   }
   try {
-    write_file_atomically(*options->out_file, text);
+    write_output_file(*options->out_file, text);
   } catch (const Error& e) {
-    throw runtime_error("--out " + std::string(e.what()) + "; name a file in a folder that exists and that you may "
-                        "write to");
+    if (e.kind() == ErrorKind::usage) throw usage_error("--out " + std::string(e.what()));
+    // The advice is for a file to be made or replaced; a FIFO or a device says what went wrong by itself
+    // (/dev/full: "No space left on device").
+    std::error_code ec;
+    const bool file = !fs::exists(*options->out_file, ec) || fs::is_regular_file(*options->out_file, ec);
+    throw runtime_error("--out " + std::string(e.what()) +
+                        (file ? "; name a file in a folder that exists and that you may write to" : ""));
   }
 }
 

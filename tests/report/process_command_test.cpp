@@ -1,10 +1,15 @@
 #include "fmwork/report/process_command.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -94,8 +99,8 @@ TEST(Process, MalformedLineNamesFileAndLine) {
   const std::string good = dir.write("good.log", kUpstreamLog);
   std::vector<const char*> argv = {"process", good.c_str(), path.c_str()};
   std::istringstream in;
-  std::ostringstream out;
-  EXPECT_THROW(run_process(3, argv.data(), in, out), Error);
+  std::ostringstream out, err;
+  EXPECT_THROW(run_process(3, argv.data(), in, out, err), Error);
   EXPECT_EQ(out.str(), "");
 }
 
@@ -138,14 +143,113 @@ TEST(Process, OutErrorsNameTheOptionAndLeaveNothingBehind) {
   std::filesystem::create_directory(dir.path() + "/taken");
   dir.write("taken/x", "");
   e = run_error({"--path", log, "--out", dir.path() + "/taken"});
-  EXPECT_NE(std::string(e.what()).find("--out " + dir.path() + "/taken: cannot rename its .tmp file into place ("),
-            std::string::npos) << e.what();
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/taken.tmp"));
+  EXPECT_EQ(e.exit_code(), 2);
+  EXPECT_EQ(std::string(e.what()), "--out " + dir.path() + "/taken is a directory; name a regular file, a FIFO or a "
+                                   "character device");
   // A log that cannot be read: no file at all.
   const std::string out = dir.path() + "/r.html";
   run_error({"--path", log, "--path", dir.path() + "/nope.log", "--format", "html", "--out", out});
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+// --out never replaces what it names unless it is a regular file: a FIFO gets the output as a stream (the
+// page of a --compare too), and a log that is read is refused, whether named, linked to, or in a folder.
+TEST(Process, OutIntoAFifoIsAStreamAndTheFifoStays) {
+  TempDir dir;
+  const std::string log = dir.write("run.log", kOurLog), fifo = dir.file("report.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--path", log, "--format", "csv"},
+                                               std::vector<std::string>{"--compare", log, log, "--format", "html"}}) {
+    std::string got;
+    std::thread reader([&] { got = slurp(fifo); });
+    std::vector<std::string> with_out = args;
+    with_out.insert(with_out.end(), {"--out", fifo});
+    EXPECT_EQ(run(with_out), "");
+    reader.join();
+    EXPECT_EQ(got, run(args));
+    EXPECT_TRUE(std::filesystem::is_fifo(std::filesystem::symlink_status(fifo)));
+  }
+}
+
+// A device that takes nothing: its own reason, exit 1, and it stays a device.
+TEST(Process, OutIntoADeviceThatFailsSaysWhy) {
+  ASSERT_EQ(::access("/dev/full", W_OK), 0);  // mode 0666 on Linux: no root needed
+  TempDir dir;
+  const Error e = run_error({"--path", dir.write("run.log", kOurLog), "--out", "/dev/full"});
+  EXPECT_EQ(e.exit_code(), 1);
+  EXPECT_EQ(std::string(e.what()), "--out /dev/full: cannot write (No space left on device)");
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+}
+
+TEST(Process, OutThatIsOneOfTheLogsIsRefused) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/c/logs");
+  const std::string log = dir.write("c/logs/a.log", kOurLog), link = dir.file("link.log");
+  ASSERT_EQ(::symlink(log.c_str(), link.c_str()), 0);
+  const std::vector<std::vector<std::string>> cases = {
+      {"--path", log, "--out", log},
+      {"--path", log, "--out", link},                   // the same file through a link
+      {"--path", dir.path() + "/c", "--out", link},     // a log of a folder read
+      {"--compare", log, dir.path() + "/c", "--format", "html", "--out", log}};
+  for (const auto& args : cases) {
+    const Error e = run_error(args);
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_EQ(std::string(e.what()), "--out " + args.back() + " is the log " + log + " that process reads; name another file");
+    EXPECT_EQ(slurp(log), kOurLog);
+  }
+}
+
+// ---- hostile logs and trees ----
+
+// Only a campaign tree's logs/ folder carries labels: a plan.json elsewhere is never read, and one beside a
+// logs/ folder that is no plan is passed over with a note.
+TEST(Process, APlanJsonThatIsNotACampaignsIsIgnored) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/c/logs");
+  const std::string loose = dir.write("run.log", kOurLog), in_tree = dir.write("c/logs/a.1.log", kOurLog);
+  const std::string loose_csv = run({"--path", loose, "--format", "csv"});
+  const std::string tree_csv = run({"--path", in_tree, "--format", "csv"});
+  dir.write("plan.json", "not json at all");
+  dir.write("c/plan.json", "{\"runs\": 3}");
+  std::string err;
+  EXPECT_EQ(run({"--path", loose, "--format", "csv"}, "", &err), loose_csv);
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(run({"--path", in_tree, "--format", "csv"}, "", &err), tree_csv);
+  EXPECT_EQ(err.rfind("note: " + dir.path() + "/c/plan.json: ", 0), 0u) << err;
+  EXPECT_NE(err.find("; not a campaign's plan, so the logs beside it have no labels\n"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
+}
+
+// A log cut short by a full disk: its last line (no newline, does not parse) is left out with a note naming
+// the file and line; every combination before it is kept.
+TEST(Process, ALogWhoseLastLineIsCutKeepsTheRest) {
+  TempDir dir;
+  const size_t lines = static_cast<size_t>(std::count(kOurLog.begin(), kOurLog.end(), '\n'));
+  for (const std::string cut : {"FMWORK REP 29 30 1795490538.289988147 17", "FMWORK STAT input=1 batch=1 reps=3 mea"}) {
+    const std::string path = dir.write("cut.log", kOurLog);
+    const std::string whole_csv = run({"--path", path, "--format", "csv"});
+    dir.write("cut.log", kOurLog + cut);
+    std::string err;
+    EXPECT_EQ(run({"--path", path, "--format", "csv"}, "", &err), whole_csv);
+    EXPECT_EQ(err.rfind("note: " + path + ":" + std::to_string(lines + 1) +
+                            ": the last line is cut short (no newline at its end; FMWORK ",
+                        0),
+              0u) << err;
+    EXPECT_NE(err.find("): left out, the lines before it are read\n"), std::string::npos) << err;
+  }
+  // The same line with its newline is a malformed line: an Error.
+  const std::string whole = dir.write("whole.log", kOurLog + "FMWORK REP 29 30 1795490538.289988147 17\n");
+  EXPECT_EQ(run_error({"--path", whole}).exit_code(), 1);
+}
+
+TEST(Process, ALogWithNoFmworkLineIsAnError) {
+  TempDir dir;
+  const std::string path = dir.write("empty.log", "Traceback (most recent call last):\n  killed\n");
+  const Error e = run_error({"--path", path});
+  EXPECT_EQ(e.exit_code(), 1);
+  EXPECT_EQ(std::string(e.what()), path + ": no FMWORK line in it; give a log the driver wrote");
+  EXPECT_EQ(std::string(run_error({"-"}, "").what()), "<stdin>: no FMWORK line in it; give a log the driver wrote");
 }
 
 TEST(Process, HtmlOfACampaignTreeAndOfACompare) {

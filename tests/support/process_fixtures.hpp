@@ -26,14 +26,16 @@ namespace process_fixtures {
 
 using fmwork::TempDir;  // tests/support/temp_dir.hpp
 
-// Runs `process` with the arguments (argv[0] added) and `stdin_text` as standard input.
-inline std::string run(std::vector<std::string> args, const std::string& stdin_text = "") {
+// Runs `process` with the arguments (argv[0] added) and `stdin_text` as standard input; what it writes to
+// stderr goes to `err` when given.
+inline std::string run(std::vector<std::string> args, const std::string& stdin_text = "", std::string* err = nullptr) {
   args.insert(args.begin(), "process");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::istringstream in(stdin_text);
-  std::ostringstream out;
-  run_process(static_cast<int>(argv.size()), argv.data(), in, out);
+  std::ostringstream out, err_stream;
+  run_process(static_cast<int>(argv.size()), argv.data(), in, out, err_stream);
+  if (err) *err = err_stream.str();
   return out.str();
 }
 

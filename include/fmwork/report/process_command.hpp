@@ -8,9 +8,12 @@
 namespace fmwork {
 
 // The `process` command: argv[0] is the program. Reads the logs (a path "-" is `in`), writes the
-// chosen format to `out`, or with --out FILE to FILE (FILE.tmp written, then renamed; a failure is a
-// runtime Error naming --out). --help writes the usage to `out`. Throws Error: usage (bad options) or
-// runtime (unreadable file, malformed line); main() prints "error: <message>" and exits with its code.
-void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out);
+// chosen format to `out`, or with --out FILE to FILE as write_output_file does (a regular file replaced
+// whole or left untouched, a FIFO or a device written as a stream, anything else refused). --help writes
+// the usage to `out`; notes ("note: ..." lines: a log's cut last line left out, a plan.json that is not a
+// campaign's passed over) go to `err`. Throws Error: usage (bad options, an --out that is one of the logs
+// read) or runtime (an unreadable file, a malformed line, a file with no FMWORK line, a failed write);
+// main() prints "error: <message>" and exits with its code.
+void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace fmwork
