@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "fmwork/base/text_format.hpp"
@@ -50,7 +51,37 @@ const std::string* find_in(const std::optional<Line>& line, std::string_view key
   return line ? line->fields.find(key) : nullptr;
 }
 
-std::string csv_cell(const std::string& s) {
+// Whether `s` is a plain decimal number ("-1.5", "+2", "3e-05"; not "inf", "0x1f" or "-1+2"): what a
+// spreadsheet reads as a number, never as a formula.
+bool is_decimal_number(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - from;
+  };
+  size_t mantissa = digits();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+// A CSV cell, quoted when it holds a comma, quote or line end. Text from a log that a spreadsheet would
+// run as a formula (a first character of = + - @, tab or carriage return: OWASP's CSV injection) gets a
+// leading single quote, as spreadsheet-safe CSV writers do; a number such as -1.5 stays a number, and so
+// does a lone character (the source "-" of standard input): one character holds no formula.
+std::string csv_cell(const std::string& text) {
+  const bool formula = text.size() > 1 && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos &&
+                       !is_decimal_number(text);
+  const std::string s = formula ? "'" + text : text;
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
