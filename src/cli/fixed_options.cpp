@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,18 +16,29 @@ namespace fmwork {
 
 namespace {
 
+// The largest size a list takes: 18 digits, so that it is read into an int64_t without overflow.
+constexpr const char* kMaxSizeText = "999999999999999999";
+
 std::vector<int64_t> parse_sizes(const std::string& option, const std::string& text) {
   auto fail = [&]() -> std::vector<int64_t> {
-    throw usage_error(option + " expects comma-separated positive integers like 64,128; got '" + text + "'");
+    throw usage_error(option + " expects comma-separated positive integers like 64,128; got '" + excerpt(text) + "'");
   };
   std::vector<int64_t> sizes;
+  std::set<int64_t> seen;
   size_t start = 0;
   for (;;) {
     const size_t comma = text.find(',', start);
     const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos) return fail();
-    const int64_t size = std::stoll(part);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return fail();
+    const size_t first = std::min(part.find_first_not_of('0'), part.size());
+    if (part.size() - first > 18)
+      throw usage_error(option + " " + excerpt(part) + " is out of range: a size is from 1 to " + kMaxSizeText);
+    const int64_t size = std::stoll(part.substr(first).empty() ? "0" : part.substr(first));
     if (size <= 0) return fail();
+    // The sweep would run the combination twice and the log would hold two RES lines for it.
+    if (!seen.insert(size).second)
+      throw usage_error(option + " lists " + std::to_string(size) + " twice in '" + excerpt(text) +
+                        "'; give each size once");
     sizes.push_back(size);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -34,7 +46,9 @@ std::vector<int64_t> parse_sizes(const std::string& option, const std::string& t
   return sizes;
 }
 
-// Python's int() of a command-line word, for --reps: optional sign, digits with single underscores.
+// Python's int() of a command-line word, for --reps: optional sign, digits with single underscores. A value
+// past int64_t (more than 18 digits after leading zeros) is clamped to the int64_t limit of its sign: out of
+// range either way, which parse_reps says with the text.
 std::optional<int64_t> parse_python_int(const std::string& text) {
   size_t i = 0;
   bool negative = false;
@@ -46,20 +60,24 @@ std::optional<int64_t> parse_python_int(const std::string& text) {
     else if (c == '_' && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') continue;
     else return std::nullopt;
   }
-  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  if (digits.empty()) return std::nullopt;
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // Python reads 007 as 7
+  if (digits.size() > 18) return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
   const int64_t v = std::stoll(digits);
   return negative ? -v : v;
 }
 
 int64_t parse_reps(const std::string& option, const std::string& text) {
   const std::optional<int64_t> reps = parse_python_int(text);
-  if (!reps) throw usage_error(option + " expects an integer (at least 2); got '" + text + "'");
+  if (!reps) throw usage_error(option + " expects an integer (at least 2); got '" + excerpt(text) + "'");
+  const bool clamped = *reps == std::numeric_limits<int64_t>::max() || *reps == std::numeric_limits<int64_t>::min();
+  const std::string got = clamped ? excerpt(text, 40) : std::to_string(*reps);
   if (*reps < 2)
-    throw usage_error(option + " must be at least 2, got " + std::to_string(*reps) +
+    throw usage_error(option + " must be at least 2, got " + got +
                       ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
   if (*reps > kMaxReps)
-    throw usage_error(fmt::format("{} must be at most {}, got {}: each rep's timestamps are kept in memory", option,
-                                  kMaxReps, *reps));
+    throw usage_error(fmt::format("{} {} is out of range: it must be from 2 to {} (each rep's timestamps are kept in "
+                                  "memory)", option, got, kMaxReps));
   return *reps;
 }
 

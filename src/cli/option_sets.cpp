@@ -2,6 +2,7 @@
 #include "fmwork/cli/option_sets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "fmwork/base/error.hpp"
@@ -316,11 +317,12 @@ PlatformOptions platform_options_from(const Value& tree) {
 
 namespace {
 
-// A tolerance: a number >= 0; a cosine similarity is also at most 1.
+// A tolerance: a finite number >= 0 (inf, which 1e999 reads as, would let no output fail the check); a
+// cosine similarity is also at most 1.
 double tolerance(const std::string& option, const Value& v, bool at_most_one) {
   const double x = v.type == Value::Type::integer ? static_cast<double>(v.integer) : v.floating;
-  if (!(x >= 0) || (at_most_one && x > 1))
-    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a number >= 0") + "; got " + repr(v));
+  if (!(x >= 0) || !std::isfinite(x) || (at_most_one && x > 1))
+    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a finite number >= 0") + "; got " + repr(v));
   return x;
 }
 

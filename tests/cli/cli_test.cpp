@@ -30,6 +30,14 @@ std::vector<std::string> base_with(std::vector<std::string> extra) {
   return words;
 }
 
+// The base command line with --input_sizes `inputs` and --batch_sizes `batches`.
+std::vector<std::string> with_sizes(const std::string& inputs, const std::string& batches) {
+  std::vector<std::string> words = base_with({});
+  words[7] = inputs;
+  words[9] = batches;
+  return words;
+}
+
 // The base command line with --reps `reps`.
 std::vector<std::string> with_reps(const std::string& reps) {
   std::vector<std::string> words = base_with({});
@@ -48,6 +56,7 @@ TEST(Cli, ParsedFixedArguments) {
   EXPECT_EQ(cl.args.batch_sizes, (std::vector<int64_t>{1, 4, 8}));
   EXPECT_EQ(cl.args.reps, 10);  // int("1_0"), as argparse reads it
   EXPECT_EQ(parse(with_reps("1000000")).args.reps, kMaxReps);  // the most admitted
+  EXPECT_EQ(parse(with_reps("0000000000000000000000005")).args.reps, 5);  // leading zeros, as Python's int()
   EXPECT_TRUE(cl.args.compile);
   EXPECT_FALSE(cl.args.eval);
   EXPECT_TRUE(cl.args.seed_given);
@@ -139,9 +148,21 @@ TEST(Cli, UsageErrors) {
        "--reps must be at least 2, got -3: the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least "
        "2 are needed"},
       {with_reps("2147483648"),
-       "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory"},
+       "--reps 2147483648 is out of range: it must be from 2 to 1000000 (each rep's timestamps are kept in memory)"},
       {with_reps("1_000_001"),
-       "--reps must be at most 1000000, got 1000001: each rep's timestamps are kept in memory"},
+       "--reps 1000001 is out of range: it must be from 2 to 1000000 (each rep's timestamps are kept in memory)"},
+      // Past int64_t: still an integer, out of range rather than "not an integer".
+      {with_reps("12345678901234567890123"),
+       "--reps 12345678901234567890123 is out of range: it must be from 2 to 1000000 (each rep's timestamps are kept "
+       "in memory)"},
+      {with_reps("-12345678901234567890123"),
+       "--reps must be at least 2, got -12345678901234567890123: the first max(int(0.2*reps),1) reps are dropped as "
+       "warm-up, so at least 2 are needed"},
+      // The same combination twice: refused, naming the value.
+      {with_sizes("8,8", "1"), "--input_sizes lists 8 twice in '8,8'; give each size once"},
+      {with_sizes("1", "1,2,01"), "--batch_sizes lists 1 twice in '1,2,01'; give each size once"},
+      {with_sizes("1", "12345678901234567890123"),
+       "--batch_sizes 12345678901234567890123 is out of range: a size is from 1 to 999999999999999999"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps", "ten"},
        "--reps expects an integer (at least 2); got 'ten'"},

@@ -304,7 +304,10 @@ TEST(OptionSets, CheckOptionsRanges) {
   EXPECT_EQ(c.rtol, std::optional<double>(1e-3));
   EXPECT_EQ(c.cosine, std::optional<double>(1.0));
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
-      {{"--check_outputs:atol@", "-1"}, "--check_outputs:atol must be a number >= 0; got -1"},
+      {{"--check_outputs:atol@", "-1"}, "--check_outputs:atol must be a finite number >= 0; got -1"},
+      // 1e999 reads as inf: a check that can never fail.
+      {{"--check_outputs:atol@", "1e999"}, "--check_outputs:atol must be a finite number >= 0; got inf"},
+      {{"--check_outputs:rtol@", "-1e999"}, "--check_outputs:rtol must be a finite number >= 0; got -inf"},
       {{"--check_outputs:cosine@", "1.5"}, "--check_outputs:cosine must be in [0, 1]; got 1.5"},
       {{"--check_outputs:rtol", "0.1"},
        "--check_outputs:rtol expects a number (an int or a float); got the string '0.1' \u2014 add '@' to the key to "

@@ -136,7 +136,8 @@ TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
   TempDir dir;
   const std::string folder = model_folder(dir);
   expect_refused(drive(folder, {}, "2147483648"), 2,
-                 "--reps must be at most 1000000, got 2147483648: each rep's timestamps are kept in memory");
+                 "--reps 2147483648 is out of range: it must be from 2 to 1000000 (each rep's timestamps are kept in "
+                 "memory)");
   const CommandResult deep_literal = drive(folder, {"--model:foo@", deep(10000)});
   EXPECT_EQ(deep_literal.exit_code, 2) << deep_literal.err;
   EXPECT_NE(deep_literal.err.find("is nested deeper than 100 levels"), std::string::npos) << deep_literal.err;
