@@ -3,6 +3,7 @@
 #include "fmwork/runner/experiment.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -200,20 +201,24 @@ void expand_run(const RunSpec& spec, const std::string& source, std::vector<Plan
 std::string run_id_of(const json& run, const std::string& where) {
   if (!run.contains("id")) throw usage_error(where + ": has no \"id\" (a name for its logs: letters, digits, - and _)");
   const json& id = run["id"];
-  if (!id.is_string() || id.get<std::string>().empty() ||
+  // Bounded so that every file named after it (<id>.<N>.r<K>.log.partial, .environment.json) fits a file
+  // name: a longer id would pass here and fail once the campaign's tree exists.
+  if (!id.is_string() || id.get<std::string>().empty() || id.get<std::string>().size() > kMaxRunIdLength ||
       id.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
           std::string::npos)
-    throw usage_error(where + ": \"id\" must be letters, digits, - and _ (it names the run's logs), not " +
-                      json_excerpt(id));
+    throw usage_error(where + ": \"id\" must be letters, digits, - and _, at most " +
+                      std::to_string(kMaxRunIdLength) + " (it names the run's logs), not " + json_excerpt(id));
   return id.get<std::string>();
 }
 
-// "repeat": N, the whole plan N times over (1 when absent).
-size_t repeat_of(const json& doc, const std::string& source) {
-  if (!doc.contains("repeat")) return 1;
-  const json& v = doc["repeat"];
-  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000)
-    throw usage_error(source + ": \"repeat\" must be a whole number of times from 1 to 1000, not " + json_excerpt(v));
+// A top-level whole number from 1 to `most`, `fallback` when absent ("repeat", "max_runs").
+size_t count_key(const json& doc, const char* key, size_t fallback, size_t most, const std::string& what,
+                 const std::string& source) {
+  if (!doc.contains(key)) return fallback;
+  const json& v = doc[key];
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > static_cast<int64_t>(most))
+    throw usage_error(source + ": \"" + key + "\" must be a whole number of " + what + " from 1 to " +
+                      std::to_string(most) + ", not " + json_excerpt(v));
   return v.get<size_t>();
 }
 
@@ -231,6 +236,73 @@ std::vector<PlannedRun> repeated(const std::vector<PlannedRun>& runs, size_t tim
   return out;
 }
 
+// ---- the size of a plan, counted before it is expanded ----
+
+// A count for a message: whole below 10^15, else in exponent form ("1.00e+12").
+std::string count_text(long double n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, n < 1e15L ? "%.0Lf" : "%.2Le", n);
+  return buf;
+}
+
+// How many sizes a --batch_sizes / --input_sizes value holds, as value_text joins it: "8,16" and [8, 16] are 2.
+long double sizes_in(const json& v) {
+  const std::string text = value_text(v);
+  return 1.0L + static_cast<long double>(std::count(text.begin(), text.end(), ','));
+}
+
+// The sizes of `option` over a split run's matrix points: summed over its matrix values, else its one value.
+long double split_sizes(const RunSpec& spec, const std::string& option) {
+  for (const auto& [key, values] : spec.matrix) {
+    if (key != option) continue;
+    long double n = 0;
+    for (const json& v : values) n += sizes_in(v);
+    return n;
+  }
+  const auto it = spec.options.find(option);
+  return it == spec.options.end() ? 1.0L : sizes_in(it->second);
+}
+
+// How many runs `spec` expands to (in long double: a matrix of many keys overflows any integer), and the
+// factors it comes from, for the message.
+std::pair<long double, std::string> count_runs(const RunSpec& spec) {
+  long double runs = 1;
+  std::string from;
+  auto factor = [&](long double n, const std::string& what) {
+    runs *= n;
+    from += (from.empty() ? "" : " x ") + count_text(n) + " " + what;
+  };
+  const bool split = spec.sizes == "split";
+  for (const auto& [key, values] : spec.matrix)
+    if (!split || (key != "--batch_sizes" && key != "--input_sizes"))
+      factor(static_cast<long double>(values.size()), "values of " + key);
+  if (split) {
+    factor(split_sizes(spec, "--batch_sizes"), "batch sizes (split)");
+    factor(split_sizes(spec, "--input_sizes"), "input sizes (split)");
+  }
+  return {runs, from.empty() ? std::string("no matrix") : from};
+}
+
+// Refuses a plan of more than `max_runs` runs before one is expanded: expanding (and checking each command
+// line) a matrix of 10^12 points would grow memory for hours and print nothing.
+void check_plan_size(const std::vector<RunSpec>& specs, size_t repeat, size_t max_runs, const std::string& source) {
+  const std::string remedy = " narrow the matrix or the sizes, or set \"max_runs\" (at most " +
+                             std::to_string(kMaxRunsLimit) + ") in the file";
+  long double total = 0;
+  for (const RunSpec& spec : specs) {
+    const auto [runs, from] = count_runs(spec);
+    if (runs > max_runs)
+      throw usage_error(source + ": run \"" + spec.id + "\" expands to " + count_text(runs) + " runs (" +
+                        excerpt(from, 300) + "), more than the " + std::to_string(max_runs) + " a plan may hold;" +
+                        remedy);
+    total += runs;
+  }
+  if (total * repeat > max_runs)
+    throw usage_error(source + ": the runs expand to " + count_text(total * repeat) + " runs (" + count_text(total) +
+                      " x \"repeat\" " + std::to_string(repeat) + "), more than the " + std::to_string(max_runs) +
+                      " a plan may hold;" + remedy);
+}
+
 }  // namespace
 
 std::string describe_run(const PlannedRun& run) {
@@ -243,8 +315,9 @@ std::string describe_run(const PlannedRun& run) {
 }
 
 Plan expand_experiment(const json& doc, const std::string& source) {
-  check_keys(doc, {"description", "defaults", "runs", "repeat"}, source);
-  const size_t repeat = repeat_of(doc, source);
+  check_keys(doc, {"description", "defaults", "runs", "repeat", "max_runs"}, source);
+  const size_t repeat = count_key(doc, "repeat", 1, 1000, "times", source);
+  const size_t max_runs = count_key(doc, "max_runs", kDefaultMaxRuns, kMaxRunsLimit, "runs", source);
   RunSpec defaults;
   if (doc.contains("defaults")) {
     check_keys(doc["defaults"], {"options", "matrix", "sizes"}, source + ": defaults");
@@ -264,6 +337,7 @@ Plan expand_experiment(const json& doc, const std::string& source) {
     apply_settings(r, source + ": run \"" + spec.id + "\"", spec);
     specs.push_back(std::move(spec));
   }
+  check_plan_size(specs, repeat, max_runs, source);
   Plan plan{source, {}};
   for (const RunSpec& spec : specs) expand_run(spec, source, plan.runs);
   if (repeat > 1) plan.runs = repeated(plan.runs, repeat);

@@ -141,6 +141,54 @@ TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
             std::string::npos);
 }
 
+// The runs are counted before any is expanded: a matrix of 10^12 points or a split over 2000 x 2000 sizes
+// is one line with the count and its factors, at once, not hours of growing memory.
+TEST(Experiment, APlanPastMaxRunsIsRefusedBeforeItIsExpanded) {
+  json values = json::array();
+  for (int i = 1; i <= 1000; ++i) values.push_back(i);
+  json big = json::parse(kExperiment);
+  big["defaults"].erase("matrix");
+  big["runs"] = {{{"id", "big"}, {"matrix", {{"--a", values}, {"--b", values}, {"--c", values}, {"--d", values}}}}};
+  const std::string remedy = " a plan may hold; narrow the matrix or the sizes, or set \"max_runs\" (at most 1000000) "
+                             "in the file";
+  EXPECT_EQ(message_of(big.dump()),
+            "x.json: run \"big\" expands to 1000000000000 runs (1000 values of --a x 1000 values of --b x 1000 values of "
+            "--c x 1000 values of --d), more than the 100000" + remedy);
+  big["runs"][0]["matrix"]["--e"] = values;
+  big["runs"][0]["matrix"]["--f"] = values;
+  EXPECT_NE(message_of(big.dump()).find("expands to 1.00e+18 runs (1000 values of --a x "), std::string::npos);
+  json sizes = json::array();
+  for (int i = 1; i <= 2000; ++i) sizes.push_back(i);
+  json split = json::parse(kExperiment);
+  split["defaults"].erase("matrix");
+  split["defaults"]["sizes"] = "split";
+  split["defaults"]["options"]["--batch_sizes"] = sizes;
+  split["defaults"]["options"]["--input_sizes"] = sizes;
+  EXPECT_EQ(message_of(split.dump()),
+            "x.json: run \"mini\" expands to 4000000 runs (2000 batch sizes (split) x 2000 input sizes (split)), more "
+            "than the 100000" + remedy);
+  // "max_runs" moves the cap, and the cap holds for the whole plan, repeats included.
+  json doc = json::parse(kExperiment);  // 6 runs
+  doc["max_runs"] = 6;
+  EXPECT_EQ(expand_experiment(doc, "x.json").runs.size(), 6u);
+  doc["repeat"] = 2;
+  EXPECT_EQ(message_of(doc.dump()), "x.json: the runs expand to 12 runs (6 x \"repeat\" 2), more than the 6" + remedy);
+  for (const char* bad : {"0", "1000001", "\"many\""})
+    EXPECT_EQ(message_of(std::string(R"({"max_runs": )") + bad + R"(, "runs": [{"id": "a"}]})"),
+              std::string("x.json: \"max_runs\" must be a whole number of runs from 1 to 1000000, not ") + bad);
+}
+
+// A run id names files: one past 100 characters is refused with the file's other mistakes of form, before
+// a campaign's tree exists.
+TEST(Experiment, ARunIdIsBounded) {
+  json doc = json::parse(kExperiment);
+  doc["runs"][0]["id"] = std::string(100, 'a');
+  EXPECT_EQ(expand_experiment(doc, "x.json").runs[0].id, std::string(100, 'a') + ".1");
+  doc["runs"][0]["id"] = std::string(10000, 'a');
+  EXPECT_EQ(message_of(doc.dump()), "x.json: runs[0]: \"id\" must be letters, digits, - and _, at most 100 (it names "
+                                    "the run's logs), not \"" + std::string(79, 'a') + "...");
+}
+
 TEST(Experiment, AFileIsReadWithTheJsonLimitsAndErrorsAreUsageErrors) {
   TempDir dir;
   const std::string path = dir.write("bad.json", "{\"runs\": [");

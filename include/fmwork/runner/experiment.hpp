@@ -4,6 +4,7 @@
 // `process` reads the plan file it writes. No LibTorch here.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,13 @@
 #include <nlohmann/json.hpp>
 
 namespace fmwork {
+
+// The most runs a plan holds unless the file's "max_runs" raises it, and the most "max_runs" may say: each
+// run is a command line checked by the driver's parser and held in memory (10^6 runs take ~50 s to list).
+constexpr size_t kDefaultMaxRuns = 100'000;
+constexpr size_t kMaxRunsLimit = 1'000'000;
+// The longest run "id" of an experiment file: files are named after it, with suffixes.
+constexpr size_t kMaxRunIdLength = 100;
 
 // One expanded run: a command line a user could type (`driver` + argv).
 struct PlannedRun {
@@ -32,6 +40,8 @@ struct Plan {
 // the option sets' builders), so that a plan never holds a run the driver would refuse. Throws a one-line
 // usage Error naming the file, the run and the key: `x.json: run "minilm" (model:torch_dtype=bfloat16):
 // <the driver's message>`, `x.json: runs[1]: unknown key "option" (known: id, options, matrix, sizes)`.
+// The runs are counted before any is expanded: a plan of more than "max_runs" (kDefaultMaxRuns) is refused
+// with the count and its factors, `x.json: run "big" expands to 1000000000000 runs (1000 values of --reps x ...)`.
 Plan load_experiment(const std::string& path);
 Plan expand_experiment(const nlohmann::json& doc, const std::string& source);
 
