@@ -96,6 +96,19 @@ void validate_requirement(const std::string& platform, const PlatformRequirement
     throw runtime_error(prefix + "a fixed flag's value must be True or False, typed");
 }
 
+const char* const kPlatformNames = "cpu, cuda, cuda:N or a plugin name of letters, digits, '_', '-' and '.'";
+
+bool is_platform_name(const std::string& name) {
+  if (name == "cpu" || name == "cuda") return true;
+  if (name.rfind("cuda:", 0) == 0) {
+    const std::string index = name.substr(5);
+    return !index.empty() && index.size() <= 3 && index.find_first_not_of("0123456789") == std::string::npos;
+  }
+  if (name.empty() || name == "." || name == "..") return false;
+  return name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
+         std::string::npos;
+}
+
 std::string format_requirement(const PlatformRequirement& requirement) {
   auto target = parse_target(requirement.option);
   if (target && target->fixed) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/runner/campaign_run.hpp"
 
 namespace fmwork {
@@ -94,8 +95,10 @@ std::vector<std::string> parse_devices(const std::string& text) {
   while (true) {
     const size_t comma = text.find(',', start);
     const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty() || name.find_first_of(" \t") != std::string::npos)
-      throw usage_error("--devices " + text + ": a device is a platform name (cpu, cuda:0, ...), comma-separated");
+    // Checked here, before a campaign folder exists: the driver would refuse the name in every run.
+    if (!is_platform_name(name))
+      throw usage_error("--devices " + excerpt(text) + ": '" + excerpt(name) + "' is not a platform name; give " +
+                        kPlatformNames + ", comma-separated");
     devices.push_back(name);
     if (comma == std::string::npos) return devices;
     start = comma + 1;

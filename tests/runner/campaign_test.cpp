@@ -92,6 +92,7 @@ TEST(Campaign, DevicesAndPlatforms) {
   EXPECT_EQ(parse_devices("cuda:0,cuda:1"), (std::vector<std::string>{"cuda:0", "cuda:1"}));
   EXPECT_EQ(parse_devices("cpu,cpu"), (std::vector<std::string>{"cpu", "cpu"}));
   EXPECT_THROW(parse_devices("cpu,"), Error);
+  EXPECT_EQ(parse_devices("cuda,refdev,my_dev-1.0"), (std::vector<std::string>{"cuda", "refdev", "my_dev-1.0"}));
   EXPECT_EQ(with_platform(kArgv, "cuda:1")[1], "cuda:1");
   EXPECT_EQ(with_platform({"--reps", "2"}, "cpu"), (std::vector<std::string>{"--platform", "cpu", "--reps", "2"}));
 }
@@ -114,14 +115,14 @@ TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
   TempDir dir;
   const std::string driver = fake_driver(dir), exp = experiment(dir), root = dir.path() + "/out";
   std::ostringstream out, err;
-  EXPECT_EQ(run_campaign_command({exp, "--out", root, "--devices", "cpu:a,cpu:b"}, driver, out, err), 1) << err.str();
+  EXPECT_EQ(run_campaign_command({exp, "--out", root, "--devices", "deva,devb"}, driver, out, err), 1) << err.str();
   const std::string campaign = only_child(only_child(only_child(root)));
   EXPECT_EQ(out.str(), campaign + "\n");
   EXPECT_EQ(slurp(campaign + "/experiment.json"), slurp(exp));
   EXPECT_EQ(read_json_file(campaign + "/plan.json")["runs"].size(), 3u);
   EXPECT_TRUE(read_json_file(campaign + "/environment.json").contains("kernel"));
   const std::string log1 = slurp(campaign + "/logs/a.1.log");
-  EXPECT_TRUE(log1.rfind("platform cpu:a\n", 0) == 0 || log1.rfind("platform cpu:b\n", 0) == 0) << log1;
+  EXPECT_TRUE(log1.rfind("platform deva\n", 0) == 0 || log1.rfind("platform devb\n", 0) == 0) << log1;
   EXPECT_NE(err.str().find("campaign: a.3 run \"a\" (model_name=bad) failed (exit status 1): error: no"),
             std::string::npos) << err.str();
   EXPECT_NE(err.str().find("campaign: 2 done, 1 failed, 0 left (0 running)"), std::string::npos) << err.str();
@@ -175,6 +176,26 @@ TEST(Campaign, UsageErrors) {
             std::string::npos);
   EXPECT_EQ(message({"--task", "d", "0", "--slurm"}),
             "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
+}
+
+// A device that no driver would take is refused before the campaign folder exists, not by every run.
+TEST(Campaign, ADeviceThatIsNoPlatformIsRefusedBeforeTheTree) {
+  TempDir dir;
+  const std::string root = dir.path() + "/out";
+  for (const std::string devices : {"../x", "cpu,cuda:x", "cpu,,cpu", ".."}) {
+    std::ostringstream out, err;
+    try {
+      run_campaign_command({experiment(dir), "--out", root, "--devices", devices}, fake_driver(dir), out, err);
+      ADD_FAILURE() << "no error for " << devices;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      const std::string bad = devices == "cpu,cuda:x" ? "cuda:x" : devices == "cpu,,cpu" ? "" : devices;
+      EXPECT_EQ(std::string(e.what()), "--devices " + devices + ": '" + bad + "' is not a platform name; give cpu, "
+                                       "cuda, cuda:N or a plugin name of letters, digits, '_', '-' and '.', "
+                                       "comma-separated");
+    }
+    EXPECT_FALSE(fs::exists(root)) << devices;
+  }
 }
 
 // --no-submit: the tree and the script are written as --slurm writes them, nothing needs a cluster.

@@ -39,6 +39,14 @@ void validate_requirement(const std::string& platform, const PlatformRequirement
 std::vector<std::string> check_constraints(const std::string& platform, const PlatformConstraints& constraints,
                                            const CommandLine& command_line);
 
+// Whether `name` can name a platform: cpu, cuda, cuda:N (N of 1 to 3 digits), or a plugin name of letters,
+// digits, '_', '-' and '.' other than "." and ".." (it becomes part of a file name). The rule the platform
+// registry applies when it makes one, for checks made before anything is started (`driver run --devices`).
+bool is_platform_name(const std::string& name);
+
+// What is_platform_name accepts, for messages: "cpu, cuda, cuda:N or a plugin name of letters, ...".
+extern const char* const kPlatformNames;
+
 // The requirement as the user would type it: "--compile", "--torch.call:set_grad_enabled@ False",
 // "--compile:backend sendnn".
 std::string format_requirement(const PlatformRequirement& requirement);
