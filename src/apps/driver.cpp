@@ -167,7 +167,7 @@ int run(int argc, char** argv) {
   FixedArgs& args = o.command_line.args;
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
-  const std::optional<IsolatedChild> child = isolated_child(args);
+  const std::optional<IsolatedChild> child = isolated_child(args, std::cerr);
   if (!child) {
     std::cout << banner("ARGS") << format_args_section(o.command_line);
     flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once

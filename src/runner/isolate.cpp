@@ -3,6 +3,7 @@
 #include "fmwork/runner/isolate.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -145,7 +146,8 @@ int64_t spec_value(std::string_view word, std::string_view key, std::string_view
 }  // namespace
 
 std::string isolated_child_spec(const IsolatedChild& child) {
-  return fmt::format("batch={} input={} sections={}", child.batch, child.input, child.sections ? "all" : "run");
+  return fmt::format("batch={} input={} sections={} parent={}", child.batch, child.input,
+                     child.sections ? "all" : "run", child.parent);
 }
 
 IsolatedChild parse_isolated_child(std::string_view spec) {
@@ -155,19 +157,32 @@ IsolatedChild parse_isolated_child(std::string_view spec) {
     words.push_back(spec.substr(start, space - start));
     start = space + 1;
   }
-  const std::string_view sections = words.size() == 3 ? words[2] : std::string_view();
+  const std::string_view sections = words.size() == 4 ? words[2] : std::string_view();
   if (sections != "sections=all" && sections != "sections=run") bad_spec(spec);
   IsolatedChild child;
   child.batch = spec_value(words[0], "batch=", spec);
   child.input = spec_value(words[1], "input=", spec);
   child.sections = sections == "sections=all";
+  child.parent = spec_value(words[3], "parent=", spec);
   return child;
 }
 
-std::optional<IsolatedChild> isolated_child(const FixedArgs& args) {
+std::optional<IsolatedChild> isolated_child(const FixedArgs& args, std::ostream& err) {
   const char* spec = std::getenv(kIsolatedChildVariable);
   if (!args.isolate || spec == nullptr) return std::nullopt;
-  const IsolatedChild child = parse_isolated_child(spec);
+  std::optional<IsolatedChild> parsed;
+  try {
+    parsed = parse_isolated_child(spec);
+  } catch (const Error&) {  // not the driver's: said below
+  }
+  // Only the driver that started this process makes it a child; a variable exported by hand or inherited
+  // from an earlier run would otherwise turn a top-level run into one combination with no ARGS.
+  if (!parsed || parsed->parent != static_cast<int64_t>(::getppid())) {
+    err << "note: " << kIsolatedChildVariable << "='" << excerpt(spec) << "' was not set by this process's parent "
+        << "(pid " << ::getppid() << "); ignored: this is a top-level run" << std::endl;
+    return std::nullopt;
+  }
+  const IsolatedChild child = *parsed;
   auto holds = [](const std::vector<int64_t>& sizes, int64_t size) {
     return std::find(sizes.begin(), sizes.end(), size) != sizes.end();
   };
@@ -191,7 +206,7 @@ int run_isolated_sweep(const FixedArgs& args, const std::string& program, const 
   bool sections_in_log = false;
   for (int64_t batch : args.batch_sizes) {
     for (int64_t input : args.input_sizes) {
-      const IsolatedChild child{batch, input, !sections_in_log};
+      const IsolatedChild child{batch, input, !sections_in_log, static_cast<int64_t>(::getpid())};
       const ChildWatch watch = run_child(parent, child);
       sections_in_log = sections_in_log || watch.meta;
       if (settle(parent, child, watch)) ++failures;

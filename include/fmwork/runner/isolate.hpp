@@ -24,14 +24,18 @@ namespace fmwork {
 
 struct FixedArgs;  // cli.hpp
 
-// Set by the parent in each child's environment: "batch=B input=I sections=all" or "... sections=run".
+// Set by the parent in each child's environment: "batch=B input=I sections=all parent=PID" (or
+// "sections=run"), PID being the parent's process id: the handshake that tells a child from a top-level run
+// that found the variable left in its environment.
 inline constexpr const char* kIsolatedChildVariable = "FMWORK_ISOLATED_CHILD";
 
 // The one combination an isolated child runs. `sections`: it prints RUNTIME, MODEL and META (no child
-// has yet got them into the log), else only its SETUP line and its RUN block.
+// has yet got them into the log), else only its SETUP line and its RUN block. `parent`: the pid of the
+// driver that started it.
 struct IsolatedChild {
   int64_t batch = 0, input = 0;
   bool sections = true;
+  int64_t parent = 0;
 };
 
 // The variable's value for `child`, and back. parse_isolated_child throws a usage Error on anything else
@@ -40,9 +44,12 @@ std::string isolated_child_spec(const IsolatedChild& child);
 IsolatedChild parse_isolated_child(std::string_view spec);
 
 // In the driver: the combination this process runs as an isolated child, when --isolate is given and
-// kIsolatedChildVariable is set; nullopt otherwise (the variable alone does nothing). Throws a usage Error
-// when the variable is malformed or names a combination that the command line does not hold.
-std::optional<IsolatedChild> isolated_child(const FixedArgs& args);
+// kIsolatedChildVariable is set by this process's parent (its parent= is getppid()); nullopt otherwise. The
+// variable alone does nothing; one that does not parse or names another parent (left in the environment of
+// a top-level run) is ignored with a note on `err`: "note: FMWORK_ISOLATED_CHILD='...' was not set by this
+// process's parent ...". Throws a usage Error when the parent's variable names a combination that the
+// command line does not hold.
+std::optional<IsolatedChild> isolated_child(const FixedArgs& args, std::ostream& err);
 
 // The FAIL text of a combination whose process was killed by `signal`: the signal's name and number, the
 // process's peak resident memory and the likely cause, on one line.
