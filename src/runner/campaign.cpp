@@ -57,6 +57,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
     return 0;
   }
   const std::string dir = resume ? o->resume : start_campaign(o->out, o->experiment, plan, program, devices, args);
+  const CampaignLock lock(dir);  // before anything is judged complete or started: one runner per campaign
   if (resume) check_no_queued_job(dir, o->slurm, err);
   std::vector<size_t> todo;
   for (size_t i = 0; i < plan.runs.size(); ++i)

@@ -1,7 +1,11 @@
-// A campaign's result tree and the claim of its folder (see campaign_tree.hpp).
+// A campaign's result tree, the claim of its folder and the lock of one runner at a time (see
+// campaign_tree.hpp).
 #include "fmwork/runner/campaign_tree.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -57,6 +61,32 @@ std::string start_campaign(const std::string& root, const std::string& experimen
   write_file_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
   fs::create_directories(dir + "/logs");
   return dir;
+}
+
+CampaignLock::CampaignLock(const std::string& dir) {
+  const std::string path = dir + "/runner.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0) throw runtime_error(path + ": cannot make the campaign's lock file (" + std::strerror(errno) + ")");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    ::close(fd_);
+    if (err != EWOULDBLOCK)
+      throw runtime_error(path + ": cannot lock the campaign (" + std::strerror(err) + ")");
+    std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) pid = "unknown";
+    throw runtime_error(dir + ": another driver run (pid " + pid + ") holds this campaign; wait until it has ended "
+                        "(or stop it), then resume");
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    // The lock holds without its pid: a second runner is still refused, it only cannot name this one.
+  }
+}
+
+CampaignLock::~CampaignLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing lets go of the flock
 }
 
 }  // namespace fmwork

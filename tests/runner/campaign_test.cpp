@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -176,6 +177,31 @@ TEST(Campaign, UsageErrors) {
             std::string::npos);
   EXPECT_EQ(message({"--task", "d", "0", "--slurm"}),
             "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
+}
+
+// Two runners of one campaign would run the same runs into the same .partial files: the second is refused
+// at once, naming the folder and the holder's pid, and the folder is free again once the first has ended.
+TEST(Campaign, OneRunnerAtATimeHoldsACampaign) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  run_campaign_command({experiment(dir), "--out", root}, driver, out, err);
+  const std::string campaign = only_child(only_child(only_child(root)));
+  {
+    const CampaignLock first(campaign);  // a runner still at work on it
+    try {
+      run_campaign_command({"--resume", campaign}, driver, out, err);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 1);
+      EXPECT_EQ(std::string(e.what()), campaign + ": another driver run (pid " + std::to_string(::getpid()) +
+                                           ") holds this campaign; wait until it has ended (or stop it), then resume");
+    }
+  }
+  fs::remove(campaign + "/logs/a.2.log");
+  std::ostringstream err2;
+  EXPECT_EQ(run_campaign_command({"--resume", campaign}, driver, out, err2), 0) << err2.str();
+  EXPECT_NE(err2.str().find("1 of 3 runs to do"), std::string::npos) << err2.str();
 }
 
 // A device that no driver would take is refused before the campaign folder exists, not by every run.

@@ -6,6 +6,7 @@
 //                             environment.json  user, host, time, driver, kernel, CPUs, FMWORK_/OMP_/MKL_/CUDA_ variables
 //                             logs/<id>.log     the run's stdout (its FMWORK lines), renamed into place when it ends
 //                             logs/<id>.err     its stderr
+//                             runner.lock       the runner at work on it (CampaignLock: one at a time)
 //
 // A run is complete when its log has a RES or FAIL line for every batch x input combination of its command
 // line; `--resume DIR` runs again only the runs that are not. A killed runner loses the runs in flight: their

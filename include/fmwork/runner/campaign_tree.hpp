@@ -23,4 +23,21 @@ std::string start_campaign(const std::string& root, const std::string& experimen
                            const std::string& program, const std::vector<std::string>& devices,
                            const std::vector<std::string>& args);
 
+// One `driver run` at a time in a campaign folder: two resumes of one campaign would run the same runs into
+// the same .partial files. The claim is an flock on DIR/runner.lock (which holds the holder's pid), taken
+// without waiting and let go when the object is destroyed or the process ends, however it ends; the runs'
+// driver processes do not inherit it. Throws a runtime Error "<dir>: another driver run (pid N) holds this
+// campaign; wait until it has ended (or stop it), then resume" when it is held, or one naming the lock file
+// when it cannot be made.
+class CampaignLock {
+ public:
+  explicit CampaignLock(const std::string& dir);
+  ~CampaignLock();
+  CampaignLock(const CampaignLock&) = delete;
+  CampaignLock& operator=(const CampaignLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace fmwork
