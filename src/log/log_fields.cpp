@@ -65,6 +65,16 @@ FieldSpec ms_field(std::string_view key, int summary_rank = -1) {
   return f;
 }
 
+// STAT's tokens_per_s: batch x input / the median, 3 decimals; first of STAT's summary columns, beside
+// RES's throughput.
+FieldSpec tokens_field() {
+  FieldSpec f = field("tokens_per_s", FieldKind::number);
+  f.precision = 3;
+  f.csv = {f.key};
+  f.summary = {f.key, -1, 1, 1};
+  return f;
+}
+
 // A CHECK number: 6 significant digits.
 FieldSpec check_number(std::string_view key, std::string_view csv_header = {}) {
   FieldSpec f = field(key, FieldKind::number);
@@ -97,11 +107,11 @@ const LineSpec& meta_line_spec() {
 }
 
 const LineSpec& stat_line_spec() {
-  // The summary shows p50, p90, p99, stddev, reps, dropped, in that order.
+  // The summary shows tokens_per_s, p50, p90, p99, stddev, reps, dropped, in that order.
   static const LineSpec spec{"STAT",
                              {key_field("input"), key_field("batch"), count_field("reps", 4), count_field("dropped", 5),
                               ms_field("mean_ms"), ms_field("stddev_ms", 3), ms_field("min_ms"), ms_field("p50_ms", 0),
-                              ms_field("p90_ms", 1), ms_field("p99_ms", 2), ms_field("max_ms")},
+                              ms_field("p90_ms", 1), ms_field("p99_ms", 2), ms_field("max_ms"), tokens_field()},
                              field("_ms", FieldKind::number)};
   return spec;
 }
@@ -155,6 +165,29 @@ const LineSpec& check_line_spec() {
                      check_number("max_abs", "check_max_abs"), check_number("max_rel", "check_max_rel"),
                      check_number("cosine", "check_cosine"), check_number("atol"), check_number("rtol"),
                      check_number("min_cosine"), result},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
+const LineSpec& note_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec verdict = field("verdict", FieldKind::text, FieldNeed::required);
+    verdict.choices = "ok|noisy|unstable|too-few-reps";
+    verdict.csv = {"verdict"};
+    verdict.summary = {"verdict", 1};
+    FieldSpec kept = field("kept", FieldKind::integer);
+    FieldSpec cov = field("cov", FieldKind::number), tail = field("p90_p50", FieldKind::number),
+              drift = field("drift", FieldKind::number);
+    cov.precision = tail.precision = drift.precision = 4;
+    cov.csv = {"cov"};
+    cov.summary = {"cov_%", 0, 0.01, 1};  // a percentage for people, the fraction in the CSV
+    tail.csv = {"p90_p50"};
+    drift.csv = {"drift"};
+    FieldSpec reason = field("reason", FieldKind::text, FieldNeed::required);
+    reason.to_end = true;
+    reason.csv = {"verdict_reason"};
+    return LineSpec{"NOTE", {key_field("input"), key_field("batch"), verdict, kept, cov, tail, drift, reason},
                     std::nullopt};
   }();
   return spec;

@@ -75,6 +75,7 @@ struct Formatter {
   std::string operator()(const FailLine& l) const { return format_fields(fail_line_spec(), l.fields); }
   std::string operator()(const CheckLine& l) const { return format_fields(check_line_spec(), l.fields); }
   std::string operator()(const CompileLine& l) const { return format_fields(compile_line_spec(), l.fields); }
+  std::string operator()(const NoteLine& l) const { return format_fields(note_line_spec(), l.fields); }
 };
 
 }  // namespace
@@ -204,9 +205,14 @@ MetaLine make_meta_line(const MetaFacts& f) {
                                f.interop_threads, f.dtype, f.parameters, f.weights, f.seed, f.grad, f.eval, f.compile})};
 }
 
+double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
+  return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
+}
+
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v) {
   return StatLine{make_fields(stat_line_spec(), {input, batch, v.reps, v.dropped, v.mean_ms, v.stddev_ms, v.min_ms,
-                                                 v.p50_ms, v.p90_ms, v.p99_ms, v.max_ms})};
+                                                 v.p50_ms, v.p90_ms, v.p99_ms, v.max_ms,
+                                                 tokens_per_s(input, batch, v.p50_ms)})};
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {

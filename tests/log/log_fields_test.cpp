@@ -23,8 +23,14 @@ std::vector<std::string> csv_headers(const LineSpec& spec) {
 TEST(LogFields, TablesGiveTheReportColumns) {
   using V = std::vector<std::string>;
   EXPECT_EQ(csv_headers(stat_line_spec()),
-            (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms"}));
-  EXPECT_EQ(keys(stat_line_spec().summary_columns()), (V{"p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped"}));
+            (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
+                "tokens_per_s"}));
+  EXPECT_EQ(keys(stat_line_spec().summary_columns()),
+            (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped"}))
+      << "tokens/s first, beside RES's throughput";
+  EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
+  EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
+  EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
   EXPECT_EQ(csv_headers(mem_line_spec()), (V{"allocated_peak_bytes", "reserved_peak_bytes"}));
   ASSERT_EQ(mem_line_spec().summary_columns().size(), 1u);
   EXPECT_EQ(mem_line_spec().summary_columns()[0]->summary.header, "peak_MiB");

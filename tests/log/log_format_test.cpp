@@ -409,3 +409,22 @@ TEST(LogFormat, CombinationFailureSentence) {
 
 }  // namespace
 }  // namespace fmwork
+
+namespace fmwork {
+namespace {
+
+// tokens_per_s is computed from the unrounded median, not from RES's throughput rounded to 0.1.
+TEST(LogFormat, StatLineComputesTokensPerSecondFromTheMedian) {
+  StatValues v;
+  v.reps = 10;
+  v.dropped = 2;
+  v.p50_ms = 2500.123456;
+  const StatLine line = make_stat_line(512, 1, v);
+  ASSERT_NE(line.fields.find("tokens_per_s"), nullptr);
+  EXPECT_EQ(*line.fields.find("tokens_per_s"), "204.790") << "512 tokens / 2.500123456 s";
+  EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " tokens_per_s=204.790") << "the last field";
+  EXPECT_DOUBLE_EQ(tokens_per_s(128, 4, 2.0), 256000.0);
+}
+
+}  // namespace
+}  // namespace fmwork

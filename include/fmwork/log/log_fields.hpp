@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.
@@ -60,8 +60,8 @@ inline constexpr std::string_view kMetaDriver = "driver";
 inline constexpr std::string_view kMetaDtype = "dtype";
 const LineSpec& meta_line_spec();
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
-// input and batch are required (integers >= 1); reps, dropped are integers >= 0 and *_ms keys numbers
-// (written with 6 decimals) where present.
+// tokens_per_s=: input and batch are required (integers >= 1); reps, dropped are integers >= 0, *_ms keys
+// numbers (written with 6 decimals) and tokens_per_s (batch x input / p50, 3 decimals) a number where present.
 const LineSpec& stat_line_spec();
 // FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
 // input and batch required; *_bytes keys are integers >= 0 where present.
@@ -80,5 +80,11 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
+// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps kept= cov= p90_p50= drift= reason=<text>:
+// the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
+// reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
+// present. Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,
+// verdict) are what `process` computes from the REP / STAT lines.
+const LineSpec& note_line_spec();
 
 }  // namespace fmwork

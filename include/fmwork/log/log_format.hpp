@@ -1,6 +1,6 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// MEM, FAIL, CHECK, COMPILE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// MEM, FAIL, CHECK, COMPILE, NOTE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
 // field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
@@ -88,12 +88,17 @@ struct MemLine { Fields fields; };
 struct FailLine { Fields fields; };
 struct CheckLine { Fields fields; };
 struct CompileLine { Fields fields; };
+struct NoteLine { Fields fields; };  // made by verdicts.hpp's make_note_line
 
 // Builders for the sweep, so that every number is formatted in one place. They format the numbers they
 // are given; stats.hpp computes them (latency_ms, throughput, stat_values).
 ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
                       int64_t input, int64_t batch, double latency_ms, double throughput);
+// STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below).
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values);
+// Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
+// in double (no overflow); infinity for a latency of 0, as the division gives.
+double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
@@ -125,7 +130,8 @@ struct CompileFacts {
 CompileLine make_compile_line(const CompileFacts& facts);
 
 using LogLine =
-    std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine>;
+    std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine,
+                 NoteLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a
