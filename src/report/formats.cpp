@@ -3,6 +3,7 @@
 #include "fmwork/report/formats.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -112,12 +113,21 @@ std::vector<Row> rows_of(const ParsedLog& log) {
 // their CSV columns.
 using RowLines = std::vector<std::pair<const LineSpec*, const Fields*>>;
 
-RowLines row_lines(const Row& row, const std::optional<StatLine>& stat) {
+RowLines row_lines(const Row& row, const std::optional<StatLine>& stat, const std::optional<NoteLine>& note) {
   auto fields_of = [](const auto& line) -> const Fields* { return line ? &line->fields : nullptr; };
   return {{&stat_line_spec(), fields_of(stat)},
           {&mem_line_spec(), row.run ? fields_of(row.run->mem) : nullptr},
           {&fail_line_spec(), row.fail ? &row.fail->fields : nullptr},
-          {&check_line_spec(), row.run ? fields_of(row.run->check) : nullptr}};
+          {&check_line_spec(), row.run ? fields_of(row.run->check) : nullptr},
+          {&note_line_spec(), fields_of(note)}};
+}
+
+// The NOTE line of a row's verdict (verdict_of), for its CSV and summary columns.
+std::optional<NoteLine> note_of(const Row& row) {
+  if (!row.run) return std::nullopt;
+  const std::optional<Verdict> verdict = verdict_of(*row.run);
+  if (!verdict) return std::nullopt;
+  return make_note_line(row.run->res.input, row.run->res.batch, *verdict);
 }
 
 // The setup seconds and precision in effect at a line (for FAIL rows).
@@ -143,7 +153,7 @@ const std::vector<std::string> kCsvResColumns = {"source",  "metadata_id", "line
 std::vector<std::string> csv_header() {
   std::vector<std::string> header = kCsvResColumns;
   // A row with no lines still names every line's spec, in column order.
-  for (const auto& [spec, fields] : row_lines(Row{}, std::nullopt)) {
+  for (const auto& [spec, fields] : row_lines(Row{}, std::nullopt, std::nullopt)) {
     for (const FieldSpec* f : spec->csv_columns()) header.emplace_back(f->csv.header);
   }
   return header;
@@ -207,6 +217,7 @@ std::vector<const LineSpec*> summary_lines(const ParsedLog& log) {
   if (std::any_of(log.results.begin(), log.results.end(), [](const CombinationRecord& r) { return r.mem.has_value(); })) {
     lines.push_back(&mem_line_spec());
   }
+  lines.push_back(&note_line_spec());
   return lines;
 }
 
@@ -252,7 +263,7 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
   std::vector<std::string> cells = {run.res.model_name,           run.res.model_class,
                                     std::to_string(run.res.input), std::to_string(run.res.batch),
                                     fixed(run.res.latency_ms, 3), fixed(run.res.throughput, 1)};
-  for (const auto& [spec, fields] : row_lines(row, stat)) {
+  for (const auto& [spec, fields] : row_lines(row, stat, note_of(row))) {
     if (std::find(lines.begin(), lines.end(), spec) == lines.end()) continue;
     for (const FieldSpec* f : spec->summary_columns()) cells.push_back(summary_cell(*f, fields));
   }
@@ -285,6 +296,18 @@ std::string summary_heading(const ParsedLog& log) {
     }
   }
   for (double s : setups) out += "  setup: " + fixed(s, 6) + " s\n";
+  return out;
+}
+
+// Under a log's table: each combination whose verdict is not ok, with the reason, for the reader to act on.
+std::string verdict_notes(const ParsedLog& log) {
+  std::string out;
+  for (const CombinationRecord& run : log.results) {
+    const std::optional<Verdict> verdict = verdict_of(run);
+    if (!verdict || verdict->word == VerdictWord::ok) continue;
+    out += "  " + std::string(verdict_text(verdict->word)) + ": input " + std::to_string(run.res.input) + " batch " +
+           std::to_string(run.res.batch) + ": " + verdict->reason + "\n";
+  }
   return out;
 }
 
@@ -325,13 +348,54 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
 }
 
 std::optional<StatLine> stat_of(const CombinationRecord& run) {
-  if (run.stat) return run.stat;
+  if (run.stat) {
+    StatLine stat = *run.stat;
+    const std::optional<double> p50 = stat.fields.get_double("p50_ms");
+    if (p50 && !stat.fields.find("tokens_per_s"))
+      stat.fields.add("tokens_per_s", tokens_per_s(run.res.input, run.res.batch, *p50), 3);
+    return stat;
+  }
   if (run.rep_durations.size() < 2) return std::nullopt;
   std::vector<double> seconds;
   seconds.reserve(run.rep_durations.size());
   for (Nanos d : run.rep_durations) seconds.push_back(static_cast<double>(d) / 1e9);
   return make_stat_line(run.res.input, run.res.batch, stat_values(summarize(seconds)));
 }
+
+double precise_latency_ms(const CombinationRecord& run) {
+  const std::optional<StatLine> stat = stat_of(run);
+  const std::optional<double> p50 = stat ? stat->fields.get_double("p50_ms") : std::nullopt;
+  // A p50 that does not round to RES's latency is not the same median (a hand-made or spliced log): RES wins.
+  return p50 && std::fabs(*p50 - run.res.latency_ms) <= 0.0005 + 1e-9 ? *p50 : run.res.latency_ms;
+}
+
+double precise_throughput(const CombinationRecord& run) {
+  return static_cast<double>(run.res.batch) * 1000.0 / precise_latency_ms(run);
+}
+
+std::optional<Verdict> verdict_of(const CombinationRecord& run) {
+  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
+  if (!run.rep_durations.empty()) {
+    const size_t all = run.rep_durations.size();
+    const size_t drop = std::min(dropped && *dropped >= 0 ? static_cast<size_t>(*dropped) : warmup_reps(all), all);
+    std::vector<double> kept;
+    kept.reserve(all - drop);
+    for (size_t i = drop; i < all; ++i) kept.push_back(static_cast<double>(run.rep_durations[i]) / 1e6);
+    return judge(spread_of_kept(kept));
+  }
+  if (!run.stat) return std::nullopt;
+  const Fields& f = run.stat->fields;
+  StatValues v;
+  v.reps = f.get_int("reps").value_or(0);
+  v.dropped = dropped.value_or(0);
+  v.mean_ms = f.get_double("mean_ms").value_or(0);
+  v.stddev_ms = f.get_double("stddev_ms").value_or(0);
+  v.p50_ms = f.get_double("p50_ms").value_or(0);
+  v.p90_ms = f.get_double("p90_ms").value_or(0);
+  return judge(spread_of_stat(v));
+}
+
+std::string csv_record(const std::vector<std::string>& cells) { return csv_row(cells); }
 
 SummaryTable summary_table(const ParsedLog& log) {
   const std::vector<const LineSpec*> lines = summary_lines(log);
@@ -359,7 +423,7 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
       std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
       for (std::string& cell : csv_res_cells(log, row)) cells.push_back(std::move(cell));
       const std::optional<StatLine> stat = row.run ? stat_of(*row.run) : std::nullopt;
-      for (const auto& [spec, fields] : row_lines(row, stat)) {
+      for (const auto& [spec, fields] : row_lines(row, stat, note_of(row))) {
         for (const FieldSpec* f : spec->csv_columns()) {
           const std::string* value = fields ? fields->find(f->key) : nullptr;
           cells.push_back(value ? *value : "");
@@ -380,6 +444,7 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
     out += summary_heading(log);
     const SummaryTable table = summary_table(log);
     out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
+    out += verdict_notes(log);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/log/log_records.hpp"
+#include "fmwork/log/verdicts.hpp"
 
 namespace fmwork {
 
@@ -22,17 +23,35 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
                                         const std::optional<std::string>& metadata_id, bool upstream_only = false);
 
 // One row per RES and per FAIL line in file order, a header row first; columns in docs/log-lines.md:
-// RES's, then the CSV columns of STAT, MEM, FAIL and CHECK as their field tables list them. Statistics
-// are the STAT line's as written, else computed from the REP lines as the driver computes them.
+// RES's, then the CSV columns of STAT, MEM, FAIL, CHECK and NOTE as their field tables list them. Statistics
+// are the STAT line's as written, else computed from the REP lines as the driver computes them; the NOTE
+// columns are verdict_of()'s (a NOTE line in the log is not read: the verdict is computed again).
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
 
+// One CSV line of `cells` (with its "\n"), each quoted as RFC 4180 says and guarded against spreadsheet
+// formulas as to_csv() writes its cells: for the other CSV writers (process --compare --format csv).
+std::string csv_record(const std::vector<std::string>& cells);
+
 // The statistics of one RES: its STAT line as written, else computed from its REP lines as the driver
-// computes them (upstream's logs have no STAT line); nullopt with fewer than 2 REP lines.
+// computes them (upstream's logs have no STAT line); nullopt with fewer than 2 REP lines. A STAT line
+// written before tokens_per_s existed gets it computed from its p50_ms.
 std::optional<StatLine> stat_of(const CombinationRecord& run);
+
+// The median latency in ms as precisely as the log has it: STAT's p50_ms (6 decimals; the same median RES
+// rounds to 3; one that does not round to RES's latency is not used), else the median of the kept REP durations (stat_of), else RES's latency. Ratios, throughput
+// and tokens/s are computed from it, never from RES's throughput rounded to 0.1.
+double precise_latency_ms(const CombinationRecord& run);
+// Sequences per second from precise_latency_ms(): batch * 1000 / latency.
+double precise_throughput(const CombinationRecord& run);
+
+// The noise and validity verdict of one RES (verdicts.hpp): from its kept REP durations (STAT's dropped=
+// reps left out, else upstream's warm-up rule) where the log has REP lines, else from its STAT numbers;
+// nullopt with neither.
+std::optional<Verdict> verdict_of(const CombinationRecord& run);
 
 // One log's table of the summary, as data: per RES and FAIL line in file order, the cells to_summary()
 // writes (model, class, input, batch, latency_ms, throughput, STAT's summary columns, MEM's where the
-// log has a MEM line, status: "ok", the CHECK result or "FAIL: <error>"), "-" where a value is absent.
+// log has a MEM line, the verdict's (cov_%, verdict: NOTE's summary columns, from verdict_of()), status: "ok", the CHECK result or "FAIL: <error>"), "-" where a value is absent.
 struct SummaryTable {
   std::vector<std::string> header;
   std::vector<bool> right;  // per column: right-aligned (numbers)
@@ -41,7 +60,8 @@ struct SummaryTable {
 SummaryTable summary_table(const ParsedLog& log);
 
 // A human-readable table per log, failures included: RES's columns, STAT's summary columns, MEM's where
-// the log has a MEM line, and a status (ok, the CHECK result, or FAIL: the error).
+// the log has a MEM line, the verdict, and a status (ok, the CHECK result, or FAIL: the error); under the
+// table one line per combination whose verdict is not ok, with its reason.
 std::string to_summary(const std::vector<ParsedLog>& logs);
 
 }  // namespace fmwork
