@@ -50,4 +50,31 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows, con
   return out;
 }
 
+size_t edit_distance(const std::string& a, const std::string& b) {
+  constexpr size_t kMax = 64;
+  const std::string x = a.substr(0, kMax), y = b.substr(0, kMax);
+  std::vector<size_t> row(y.size() + 1);  // one row of the table: distances of x[0, i) to y[0, j)
+  for (size_t j = 0; j <= y.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= x.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= y.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[y.size()];
+}
+
+std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& name : names) {
+    const size_t d = edit_distance(word, name);
+    if (d < best_distance) best = name, best_distance = d;
+  }
+  return best;
+}
+
 }  // namespace fmwork

@@ -2,6 +2,10 @@
 // the comparison (header measured or not, right-aligned columns, minimum widths, trimming, UTF-8 widths).
 #include "fmwork/base/text_format.hpp"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace fmwork {
@@ -61,6 +65,23 @@ TEST(TextFormat, DisplayWidthCountsCharacters) {
   EXPECT_EQ(display_width(""), 0u);
   EXPECT_EQ(display_width("abc"), 3u);
   EXPECT_EQ(display_width("\xc3\xa9\xe2\x82\xac"), 2u);  // é€
+}
+
+}  // namespace
+}  // namespace fmwork
+
+namespace fmwork {
+namespace {
+
+TEST(ClosestOption, EditDistanceAndTheNameMeant) {
+  EXPECT_EQ(edit_distance("--formt", "--format"), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance(std::string(10000, 'a'), std::string(10000, 'b')), 64u) << "words are cut to 64 bytes";
+  const std::vector<std::string> names = {"--format", "--compare", "--match", "--fail-if-slower"};
+  EXPECT_EQ(closest_option("--formt", names), std::optional<std::string>("--format"));
+  EXPECT_EQ(closest_option("--fail-if-slow", names), std::optional<std::string>("--fail-if-slower"));
+  EXPECT_EQ(closest_option("--reps", names), std::nullopt) << "nothing close: no guess";
 }
 
 }  // namespace

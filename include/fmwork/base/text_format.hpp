@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,14 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows, con
 
 // The screen columns `text` takes: its bytes less UTF-8 continuation bytes.
 size_t display_width(const std::string& text);
+
+// The edit distance (Levenshtein: insertions, deletions, substitutions) between two words, each cut to its
+// first 64 bytes: option names are short, and a pasted paragraph must not cost a table of its size squared.
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// The name of `names` closest to a misspelt `word` ("--formt" -> "--format"), for "did you mean ...?": the
+// one with the smallest edit_distance, the first in `names` on a tie; nullopt when even that one is more than
+// max(2, word.size() / 3) edits away (nothing close enough to be the word meant).
+std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names);
 
 }  // namespace fmwork
