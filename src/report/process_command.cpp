@@ -2,14 +2,20 @@
 #include "fmwork/report/process_command.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <map>
 #include <utility>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "fmwork/report/compare.hpp"
+#include "fmwork/report/compare_output.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/base/version.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/json_input.hpp"
@@ -34,9 +40,94 @@ struct ProcessOptions {
   std::vector<std::string> compare;  // --compare A B
   bool format_given = false;
   std::optional<std::string> out_file;  // --out
+  CompareOptions pairing;               // --match, --ignore-meta
+  std::optional<double> fail_percent;   // --fail-if-slower
 };
 
-// The options, or nullopt after --help has been written to `out`.
+// The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
+constexpr size_t kMaxCompareKeys = 32;
+
+// The keys of --match / --ignore-meta values ("dtype,threads"), each a META key's shape.
+std::vector<std::string> compare_keys(const std::vector<std::string>& values, const std::string& option) {
+  std::vector<std::string> keys;
+  for (const std::string& value : values) {
+    size_t from = 0;
+    while (from <= value.size()) {
+      const size_t comma = std::min(value.find(',', from), value.size());
+      const std::string key = value.substr(from, comma - from);
+      const bool shape = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                               "0123456789_.-") == std::string::npos;
+      if (!shape) throw usage_error(option + " takes META keys separated by commas (dtype,threads); got '" + excerpt(value) + "'");
+      if (keys.size() == kMaxCompareKeys) throw usage_error(option + " takes at most " + std::to_string(kMaxCompareKeys) + " keys");
+      keys.push_back(key);
+      from = comma + 1;
+    }
+  }
+  return keys;
+}
+
+// The raw values of --match, --ignore-meta and --fail-if-slower (check_compare_options checks them). Held by
+// pointer in the App: the struct must outlive the parse.
+struct CompareArgs {
+  std::vector<std::string> match, ignore;
+  std::string fail_text;
+  CLI::Option* fail_option = nullptr;
+};
+
+void add_compare_options(CLI::App& app, CompareArgs& args) {
+  app.add_option("--match", args.match,
+                 "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
+                 "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
+                 "compile, platform, attn, model) must then agree within a pair")
+      ->type_name("KEYS");
+  app.add_option("--ignore-meta", args.ignore,
+                 "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
+                 "a pair differing in another key that matters is refused, naming it")
+      ->type_name("KEYS");
+  args.fail_option = app.add_option("--fail-if-slower", args.fail_text,
+                                    "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
+                                    "twice the larger CoV of the pair, listing those combinations")
+                         ->type_name("PCT");
+}
+
+// The checks of the --compare options against each other, once CLI11 has read them.
+void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
+  const std::vector<std::string>&match = args.match, &ignore = args.ignore;
+  const std::optional<std::string> fail =
+      args.fail_option->count() > 0 ? std::optional<std::string>(args.fail_text) : std::nullopt;
+  const bool compare = !options.compare.empty();
+  for (const auto& [given, name] : {std::make_pair(!match.empty(), "--match"), std::make_pair(!ignore.empty(), "--ignore-meta"),
+                                    std::make_pair(fail.has_value(), "--fail-if-slower")})
+    if (given && !compare) throw usage_error(std::string(name) + " is for --compare A B; add --compare or leave it out");
+  options.pairing.match = compare_keys(match, "--match");
+  options.pairing.ignore_meta = compare_keys(ignore, "--ignore-meta");
+  if (fail) {
+    char* end = nullptr;
+    const double percent = std::strtod(fail->c_str(), &end);
+    if (fail->empty() || *end != '\0' || !std::isfinite(percent) || percent < 0)
+      throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
+    options.fail_percent = percent;
+  }
+  if (compare && options.format_given && options.format == "summary")
+    throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
+}
+
+// "; did you mean --match?" for the first word of argv that looks like an option and is none of `app`'s, ""
+// when there is none or nothing is close (closest_option in base/text_format).
+std::string suggestion(const CLI::App& app, int argc, const char* const* argv) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    if (word.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), word) != names.end()) continue;
+    const std::optional<std::string> close = closest_option(word, names);
+    return close ? "; did you mean " + *close + "?" : std::string();
+  }
+  return "";
+}
+
+// The options, or nullopt after --help or --version has been written to `out`.
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
   CLI::App app{
       "Turns fmwork driver logs into upstream's JSON (default), a CSV table, a readable summary or an HTML page.\n"
@@ -61,7 +152,8 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
           ->type_name("FORMAT");
   app.add_option("--compare", options.compare,
                  "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-                 "flagged noise when the change is within their STAT stddev (a table; --format html: a page)")
+                 "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
+                 "the pairs as data; --format html: a page)")
       ->expected(2)
       ->type_name("A B");
   std::string out_file;
@@ -73,20 +165,26 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   app.add_flag("--upstream", options.upstream_only,
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
                "engine fmwork/embed/tf.");
+  CompareArgs compare_args;
+  add_compare_options(app, compare_args);
+  bool version = false;
+  app.add_flag("--version", version, "print process's version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + " (see process --help)");
+    throw usage_error(std::string(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
+  }
+  if (version) {
+    out << version_text("process");
+    return std::nullopt;
   }
   if (options.paths.empty() && options.compare.empty()) throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
   if (metadata_option->count() > 0) options.metadata_id = metadata_id;
   options.format_given = format_option->count() > 0;
-  if (!options.compare.empty() && options.format_given && options.format != "html")
-    throw usage_error("--compare writes a table, or a page with --format html; --format " + options.format +
-                      " is not for --compare");
+  check_compare_options(options, compare_args);
   if (out_option->count() > 0) options.out_file = out_file;
   return options;
 }
@@ -182,13 +280,9 @@ void refuse_output_among_inputs(const std::string& out, const std::vector<std::v
         throw usage_error("--out " + out + " is the log " + source_name(f) + " that process reads; name another file");
 }
 
-// The output of the options, every file read before anything is written (a bad file leaves no output).
-std::string render(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
-                   LogSource& source) {
-  if (!options.compare.empty()) {
-    const std::vector<ParsedLog> a = read_logs(inputs[0], source), b = read_logs(inputs[1], source);
-    return options.format == "html" ? compare_html(a, b, options.compare[0], options.compare[1]) : compare_report(a, b);
-  }
+// The output of --path logs in the format asked for.
+std::string render_logs(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
+                        LogSource& source) {
   std::vector<ParsedLog> logs;
   for (const auto& files : inputs) {
     std::vector<ParsedLog> more = read_logs(files, source);
@@ -200,6 +294,61 @@ std::string render(const ProcessOptions& options, const std::vector<std::vector<
   return python_json_dumps(to_upstream_json(logs, options.metadata_id, options.upstream_only), BadBytes::replace) + "\n";
 }
 
+// --out FILE written as write_output_file does, its Error told as an --out one.
+void write_out(const std::string& out_file, const std::string& text) {
+  try {
+    write_output_file(out_file, text);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::usage) throw usage_error("--out " + std::string(e.what()));
+    // The advice is for a file to be made or replaced; a FIFO or a device says what went wrong by itself
+    // (/dev/full: "No space left on device").
+    std::error_code ec;
+    const bool file = !fs::exists(out_file, ec) || fs::is_regular_file(out_file, ec);
+    throw runtime_error("--out " + std::string(e.what()) +
+                        (file ? "; name a file in a folder that exists and that you may write to" : ""));
+  }
+}
+
+// What --compare writes, and with --fail-if-slower the runtime Error's text when B is slower (written after
+// the output, so that the table or data says which combinations).
+struct Rendered {
+  std::string text;
+  std::optional<std::string> failure;
+};
+
+Rendered render_compare(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
+                        LogSource& source) {
+  const std::vector<ParsedLog> a = read_logs(inputs[0], source), b = read_logs(inputs[1], source);
+  if (options.format == "html") return {compare_html(a, b, options.compare[0], options.compare[1]), std::nullopt};
+  const Comparison comparison = compare_logs(a, b, options.pairing);
+  Rendered out;
+  if (options.format_given && options.format == "json")
+    out.text = python_json_dumps(compare_json(comparison, options.compare[0], options.compare[1], options.fail_percent),
+                                 BadBytes::replace) + "\n";
+  else if (options.format_given && options.format == "csv")
+    out.text = compare_csv(comparison, options.fail_percent);
+  else
+    out.text = compare_report(comparison);
+  if (!options.fail_percent) return out;
+  const std::string lines = slower_lines(comparison, *options.fail_percent);
+  const size_t slower = slower_pairs(comparison, *options.fail_percent).size();
+  // The text table lists them under it; JSON and CSV hold them in their data, and stderr lists them for a
+  // CI log.
+  if (!options.format_given && slower > 0) out.text += "slower beyond the limit and the noise:\n" + lines;
+  else if (slower > 0) source.err << lines;
+  if (slower > 0)
+    out.failure = fmt::format("--fail-if-slower {:g}: {} of {} combinations are slower beyond {:g}% and beyond 2x "
+                              "their CoV",
+                              *options.fail_percent, slower, comparison.pairs.size(), *options.fail_percent);
+  return out;
+}
+
+// The output of the options, every file read before anything is written (a bad file leaves no output).
+Rendered render(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
+                LogSource& source) {
+  if (!options.compare.empty()) return render_compare(options, inputs, source);
+  return {render_logs(options, inputs, source), std::nullopt};
+}
 }  // namespace
 
 void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -208,22 +357,13 @@ void run_process(int argc, const char* const* argv, std::istream& in, std::ostre
   const std::vector<std::vector<std::string>> inputs = input_files(*options);
   if (options->out_file) refuse_output_among_inputs(*options->out_file, inputs);
   LogSource source{in, err, {}};
-  const std::string text = render(*options, inputs, source);
+  const Rendered rendered = render(*options, inputs, source);
   if (!options->out_file) {
-    out << text;
-    return;
+    out << rendered.text;
+  } else {
+    write_out(*options->out_file, rendered.text);
   }
-  try {
-    write_output_file(*options->out_file, text);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::usage) throw usage_error("--out " + std::string(e.what()));
-    // The advice is for a file to be made or replaced; a FIFO or a device says what went wrong by itself
-    // (/dev/full: "No space left on device").
-    std::error_code ec;
-    const bool file = !fs::exists(*options->out_file, ec) || fs::is_regular_file(*options->out_file, ec);
-    throw runtime_error("--out " + std::string(e.what()) +
-                        (file ? "; name a file in a folder that exists and that you may write to" : ""));
-  }
+  if (rendered.failure) throw runtime_error(*rendered.failure);
 }
 
 }  // namespace fmwork

@@ -1,7 +1,11 @@
 // Tests of `process --compare`'s table: matching by run id (or model) plus sizes, the ratios, the noise flag.
 #include "fmwork/report/compare.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/report/compare_output.hpp"
 
 namespace fmwork {
 namespace {
@@ -102,5 +106,100 @@ TEST(Compare, AStddevPastDoublesRangeIsInfiniteSpreadNotAnException) {
   EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(true));
 }
 
+
+// A log of our driver: META with dtype and threads, then one RES whose STAT p50 is the precise median.
+std::string meta_log(const std::string& dtype, int threads, int input, double p50_ms, double stddev_ms = 0.01) {
+  return fmt::format(
+      "FMWORK META driver=0.1.0 platform=cpu threads={} dtype={}\n"
+      "FMWORK RES 1.000000000 2.000000000 m c {} 1 {:.3f} {:.1f}\n"
+      "FMWORK STAT input={} batch=1 reps=20 dropped=4 mean_ms={:.6f} stddev_ms={:.6f} min_ms=1.0 p50_ms={:.6f} "
+      "p90_ms={:.6f} p99_ms=1.0 max_ms=1.0\n",
+      threads, dtype, input, p50_ms, 1000.0 / p50_ms, input, p50_ms, stddev_ms, p50_ms, p50_ms);
+}
+
+std::string usage_message(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const CompareOptions& o) {
+  try {
+    compare_logs(a, b, o);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2) << e.what();
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A and B refused by default with `message`, then paired once --ignore-meta names `key`.
+Comparison refused_until_ignored(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,
+                                 const std::string& message, const std::string& key) {
+  EXPECT_EQ(usage_message(a, b, {}), message);
+  CompareOptions ignore;
+  ignore.ignore_meta = {key};
+  return compare_logs(a, b, ignore);
+}
+
+// The case: fp32.log against bf16.log printed an empty table and exited 0.
+TEST(Compare, NothingPairsBecauseAKeyDiffersSaysWhichAndIgnoreMetaPairsThem) {
+  const Comparison c = refused_until_ignored(
+      {log_of(meta_log("float32", 1, 8, 10.0), "")}, {log_of(meta_log("bfloat16", 1, 8, 5.0), "")},
+      "--compare: no combination of A pairs with one of B: they differ in dtype (A: float32, B: bfloat16); "
+      "pass --ignore-meta dtype to pair them on input and batch",
+      "dtype");
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].key.text, "*      8      1");
+  EXPECT_DOUBLE_EQ(c.pairs[0].latency_ratio(), 0.5);
+}
+
+// Eager at 2 threads against compiled at 1 thread was paired silently: a pair differing in a key that
+// matters is refused, naming the key and both values.
+TEST(Compare, APairDifferingInAKeyThatMattersIsRefused) {
+  const std::vector<ParsedLog> a = {log_of(meta_log("float32", 2, 8, 10.0), "r")};
+  const std::vector<ParsedLog> b = {log_of(meta_log("float32", 1, 8, 10.0), "r")};
+  EXPECT_EQ(refused_until_ignored(a, b,
+                                  "--compare: r      8      1 differs in threads (A: 2, B: 1); compare like with "
+                                  "like, or pass --ignore-meta threads to pair them anyway",
+                                  "threads")
+                .pairs.size(),
+            1u);
+  // Identical configurations pair as before, and a key only one side states is not held against it.
+  EXPECT_EQ(compare_logs(a, a).pairs.size(), 1u);
+  EXPECT_EQ(compare_logs(a, {log_of("FMWORK RES 1.000000000 2.000000000 m c 8 1 10.000 100.0\n", "r")}).pairs.size(), 1u);
+}
+
+TEST(Compare, MatchPairsEachThreadCountWithItsOwn) {
+  const std::vector<ParsedLog> a = {log_of(meta_log("float32", 1, 8, 10.0), ""), log_of(meta_log("float32", 2, 8, 6.0), "")};
+  const std::vector<ParsedLog> b = {log_of(meta_log("float32", 2, 8, 5.0), ""), log_of(meta_log("float32", 1, 8, 9.0), "")};
+  CompareOptions loose;
+  loose.ignore_meta = {"dtype"};
+  EXPECT_EQ(usage_message(a, b, loose),
+            "--compare A: *      8      1 has threads 1 and 2; name threads in --match to pair each with its own");
+  CompareOptions match;
+  match.match = {"threads"};
+  const Comparison c = compare_logs(a, b, match);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].key.run, "threads=1");
+  EXPECT_DOUBLE_EQ(c.pairs[0].latency_ratio(), 0.9);
+  EXPECT_EQ(c.pairs[1].key.run, "threads=2");
+}
+
+// RES rounds throughput to 0.1: 0.4 and 0.4 seq/s. The ratios come from the STAT medians.
+TEST(Compare, RatiosComeFromTheUnroundedMedian) {
+  const Comparison c =
+      compare_logs({log_of(meta_log("float32", 1, 8, 2500.0), "")}, {log_of(meta_log("float32", 1, 8, 2437.5), "")});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.pairs[0].latency_ratio(), 0.975);
+  EXPECT_NEAR(c.pairs[0].throughput_ratio(), 1 / 0.975, 1e-12) << "not 0.4 / 0.4";
+  EXPECT_DOUBLE_EQ(c.pairs[0].a.tokens_per_s, 8 * 1000.0 / 2500.0);
+}
+
+TEST(Compare, SlowerMeansBeyondThePercentAndBeyondTwiceTheCov) {
+  // A 10 ms, B 11 ms: +10%. Each side's CoV is stddev / mean of its STAT line.
+  auto pair_with_cov = [](double stddev_ms) {
+    return compare_logs({log_of(meta_log("float32", 1, 8, 10.0, stddev_ms), "")},
+                        {log_of(meta_log("float32", 1, 8, 11.0, stddev_ms), "")});
+  };
+  EXPECT_EQ(slower_pairs(pair_with_cov(0.1), 5).size(), 1u) << "CoV 1%: +10% is beyond 5% and 2%";
+  EXPECT_EQ(slower_lines(pair_with_cov(0.1), 5), "*      8      1: B/A latency 1.100x (+10.0% > 5%, 2 x CoV 2.0%)\n");
+  EXPECT_TRUE(slower_pairs(pair_with_cov(0.1), 15).empty()) << "within the percent";
+  EXPECT_TRUE(slower_pairs(pair_with_cov(0.6), 5).empty()) << "CoV 6%: +10% is within twice the noise";
+}
 }  // namespace
 }  // namespace fmwork

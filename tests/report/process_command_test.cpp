@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fmwork/base/error.hpp"
@@ -265,11 +266,76 @@ TEST(Process, HtmlOfACampaignTreeAndOfACompare) {
   const std::string cmp = run({"--compare", dir.path() + "/c", dir.path() + "/c", "--format", "html"});
   EXPECT_NE(cmp.find("<h1>fmwork comparison: B against A</h1>"), std::string::npos);
   EXPECT_NE(cmp.find("<tr class=\"noise\">"), std::string::npos);
-  // Without --format, --compare writes its table as before; json, csv and summary are not for it.
+  // Without --format, --compare writes its table as before; json and csv write its pairs, summary is not for it.
   EXPECT_EQ(run({"--compare", dir.path() + "/c", dir.path() + "/c"}).rfind("run  input  batch", 0), 0u);
-  const Error e = run_error({"--compare", dir.path() + "/c", dir.path() + "/c", "--format", "csv"});
+  const Error e = run_error({"--compare", dir.path() + "/c", dir.path() + "/c", "--format", "summary"});
   EXPECT_EQ(e.kind(), ErrorKind::usage);
-  EXPECT_EQ(std::string(e.what()), "--compare writes a table, or a page with --format html; --format csv is not for --compare");
+  EXPECT_EQ(std::string(e.what()),
+            "--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
+}
+
+// A log of one combination at `latency_ms` with a tight spread (STAT stddev 1% of it).
+std::string one_combination(double latency_ms) {
+  return fmt::format(
+      "FMWORK META driver=0.1.0 threads=1 dtype=float32\n"
+      "FMWORK RES 1.000000000 2.000000000 m c 128 4 {0:.3f} {1:.1f}\n"
+      "FMWORK STAT input=128 batch=4 reps=20 dropped=4 mean_ms={0:.6f} stddev_ms={2:.6f} min_ms={0:.6f} "
+      "p50_ms={0:.6f} p90_ms={0:.6f} p99_ms={0:.6f} max_ms={0:.6f}\n",
+      latency_ms, 4000.0 / latency_ms, latency_ms / 100);
+}
+
+TEST(Process, CompareAsDataAndFailIfSlower) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", one_combination(10.0)), b = dir.write("b.log", one_combination(12.0));
+  const std::string csv = run({"--compare", a, b, "--format", "csv"});
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "run,input,batch,a_latency_ms,b_latency_ms,a_throughput,b_throughput,a_tokens_per_s,b_tokens_per_s,"
+            "latency_ratio,throughput_ratio,a_cov,b_cov,a_verdict,b_verdict,noise,slower");
+  EXPECT_NE(csv.find("\nm c float32,128,4,10,12,400,333.3333333333333,51200,42666.666666666664,1.2,"), std::string::npos)
+      << csv;
+  const std::string json = run({"--compare", a, b, "--format", "json"});
+  EXPECT_NE(json.find("\"latency_ratio\": 1.2,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"verdict\": \"ok\""), std::string::npos) << json;
+  // +20% is beyond 5% and beyond 2 x CoV (1%): exit 1, the table saying which.
+  std::string err;
+  try {
+    run({"--compare", a, b, "--fail-if-slower", "5"}, "", &err);
+    ADD_FAILURE() << "B is slower: --fail-if-slower must fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 1);
+    EXPECT_EQ(std::string(e.what()),
+              "--fail-if-slower 5: 1 of 1 combinations are slower beyond 5% and beyond 2x their CoV");
+  }
+  EXPECT_EQ(run_error({"--compare", a, b, "--fail-if-slower", "5", "--format", "json"}).exit_code(), 1);
+  // Within the limit, or B faster: exit 0.
+  EXPECT_NE(run({"--compare", a, b, "--fail-if-slower", "25"}).find("1.200x"), std::string::npos);
+  EXPECT_EQ(run({"--compare", b, a, "--fail-if-slower", "5"}).find("slower beyond"), std::string::npos);
+}
+
+TEST(Process, CompareOptionsAreCheckedInOneLine) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", one_combination(10.0));
+  const std::string b = dir.write("b.log", one_combination(10.0) + "FMWORK META threads=2\n");
+  const Error differ = run_error({"--compare", a, b});
+  EXPECT_EQ(differ.exit_code(), 2);
+  EXPECT_EQ(std::string(differ.what()),
+            "--compare: m c float32    128      4 differs in threads (A: 1, B: 2); compare like with like, or pass "
+            "--ignore-meta threads to pair them anyway");
+  EXPECT_NE(run({"--compare", a, b, "--ignore-meta", "threads"}).find("1.000x"), std::string::npos);
+  EXPECT_EQ(std::string(run_error({"--path", a, "--match", "dtype"}).what()),
+            "--match is for --compare A B; add --compare or leave it out");
+  EXPECT_EQ(std::string(run_error({"--compare", a, b, "--match", "dtype,,x"}).what()),
+            "--match takes META keys separated by commas (dtype,threads); got 'dtype,,x'");
+  EXPECT_EQ(std::string(run_error({"--compare", a, b, "--fail-if-slower", "-3"}).what()),
+            "--fail-if-slower takes a percentage >= 0, such as 5; got '-3'");
+  EXPECT_EQ(run_error({"--compare", a, b, "--fail-if-slower", "nan"}).exit_code(), 2);
+}
+
+TEST(Process, VersionAndDidYouMean) {
+  EXPECT_EQ(run({"--version"}), std::string("process ") + FMWORK_VERSION + " (fmwork-cpp)\n");
+  const std::string message = run_error({"--formt", "csv", "x.log"}).what();
+  EXPECT_NE(message.find("; did you mean --format? (see process --help)"), std::string::npos) << message;
+  EXPECT_EQ(std::string(run_error({"--zzzzzzzz"}).what()).find("did you mean"), std::string::npos);
 }
 
 TEST(Process, Help) {

@@ -15,11 +15,37 @@ namespace fmwork {
 // Repeats of a campaign ("repeat": N, logs labelled repeat=k) are one side together: latency and
 // throughput the median over the repeats, stddev_ms the sample stddev of their latencies (the spread
 // between processes, which one run's STAT cannot show).
+// latency_ms is precise_latency_ms() (formats.hpp: STAT's p50 where it agrees with RES), throughput and
+// tokens_per_s are computed from it, so that ratios are not those of RES's figures rounded to 0.1. cov is the
+// verdict's (stddev / mean of the kept reps), for repeats their stddev / median; verdict the verdict's word,
+// "" when the log cannot tell; for repeats the worst of theirs.
 struct CompareSide {
   double latency_ms = 0, throughput = 0;
   std::optional<double> stddev_ms;  // nullopt when the record has no STAT line
   size_t repeats = 1;               // the records this side stands for
+  double tokens_per_s = 0;
+  std::optional<double> cov;
+  std::string verdict;
 };
+
+// How --compare pairs records (process --compare's --match and --ignore-meta). Empty: today's pairing (the
+// run id, else model, class and precision; then input and batch). Else pairs are made on input, batch and
+// the `match` keys alone. Either way a pair whose significant_meta_keys() differ is refused unless the key
+// is in `match` or `ignore_meta`.
+struct CompareOptions {
+  std::vector<std::string> match;        // META keys, "model", or input / batch (always matched)
+  std::vector<std::string> ignore_meta;  // keys that may differ within a pair
+  bool explicit_keys() const { return !match.empty() || !ignore_meta.empty(); }
+};
+
+// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn
+// (META keys) and model (RES's model name). A key only one side states is not held against the other
+// (upstream's logs have no META line).
+const std::vector<std::string>& significant_meta_keys();
+
+// A key's value for a record: "model" is RES's model name, "dtype" the record's precision, "input" and
+// "batch" its sizes, any other the last META line of the log that has it; nullopt when the log does not say.
+std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRecord& record, const std::string& key);
 
 // A combination: the run (the campaign's run_id label, without the ".r<k>" of a repeat, when the logs have
 // one, else "model class precision", precision "-" when unknown), input and batch. `text` is how the table names it (run, then
@@ -52,11 +78,24 @@ std::string repeated_run(const ParsedLog& log);
 
 // Matches the records of A and B by key. Records of one key from logs labelled `repeat` are gathered into
 // one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run).
-Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
+// Throws a usage Error of one line naming the key and both values: when one side has a key twice with a
+// significant key differing that is not matched ("name threads in --match"); when a pair differs in a
+// significant key not matched or ignored; with explicit_keys() false, when no record pairs though both
+// sides have some and a significant key differs between them (the cause of an empty table).
+Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,
+                        const CompareOptions& options = {});
+
+// The pairs where B is slower than A beyond `percent` and beyond the noise: latency_ratio() - 1 above
+// percent / 100 and above 2 x the larger cov of the two sides (a side without cov counts as 0), in
+// table order. process --fail-if-slower PCT exits 1 when there is one.
+std::vector<const ComparedPair*> slower_pairs(const Comparison& comparison, double percent);
+// One line per slower pair: "<key text>: B/A latency 1.120x (+12.0% > 5%, 2 x CoV 3.1%)".
+std::string slower_lines(const Comparison& comparison, double percent);
 
 // compare_logs() as a table, one row per pair: the key, A's and B's latency, the ratios, and the spread
 // column ("noise", empty, or "?" as noise() says). Then a line counting the combinations found on one side
 // only, and with repeats a line saying how many and what the columns then are.
 std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
+std::string compare_report(const Comparison& comparison);
 
 }  // namespace fmwork
