@@ -90,9 +90,9 @@ Verdict judge(const Spread& spread) {
   Findings f;
   hold(f, spread.cov, kNoisyCov, kUnstableCov, "CoV", false);
   if (spread.tail) {
-    const double tail = *spread.tail - 1;
-    if (tail > kNoisyTail) {
-      const bool bad = tail > kUnstableTail;
+    // Compared as ratios, not as ratio - 1: 1.10 - 1 is a hair above 0.10 in binary.
+    if (*spread.tail > 1 + kNoisyTail) {
+      const bool bad = *spread.tail > 1 + kUnstableTail;
       f.add(bad ? VerdictWord::unstable : VerdictWord::noisy,
             fmt::format("p90/p50 {:.2f} > {:.2f}", *spread.tail, 1 + (bad ? kUnstableTail : kNoisyTail)));
     }

@@ -263,7 +263,8 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
   std::vector<std::string> cells = {run.res.model_name,           run.res.model_class,
                                     std::to_string(run.res.input), std::to_string(run.res.batch),
                                     fixed(run.res.latency_ms, 3), fixed(run.res.throughput, 1)};
-  for (const auto& [spec, fields] : row_lines(row, stat, note_of(row))) {
+  const std::optional<NoteLine> note = note_of(row);  // outlives the loop: row_lines points into it
+  for (const auto& [spec, fields] : row_lines(row, stat, note)) {
     if (std::find(lines.begin(), lines.end(), spec) == lines.end()) continue;
     for (const FieldSpec* f : spec->summary_columns()) cells.push_back(summary_cell(*f, fields));
   }
@@ -423,7 +424,8 @@ std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::
       std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
       for (std::string& cell : csv_res_cells(log, row)) cells.push_back(std::move(cell));
       const std::optional<StatLine> stat = row.run ? stat_of(*row.run) : std::nullopt;
-      for (const auto& [spec, fields] : row_lines(row, stat, note_of(row))) {
+      const std::optional<NoteLine> note = note_of(row);  // outlives the loop: row_lines points into it
+      for (const auto& [spec, fields] : row_lines(row, stat, note)) {
         for (const FieldSpec* f : spec->csv_columns()) {
           const std::string* value = fields ? fields->find(f->key) : nullptr;
           cells.push_back(value ? *value : "");

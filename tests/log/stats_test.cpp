@@ -155,7 +155,7 @@ TEST(Stats, StatLineFromSummary) {
   s.max = 0.003795;
   EXPECT_EQ(format_line(make_stat_line(128, 1, stat_values(s))),
             "FMWORK STAT input=128 batch=1 reps=20 dropped=4 mean_ms=3.712123 stddev_ms=0.021000 min_ms=3.690000 "
-            "p50_ms=3.701000 p90_ms=3.730000 p99_ms=3.790000 max_ms=3.795000");
+            "p50_ms=3.701000 p90_ms=3.730000 p99_ms=3.790000 max_ms=3.795000 tokens_per_s=34585.247");
 }
 
 }  // namespace

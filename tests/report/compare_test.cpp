@@ -197,7 +197,7 @@ TEST(Compare, SlowerMeansBeyondThePercentAndBeyondTwiceTheCov) {
                         {log_of(meta_log("float32", 1, 8, 11.0, stddev_ms), "")});
   };
   EXPECT_EQ(slower_pairs(pair_with_cov(0.1), 5).size(), 1u) << "CoV 1%: +10% is beyond 5% and 2%";
-  EXPECT_EQ(slower_lines(pair_with_cov(0.1), 5), "*      8      1: B/A latency 1.100x (+10.0% > 5%, 2 x CoV 2.0%)\n");
+  EXPECT_EQ(slower_lines(pair_with_cov(0.1), 5), "m c float32      8      1: B/A latency 1.100x (+10.0% > 5%, 2 x CoV 2.0%)\n");
   EXPECT_TRUE(slower_pairs(pair_with_cov(0.1), 15).empty()) << "within the percent";
   EXPECT_TRUE(slower_pairs(pair_with_cov(0.6), 5).empty()) << "CoV 6%: +10% is within twice the noise";
 }
