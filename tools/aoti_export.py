@@ -6,7 +6,7 @@ the package with torch::inductor::AOTIModelPackageLoader. Only the standard libr
 transformers are used; nothing is downloaded (HF_HUB_OFFLINE=1).
 
     aoti_export.py --model DIR --out FILE.pt2 --device cpu|cuda[:N] --dtype float32|float16|bfloat16
-                   [--model-class BertModel|RobertaModel|XLMRobertaModel|DistilBertModel|AutoModel]
+                   [--model-class CLASS]  (a transformers base-model class, e.g. BertModel, MPNetModel; AutoModel)
                    [--attn-implementation eager|sdpa] [--no-pooling-layer]
                    (--batch B --input L | --dynamic --max-batch B --max-input L)
                    --threads N [--mode default|max-autotune|max-autotune-no-cudagraphs] [--options JSON-object]
@@ -60,10 +60,11 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-MODEL_CLASSES = ("BertModel", "RobertaModel", "XLMRobertaModel", "DistilBertModel", "AutoModel")
+# Any transformers base-model class: what the class is is transformers' business (getattr at load time).
+MODEL_CLASS = re.compile(r"[A-Z][A-Za-z0-9_]{0,99}")
 DTYPES = ("float32", "float16", "bfloat16")
 # RoBERTa-style position ids start after padding_idx: usable length = max_position_embeddings - pad - 1.
-OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert")
+OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "mpnet")
 # Inductor options the exporter sets itself (the package, its path and its metadata).
 OWN_OPTIONS = ("aot_inductor.package", "aot_inductor.output_path", "aot_inductor.metadata")
 
@@ -98,7 +99,7 @@ def parse_args(argv):
     p.add_argument("--out", required=True, help="package to write, ending in .pt2")
     p.add_argument("--device", required=True, help="cpu, cuda or cuda:N")
     p.add_argument("--dtype", required=True, choices=DTYPES)
-    p.add_argument("--model-class", default="AutoModel", choices=MODEL_CLASSES)
+    p.add_argument("--model-class", default="AutoModel")
     p.add_argument("--attn-implementation", choices=("eager", "sdpa"))
     p.add_argument("--no-pooling-layer", action="store_true")
     p.add_argument("--batch", type=positive_int)
@@ -116,6 +117,8 @@ def parse_args(argv):
 
 
 def check_args(args):
+    if not MODEL_CLASS.fullmatch(args.model_class):
+        raise UsageError(f"--model-class: expected a transformers class name such as BertModel, got {args.model_class!r}")
     if not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
         raise UsageError(f"--device: expected cpu, cuda or cuda:N, got {args.device!r}")
     if not args.out.endswith(".pt2"):
@@ -209,7 +212,9 @@ def load_model(args):
     import torch
     import transformers
 
-    cls = getattr(transformers, args.model_class)
+    cls = getattr(transformers, args.model_class, None)
+    if cls is None or not hasattr(cls, "from_pretrained"):
+        raise UsageError(f"--model-class: transformers {transformers.__version__} has no model class {args.model_class}")
     kwargs = {("dtype" if transformers_major() >= 5 else "torch_dtype"): getattr(torch, args.dtype)}
     if args.attn_implementation:
         kwargs["attn_implementation"] = args.attn_implementation

@@ -16,6 +16,7 @@
 #include "fmwork/cli/args_section.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/usage.hpp"
+#include "fmwork/base/version.hpp"
 #include "fmwork/compile/compile_model.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/git_revision.hpp"
@@ -109,7 +110,8 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
   const FixedArgs& args = o.command_line.args;
   section << banner("MODEL") << std::flush;
   const Nanos t0 = clock_now();
-  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device()});
+  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device(),
+                                      compiles_from_folder(args.compile, o.compile, platform)});
   if (args.eval) model->eval();
   const ModelSource source{args.model_path, args.model_class, o.command_line.subs.at("model")};
   Compiled compiled = compile_model(std::move(model), CompileRequest{args.compile, args.eval, o.compile, source},
@@ -256,6 +258,11 @@ int dispatch(int argc, char** argv) {
     return subcommand.run(args);
   }
   if (asks_for_help(words)) return print_help(driver_usage(subcommand_docs()));
+  if (words.size() == 1 && words[0] == "--version") {
+    std::cout << version_text("driver", FMWORK_GIT_REVISION);
+    flush_or_throw(std::cout, "the version to standard output");
+    return 0;
+  }
   return run(argc, argv);
 }
 

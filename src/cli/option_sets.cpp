@@ -252,7 +252,7 @@ const SetTable<ModelOptions>& model_table() {
         [](O& o, const std::string&, const Value& v) { o.random_weights = v.boolean; }},
        {"random_weights_seed", nullptr, &kInt, "@ 7", nullptr, "the seed of those random weights",
         [](O& o, const std::string&, const Value& v) { o.random_weights_seed = v.integer; }},
-       {"packed_gemm", nullptr, &kBool, "@ False", nullptr, "MKL packed GEMM for float32 on the CPU (default True)",
+       {"packed_gemm", nullptr, &kBool, "@ False", nullptr, "MKL packed GEMM for float32 on the CPU (default True with AVX-512, False without: slower there)",
         [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; }}}};
   return table;
 }

@@ -37,6 +37,13 @@ Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
 
 }  // namespace
 
+bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform) {
+  if (!compile || options.disable) return false;
+  if (backend_given(options)) return options.backend == "inductor";
+  const auto platform_backends = platform.compile_backends();
+  return platform_backends.empty() ? options.backend == "inductor" : platform_backends.front() == "inductor";
+}
+
 std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor"}; }
 
 Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform) {

@@ -16,6 +16,7 @@
 #include "fmwork/loaders/aoti_model.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/base/subprocess.hpp"
 
@@ -252,7 +253,12 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   s.threads = device.is_cpu() ? at::get_num_threads() : 0;
   s.dynamic = options.dynamic.value_or(false);
   s.max_batch = kMaxDynamicBatch;
-  s.max_input = hf::load_config((fs::path(source.path) / "config.json").string()).max_input_size();
+  const std::string config_path = (fs::path(source.path) / "config.json").string();
+  const std::optional<int64_t> max_input = hf::max_input_size_of(read_json_file(config_path), config_path);
+  if (s.dynamic && !max_input)
+    throw usage_error(std::string(kPrefix) + "--compile:dynamic@ True needs the longest input, and " + config_path +
+                      " has no max_position_embeddings; compile per shape (without --compile:dynamic)");
+  s.max_input = max_input.value_or(0);
   return s;
 }
 

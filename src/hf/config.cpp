@@ -12,86 +12,12 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "config_reader.hpp"
 
 namespace fmwork::hf {
-namespace {
-
-using json = nlohmann::json;
-
-
-class Reader {
- public:
-  Reader(const json& j, std::string source) : j_(j), src_(std::move(source)) {}
-
-  bool has(const std::string& key) const { return j_.contains(key) && !j_[key].is_null(); }
-
-  // An integer field in [lo, hi]; `what` explains it when it is missing.
-  int64_t integer(const std::string& key, int64_t lo, int64_t hi, const std::string& what) const {
-    if (!j_.contains(key)) throw runtime_error(src_ + ": missing field \"" + key + "\" (" + what + ")");
-    return integer_value(key, lo, hi);
-  }
-  int64_t integer_or(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) const {
-    return has(key) ? integer_value(key, lo, hi) : fallback;
-  }
-  std::optional<int64_t> optional_integer(const std::string& key, int64_t lo, int64_t hi) const {
-    if (!has(key)) return std::nullopt;
-    return integer_value(key, lo, hi);
-  }
-  double number_or(const std::string& key, double fallback, double lo_exclusive, double hi_exclusive) const {
-    if (!has(key)) return fallback;
-    const json& v = j_[key];
-    if (!v.is_number()) throw runtime_error(src_ + ": " + key + " must be a number, not " + json_excerpt(v));
-    double d = v.get<double>();
-    if (!(d > lo_exclusive && d < hi_exclusive) || !std::isfinite(d)) {
-      std::ostringstream os;
-      os << src_ << ": " << key << " (" << json_excerpt(v) << ") must be greater than " << lo_exclusive << " and less than "
-         << hi_exclusive;
-      throw runtime_error(os.str());
-    }
-    return d;
-  }
-  std::string string(const std::string& key, const std::string& what) const {
-    if (!j_.contains(key)) throw runtime_error(src_ + ": missing field \"" + key + "\" (" + what + ")");
-    return string_value(key);
-  }
-  std::string string_or(const std::string& key, const std::string& fallback) const {
-    return has(key) ? string_value(key) : fallback;
-  }
-  bool boolean_or(const std::string& key, bool fallback) const {
-    if (!has(key)) return fallback;
-    if (!j_[key].is_boolean()) throw runtime_error(src_ + ": " + key + " must be true or false, not " + json_excerpt(j_[key]));
-    return j_[key].get<bool>();
-  }
-
- private:
-  int64_t integer_value(const std::string& key, int64_t lo, int64_t hi) const {
-    const json& v = j_[key];
-    if (!v.is_number_integer()) throw runtime_error(src_ + ": " + key + " must be an integer, not " + json_excerpt(v));
-    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-      throw runtime_error(src_ + ": " + key + " (" + json_excerpt(v) + ") must be between " + std::to_string(lo) + " and " +
-                          std::to_string(hi));
-    int64_t i = v.get<int64_t>();
-    if (i < lo || i > hi)
-      throw runtime_error(src_ + ": " + key + " (" + std::to_string(i) + ") must be between " + std::to_string(lo) +
-                          " and " + std::to_string(hi));
-    return i;
-  }
-  std::string string_value(const std::string& key) const {
-    const json& v = j_[key];
-    if (!v.is_string()) throw runtime_error(src_ + ": " + key + " must be a string, not " + json_excerpt(v));
-    return v.get<std::string>();
-  }
-  const json& j_;
-  std::string src_;
-};
-
-constexpr int64_t kMaxHidden = 1 << 16, kMaxLayers = 1024, kMaxIntermediate = 1 << 20, kMaxVocab = 1 << 24,
-                  kMaxPositions = 1 << 20, kMaxTypes = 1 << 16;
-
-}  // namespace
 
 const std::vector<std::string>& supported_model_types() {
-  static const std::vector<std::string> types = {"bert", "roberta", "xlm-roberta", "distilbert"};
+  static const std::vector<std::string> types = {"bert", "roberta", "xlm-roberta", "distilbert", "modernbert", "qwen3"};
   return types;
 }
 
@@ -122,6 +48,8 @@ std::string EncoderConfig::weight_prefix() const {
     case Family::bert: return "bert.";
     case Family::roberta: return "roberta.";
     case Family::distilbert: return "distilbert.";
+    case Family::modernbert:
+    case Family::qwen3: return "model.";
   }
   return "";
 }
@@ -130,6 +58,8 @@ std::string EncoderConfig::base_class() const {
   if (model_type == "bert") return "BertModel";
   if (model_type == "roberta") return "RobertaModel";
   if (model_type == "xlm-roberta") return "XLMRobertaModel";
+  if (model_type == "modernbert") return "ModernBertModel";
+  if (model_type == "qwen3") return "Qwen3Model";
   return "DistilBertModel";
 }
 
@@ -139,6 +69,7 @@ int64_t EncoderConfig::max_input_size() const {
 }
 
 std::string EncoderConfig::summary() const {
+  if (rotary()) return rotary_summary(*this);
   std::ostringstream os;
   os << "layers=" << num_hidden_layers << " hidden=" << hidden_size << " heads=" << num_attention_heads
      << " intermediate=" << intermediate_size << " act=" << hidden_act << " vocab=" << vocab_size
@@ -155,6 +86,8 @@ Family family_of(const std::string& model_type, const std::string& source) {
   if (model_type == "bert") return Family::bert;
   if (model_type == "roberta" || model_type == "xlm-roberta") return Family::roberta;
   if (model_type == "distilbert") return Family::distilbert;
+  if (model_type == "modernbert") return Family::modernbert;
+  if (model_type == "qwen3") return Family::qwen3;
   throw usage_error(source + ": model_type \"" + excerpt(model_type) + "\" is not supported by the native encoder (supported: " +
                     joined(supported_model_types()) + ")");
 }
@@ -228,12 +161,16 @@ void read_torch_dtype(const Reader& r, const std::string& source, EncoderConfig&
 // Relations between fields.
 void check_relations(const EncoderConfig& c, const std::string& source) {
   const auto& acts = supported_activations();
+  const char* act_key = c.family == Family::distilbert   ? "activation"
+                        : c.family == Family::modernbert ? "hidden_activation"
+                                                         : "hidden_act";
   if (std::find(acts.begin(), acts.end(), c.hidden_act) == acts.end())
-    throw usage_error(source + ": " + (c.family == Family::distilbert ? "activation" : "hidden_act") + " \"" +
-                      excerpt(c.hidden_act) + "\" is not supported (supported: " + joined(acts) + ")");
+    throw usage_error(source + ": " + act_key + " \"" + excerpt(c.hidden_act) + "\" is not supported (supported: " +
+                      joined(acts) + ")");
+  if (c.rotary()) check_rotary_relations(c);
   const char* heads_key = c.family == Family::distilbert ? "n_heads" : "num_attention_heads";
   const char* hidden_key = c.family == Family::distilbert ? "dim" : "hidden_size";
-  if (c.hidden_size % c.num_attention_heads != 0)
+  if (c.family != Family::qwen3 && c.hidden_size % c.num_attention_heads != 0)
     throw runtime_error(source + ": " + heads_key + " (" + std::to_string(c.num_attention_heads) + ") must divide " +
                         hidden_key + " (" + std::to_string(c.hidden_size) + ")");
   if (c.pad_token_id && *c.pad_token_id >= c.vocab_size)
@@ -262,12 +199,35 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
   read_architectures(j, source, c);
   if (c.family == Family::distilbert)
     read_distilbert_shape(r, c);
+  else if (c.family == Family::modernbert)
+    read_modernbert_shape(r, c);
+  else if (c.family == Family::qwen3)
+    read_qwen3_shape(r, c);
   else
     read_bert_shape(r, source, c);
   read_common_fields(r, c);
   read_torch_dtype(r, source, c);
   check_relations(c, source);
   return c;
+}
+
+std::optional<int64_t> max_input_size_of(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw runtime_error(source + ": must be a JSON object");
+  const Reader r(j, source);
+  const std::string model_type = r.string_or("model_type", "");
+  const auto& native = supported_model_types();
+  if (std::find(native.begin(), native.end(), model_type) != native.end()) return parse_config(j, source).max_input_size();
+  const std::optional<int64_t> positions = r.optional_integer("max_position_embeddings", 1, kMaxPositions);
+  if (!positions) return std::nullopt;
+  for (const char* offset_type : {"camembert", "mpnet"})
+    if (model_type == offset_type) {
+      const int64_t pad = r.optional_integer("pad_token_id", 0, kMaxVocab).value_or(1);
+      if (*positions - pad - 1 < 1)
+        throw runtime_error(source + ": max_position_embeddings (" + std::to_string(*positions) +
+                            ") leaves no positions after pad_token_id (" + std::to_string(pad) + ") + 1");
+      return *positions - pad - 1;
+    }
+  return positions;
 }
 
 EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }

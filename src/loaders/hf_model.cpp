@@ -10,9 +10,13 @@
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/families.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/base/json_input.hpp"
+#include "fmwork/loaders/model_dtype.hpp"
+#include "fmwork/loaders/transformers_class_model.hpp"
 
 namespace fmwork {
 namespace hf {
@@ -46,23 +50,60 @@ struct ClassFamily {
   const char* model_type;  // nullptr for Auto
 };
 constexpr ClassFamily kClassFamilies[] = {
-    {"Bert", "bert"}, {"Roberta", "roberta"}, {"XLMRoberta", "xlm-roberta"}, {"DistilBert", "distilbert"}, {"Auto", nullptr}};
+    {"Bert", "bert"},         {"Roberta", "roberta"}, {"XLMRoberta", "xlm-roberta"}, {"DistilBert", "distilbert"},
+    {"ModernBert", "modernbert"}, {"Qwen3", "qwen3"},   {"Auto", nullptr}};
 
-// A usage Error for head and unknown classes; the model_type the class requires (empty for AutoModel).
-std::string check_class_name(const std::string& cls) {
+// The model_type a native class requires (empty for AutoModel), or nothing for a class with no native
+// encoder. A usage Error for a task-head class of a native family.
+std::optional<std::string> native_model_type(const std::string& cls) {
   for (const auto& f : kClassFamilies) {
     const std::string stem = f.stem;
     if (cls.rfind(stem, 0) != 0) continue;
     const std::string rest = cls.substr(stem.size());
-    if (rest == "Model") return f.model_type ? f.model_type : "";
+    if (rest == "Model") return std::string(f.model_type ? f.model_type : "");
     if (rest.rfind("For", 0) == 0 || rest.rfind("ModelFor", 0) == 0 || rest.rfind("LMHead", 0) == 0 ||
         rest == "ModelWithLMHead")
       throw usage_error("--model_class " + cls + " is a task-head class; the native encoder runs base models: use --model_class " +
                         stem + "Model" + (f.model_type ? " (or AutoModel)" : ""));
   }
-  std::string list;
-  for (const auto& c : supported_model_classes()) list += (list.empty() ? "" : ", ") + c;
-  throw usage_error("--model_class " + cls + " is not supported for a Hugging Face folder (supported: " + list + ")");
+  return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// What runs natively, and how the rest runs: the second half of every "no native encoder" message.
+std::string native_and_compile_hint() {
+  std::vector<std::string> classes = supported_model_classes();
+  classes.erase(std::remove(classes.begin(), classes.end(), "AutoModel"), classes.end());
+  return "(native: " + joined(classes) + ", and AutoModel on model_type " + joined(supported_model_types()) +
+         "); add --compile to run it ahead of time through transformers' own class (an AOTInductor package, "
+         "docs/hf-models.md)";
+}
+
+// The model_type the class requires (empty for AutoModel); a usage Error for a head or non-native class.
+std::string check_class_name(const std::string& cls) {
+  const std::optional<std::string> wants = native_model_type(cls);
+  if (!wants) throw usage_error("--model_class " + cls + " has no native encoder " + native_and_compile_hint());
+  return *wants;
+}
+
+// config.json's model_type when it is a string the native encoders do not run; empty otherwise (a missing or
+// malformed model_type is parse_config's to report).
+std::string foreign_model_type(const nlohmann::json& config) {
+  if (!config.is_object() || !config.contains("model_type") || !config["model_type"].is_string()) return "";
+  const std::string type = config["model_type"].get<std::string>();
+  const auto& native = supported_model_types();
+  return std::find(native.begin(), native.end(), type) == native.end() ? type : "";
+}
+
+// Whether the family's base model has a pooler (BERT, RoBERTa, XLM-R): DistilBERT and the rotary families
+// output last_hidden_state only.
+bool has_pooler_layer(const EncoderConfig& config) {
+  return config.family == Family::bert || config.family == Family::roberta;
 }
 
 bool any_exists(const std::string& dir, std::initializer_list<const char*> names, std::string* found) {
@@ -77,7 +118,8 @@ bool any_exists(const std::string& dir, std::initializer_list<const char*> names
 }  // namespace
 
 const std::vector<std::string>& supported_model_classes() {
-  static const std::vector<std::string> classes = {"BertModel", "RobertaModel", "XLMRobertaModel", "DistilBertModel",
+  static const std::vector<std::string> classes = {"BertModel",       "RobertaModel",    "XLMRobertaModel",
+                                                   "DistilBertModel", "ModernBertModel", "Qwen3Model",
                                                    "AutoModel"};
   return classes;
 }
@@ -90,24 +132,12 @@ void check_model_class(const std::string& model_class, const EncoderConfig& conf
 }
 
 at::ScalarType resolve_dtype(const std::optional<std::string>& option, const EncoderConfig& config) {
-  if (!option) return at::kFloat;  // from_pretrained's default
-  std::string d = *option;
-  if (d.rfind("torch.", 0) == 0) d = d.substr(6);
-  std::string from = "--model:dtype " + d;
-  if (d == "auto") {
-    if (!config.torch_dtype) return at::kFloat;
-    d = *config.torch_dtype;
-    from = "--model:dtype auto (config.json torch_dtype " + d + ")";
-  }
-  if (d == "float32" || d == "float") return at::kFloat;
-  if (d == "float16" || d == "half") return at::kHalf;
-  if (d == "bfloat16") return at::kBFloat16;
-  throw usage_error(from + " is not supported by the native encoder: use float32, float16, bfloat16 or auto");
+  return fmwork::resolve_dtype(option, config.torch_dtype);
 }
 
 // ---- HfModel ----------------------------------------------------------------------------------------------
 
-HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<Encoder> encoder,
+HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder,
                  std::string description, bool random_weights, std::optional<uint64_t> seed)
     : folder_(std::move(folder)),
       model_class_(std::move(model_class)),
@@ -123,7 +153,7 @@ torch::IValue HfModel::forward(const Batch& batch) {
 }
 
 std::vector<std::string> HfModel::fed_inputs() const {
-  if (!encoder_->weights().token_type.defined()) return {"input_ids", "attention_mask"};
+  if (!encoder_->has_token_types()) return {"input_ids", "attention_mask"};
   return {"input_ids", "attention_mask", "token_type_ids"};
 }
 
@@ -176,9 +206,9 @@ void resolve_options(const ModelOptions& opt, const EncoderConfig& config, LoadP
       throw usage_error("--model:attn_implementation " + *opt.attn_implementation +
                         " is not supported by the native encoder: use eager or sdpa");
   }
-  if (config.family == Family::distilbert && opt.add_pooling_layer.value_or(false))
-    throw usage_error("--model:add_pooling_layer True: DistilBertModel has no pooler");
-  p.pooler = config.family != Family::distilbert && opt.add_pooling_layer.value_or(true);
+  if (!has_pooler_layer(config) && opt.add_pooling_layer.value_or(false))
+    throw usage_error("--model:add_pooling_layer True: " + config.base_class() + " has no pooler");
+  p.pooler = has_pooler_layer(config) && opt.add_pooling_layer.value_or(true);
   p.pooler_explicit = opt.add_pooling_layer.has_value();
   if (opt.vocab_size && *opt.vocab_size != config.vocab_size)
     throw usage_error("--model:vocab_size " + std::to_string(*opt.vocab_size) + " contradicts " + p.config_path +
@@ -190,8 +220,12 @@ void load_random_weights(const EncoderConfig& config, const ModelOptions& opt, a
   w.named = random_weights(config, w.pooler, *w.seed, dtype);
   std::ostringstream std_dev;
   std_dev << config.initializer_range;
-  w.line = "*** RANDOM WEIGHTS *** (--model:random_weights@ True, seed " + std::to_string(*w.seed) + "): N(0, " +
-           std_dev.str() + ") as Hugging Face initialises; outputs are meaningless, timings are valid";
+  const std::string law = config.family == Family::modernbert
+                              ? "truncated normals of std " + std_dev.str() + " (" + std_dev.str() +
+                                    " / sqrt(2 layers) for the output projections)"
+                              : "N(0, " + std_dev.str() + ")";
+  w.line = "*** RANDOM WEIGHTS *** (--model:random_weights@ True, seed " + std::to_string(*w.seed) + "): " + law +
+           " as Hugging Face initialises " + config.base_class() + "; outputs are meaningless, timings are valid";
 }
 
 // The checkpoint's names sorted into those the encoder takes (canonical -> checkpoint name) and those it ignores.
@@ -213,7 +247,7 @@ CheckpointNames match_names(const Checkpoint& ck, const EncoderConfig& config, c
         throw runtime_error(label + ": weights " + it->second + " and " + name + " are both " + c +
                             " (a checkpoint holds a name with or without the \"" + config.weight_prefix() +
                             "\" prefix, not both)");
-    } else if (is_ignorable_weight(c) || (!pooler && c.rfind("pooler.", 0) == 0)) {
+    } else if (is_ignorable_weight(c, config) || (!pooler && c.rfind("pooler.", 0) == 0)) {
       n.ignored.push_back(name);
     } else {
       unexpected.push_back(name);
@@ -315,7 +349,7 @@ LoadedWeights load_weights(const LoadPlan& p, const EncoderConfig& config, const
 }
 
 std::string describe(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt, const at::Device& device,
-                     const Encoder& encoder, const LoadedWeights& w) {
+                     const NativeEncoder& encoder, const LoadedWeights& w) {
   std::ostringstream d;
   d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
   d << "  config: model_type=" << config.model_type;
@@ -330,13 +364,7 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
   d << "\n  dtype: " << dtype_short_name(p.dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
     << config.torch_dtype.value_or("not given") << ")\n";
   d << "  device: " << device.str() << "\n";
-  d << "  attention: " << encoder.attention_description() << "\n";
-  d << "  linear layers: " << encoder.linear_description() << "\n";
-  d << "  q/k/v: "
-    << (encoder.fused_qkv() ? "one fused [3H, H] GEMM"
-                            : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)")
-    << "\n";
-  d << "  pooler: " << (encoder.has_pooler() ? "dense + tanh on the first token" : "none") << "\n";
+  for (const auto& line : encoder.describe_lines()) d << "  " << line << "\n";
   d << "  weights: " << w.line << "\n";
   for (const auto& n : w.notes) d << "  note: " << n << "\n";
   d << "  parameters: " << with_commas(encoder.parameter_count());
@@ -357,21 +385,29 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   if (!fs::is_directory(dir))
     throw usage_error(dir + ": not a folder (a Hugging Face model folder holds config.json and model.safetensors)");
   p.cls = request.model_class.empty() ? "AutoModel" : request.model_class;
-  check_class_name(p.cls);
+  const std::optional<std::string> native_type = native_model_type(p.cls);
+  if (!native_type && !request.ahead_of_time) check_class_name(p.cls);  // throws, naming what runs and how
   p.config_path = dir + "/config.json";
   refuse_special_file(p.config_path);  // a FIFO would block open() forever
   if (!fs::exists(p.config_path))
     throw usage_error(dir + ": no config.json; a Hugging Face model folder holds config.json and model.safetensors");
-  EncoderConfig config = load_config(p.config_path);
+  const nlohmann::json config_json = read_json_file(p.config_path);
+  const std::string foreign = foreign_model_type(config_json);
+  if (!native_type || !foreign.empty()) {
+    if (request.ahead_of_time) return load_transformers_class_model(request, p.cls, config_json, p.config_path);
+    throw usage_error(p.config_path + ": model_type \"" + excerpt(foreign) + "\" has no native encoder " +
+                      native_and_compile_hint());
+  }
+  EncoderConfig config = parse_config(config_json, p.config_path);
   check_model_class(p.cls, config);
   p.run_class = p.cls == "AutoModel" ? config.base_class() : p.cls;
   resolve_options(opt, config, p);
 
   LoadedWeights w = load_weights(p, config, opt);
-  auto encoder = std::make_unique<Encoder>(config, w.named, w.pooler, p.attention, w.owned);
+  auto encoder = make_encoder(config, w.named, w.pooler, p.attention, w.owned);
   w.named.clear();
   encoder->to(request.device);
-  encoder->set_packed_gemm(opt.packed_gemm.value_or(true));
+  encoder->set_packed_gemm(opt.packed_gemm.value_or(packed_gemm_by_default()));
   std::string description = describe(p, config, opt, request.device, *encoder, w);
   return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
@@ -386,7 +422,7 @@ uint64_t write_random_model_folder(const std::string& config_json_path, const st
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw runtime_error(out_dir + ": cannot create: " + ec.message());
-  const bool pooler = config.family != Family::distilbert;
+  const bool pooler = has_pooler_layer(config);
   auto weights = random_weights(config, pooler, seed, t);
   const std::string out = out_dir + "/model.safetensors";
   write_safetensors(out, weights, {{"format", "pt"}});

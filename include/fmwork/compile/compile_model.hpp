@@ -11,6 +11,11 @@
 
 namespace fmwork {
 
+// Whether compile_model() builds a Hugging Face folder's package from the folder with transformers' own class:
+// --compile given (`compile`), not disabled, and the backend for a folder (--compile:backend, else the
+// platform's first, else torch.compile's default) is inductor. The loader then need not run the class itself.
+bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform);
+
 // The backends this build provides (the platform's own come on top).
 std::vector<std::string> builtin_compile_backends();
 

@@ -1,6 +1,8 @@
-// A Hugging Face config.json of the encoder family the native encoder runs (bert, roberta, xlm-roberta,
-// distilbert), read into one normalised, validated description. DistilBERT's own names (dim, n_layers,
-// n_heads, hidden_dim, activation) are mapped onto the common fields.
+// A Hugging Face config.json of a family the native encoders run (bert, roberta, xlm-roberta, distilbert,
+// modernbert, qwen3), read into one normalised, validated description. Each family's own names are mapped
+// onto the common fields (DistilBERT's dim, n_layers, ...; ModernBERT's hidden_activation and norm_eps;
+// Qwen3's rms_norm_eps), and every field that changes the forward pass and that the encoders do not honour
+// is refused in one line naming it.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,13 @@
 
 namespace fmwork::hf {
 
-enum class Family { bert, roberta, distilbert };  // roberta covers xlm-roberta (same modules and names)
+// roberta covers xlm-roberta (same modules and names). modernbert and qwen3 are the rotary families: no
+// position table, rotary embeddings in attention, some layers attending in a sliding window.
+enum class Family { bert, roberta, distilbert, modernbert, qwen3 };
+
+// What one layer of a rotary family attends to (config.json layer_types: "full_attention" /
+// "sliding_attention").
+enum class LayerAttention { full, sliding };
 
 struct EncoderConfig {
   std::string source;      // the file read ("/m/config.json"), prefixed to every error
@@ -36,12 +44,29 @@ struct EncoderConfig {
   double initializer_range = 0.02;
   bool sinusoidal_pos_embds = false;  // DistilBERT: position table initialised with sinusoids
 
-  int64_t head_dim() const { return hidden_size / num_attention_heads; }
-  // The checkpoint prefix of the base model: "bert.", "roberta.", "distilbert.".
+  // ---- the rotary families (modernbert, qwen3) ----
+  int64_t num_key_value_heads = 0;   // Qwen3's grouped-query attention; 0 elsewhere (one per head)
+  int64_t explicit_head_dim = 0;     // Qwen3's head_dim (need not be hidden / heads); 0: hidden / heads
+  bool norm_bias = true;             // LayerNorm biases (ModernBERT's norm_bias)
+  bool attention_bias = true;        // q/k/v/o biases
+  bool mlp_bias = true;              // feed-forward biases
+  bool causal = false;               // Qwen3 attends to earlier tokens only
+  std::vector<LayerAttention> layer_types;  // one per layer; empty for the absolute-position families
+  // ModernBERT: a token attends to those at distance <= sliding_window (local_attention / 2); Qwen3: to the
+  // sliding_window latest tokens, itself included (q - k < sliding_window). 0 when no layer slides.
+  int64_t sliding_window = 0;
+  double rope_theta = 0;        // rotary base of full-attention layers
+  double local_rope_theta = 0;  // rotary base of sliding-attention layers
+  double initializer_cutoff_factor = 0;  // ModernBERT's truncated-normal init (random weights): +-factor x std
+
+  bool rotary() const { return family == Family::modernbert || family == Family::qwen3; }
+  int64_t head_dim() const { return explicit_head_dim ? explicit_head_dim : hidden_size / num_attention_heads; }
+  int64_t kv_heads() const { return num_key_value_heads ? num_key_value_heads : num_attention_heads; }
+  // The checkpoint prefix of the base model: "bert.", "roberta.", "distilbert.", "model.".
   std::string weight_prefix() const;
   // The base model class of this model_type: "BertModel", "RobertaModel", "XLMRobertaModel", ...
   std::string base_class() const;
-  // The longest input the position table allows: max_position_embeddings, less pad + 1 for RoBERTa.
+  // The longest input the model allows: max_position_embeddings, less pad + 1 for RoBERTa.
   int64_t max_input_size() const;
   // One line: "layers=12 hidden=768 heads=12 intermediate=3072 act=gelu vocab=50265 ...".
   std::string summary() const;
@@ -60,8 +85,16 @@ Activation activation_of(const std::string& hidden_act);
 
 // Validates and normalises. `source` names the file in errors. Throws a runtime Error for a malformed or
 // out-of-range field ("config.json: num_attention_heads (12) must divide hidden_size (770)"), a usage Error
-// for a valid but unsupported feature (model_type, position_embedding_type, hidden_act).
+// for a valid but unsupported feature (model_type, position_embedding_type, hidden_act, a rope_type other
+// than "default").
 EncoderConfig parse_config(const nlohmann::json& json, const std::string& source);
+// The longest input a config.json of any model_type allows, for what has no native encoder (compiled ahead
+// of time through transformers' own class): max_position_embeddings, less pad_token_id + 1 for the families
+// whose positions start after the padding index (roberta, xlm-roberta, camembert, mpnet); the native
+// families' own rule for theirs. Nothing when config.json has no max_position_embeddings. Errors as
+// parse_config's for a native model_type, a runtime Error for a malformed field.
+std::optional<int64_t> max_input_size_of(const nlohmann::json& json, const std::string& source);
+
 // Reads and parses `path` with json_input's limits (a runtime Error for unreadable, too deep or invalid JSON;
 // a usage Error for a FIFO, directory or dangling link).
 EncoderConfig load_config(const std::string& path);

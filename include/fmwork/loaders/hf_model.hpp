@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "fmwork/hf/config.hpp"
-#include "fmwork/encoders/encoder.hpp"
+#include "fmwork/encoders/native_encoder.hpp"
 #include "fmwork/model/model.hpp"
 
 namespace fmwork::hf {
 
 // The model classes --model_class accepts for a folder.
-const std::vector<std::string>& supported_model_classes();  // BertModel, RobertaModel, ..., AutoModel
+const std::vector<std::string>& supported_model_classes();  // BertModel, ..., ModernBertModel, Qwen3Model, AutoModel
 
 // Checks --model_class against the config: a usage Error for a task-head class (pointing to the base
 // class), an unknown class (listing the supported ones), or a class that does not match model_type.
@@ -28,7 +28,7 @@ at::ScalarType resolve_dtype(const std::optional<std::string>& option, const Enc
 
 class HfModel : public Model {
  public:
-  HfModel(std::string folder, std::string model_class, std::unique_ptr<Encoder> encoder, std::string description,
+  HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder, std::string description,
           bool random_weights, std::optional<uint64_t> seed);
 
   torch::IValue forward(const Batch& batch) override;  // (last_hidden_state, pooler_output) or the tensor
@@ -53,11 +53,11 @@ class HfModel : public Model {
   // For the run metadata.
   bool random_weights() const { return random_weights_; }
   std::optional<uint64_t> random_weights_seed() const { return seed_; }
-  const Encoder& encoder() const { return *encoder_; }
+  const NativeEncoder& encoder() const { return *encoder_; }
 
  private:
   std::string folder_, model_class_;
-  std::unique_ptr<Encoder> encoder_;
+  std::unique_ptr<NativeEncoder> encoder_;
   std::string description_;
   bool random_weights_ = false;
   std::optional<uint64_t> seed_;
@@ -69,7 +69,7 @@ constexpr uint64_t kDefaultRandomWeightsSeed = 0;
 
 // Writes a model folder with random weights for the config.json at `config_json_path`: out_dir/config.json
 // (a copy), out_dir/model.safetensors (Hugging Face names without a prefix, pooler included unless
-// DistilBERT, initialised as random_weights() does, in `dtype`: "float32", "float16", "bfloat16"), and copies
+// DistilBERT and the rotary families, initialised as random_weights() does, in `dtype`: "float32", "float16", "bfloat16"), and copies
 // of tokenizer.json / tokenizer_config.json / special_tokens_map.json found beside the config. Creates
 // out_dir. Returns the number of bytes of model.safetensors.
 uint64_t write_random_model_folder(const std::string& config_json_path, const std::string& out_dir, uint64_t seed,

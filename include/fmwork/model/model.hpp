@@ -89,6 +89,10 @@ struct LoadRequest {
   std::string model_class;   // --model_class
   ModelOptions options;      // --model:...
   torch::Device device = torch::kCPU;
+  // The model is to be compiled ahead of time from its folder by transformers' own class (--compile with the
+  // inductor backend): a folder whose class has no native encoder is then accepted as the folder's facts
+  // alone, which the compiled package runs (compile_model.hpp compiles_from_folder()).
+  bool ahead_of_time = false;
 };
 
 }  // namespace fmwork

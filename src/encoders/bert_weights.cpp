@@ -1,17 +1,19 @@
-// Which weights a BERT-family encoder has and how transformers names them (expected_weights,
-// canonical_weight_name, is_ignorable_weight), and seeded random weights for a config (random_weights).
-// Apart from encoder.cpp: the names are the loaders' business as much as the forward pass's.
+// Which weights a BERT-family encoder has and how transformers names them (bert_expected_weights,
+// bert_canonical_weight_name, bert_is_ignorable_weight), and seeded random weights for a config
+// (bert_random_weights). Apart from bert.cpp: the names are the loaders' business as much as the forward
+// pass's.
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "encoders/layer_names.hpp"
+#include "bert_layer_names.hpp"
+#include "random_fill.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/text_format.hpp"
-#include "fmwork/encoders/encoder.hpp"
+#include "fmwork/encoders/bert.hpp"
 
 namespace fmwork::hf {
 namespace {
@@ -27,9 +29,9 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 
 // ---- names ------------------------------------------------------------------------------------------------
 
-std::vector<std::pair<std::string, Shape>> expected_weights(const EncoderConfig& c, bool pooler) {
+NamedShapes bert_expected_weights(const EncoderConfig& c, bool pooler) {
   const int64_t H = c.hidden_size, I = c.intermediate_size;
-  std::vector<std::pair<std::string, Shape>> out;
+  NamedShapes out;
   out.push_back({"embeddings.word_embeddings.weight", {c.vocab_size, H}});
   out.push_back({"embeddings.position_embeddings.weight", {c.max_position_embeddings, H}});
   if (c.family != Family::distilbert) out.push_back({"embeddings.token_type_embeddings.weight", {c.type_vocab_size, H}});
@@ -63,7 +65,7 @@ std::vector<std::pair<std::string, Shape>> expected_weights(const EncoderConfig&
   return out;
 }
 
-std::string canonical_weight_name(const std::string& name, const EncoderConfig& c) {
+std::string bert_canonical_weight_name(const std::string& name, const EncoderConfig& c) {
   std::string s = name;
   const std::string prefix = c.weight_prefix();
   if (starts_with(s, prefix)) s = s.substr(prefix.size());
@@ -72,7 +74,7 @@ std::string canonical_weight_name(const std::string& name, const EncoderConfig& 
   return s;
 }
 
-bool is_ignorable_weight(const std::string& s) {
+bool bert_is_ignorable_weight(const std::string& s) {
   if (s == "embeddings.position_ids" || s == "embeddings.token_type_ids") return true;
   for (const char* head : {"cls.", "lm_head.", "classifier.", "qa_outputs.", "pre_classifier.", "vocab_transform.",
                            "vocab_layer_norm.", "vocab_projector."})
@@ -80,69 +82,8 @@ bool is_ignorable_weight(const std::string& s) {
   return false;
 }
 
-namespace {
-
-// Seeded N(0, std) values fast: 2^20 normals drawn with ATen's generator, then laid out in runs of 4096 at
-// seeded random offsets into that pool. Each weight has exactly the normal marginal distribution; runs may
-// repeat, which changes nothing for timing. ATen's normal_ alone takes ~10 ns per value on one core: seconds
-// for a 125M-parameter model, where this takes tens of milliseconds.
-class NormalFiller {
- public:
-  NormalFiller(uint64_t seed, double std_dev) : state_(seed ^ 0x6a09e667f3bcc909ull) {
-    at::Generator gen = at::detail::createCPUGenerator(seed);
-    pool_ = at::empty({kPool + kRun}, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, std_dev, gen);
-  }
-  at::Tensor operator()(const Shape& shape) {
-    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
-    float* out = t.data_ptr<float>();
-    const float* pool = pool_.data_ptr<float>();
-    const int64_t n = t.numel();
-    for (int64_t i = 0; i < n; i += kRun) {
-      const int64_t len = std::min<int64_t>(kRun, n - i);
-      std::memcpy(out + i, pool + next() % kPool, static_cast<size_t>(len) * sizeof(float));
-    }
-    return t;
-  }
-
- private:
-  static constexpr int64_t kPool = 1 << 20, kRun = 4096;
-  uint64_t next() {  // splitmix64
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t state_;
-  at::Tensor pool_;
-};
-
-}  // namespace
-
-namespace {
-
-// Random weights are sized by config.json alone, whose fields may each be in range and still add up to more
-// memory than the host has: refused with the figures before the first tensor is allocated.
-void check_random_weights_fit(const EncoderConfig& c, bool pooler, at::ScalarType dtype) {
-  long double bytes = 0, largest = 0;
-  for (const auto& [name, shape] : expected_weights(c, pooler)) {
-    long double numel = 1;
-    for (int64_t d : shape) numel *= static_cast<long double>(d);
-    bytes += numel * static_cast<long double>(at::elementSize(dtype));
-    largest = std::max(largest, numel * 4);  // each is drawn in float32, then converted
-  }
-  const std::optional<MemoryBudget> budget = host_available_memory();
-  if (!budget || bytes + largest <= static_cast<long double>(budget->bytes)) return;
-  const uint64_t need = static_cast<uint64_t>(std::min(bytes + largest, 0x1p63L));
-  throw runtime_error(c.source + ": random weights for this config need " + bytes_text(need, 2, ByteUnit::GiB) +
-                      " but the host has " + bytes_text(budget->bytes, 2, ByteUnit::GiB) + " available (" + budget->source +
-                      "); lower its sizes (" + c.summary() + ")");
-}
-
-}  // namespace
-
-std::vector<std::pair<std::string, at::Tensor>> random_weights(const EncoderConfig& c, bool pooler, uint64_t seed,
-                                                                at::ScalarType dtype) {
-  check_random_weights_fit(c, pooler, dtype);
+NamedTensors bert_random_weights(const EncoderConfig& c, bool pooler, uint64_t seed, at::ScalarType dtype) {
+  check_random_weights_fit(c, bert_expected_weights(c, pooler), dtype);
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   NormalFiller normal(seed, c.initializer_range);
   auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };

@@ -1,20 +1,15 @@
-// The native encoder's forward pass: its weights laid out for speed (q/k/v fused, MKL packs), the layers,
-// and the memory a forward takes. Which weights exist and how they are named: weights.cpp. See
-// include/fmwork/encoders/encoder.hpp.
-#include "fmwork/encoders/encoder.hpp"
+// The BERT family's forward pass: its weights laid out for speed (q/k/v fused, MKL packs), the layers,
+// and the memory a forward takes. Which weights exist and how they are named: bert_weights.cpp. See
+// include/fmwork/encoders/bert.hpp.
+#include "fmwork/encoders/bert.hpp"
 
-#include "encoders/layer_names.hpp"
+#include "bert_layer_names.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <map>
 #include <sstream>
 
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Context.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
@@ -22,83 +17,14 @@
 #include "fmwork/base/text_format.hpp"
 
 namespace fmwork::hf {
-namespace {
-
-using Shape = std::vector<int64_t>;
-
-double lowest_of(at::ScalarType t) {
-  switch (t) {
-    case at::kHalf: return -65504.0;
-    case at::kBFloat16: return -3.3895313892515355e38;
-    case at::kDouble: return std::numeric_limits<double>::lowest();
-    default: return std::numeric_limits<float>::lowest();
-  }
-}
-
-// Whether b starts where a ends and c where b ends (same dtype, device, contiguous): one block of memory.
-bool adjacent(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
-  for (const auto* t : {&a, &b, &c})
-    if (!t->defined() || !t->is_contiguous() || t->scalar_type() != a.scalar_type() || t->device() != a.device())
-      return false;
-  auto end = [](const at::Tensor& t) { return static_cast<const char*>(t.data_ptr()) + t.nbytes(); };
-  return end(a) == b.data_ptr() && end(b) == c.data_ptr();
-}
-
-// q, k, v ([H, ...] each) as one [3H, ...] tensor: a view of their memory when adjacent, else a copy.
-at::Tensor fuse3(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool allow_copy) {
-  if (adjacent(q, k, v)) {
-    Shape shape(q.sizes().begin(), q.sizes().end());
-    shape[0] = q.size(0) + k.size(0) + v.size(0);
-    // The view keeps the three tensors (and so their storage, e.g. a file mapping) alive.
-    return at::from_blob(q.data_ptr(), shape, [q, k, v](void*) {}, q.options());
-  }
-  if (!allow_copy) return at::Tensor();
-  return at::cat({q, k, v}, 0);
-}
-
-// LibTorch's MKL packed GEMM (registered by libtorch_cpu when built with MKL): pack a weight for a row
-// count, then run linear layers on the pack.
-using MklReorderFn = at::Tensor(const at::Tensor&, int64_t);
-using MklLinearFn = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&,
-                               int64_t);
-struct MklOps {
-  std::optional<c10::TypedOperatorHandle<MklReorderFn>> reorder;
-  std::optional<c10::TypedOperatorHandle<MklLinearFn>> linear;
-};
-const MklOps& mkl_ops() {
-  static const MklOps ops = [] {
-    MklOps o;
-    auto reorder = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_reorder_linear_weight", ""});
-    auto linear = c10::Dispatcher::singleton().findSchema({"mkl::_mkl_linear", ""});
-    if (reorder && linear && at::hasMKL()) {
-      o.reorder = reorder->typed<MklReorderFn>();
-      o.linear = linear->typed<MklLinearFn>();
-    }
-    return o;
-  }();
-  return ops;
-}
-
-// x [..., in] through a linear layer: on its MKL pack when one was made for x's row count.
-at::Tensor run_linear(const at::Tensor& x, const Linear& l) {
-  if (l.packed.defined() && x.numel() / x.size(-1) == l.packed_rows)
-    return mkl_ops().linear->call(x.contiguous(), l.packed, l.weight, l.bias, l.packed_rows);
-  return at::linear(x, l.weight, l.bias);
-}
-
-}  // namespace
 
 // ---- the encoder ------------------------------------------------------------------------------------------
 
-Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, at::Tensor>>& named, bool pooler,
-                 AttentionImpl attention, bool owned_weights)
+BertEncoder::BertEncoder(EncoderConfig config, const NamedTensors& named, bool pooler, AttentionImpl attention,
+                         bool owned_weights)
     : config_(std::move(config)), attention_(attention) {
-  std::map<std::string, at::Tensor> m(named.begin(), named.end());
-  auto get = [&](const std::string& name) {
-    auto it = m.find(name);
-    if (it == m.end()) throw runtime_error("native encoder: weight " + name + " was not given");
-    return it->second;
-  };
+  const WeightMap weights(named);
+  auto get = [&](const std::string& name) { return weights.get(name); };
   activation_of(config_.hidden_act);  // validated early
   w_.word = get("embeddings.word_embeddings.weight");
   w_.position = get("embeddings.position_embeddings.weight");
@@ -129,41 +55,24 @@ Encoder::Encoder(EncoderConfig config, const std::vector<std::pair<std::string, 
   if (pooler) w_.pooler = Linear{get("pooler.dense.weight"), get("pooler.dense.bias")};
 }
 
-void Encoder::to(const at::Device& device) {
-  auto mv = [&](at::Tensor& t) {
-    if (t.defined() && t.device() != device) t = t.to(device);
-  };
-  mv(w_.word);
-  mv(w_.position);
-  mv(w_.token_type);
-  mv(w_.embed_norm.weight);
-  mv(w_.embed_norm.bias);
+void BertEncoder::to(const at::Device& device) {
+  move_to(w_.word, device);
+  move_to(w_.position, device);
+  move_to(w_.token_type, device);
+  move_to(w_.embed_norm, device);
   for (auto& L : w_.layers) {
-    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
-      mv(l->weight);
-      mv(l->bias);
-      l->packed = at::Tensor();  // CPU packs mean nothing elsewhere; prepare() makes them again
-      l->packed_rows = 0;
-    }
-    for (Norm* nm : {&L.attn_norm, &L.out_norm}) {
-      mv(nm->weight);
-      mv(nm->bias);
-    }
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) move_to(*l, device);
+    for (Norm* nm : {&L.attn_norm, &L.out_norm}) move_to(*nm, device);
     // Off the CPU memory is plentiful and fewer, larger kernels pay: fuse q, k, v by a copy.
     if (!device.is_cpu() && !L.qkv.weight.defined()) {
       L.qkv = {at::cat({L.q.weight, L.k.weight, L.v.weight}, 0), at::cat({L.q.bias, L.k.bias, L.v.bias}, 0)};
       L.q = L.k = L.v = Linear{};
     }
   }
-  if (w_.pooler) {
-    mv(w_.pooler->weight);
-    mv(w_.pooler->bias);
-    w_.pooler->packed = at::Tensor();
-    w_.pooler->packed_rows = 0;
-  }
+  if (w_.pooler) move_to(*w_.pooler, device);
 }
 
-int64_t Encoder::parameter_count() const {
+int64_t BertEncoder::parameter_count() const {
   int64_t n = 0;
   auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
   count(w_.word);
@@ -188,52 +97,32 @@ int64_t Encoder::parameter_count() const {
   return n;
 }
 
-bool Encoder::packs() const {
-  return packed_gemm_ && dtype() == at::kFloat && w_.word.device().is_cpu() && mkl_ops().linear.has_value();
-}
+bool BertEncoder::packs() const { return packs_here(packed_gemm_, dtype(), w_.word.device()); }
 
-void Encoder::prepare(int64_t batch, int64_t input) {
+void BertEncoder::prepare(int64_t batch, int64_t input) {
   const bool on = packs();
-  auto pack = [&](Linear& l, int64_t rows) {
-    l.packed = at::Tensor();  // the previous shape's pack goes first: never two at once
-    l.packed_rows = 0;
-    if (!on || !l.weight.defined()) return;
-    l.packed = mkl_ops().reorder->call(l.weight, rows);
-    l.packed_rows = rows;
-  };
   for (auto& L : w_.layers)
-    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) pack(*l, batch * input);
-  if (w_.pooler) pack(*w_.pooler, batch);
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) pack_linear(*l, batch * input, on);
+  if (w_.pooler) pack_linear(*w_.pooler, batch, on);
 }
 
-std::string Encoder::linear_description() const {
-  if (packs())
-    return "MKL packed GEMM (weights packed for each combination's batch x input tokens before its reps; "
-           "--model:packed_gemm@ False for at::linear)";
-  if (!packed_gemm_) return "at::linear (--model:packed_gemm@ False)";
-  if (dtype() != at::kFloat) return "at::linear (packed GEMM is for float32)";
-  if (!w_.word.device().is_cpu()) return "at::linear (packed GEMM is for the CPU)";
-  return "at::linear (this LibTorch has no MKL)";
+std::string BertEncoder::linear_description() const {
+  return hf::linear_description(packed_gemm_, dtype(), w_.word.device());
 }
 
-std::string Encoder::attention_description() const {
+std::vector<std::string> BertEncoder::describe_lines() const {
+  return {"attention: " + attention_description(), "linear layers: " + linear_description(),
+          std::string("q/k/v: ") + (fused_qkv() ? "one fused [3H, H] GEMM"
+                                                 : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)"),
+          std::string("pooler: ") + (has_pooler() ? "dense + tanh on the first token" : "none")};
+}
+
+std::string BertEncoder::attention_description() const {
   if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
   return "sdpa: at::scaled_dot_product_attention";
 }
 
-at::Tensor Encoder::activation_(at::Tensor& h) const {
-  switch (activation_of(config_.hidden_act)) {
-    case Activation::gelu: return at::gelu_(h);
-    case Activation::gelu_tanh: return at::gelu_(h, "tanh");
-    case Activation::quick_gelu: return h.mul_(at::sigmoid(h * 1.702));
-    case Activation::relu: return at::relu_(h);
-    case Activation::silu: return at::silu_(h);
-    case Activation::tanh: return h.tanh_();
-  }
-  return h;
-}
-
-at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
+at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
                               const at::Tensor& bool_mask) const {
   const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
                 d = config_.head_dim();
@@ -269,17 +158,6 @@ at::Tensor Encoder::attention(const at::Tensor& x, const EncoderLayer& L, const 
 }
 
 namespace {
-
-void check_input_size(const EncoderConfig& config, int64_t T) {
-  if (T <= config.max_input_size()) return;
-  std::string why = config.family == Family::roberta
-                        ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
-                              " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
-                        : " (max_position_embeddings)";
-  throw usage_error("input size " + std::to_string(T) + " is longer than " + config.base_class() + " allows: " +
-                    std::to_string(config.max_input_size()) + why + "; use --input_sizes up to " +
-                    std::to_string(config.max_input_size()));
-}
 
 // Word, position and token-type embeddings, summed and normalised: [B, T, H].
 at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at::Tensor& input_ids,
@@ -321,7 +199,7 @@ AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int6
 
 }  // namespace
 
-EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                const at::Tensor& token_type_ids) const {
   c10::InferenceMode inference;
   if (!input_ids.defined() || input_ids.dim() != 2)
@@ -337,7 +215,7 @@ EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& at
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
     auto hdn = run_linear(x, L.ffn_in);
-    activation_(hdn);
+    activate_(hdn, activation_of(config_.hidden_act));
     auto y = run_linear(hdn, L.ffn_out);
     y.add_(x);
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
@@ -349,7 +227,7 @@ EncoderOutput Encoder::forward(const at::Tensor& input_ids, const at::Tensor& at
   return out;
 }
 
-uint64_t Encoder::activation_bytes(int64_t batch, int64_t input) const {
+uint64_t BertEncoder::activation_bytes(int64_t batch, int64_t input) const {
   check_input_size(config_, input);
   // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
   const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,

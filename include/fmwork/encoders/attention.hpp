@@ -1,0 +1,43 @@
+// Masks and attention for the rotary families (ModernBERT, Qwen3): bidirectional or causal attention, a
+// sliding window, padding, grouped-query heads, eager or sdpa, as transformers' eager and sdpa paths compute
+// them. The BERT family keeps its own (bert.cpp): it has none of these.
+#pragma once
+
+#include <cstdint>
+
+#include <ATen/ATen.h>
+
+#include "fmwork/encoders/native_encoder.hpp"
+
+namespace fmwork::hf {
+
+// Which keys a query may see, padding aside.
+struct AttentionPattern {
+  bool causal = false;
+  // 0: no window. Bidirectional: keys at distance <= window (ModernBERT's local_attention / 2). Causal: the
+  // `window` latest keys, the query's own included (q - k < window, Qwen3's sliding_window).
+  int64_t window = 0;
+};
+
+// One pattern's mask for one batch: made once per forward, shared by the layers of that pattern.
+struct AttentionMask {
+  at::Tensor allowed;        // bool, broadcastable to [B, 1, T, T]: true where a query may see a key; undefined: all
+  at::Tensor additive;       // eager only: 0 where allowed, the dtype's lowest value elsewhere; undefined: none
+  bool causal_only = false;  // plain causal, nothing padded: sdpa runs with is_causal and no mask
+};
+
+// The mask of `pattern` over `attention_mask` ([B, T], 0 for padding; undefined: none), for T tokens and
+// activations of `options`. An all-ones mask on the CPU counts as none (checked for free there; elsewhere the
+// check would synchronise the device, so a given mask is always applied). A window that covers every key
+// masks nothing.
+AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, const AttentionPattern& pattern,
+                                  const at::TensorOptions& options, AttentionImpl impl);
+
+// Attention of q [B, h, T, d] over k and v [B, kv, T, d], contiguous, h a multiple of kv (query head i reads
+// key/value head i / (h / kv), as transformers' repeat_kv), as [B, T, h d]. Eager: softmax(q k^T + mask) v,
+// the softmax in float32 as transformers' eager path, q already scaled by the caller. sdpa:
+// at::scaled_dot_product_attention with `sdpa_scale`.
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const AttentionMask& mask,
+                  AttentionImpl impl, double sdpa_scale);
+
+}  // namespace fmwork::hf

@@ -1,0 +1,92 @@
+// Masks and attention of the rotary families (encoders/attention): the window and causal patterns key by
+// key, padding, the grouped-query head mapping against a head-by-head computation, eager against sdpa.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include <ATen/ATen.h>
+
+#include "fmwork/encoders/attention.hpp"
+
+namespace {
+
+using fmwork::hf::AttentionImpl;
+using fmwork::hf::AttentionMask;
+using fmwork::hf::AttentionPattern;
+using fmwork::hf::attend;
+using fmwork::hf::make_attention_mask;
+
+const auto kFloat = at::TensorOptions().dtype(at::kFloat);
+
+TEST(AttentionMask, BidirectionalWindowSeesDistanceUpToTheWindow) {
+  const AttentionMask m = make_attention_mask(at::Tensor(), 9, {false, 2}, kFloat, AttentionImpl::eager);
+  ASSERT_TRUE(m.allowed.defined());
+  for (int64_t q = 0; q < 9; ++q)
+    for (int64_t k = 0; k < 9; ++k) EXPECT_EQ(m.allowed[0][0][q][k].item<bool>(), std::abs(q - k) <= 2) << q << "," << k;
+  EXPECT_EQ(m.additive[0][0][0][5].item<float>(), std::numeric_limits<float>::lowest());
+  EXPECT_EQ(m.additive[0][0][4][5].item<float>(), 0.0f);
+}
+
+TEST(AttentionMask, CausalWindowSeesTheLatestKeys) {
+  const AttentionMask m = make_attention_mask(at::Tensor(), 9, {true, 3}, kFloat, AttentionImpl::sdpa);
+  ASSERT_TRUE(m.allowed.defined());
+  EXPECT_FALSE(m.causal_only);
+  EXPECT_FALSE(m.additive.defined()) << "sdpa needs no additive mask";
+  for (int64_t q = 0; q < 9; ++q)
+    for (int64_t k = 0; k < 9; ++k) EXPECT_EQ(m.allowed[0][0][q][k].item<bool>(), k <= q && q - k < 3) << q << "," << k;
+}
+
+TEST(AttentionMask, NothingMaskedNothingMade) {
+  // A window covering every key, no padding: no mask at all (bidirectional), plain is_causal (causal).
+  EXPECT_FALSE(make_attention_mask(at::Tensor(), 5, {false, 4}, kFloat, AttentionImpl::eager).allowed.defined());
+  EXPECT_FALSE(make_attention_mask(at::ones({2, 5}, at::kLong), 5, {false, 0}, kFloat, AttentionImpl::eager)
+                   .allowed.defined())
+      << "an all-ones mask on the CPU is no padding";
+  const AttentionMask causal = make_attention_mask(at::Tensor(), 5, {true, 5}, kFloat, AttentionImpl::sdpa);
+  EXPECT_TRUE(causal.causal_only);
+}
+
+TEST(AttentionMask, PaddingHidesKeysOfItsRowOnly) {
+  auto pad = at::ones({2, 6}, at::kLong);
+  pad[1].narrow(0, 4, 2).zero_();
+  const AttentionMask m = make_attention_mask(pad, 6, {true, 0}, kFloat, AttentionImpl::eager);
+  ASSERT_EQ(m.allowed.sizes(), (at::IntArrayRef{2, 1, 6, 6}));
+  EXPECT_TRUE(m.allowed[0][0][5][5].item<bool>());
+  EXPECT_FALSE(m.allowed[1][0][5][5].item<bool>()) << "row 1's key 5 is padding";
+  EXPECT_TRUE(m.allowed[1][0][5][3].item<bool>());
+  EXPECT_FALSE(m.allowed[1][0][2][3].item<bool>()) << "causal: no later key";
+}
+
+// Head by head in float64: query head i reads key/value head i / (h / kv), as transformers' repeat_kv.
+at::Tensor grouped_reference(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& allowed) {
+  const int64_t B = q.size(0), h = q.size(1), T = q.size(2), d = q.size(3), kv = k.size(1);
+  auto out = at::empty({B, T, h * d}, at::TensorOptions().dtype(at::kDouble));
+  for (int64_t i = 0; i < h; ++i) {
+    auto qi = q.select(1, i).to(at::kDouble), ki = k.select(1, i / (h / kv)).to(at::kDouble),
+         vi = v.select(1, i / (h / kv)).to(at::kDouble);
+    auto scores = at::matmul(qi, ki.transpose(1, 2)) / std::sqrt(static_cast<double>(d));
+    scores.masked_fill_(allowed.squeeze(1).logical_not(), -1e300);
+    out.narrow(2, i * d, d).copy_(at::matmul(at::softmax(scores, -1), vi));
+  }
+  return out;
+}
+
+TEST(Attention, GroupedQueryHeadsReadTheirGroupsKeys) {
+  at::manual_seed(6);
+  const int64_t B = 2, h = 6, kv = 2, T = 7, d = 4;
+  auto q = at::randn({B, h, T, d}), k = at::randn({B, kv, T, d}), v = at::randn({B, kv, T, d});
+  v.select(1, 1).add_(10.0);  // the two value heads far apart: a head reading the wrong group shows at once
+  auto pad = at::ones({B, T}, at::kLong);
+  pad[1].narrow(0, 5, 2).zero_();
+  for (AttentionImpl impl : {AttentionImpl::eager, AttentionImpl::sdpa}) {
+    const AttentionMask m = make_attention_mask(pad, T, {true, 4}, kFloat, impl);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    auto out = attend(impl == AttentionImpl::eager ? q * scale : q, k, v, m, impl, scale);
+    ASSERT_EQ(out.sizes(), (at::IntArrayRef{B, T, h * d}));
+    const double diff = (out.to(at::kDouble) - grouped_reference(q, k, v, m.allowed)).abs().max().item<double>();
+    EXPECT_LT(diff, 1e-5) << (impl == AttentionImpl::eager ? "eager" : "sdpa");
+  }
+}
+
+}  // namespace

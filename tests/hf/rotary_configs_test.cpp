@@ -1,0 +1,217 @@
+// config.json of the rotary families (hf/rotary_configs): ModernBERT and Qwen3 in the layouts transformers 4
+// wrote and 5 writes, their defaults, the layer pattern, and each refusal naming its field. The shipped
+// configs of both families are pinned at the end.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/hf/config.hpp"
+#include "fmwork/hf/special_tokens.hpp"
+
+namespace {
+
+using fmwork::Error;
+using fmwork::ErrorKind;
+using fmwork::hf::EncoderConfig;
+using fmwork::hf::Family;
+using fmwork::hf::LayerAttention;
+using fmwork::hf::parse_config;
+using json = nlohmann::json;
+
+json modernbert_json() {
+  return json::parse(R"({"model_type": "modernbert", "hidden_size": 48, "num_hidden_layers": 7,
+    "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 99, "max_position_embeddings": 64,
+    "pad_token_id": 0})");
+}
+
+json qwen3_json() {
+  return json::parse(R"({"model_type": "qwen3", "hidden_size": 32, "num_hidden_layers": 3,
+    "num_attention_heads": 6, "num_key_value_heads": 2, "head_dim": 10, "intermediate_size": 37,
+    "vocab_size": 99, "max_position_embeddings": 64})");
+}
+
+// The layer pattern as a string, F for full and S for sliding: what the MODEL section prints.
+std::string pattern(const EncoderConfig& c) {
+  std::string out;
+  for (LayerAttention a : c.layer_types) out += a == LayerAttention::full ? 'F' : 'S';
+  return out;
+}
+
+// The one-line message of the Error parse_config throws for `j`, checked to be of `kind`.
+std::string config_error(const json& j, ErrorKind kind) {
+  try {
+    parse_config(j, "m/config.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.rfind("m/config.json: ", 0), 0u) << "names the file first: " << m;
+    return m;
+  }
+  ADD_FAILURE() << "no error for " << j.dump();
+  return "";
+}
+
+TEST(RotaryConfigs, ModernBertDefaultsAsTransformers) {
+  const EncoderConfig c = parse_config(modernbert_json(), "config.json");
+  EXPECT_EQ(c.family, Family::modernbert);
+  EXPECT_EQ(c.base_class(), "ModernBertModel");
+  EXPECT_EQ(c.weight_prefix(), "model.");
+  EXPECT_EQ(c.hidden_act, "gelu");
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-5);
+  EXPECT_FALSE(c.norm_bias);
+  EXPECT_FALSE(c.attention_bias);
+  EXPECT_FALSE(c.mlp_bias);
+  EXPECT_FALSE(c.causal);
+  // global_attn_every_n_layers 3: layers 0, 3, 6 global; local_attention 128 is +-64 tokens.
+  EXPECT_EQ(pattern(c), "FSSFSSF");
+  EXPECT_EQ(c.sliding_window, 64);
+  EXPECT_DOUBLE_EQ(c.rope_theta, 160000.0);
+  EXPECT_DOUBLE_EQ(c.local_rope_theta, 10000.0);
+  EXPECT_EQ(c.head_dim(), 12);
+  EXPECT_EQ(c.kv_heads(), 4);
+  EXPECT_EQ(c.type_vocab_size, 0);
+  EXPECT_EQ(c.max_input_size(), 64);
+}
+
+TEST(RotaryConfigs, ModernBertTransformers4Fields) {
+  json j = modernbert_json();
+  j["global_attn_every_n_layers"] = 2;
+  j["local_attention"] = 9;  // odd: the half window rounds down, as config.sliding_window
+  j["global_rope_theta"] = 1234.5;
+  j["local_rope_theta"] = 333.0;
+  j["norm_eps"] = 1e-3;
+  j["norm_bias"] = true;
+  j["hidden_activation"] = "silu";
+  const EncoderConfig c = parse_config(j, "config.json");
+  EXPECT_EQ(pattern(c), "FSFSFSF");
+  EXPECT_EQ(c.sliding_window, 4);
+  EXPECT_DOUBLE_EQ(c.rope_theta, 1234.5);
+  EXPECT_DOUBLE_EQ(c.local_rope_theta, 333.0);
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-3);
+  EXPECT_TRUE(c.norm_bias);
+  EXPECT_EQ(c.hidden_act, "silu");
+}
+
+TEST(RotaryConfigs, ModernBertTransformers5LayerTypesAndRopeParameters) {
+  json j = modernbert_json();
+  j["num_hidden_layers"] = 3;
+  j["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention"};
+  j["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 80000.0}}},
+                          {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 500.0}}}};
+  const EncoderConfig c = parse_config(j, "config.json");
+  EXPECT_EQ(pattern(c), "SFS") << "layer_types wins over global_attn_every_n_layers";
+  EXPECT_DOUBLE_EQ(c.rope_theta, 80000.0);
+  EXPECT_DOUBLE_EQ(c.local_rope_theta, 500.0);
+}
+
+TEST(RotaryConfigs, Qwen3GroupsWindowsAndDefaults) {
+  EncoderConfig c = parse_config(qwen3_json(), "config.json");
+  EXPECT_EQ(c.family, Family::qwen3);
+  EXPECT_EQ(c.base_class(), "Qwen3Model");
+  EXPECT_TRUE(c.causal);
+  EXPECT_EQ(c.kv_heads(), 2);
+  EXPECT_EQ(c.head_dim(), 10) << "head_dim need not be hidden / heads";
+  EXPECT_EQ(c.hidden_act, "silu");
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-6);
+  EXPECT_DOUBLE_EQ(c.rope_theta, 10000.0);
+  EXPECT_EQ(pattern(c), "FFF") << "no window unless use_sliding_window";
+  EXPECT_EQ(c.sliding_window, 0);
+
+  json j = qwen3_json();
+  j.erase("head_dim");
+  j["use_sliding_window"] = true;
+  j["sliding_window"] = 5;
+  j["max_window_layers"] = 1;
+  j["rope_theta"] = 777.0;
+  c = parse_config(j, "config.json");
+  EXPECT_EQ(c.head_dim(), 128) << "Qwen3Config's default head_dim, not hidden / heads";
+  EXPECT_EQ(pattern(c), "FSS") << "layers from max_window_layers on slide";
+  EXPECT_EQ(c.sliding_window, 5);
+  EXPECT_DOUBLE_EQ(c.rope_theta, 777.0);
+
+  j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 5e6}};
+  EXPECT_DOUBLE_EQ(parse_config(j, "config.json").rope_theta, 5e6) << "rope_parameters wins (transformers 5)";
+}
+
+TEST(RotaryConfigs, RefusedInOneLineNamingTheField) {
+  json j = modernbert_json();
+  j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
+  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_scaling.rope_type \"yarn\" is not supported"), std::string::npos);
+
+  j = modernbert_json();
+  j["rope_parameters"] = {{"full_attention", {{"rope_type", "linear"}, {"factor", 2.0}}}};
+  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_parameters.full_attention.rope_type \"linear\""),
+            std::string::npos);
+
+  j = modernbert_json();
+  j["layer_types"] = {"full_attention", "chunked_attention", "full_attention", "full_attention", "full_attention",
+                      "full_attention", "full_attention"};
+  EXPECT_NE(config_error(j, ErrorKind::usage).find("layer_types[1] \"chunked_attention\""), std::string::npos);
+
+  j["layer_types"] = {"full_attention"};
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("layer_types must be a list of 7 entries"), std::string::npos);
+
+  j = modernbert_json();
+  j["num_attention_heads"] = 16;  // 48 / 16 = 3: an odd head size has no pairs to turn
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("must be even"), std::string::npos);
+
+  j = qwen3_json();
+  j["num_key_value_heads"] = 4;
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("num_key_value_heads (4) must divide num_attention_heads (6)"),
+            std::string::npos);
+
+  j = qwen3_json();
+  j["layer_types"] = {"full_attention", "sliding_attention", "full_attention"};
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("no window is set"), std::string::npos);
+
+  j = qwen3_json();
+  j["rope_parameters"] = {{"rope_type", "dynamic"}, {"rope_theta", 1e6}};
+  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_parameters.rope_type \"dynamic\""), std::string::npos);
+
+  j = qwen3_json();
+  j["rope_theta"] = -1.0;
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos);
+}
+
+// The shipped architectures of both families (configs/models, sources in its README).
+TEST(RotaryConfigs, ShippedFoldersParseAsPublished) {
+  const std::string root = std::string(FMWORK_SOURCE_DIR) + "/configs/models/";
+  const EncoderConfig r2 = fmwork::hf::load_config(root + "granite-embedding-english-r2/config.json");
+  EXPECT_EQ(r2.family, Family::modernbert);
+  EXPECT_EQ(r2.hidden_size, 768);
+  EXPECT_EQ(r2.num_hidden_layers, 22);
+  EXPECT_EQ(r2.intermediate_size, 1152);
+  EXPECT_EQ(r2.vocab_size, 50368);
+  EXPECT_EQ(pattern(r2), "FSSFSSFSSFSSFSSFSSFSSF");
+  EXPECT_EQ(r2.sliding_window, 64);
+  EXPECT_DOUBLE_EQ(r2.rope_theta, 80000.0);
+  EXPECT_DOUBLE_EQ(r2.local_rope_theta, 10000.0);
+  EXPECT_EQ(r2.max_input_size(), 8192);
+  EXPECT_EQ(r2.pad_token_id, 50283);
+
+  const EncoderConfig small = fmwork::hf::load_config(root + "granite-embedding-small-english-r2/config.json");
+  EXPECT_EQ(small.hidden_size, 384);
+  EXPECT_EQ(small.num_hidden_layers, 12);
+  EXPECT_EQ(small.intermediate_size, 1536);
+
+  const EncoderConfig qwen = fmwork::hf::load_config(root + "Qwen3-Embedding-0.6B/config.json");
+  EXPECT_EQ(qwen.family, Family::qwen3);
+  EXPECT_EQ(qwen.hidden_size, 1024);
+  EXPECT_EQ(qwen.num_hidden_layers, 28);
+  EXPECT_EQ(qwen.num_attention_heads, 16);
+  EXPECT_EQ(qwen.kv_heads(), 8);
+  EXPECT_EQ(qwen.head_dim(), 128);
+  EXPECT_EQ(qwen.intermediate_size, 3072);
+  EXPECT_EQ(qwen.vocab_size, 151669);
+  EXPECT_DOUBLE_EQ(qwen.rope_theta, 1000000.0);
+  EXPECT_EQ(pattern(qwen), std::string(28, 'F'));
+  const auto special = fmwork::hf::read_special_tokens(root + "Qwen3-Embedding-0.6B", qwen).ids;
+  EXPECT_FALSE(special.empty());
+  EXPECT_EQ(special.front(), 151643) << "<|endoftext|>, the pad and eos token";
+}
+
+}  // namespace
