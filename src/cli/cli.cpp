@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
@@ -73,9 +74,13 @@ SortedWords sort_words(int argc, const char* const* argv) {
       i = take_fixed(*spec, word, inline_value, i, argc, argv, out);
       continue;
     }
-    if (name.find(':') == std::string::npos)
-      throw usage_error("unknown option " + word + "; the fixed options are " + fixed_list() + ", and " +
-                        sub_option_shape());
+    if (name.find(':') == std::string::npos) {
+      std::vector<std::string> names;
+      for (const auto& option : fixed_options()) names.push_back("--" + std::string(option.name));
+      const std::optional<std::string> near = closest_option(word, names);
+      throw usage_error("unknown option " + word + (near ? "; did you mean " + *near + "?" : "") +
+                        "; the fixed options are " + fixed_list() + ", and " + sub_option_shape());
+    }
     if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_option_shape());
     const std::string value = argv[i + 1] ? argv[i + 1] : "";
     out.subs.emplace_back(word, value);

@@ -143,6 +143,7 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
   for (const auto& option : fixed_options())
     out += help_line(std::string("  --") + option.name + (option.kind == FixedKind::flag ? "" : " VALUE"), 24,
                      std::string(option.help) + (option.required ? " (required)" : ""));
+  out += help_line("  --version", 24, "prints the driver's version and git revision, alone on the command line");
   out +=
       "\n"
       "sub-options: --SET:key[:key...][@] VALUE\n"

@@ -12,6 +12,7 @@
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/log/verdicts.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -111,6 +112,8 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(summary), throughput(summary, batch)));
   emit(out, make_stat_line(input, batch, stat_values(summary)));
+  // The verdict on these reps (too few, noisy, unstable): a line upstream's process ignores.
+  emit(out, make_note_line(input, batch, judge(spread_of_durations(durations))));
   if (auto peaks = platform.memory_peaks())
     emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
   if (check.line) emit(out, *check.line);

@@ -194,7 +194,7 @@ TEST(Cli, UsageErrors) {
         "--batch_sizes", "1", "--reps", "2"},
        "--model_root needs a value (to give one that starts with '--', write --model_root=VALUE)"},
       {base_with({"--foo", "1"}), "unknown option --foo; the fixed options are " + fixed + ", and " + subs_shape},
-      {base_with({"--rep", "1"}), "unknown option --rep; the fixed options are " + fixed + ", and " + subs_shape},
+      {base_with({"--rep", "1"}), "unknown option --rep; did you mean --reps?; the fixed options are " + fixed + ", and " + subs_shape},
       {base_with({"extra"}),
        "unexpected argument 'extra'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
       {base_with({"-x"}), "unexpected argument '-x'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
