@@ -25,7 +25,7 @@ BertEncoder::BertEncoder(EncoderConfig config, const NamedTensors& named, bool p
     : config_(std::move(config)), attention_(attention) {
   const WeightMap weights(named);
   auto get = [&](const std::string& name) { return weights.get(name); };
-  activation_of(config_.hidden_act);  // validated early
+  activation_ = activation_of(config_.hidden_act);
   w_.word = get("embeddings.word_embeddings.weight");
   w_.position = get("embeddings.position_embeddings.weight");
   if (config_.family != Family::distilbert) w_.token_type = get("embeddings.token_type_embeddings.weight");
@@ -215,7 +215,7 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
     auto hdn = run_linear(x, L.ffn_in);
-    activate_(hdn, activation_of(config_.hidden_act));
+    activate_(hdn, activation_);
     auto y = run_linear(hdn, L.ffn_out);
     y.add_(x);
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);

@@ -83,7 +83,7 @@ NamedTensors modernbert_random_weights(const EncoderConfig& c, uint64_t seed, at
 
 ModernBertEncoder::ModernBertEncoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention)
     : config_(std::move(config)), attention_(attention) {
-  activation_of(config_.hidden_act);  // validated early
+  activation_ = activation_of(config_.hidden_act);
   const WeightMap w(named);
   auto get = [&](const std::string& name) { return w.get(name); };
   auto norm = [&](const std::string& name) { return w.norm(name); };
@@ -176,8 +176,7 @@ at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, con
 at::Tensor ModernBertEncoder::mlp(const at::Tensor& h, const Layer& L) const {
   const int64_t I = config_.intermediate_size;
   auto wi = run_linear(h, L.wi);  // [B, T, 2 I]: input, then gate
-  auto act = wi.narrow(-1, 0, I).contiguous();
-  activate_(act, activation_of(config_.hidden_act));
+  auto act = activated(wi.narrow(-1, 0, I), activation_);
   act.mul_(wi.narrow(-1, I, I));
   return run_linear(act, L.mlp_out);
 }

@@ -16,6 +16,18 @@ at::Tensor WeightMap::optional(const std::string& name) const {
   return it == map_.end() ? at::Tensor() : it->second;
 }
 
+at::Tensor activated(const at::Tensor& h, Activation a) {
+  switch (a) {
+    case Activation::gelu: return at::gelu(h);
+    case Activation::gelu_tanh: return at::gelu(h, "tanh");
+    case Activation::quick_gelu: return h * at::sigmoid(h * 1.702);
+    case Activation::relu: return at::relu(h);
+    case Activation::silu: return at::silu(h);
+    case Activation::tanh: return at::tanh(h);
+  }
+  return h.contiguous();
+}
+
 at::Tensor& activate_(at::Tensor& h, Activation a) {
   switch (a) {
     case Activation::gelu: return at::gelu_(h);

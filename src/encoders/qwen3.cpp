@@ -96,7 +96,7 @@ NamedTensors qwen3_random_weights(const EncoderConfig& c, uint64_t seed, at::Sca
 
 Qwen3Encoder::Qwen3Encoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention, bool owned_weights)
     : config_(std::move(config)), attention_(attention) {
-  activation_of(config_.hidden_act);  // validated early
+  activation_ = activation_of(config_.hidden_act);
   const WeightMap w(named);
   auto get = [&](const std::string& name) { return w.get(name); };
   auto norm = [&](const std::string& name) { return w.norm(name); };
@@ -220,13 +220,14 @@ at::Tensor Qwen3Encoder::mlp(const at::Tensor& h, const Layer& L) const {
   at::Tensor gate, up;
   if (L.gate_up.weight.defined()) {
     auto both = run_linear(h, L.gate_up);
-    gate = both.narrow(-1, 0, I).contiguous();
+    gate = activated(both.narrow(-1, 0, I), activation_);
     up = both.narrow(-1, I, I);
   } else {
     gate = run_linear(h, L.gate);
+    activate_(gate, activation_);
     up = run_linear(h, L.up);
   }
-  activate_(gate, activation_of(config_.hidden_act)).mul_(up);
+  gate.mul_(up);
   return run_linear(gate, L.down);
 }
 

@@ -84,10 +84,14 @@ std::string native_and_compile_hint() {
          "docs/hf-models.md)";
 }
 
+[[noreturn]] void refuse_class(const std::string& cls) {
+  throw usage_error("--model_class " + cls + " has no native encoder " + native_and_compile_hint());
+}
+
 // The model_type the class requires (empty for AutoModel); a usage Error for a head or non-native class.
 std::string check_class_name(const std::string& cls) {
   const std::optional<std::string> wants = native_model_type(cls);
-  if (!wants) throw usage_error("--model_class " + cls + " has no native encoder " + native_and_compile_hint());
+  if (!wants) refuse_class(cls);
   return *wants;
 }
 
@@ -386,7 +390,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
     throw usage_error(dir + ": not a folder (a Hugging Face model folder holds config.json and model.safetensors)");
   p.cls = request.model_class.empty() ? "AutoModel" : request.model_class;
   const std::optional<std::string> native_type = native_model_type(p.cls);
-  if (!native_type && !request.ahead_of_time) check_class_name(p.cls);  // throws, naming what runs and how
+  if (!native_type && !request.ahead_of_time) refuse_class(p.cls);
   p.config_path = dir + "/config.json";
   refuse_special_file(p.config_path);  // a FIFO would block open() forever
   if (!fs::exists(p.config_path))

@@ -116,6 +116,7 @@ class BertEncoder : public NativeEncoder {
   EncoderConfig config_;
   EncoderWeights w_;
   AttentionImpl attention_;
+  Activation activation_;  // hidden_act, looked up once rather than per layer and forward
   bool packed_gemm_ = true;
 };
 

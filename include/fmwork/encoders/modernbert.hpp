@@ -66,6 +66,7 @@ class ModernBertEncoder : public NativeEncoder {
   Norm embed_norm_, final_norm_;
   std::vector<Layer> layers_;
   AttentionImpl attention_;
+  Activation activation_;  // hidden_activation, looked up once
   bool packed_gemm_ = true;
 };
 

@@ -74,6 +74,9 @@ class WeightMap {
 
 // h through `a` (config.json's hidden_act), in place where the function allows; returns h.
 at::Tensor& activate_(at::Tensor& h, Activation a);
+// `a` of h as a new contiguous tensor, in one pass over h whatever its strides (a slice of a fused GEMM's
+// output, say: no copy first).
+at::Tensor activated(const at::Tensor& h, Activation a);
 
 // A usage Error when an input of T tokens is longer than config.max_input_size(), naming the limit and where
 // it comes from, and the --input_sizes that would run.

@@ -70,6 +70,7 @@ class Qwen3Encoder : public NativeEncoder {
   Norm final_norm_;
   std::vector<Layer> layers_;
   AttentionImpl attention_;
+  Activation activation_;  // hidden_act, looked up once
   bool packed_gemm_ = true;
 };
 
