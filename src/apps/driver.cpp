@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "fmwork/cli/args_section.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/usage.hpp"
+#include "fmwork/base/progress.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/compile/compile_model.hpp"
 #include "fmwork/base/error.hpp"
@@ -29,7 +32,9 @@
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/runtime/runtime_info.hpp"
+#include "fmwork/sweep/gemm_probe.hpp"
 #include "fmwork/sweep/sweep.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/runtime/torch_settings.hpp"
 
 namespace fmwork {
@@ -45,20 +50,32 @@ struct Options {
   CheckOptions check;
 };
 
-// --save_outputs makes its folder; --check_outputs must name an existing one; the tolerances need the folder.
+// --save_outputs and --profile make their folders before anything is loaded: one that cannot be made is found
+// before a combination has run, not after each one.
+void make_output_folder(const char* option, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
+    throw usage_error(fmt::format("--{} {}: a file of that name exists; name a folder (it is made when absent)",
+                                  option, path));
+  std::filesystem::create_directories(path, ec);
+  if (ec || !std::filesystem::is_directory(path))
+    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, path,
+                                  ec ? ec.message() : std::string("a file of that name exists")));
+  if (access(path.c_str(), W_OK | X_OK) != 0)
+    throw usage_error(fmt::format("--{} {}: the folder is not writable ({}); name one you can write", option, path,
+                                  std::strerror(errno)));
+}
+
+// --save_outputs and --profile make their folders; --check_outputs must name an existing one; the tolerances
+// need the folder.
 void check_output_folders(const Options& o) {
   const FixedArgs& a = o.command_line.args;
   if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
     throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
   if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs))
     throw usage_error("--check_outputs " + *a.check_outputs + " is not a folder; give the folder --save_outputs wrote");
-  if (a.save_outputs) {
-    std::error_code ec;
-    std::filesystem::create_directories(*a.save_outputs, ec);
-    if (ec || !std::filesystem::is_directory(*a.save_outputs))
-      throw usage_error("--save_outputs " + *a.save_outputs + ": cannot make the folder (" +
-                        (ec ? ec.message() : std::string("a file of that name exists")) + ")");
-  }
+  if (a.save_outputs) make_output_folder("save_outputs", *a.save_outputs);
+  if (a.profile) make_output_folder("profile", *a.profile);
   std::error_code ec;
   if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
     throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
@@ -109,6 +126,8 @@ RuntimeInfo apply_runtime(const Options& o, const Platform& platform, bool grad,
 std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, std::ostream& section) {
   const FixedArgs& args = o.command_line.args;
   section << banner("MODEL") << std::flush;
+  // On a terminal only: a log file gets no line for a load that takes a second (a compile step says its own).
+  progress_live("loading " + args.model_path + (args.compile ? " and compiling it" : "") + " ...");
   const Nanos t0 = clock_now();
   auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device(),
                                       compiles_from_folder(args.compile, o.compile, platform)});
@@ -128,8 +147,28 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
   return model;
 }
 
+// The machine's GEMM rate for STAT's of_peak, when a combination's FLOPs can be known (the model's formula, or
+// the --profile rep's counter): read from the cache or measured, and said above META. A probe the device
+// refuses costs only of_peak, with a line saying why.
+std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo& runtime, Platform& platform,
+                                        const Model& model, std::ostream& section) {
+  if (!model.forward_flops(1, 1) && !args.profile) return std::nullopt;
+  const std::optional<c10::ScalarType> dtype = float_dtype_of(model.dtype_name());
+  if (!dtype) return std::nullopt;
+  std::string note;
+  try {
+    const GemmRate rate = gemm_rate(*dtype, platform, runtime, &note);
+    section << describe_gemm_rate(rate) << "\n";
+    if (!note.empty()) section << note << "\n";
+    return rate;
+  } catch (const std::exception& e) {
+    section << "gemm rate: not measured (" << exception_cause(e) << "); STAT has no of_peak\n";
+    return std::nullopt;
+  }
+}
+
 MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Platform& platform, const Model& model,
-                   bool grad) {
+                   bool grad, const std::optional<GemmRate>& rate) {
   MetaFacts f;
   f.driver = FMWORK_VERSION;
   f.git = FMWORK_GIT_REVISION;
@@ -148,6 +187,12 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.grad = grad ? "on" : "off";
   f.eval = args.eval ? "true" : "false";
   f.compile = args.compile ? "true" : "false";
+  f.cpu = to_log_token(runtime.cpu);
+  f.isa = runtime.isa;
+  if (rate) {
+    f.gemm_gflops = rate->gflops;
+    f.gemm_probe = rate->how();
+  }
   return make_meta_line(f);
 }
 
@@ -170,6 +215,11 @@ int run(int argc, char** argv) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   const std::optional<IsolatedChild> child = isolated_child(args, std::cerr);
+  // Progress on stderr (never stdout: the log). An --isolate child says nothing: it would count its one
+  // combination as "1 of 1"; its parent's lines and the FAIL lines say what happens.
+  set_progress_mode(args.quiet || child    ? ProgressMode::off
+                    : isatty(STDERR_FILENO) ? ProgressMode::live
+                                            : ProgressMode::lines);
   if (!child) {
     std::cout << banner("ARGS") << format_args_section(o.command_line);
     flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once
@@ -189,12 +239,19 @@ int run(int argc, char** argv) {
   const bool grad = grad_enabled_requested(o.calls);
   const RuntimeInfo runtime = apply_runtime(o, *platform, grad, section);
   auto model = load_and_compile(o, *platform, section);
-  section << format_line(meta_line(args, runtime, *platform, *model, grad)) << "\n";
+  const std::optional<GemmRate> rate = probe_gemm_rate(args, runtime, *platform, *model, section);
+  section << format_line(meta_line(args, runtime, *platform, *model, grad, rate)) << "\n";
   flush_or_throw(std::cout, "the log to standard output");
+  if (platform->device().is_cpu() && (!child || child->sections)) {
+    const std::string warning = native_dtype_warning(model->dtype_name(), runtime.isa);
+    if (!warning.empty()) std::cerr << "warning: " << warning << std::endl;
+  }
 
   InputGenerator inputs(model->token_facts(), args.seed);
   SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
-                 args.model_class, args.save_outputs, args.check_outputs, o.check};
+                 args.model_class, args.save_outputs, args.check_outputs, o.check,
+                 args.profile};
+  if (rate) plan.peak_gflops = rate->gflops;
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
   if (child) return failures > 0 ? 1 : 0;
   return finish(failures, args);

@@ -161,9 +161,19 @@ const FixedOption kFixed[] = {
      "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)",
      [](A& a, const V& v) { a.check_outputs = v.text; },
      [](const A& a) { return std::optional(optional_string(a.check_outputs)); }, "a folder"},
+    {"profile", FixedKind::text, false, false, "DIR", "prof",
+     "folder: after each combination's timed reps, one more rep under LibTorch's profiler writes "
+     "<input>x<batch>.trace.json (Chrome trace: Perfetto, chrome://tracing) and FMWORK PROFILE lines of its top "
+     "operators; the timed reps are not profiled (ours)",
+     [](A& a, const V& v) { a.profile = v.text; },
+     [](const A& a) { return std::optional(optional_string(a.profile)); }, "a folder"},
     {"isolate", FixedKind::flag, false, false, "", "",
      "run each batch x input combination in a child process that loads the model itself (ours)",
      [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
+    {"quiet", FixedKind::flag, false, false, "", "",
+     "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
+     "errors and warnings still go there) (ours)",
+     [](A& a, const V&) { a.quiet = true; }, [](const A& a) { return std::optional(Value::of_bool(a.quiet)); }},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/loaders/aoti_model.hpp"
+#include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
@@ -161,7 +162,12 @@ ReadyPackage ready_package(const PackageSpec& s, const torch::Device& device) {
   const auto fields = key_fields(s);
   std::optional<CacheEntry> entry = cache.find("aoti", fields);
   const bool hit = entry.has_value();
-  if (!entry) entry = cache.store("aoti", fields, [&](const std::string& dir) { return build_package(s, tools, dir); });
+  if (!entry) {
+    progress_line("inductor: building the AOTInductor package for shape " + s.shape() +
+                  " (an export and a g++ run: a minute or more on 2 cores) ...");
+    entry = cache.store("aoti", fields, [&](const std::string& dir) { return build_package(s, tools, dir); });
+    progress_line("inductor: package built in " + duration_text(entry->build_seconds));
+  }
   auto package = std::make_unique<AotiPackage>((fs::path(entry->dir) / "model.pt2").string(), device);
   const double ready = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto fact = [&](const char* key) { return entry->facts.count(key) ? entry->facts.at(key) : std::string(); };
@@ -198,6 +204,10 @@ class InductorModel : public Model {
     return package_ ? package_->facts().inputs : eager_->fed_inputs();
   }
   std::vector<std::string> output_names() const override { return eager_->output_names(); }
+  // The package computes what the eager model does (transformers' class of the same architecture).
+  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
+    return eager_->forward_flops(batch, input);
+  }
   void eval() override {}
 
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {

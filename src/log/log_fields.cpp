@@ -75,6 +75,35 @@ FieldSpec tokens_field() {
   return f;
 }
 
+// STAT's work fields (--profile and the native encoders' FLOP formula, see hf/forward_flops.hpp): the
+// FLOPs of one forward pass and where the count comes from, the achieved rate over the median latency and
+// its fraction of the machine's GEMM rate (META's gemm_gflops). Last of STAT, all optional.
+std::vector<FieldSpec> work_fields() {
+  FieldSpec flops = field("flops", FieldKind::number);
+  flops.precision = 6;
+  flops.significant = true;
+  flops.csv = {flops.key};
+  FieldSpec from = field("flops_from", FieldKind::text);
+  from.choices = "formula|profiler";
+  from.csv = {from.key};
+  FieldSpec gflops = field("gflops", FieldKind::number);
+  gflops.precision = 3;
+  gflops.csv = {gflops.key};
+  gflops.summary = {gflops.key, 6, 1, 1, true};
+  FieldSpec of_peak = field("of_peak", FieldKind::number);
+  of_peak.precision = 4;
+  of_peak.csv = {of_peak.key};
+  of_peak.summary = {"of_peak_%", 7, 0.01, 1, true};  // a percentage for people, the fraction in the CSV
+  return {flops, from, gflops, of_peak};
+}
+
+// META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
+FieldSpec gemm_rate_field() {
+  FieldSpec f = field("gemm_gflops", FieldKind::number);
+  f.precision = 1;
+  return f;
+}
+
 // A CHECK number: 6 significant digits.
 FieldSpec check_number(std::string_view key, std::string_view csv_header = {}) {
   FieldSpec f = field(key, FieldKind::number);
@@ -101,18 +130,22 @@ const LineSpec& meta_line_spec() {
                               field(kMetaDtype, FieldKind::text), field("parameters", FieldKind::integer),
                               field("weights", FieldKind::text), field("seed", FieldKind::text),
                               field("grad", FieldKind::text), field("eval", FieldKind::text),
-                              field("compile", FieldKind::text)},
+                              field("compile", FieldKind::text), field("cpu", FieldKind::text),
+                              field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text)},
                              std::nullopt};
   return spec;
 }
 
 const LineSpec& stat_line_spec() {
   // The summary shows tokens_per_s, p50, p90, p99, stddev, reps, dropped, in that order.
-  static const LineSpec spec{"STAT",
-                             {key_field("input"), key_field("batch"), count_field("reps", 4), count_field("dropped", 5),
-                              ms_field("mean_ms"), ms_field("stddev_ms", 3), ms_field("min_ms"), ms_field("p50_ms", 0),
-                              ms_field("p90_ms", 1), ms_field("p99_ms", 2), ms_field("max_ms"), tokens_field()},
-                             field("_ms", FieldKind::number)};
+  static const LineSpec spec = [] {
+    std::vector<FieldSpec> fields{key_field("input"), key_field("batch"),   count_field("reps", 4),
+                                  count_field("dropped", 5), ms_field("mean_ms"), ms_field("stddev_ms", 3),
+                                  ms_field("min_ms"),       ms_field("p50_ms", 0), ms_field("p90_ms", 1),
+                                  ms_field("p99_ms", 2),    ms_field("max_ms"),    tokens_field()};
+    for (FieldSpec& f : work_fields()) fields.push_back(f);
+    return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
+  }();
   return spec;
 }
 
@@ -188,6 +221,27 @@ const LineSpec& note_line_spec() {
     reason.to_end = true;
     reason.csv = {"verdict_reason"};
     return LineSpec{"NOTE", {key_field("input"), key_field("batch"), verdict, kept, cov, tail, drift, reason},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
+const LineSpec& profile_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec rank = field("rank", FieldKind::integer, FieldNeed::required);
+    rank.min = 1;
+    FieldSpec op = field("op", FieldKind::text, FieldNeed::required);
+    FieldSpec calls = field("calls", FieldKind::integer);
+    FieldSpec self = field("self_ms", FieldKind::number), total = field("total_ms", FieldKind::number);
+    self.precision = total.precision = 3;
+    FieldSpec share = field("self_share", FieldKind::number);
+    share.precision = 4;
+    FieldSpec flops = field("flops", FieldKind::number);
+    flops.precision = 6;
+    flops.significant = true;
+    return LineSpec{"PROFILE",
+                    {key_field("input"), key_field("batch"), rank, op, field("on", FieldKind::text), calls, self,
+                     total, share, flops, field("trace", FieldKind::text)},
                     std::nullopt};
   }();
   return spec;

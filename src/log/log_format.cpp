@@ -76,6 +76,7 @@ struct Formatter {
   std::string operator()(const CheckLine& l) const { return format_fields(check_line_spec(), l.fields); }
   std::string operator()(const CompileLine& l) const { return format_fields(compile_line_spec(), l.fields); }
   std::string operator()(const NoteLine& l) const { return format_fields(note_line_spec(), l.fields); }
+  std::string operator()(const ProfileLine& l) const { return format_fields(profile_line_spec(), l.fields); }
 };
 
 }  // namespace
@@ -194,25 +195,63 @@ Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values) 
   return fields;
 }
 
+Fields make_some_fields(const LineSpec& spec, const std::vector<std::optional<FieldValue>>& values) {
+  if (values.size() != spec.fields.size()) {
+    throw runtime_error("FMWORK " + std::string(spec.word) + " has " + std::to_string(spec.fields.size()) +
+                        " fields, given " + std::to_string(values.size()) + " values");
+  }
+  Fields fields;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]) fields.add(std::string(spec.fields[i].key), format_value(spec.fields[i], *values[i]));
+  }
+  return fields;
+}
+
 ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
                       int64_t input, int64_t batch, double latency_ms, double throughput) {
   return ResLine{t_first, t_last, model_name, model_class, input, batch, latency_ms, throughput};
 }
 
 MetaLine make_meta_line(const MetaFacts& f) {
-  return MetaLine{make_fields(meta_line_spec(),
-                              {f.driver, f.git, f.torch, f.blas, f.onednn, f.parallel, f.platform, f.device, f.threads,
-                               f.interop_threads, f.dtype, f.parameters, f.weights, f.seed, f.grad, f.eval, f.compile})};
+  using V = std::optional<FieldValue>;
+  const auto text = [](const std::string& s) { return s.empty() ? V() : V(std::string_view(s)); };
+  const bool probed = f.gemm_gflops.has_value();
+  return MetaLine{make_some_fields(
+      meta_line_spec(), {V(f.driver), V(f.git), V(f.torch), V(f.blas), V(f.onednn), V(f.parallel), V(f.platform),
+                         V(f.device), V(f.threads), V(f.interop_threads), V(f.dtype), V(f.parameters), V(f.weights),
+                         V(f.seed), V(f.grad), V(f.eval), V(f.compile), text(f.cpu), text(f.isa),
+                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V()})};
 }
 
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v) {
-  return StatLine{make_fields(stat_line_spec(), {input, batch, v.reps, v.dropped, v.mean_ms, v.stddev_ms, v.min_ms,
-                                                 v.p50_ms, v.p90_ms, v.p99_ms, v.max_ms,
-                                                 tokens_per_s(input, batch, v.p50_ms)})};
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work) {
+  using V = std::optional<FieldValue>;
+  std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
+                        V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
+                        V(tokens_per_s(input, batch, v.p50_ms))};
+  V flops, from, gflops, of_peak;
+  if (work && work->flops > 0 && v.p50_ms > 0) {
+    const double rate = work->flops / (v.p50_ms / 1000.0) / 1e9;
+    flops = work->flops;
+    from = std::string_view(work->flops_from);
+    gflops = rate;
+    if (work->peak_gflops && *work->peak_gflops > 0) of_peak = rate / *work->peak_gflops;
+  }
+  for (V* x : {&flops, &from, &gflops, &of_peak}) values.push_back(*x);
+  return StatLine{make_some_fields(stat_line_spec(), values)};
+}
+
+ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op, const std::string& trace) {
+  constexpr size_t kMaxName = 160;  // a CUDA kernel's templated name runs to thousands of characters
+  std::string name = to_log_token(op.op);
+  if (name.size() > kMaxName) name = name.substr(0, kMaxName - 3) + "...";
+  const std::string on = to_log_token(op.on), file = to_log_token(trace);
+  return ProfileLine{make_fields(profile_line_spec(), {input, batch, op.rank, std::string_view(name),
+                                                       std::string_view(on), op.calls, op.self_ms, op.total_ms,
+                                                       op.self_share, op.flops, std::string_view(file)})};
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {

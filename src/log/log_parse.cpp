@@ -128,6 +128,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "CHECK") return CheckLine{parse_checked_fields(check_line_spec(), rest)};
   if (word == "COMPILE") return CompileLine{parse_checked_fields(compile_line_spec(), rest)};
   if (word == "NOTE") return NoteLine{parse_checked_fields(note_line_spec(), rest)};
+  if (word == "PROFILE") return ProfileLine{parse_checked_fields(profile_line_spec(), rest)};
   return std::nullopt;
 }
 

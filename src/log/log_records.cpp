@@ -51,6 +51,8 @@ class LogReader {
       attach(*mem, &CombinationRecord::mem, pending_mem_);
     } else if (auto* check = std::get_if<CheckLine>(&parsed)) {
       attach(*check, &CombinationRecord::check, pending_check_);
+    } else if (auto* profile = std::get_if<ProfileLine>(&parsed)) {
+      take_profile(std::move(*profile));
     } else if (auto* fail = std::get_if<FailLine>(&parsed)) {
       take_fail(std::move(*fail), line_number);
     }
@@ -90,6 +92,14 @@ class LogReader {
     open_res_ = kNone;
     log_.failures.push_back(std::move(fail));
     log_.failure_lines.push_back(line_number);
+  }
+
+  // A PROFILE line belongs to the RES of its (input, batch) before it, as its STAT does; the driver writes
+  // them after it. One with no such RES is left out (a combination that failed after its profile).
+  void take_profile(ProfileLine line) {
+    if (log_.results.empty()) return;
+    CombinationRecord& last = log_.results.back();
+    if (key_of(last.res) == key_of(line.fields)) last.profile.push_back(std::move(line));
   }
 
   // A STAT / MEM / CHECK line belongs to the RES of its (input, batch) just before it; one that comes

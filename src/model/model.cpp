@@ -18,4 +18,10 @@ std::string dtype_short_name(c10::ScalarType dtype) {
   }
 }
 
+std::optional<c10::ScalarType> float_dtype_of(const std::string& short_name) {
+  for (c10::ScalarType t : {torch::kFloat32, torch::kFloat16, torch::kBFloat16, torch::kFloat64})
+    if (dtype_short_name(t) == short_name) return t;
+  return std::nullopt;
+}
+
 }  // namespace fmwork

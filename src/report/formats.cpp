@@ -398,10 +398,31 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
 
 std::string csv_record(const std::vector<std::string>& cells) { return csv_row(cells); }
 
+// Leaves out the columns marked when_present (STAT's gflops and of_peak) where no row has a value: a log of a
+// model whose FLOPs are unknown shows no column of dashes.
+void drop_absent_columns(SummaryTable& table, const std::vector<const LineSpec*>& lines) {
+  std::vector<size_t> drop;
+  size_t column = 6;  // after model, class, input, batch, latency_ms, throughput (summary_columns)
+  for (const LineSpec* spec : lines) {
+    for (const FieldSpec* f : spec->summary_columns()) {
+      const bool absent = std::all_of(table.rows.begin(), table.rows.end(),
+                                      [&](const std::vector<std::string>& row) { return row[column] == "-"; });
+      if (f->summary.when_present && absent) drop.push_back(column);
+      ++column;
+    }
+  }
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it) {
+    table.header.erase(table.header.begin() + static_cast<std::ptrdiff_t>(*it));
+    table.right.erase(table.right.begin() + static_cast<std::ptrdiff_t>(*it));
+    for (auto& row : table.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+}
+
 SummaryTable summary_table(const ParsedLog& log) {
   const std::vector<const LineSpec*> lines = summary_lines(log);
   SummaryTable table = summary_columns(lines);
   for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
+  drop_absent_columns(table, lines);
   return table;
 }
 

@@ -2,9 +2,13 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
+#include <ATen/cpu/Utils.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <regex>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,7 +21,55 @@ std::string capture(const std::string& text, const char* pattern) {
   return std::regex_search(text, m, std::regex(pattern)) ? m[1].str() : std::string();
 }
 
+// The cpuinfo facts ATen reads: the CPU's name and its vector instructions as one token.
+void read_cpu(RuntimeInfo& info) {
+  const auto caps = at::cpu::get_cpu_capabilities();
+  const auto flag = [&](const char* key) {
+    const auto it = caps.find(key);
+    return it != caps.end() && it->second.isBool() && it->second.toBool();
+  };
+  const auto name = caps.find("cpu_name");
+  info.cpu = name != caps.end() && name->second.isString() && !name->second.toStringRef().empty()
+                 ? name->second.toStringRef()
+                 : "unknown";
+  // Each is what one dtype's fast path needs: avx2 and avx512 float32, avx512_bf16 / amx bfloat16,
+  // avx512_fp16 / amx_fp16 float16.
+  const std::pair<const char*, bool> named[] = {
+      {"avx2", flag("avx2")},
+      {"avx512", flag("avx512_f")},
+      {"avx512_bf16", flag("avx512_bf16")},
+      {"avx512_fp16", flag("avx512_fp16")},
+      {"amx", flag("amx_tile") && flag("amx_bf16")},
+      {"amx_fp16", flag("amx_fp16")},
+  };
+  for (const auto& [isa, present] : named)
+    if (present) info.isa += (info.isa.empty() ? "" : "+") + std::string(isa);
+  if (info.isa.empty()) info.isa = "none";
+}
+
+bool has_isa(const std::string& isa, const std::string& name) {
+  size_t start = 0;
+  while (start <= isa.size()) {
+    const size_t end = std::min(isa.find('+', start), isa.size());
+    if (isa.compare(start, end - start, name) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string native_dtype_warning(const std::string& dtype, const std::string& isa) {
+  std::vector<std::string> native;
+  if (dtype == "bfloat16") native = {"avx512_bf16", "amx"};
+  else if (dtype == "float16") native = {"avx512_fp16", "amx_fp16"};
+  else return "";
+  for (const auto& n : native)
+    if (has_isa(isa, n)) return "";
+  return fmt::format("{} has no native instructions on this CPU ({}: no {} or {}); ATen converts to float32 "
+                     "around each operation, so expect it to run slower than float32, transformers' too",
+                     dtype, isa, native[0], native[1]);
+}
 
 RuntimeInfo runtime_info() {
   const std::string config = at::show_config();
@@ -33,12 +85,14 @@ RuntimeInfo runtime_info() {
   if (info.parallel.empty()) info.parallel = "unknown";
   info.intra_op_threads = at::get_num_threads();
   info.inter_op_threads = at::get_num_interop_threads();
+  read_cpu(info);
   return info;
 }
 
 std::string describe_runtime(const RuntimeInfo& info) {
-  return fmt::format("math: BLAS {}, oneDNN {}, parallel backend {}; threads: {} intra-op, {} inter-op", info.blas,
-                     info.onednn, info.parallel, info.intra_op_threads, info.inter_op_threads);
+  return fmt::format("math: BLAS {}, oneDNN {}, parallel backend {}; threads: {} intra-op, {} inter-op\ncpu: {} ({})",
+                     info.blas, info.onednn, info.parallel, info.intra_op_threads, info.inter_op_threads, info.cpu,
+                     info.isa);
 }
 
 }  // namespace fmwork

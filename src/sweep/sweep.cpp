@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <map>
 #include <new>
 
 #include <fmt/format.h>
@@ -9,11 +10,13 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/base/host_memory.hpp"
+#include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/verdicts.hpp"
 #include "fmwork/log/stats.hpp"
+#include "fmwork/runtime/op_profile.hpp"
 
 namespace fmwork {
 namespace {
@@ -52,6 +55,59 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
           r.pass};
 }
 
+// The --profile rep: the last timed rep's inputs once more under the profiler, after the timed reps. Its
+// trace goes to the --profile folder; its top operators become PROFILE lines.
+// Without --profile: nothing. A profile that fails leaves `error` set: the timed reps stand, their lines are
+// written, and the run fails at its end.
+struct Profiled {
+  std::optional<OpProfile> profile;
+  std::string trace;  // the file's name in the folder
+  std::string error;
+};
+Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
+                     const Batch& fed) {
+  Profiled p;
+  if (!plan.profile) return p;
+  p.trace = fmt::format("{}x{}.trace.json", input, batch);
+  try {
+    p.profile = profile_call(
+        [&] {
+          const torch::IValue outputs = model.forward(fed);
+          platform.synchronize();
+        },
+        platform.device().type(), *plan.profile + "/" + p.trace);
+  } catch (const std::exception& e) {
+    p.error = exception_cause(e);
+  }
+  return p;
+}
+
+void emit_profile(std::ostream& out, int64_t batch, int64_t input, const Profiled& p) {
+  std::map<std::string, int64_t> ranked;  // per side: cpu, the device
+  for (const OpTotal& op : p.profile->ops) {
+    int64_t& rank = ranked[op.on];
+    if (static_cast<size_t>(rank) >= kTopOps) continue;
+    ++rank;
+    emit(out, make_profile_line(input, batch,
+                                ProfiledOp{rank, op.name, op.on, op.calls, op.self_ms, op.total_ms,
+                                           self_share(*p.profile, op), op.flops},
+                                p.trace));
+  }
+  if (p.profile->device_activities && p.profile->device_self_ms == 0)
+    out << fmt::format("profile {}x{}: the device reported no activities of its own; CPU operators only\n", input,
+                       batch);
+}
+
+// STAT's work fields: the model's FLOP formula, else what the --profile rep's FLOP counter saw.
+std::optional<WorkFacts> work_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                                 const Profiled& profiled) {
+  if (const std::optional<double> flops = model.forward_flops(batch, input))
+    return WorkFacts{*flops, "formula", plan.peak_gflops};
+  if (profiled.profile && profiled.profile->counted_flops > 0)
+    return WorkFacts{profiled.profile->counted_flops, "profiler", plan.peak_gflops};
+  return std::nullopt;
+}
+
 // Memory admission, before anything is allocated for the combination: its inputs (three [batch, input]
 // int64 tensors) and the model's activation estimate against what the platform has available. A
 // combination that would not fit becomes a FAIL line with the figures instead of an OOM kill that takes the
@@ -73,9 +129,36 @@ void admit(int64_t batch, int64_t input, const Model& model, Platform& platform)
                                   batch, input, size(need), parts, platform.name(), size(budget->bytes), budget->source));
 }
 
-// One combination; throws whatever the model or the device throws. Returns false when its output check failed.
-bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
-                     InputGenerator& inputs, std::ostream& out) {
+// What went wrong in a combination that still printed its RES: its output check failed, its profile rep failed.
+struct Outcome {
+  bool check_pass = true;
+  std::string profile_error;
+};
+
+// The live line between reps (a terminal only, at most every 100 ms): where the combination is and how long
+// it has left. Called after t1, outside the timed region.
+class RepProgress {
+ public:
+  RepProgress(const std::string& where, size_t reps) : where_(where), reps_(reps) {}
+  void done(size_t rep, Nanos spent) {
+    if (progress_mode() != ProgressMode::live) return;
+    const Nanos now = clock_now();
+    if (now - shown_ < 100'000'000 && rep < reps_) return;
+    shown_ = now;
+    const double per_rep = static_cast<double>(spent) / 1e9 / static_cast<double>(rep);
+    progress_live(fmt::format("{}: rep {} of {}, {} per rep, {} left", where_, rep, reps_, duration_text(per_rep),
+                              duration_text(per_rep * static_cast<double>(reps_ - rep))));
+  }
+
+ private:
+  std::string where_;
+  size_t reps_;
+  Nanos shown_ = 0;
+};
+
+// One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
+Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
+                        InputGenerator& inputs, std::ostream& out, const std::string& where) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
@@ -86,6 +169,8 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   }
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
   platform.reset_memory_peaks();
+  RepProgress progress(where, reps);
+  Nanos spent = 0;
   Batch batch_inputs;
   torch::IValue outputs;
   for (size_t rep = 0; rep < reps; ++rep) {
@@ -101,24 +186,33 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
     t0s[rep] = t0;
     t1s[rep] = t1;
     emit(out, RepLine{static_cast<int64_t>(rep + 1), plan.reps, t0, t1});
+    spent += t1 - t0;
+    progress.done(rep + 1, spent);
   }
 
   std::vector<double> durations(reps);
   for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
   const Summary summary = summarize(durations);
+  const std::optional<MemoryPeaks> peaks = platform.memory_peaks();  // the timed reps', not the profiler's
   const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
+  outputs = torch::IValue();
+  const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(summary), throughput(summary, batch)));
-  emit(out, make_stat_line(input, batch, stat_values(summary)));
+  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled)));
   // The verdict on these reps (too few, noisy, unstable): a line upstream's process ignores.
-  emit(out, make_note_line(input, batch, judge(spread_of_durations(durations))));
-  if (auto peaks = platform.memory_peaks())
-    emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
+  const Verdict verdict = judge(spread_of_durations(durations));
+  emit(out, make_note_line(input, batch, verdict));
+  if (peaks) emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
   if (check.line) emit(out, *check.line);
+  if (profiled.profile) emit_profile(out, batch, input, profiled);
   out.flush();
-  return check.pass;
+  progress_line(fmt::format("{}: p50 {} over {} kept reps, {}{}", where, duration_text(summary.p50),
+                            summary.reps - summary.dropped, verdict_text(verdict.word),
+                            profiled.profile ? ", profiled" : ""));
+  return {check.pass, profiled.error};
 }
 
 }  // namespace
@@ -132,18 +226,31 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
               const FailureReport& report) {
   int failures = 0;
   auto tell = [&](const std::string& message) {
+    progress_clear();
     if (report) report(message);
   };
+  const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
+  size_t k = 0;
   for (int64_t batch : plan.batch_sizes) {
     for (int64_t input : plan.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
+      const std::string where =
+          fmt::format("combination {} of {} (input {}, batch {})", ++k, combinations, input, batch);
+      progress_live(where + ": preparing");
       std::string error;
       try {
-        if (!run_combination(plan, batch, input, model, platform, inputs, out)) {
+        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where);
+        if (!outcome.check_pass) {
           ++failures;
           tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
                            "the sweep goes on",
                            input, batch, *plan.check_outputs));
+        }
+        if (!outcome.profile_error.empty()) {
+          ++failures;
+          tell(fmt::format("combination input {} / batch {}: the --profile rep failed: {}; its timed reps stand, the "
+                           "sweep goes on",
+                           input, batch, outcome.profile_error));
         }
       } catch (const std::bad_alloc&) {
         error = "out of memory (std::bad_alloc)";

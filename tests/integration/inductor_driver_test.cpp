@@ -162,7 +162,9 @@ TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
   CommandResult no_python = driver(kDynamic, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
   EXPECT_EQ(no_python.exit_code, 2) << no_python.err;
   EXPECT_NE(no_python.err.find("set FMWORK_PYTHON to a Python with torch=="), std::string::npos) << no_python.err;
-  EXPECT_EQ(std::count(no_python.err.begin(), no_python.err.end(), '\n'), 1) << no_python.err;
+  // The progress line saying the package build starts (stderr is no terminal), then the one error line.
+  EXPECT_EQ(std::count(no_python.err.begin(), no_python.err.end(), '\n'), 2) << no_python.err;
+  EXPECT_EQ(no_python.err.rfind("inductor: building the AOTInductor package", 0), 0u) << no_python.err;
 
   std::vector<std::string> graphs = kDynamic;
   graphs.insert(graphs.end(), {"--compile:mode", "reduce-overhead"});

@@ -24,10 +24,11 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   using V = std::vector<std::string>;
   EXPECT_EQ(csv_headers(stat_line_spec()),
             (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
-                "tokens_per_s"}));
+                "tokens_per_s", "flops", "flops_from", "gflops", "of_peak"}));
   EXPECT_EQ(keys(stat_line_spec().summary_columns()),
-            (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped"}))
-      << "tokens/s first, beside RES's throughput";
+            (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak"}))
+      << "tokens/s first, beside RES's throughput; the work last";
+  EXPECT_EQ(stat_line_spec().find("of_peak")->summary.header, "of_peak_%");
   EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
   EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
   EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
@@ -41,7 +42,8 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().csv_columns().empty());
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
-  EXPECT_EQ(meta_line_spec().fields.size(), 17u);
+  EXPECT_EQ(meta_line_spec().fields.size(), 21u);
+  EXPECT_EQ(meta_line_spec().fields.back().key, "gemm_probe");
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

@@ -166,12 +166,26 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.interop_threads = 1;
   f.parameters = 11104768;
   f.device = to_log_token("Intel Xeon, 2 threads");
+  f.cpu = "AMD_EPYC";
+  f.isa = "avx2";
+  f.gemm_gflops = 87.26;
+  f.gemm_probe = "at::mm_1024_float32_2threads_best_of_7_measured";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)
     EXPECT_EQ(meta.fields.items[i].first, meta_line_spec().fields[i].key) << i;
   EXPECT_EQ(*meta.fields.find("threads"), "2");
   EXPECT_EQ(*meta.fields.find("device"), "Intel_Xeon,_2_threads");
+  EXPECT_EQ(*meta.fields.find("gemm_gflops"), "87.3");
+  // No probe, no CPU facts: those keys are left out rather than written empty.
+  MetaFacts bare = f;
+  bare.gemm_gflops.reset();
+  bare.cpu.clear();
+  const MetaLine without = make_meta_line(bare);
+  EXPECT_EQ(without.fields.find("gemm_gflops"), nullptr);
+  EXPECT_EQ(without.fields.find("gemm_probe"), nullptr) << "the probe's how goes with its figure";
+  EXPECT_EQ(without.fields.find("cpu"), nullptr);
+  EXPECT_EQ(*without.fields.find("isa"), "avx2");
   EXPECT_EQ(format_line(parse_as<MetaLine>(format_line(meta))), format_line(meta));
   EXPECT_EQ(parse_error("FMWORK META driver=0.1.0 threads=two"), "FMWORK META threads must be an integer, got 'two'");
   EXPECT_EQ(*parse_as<MetaLine>("FMWORK META engine=transformers python=3.11").fields.find("engine"), "transformers");

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +19,13 @@ namespace fmwork::test_support {
 using CommandResult = SubprocessResult;
 
 // Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
-// "KEY=VALUE" added to the environment.
-inline CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {}) {
+// "KEY=VALUE" added to the environment. Unless extra_env names FMWORK_CACHE, the program's artifact cache is
+// the tests' own folder (/tmp/fmwork-test-cache-<uid>), never the user's: a GEMM rate measured while the
+// suite loads the machine must not become the figure of the user's later runs.
+inline CommandResult run_command(const std::vector<std::string>& argv, std::vector<std::string> extra_env = {}) {
+  bool named = false;
+  for (const auto& entry : extra_env) named = named || entry.rfind("FMWORK_CACHE=", 0) == 0;
+  if (!named) extra_env.push_back("FMWORK_CACHE=/tmp/fmwork-test-cache-" + std::to_string(getuid()));
   return run_subprocess(argv, extra_env);
 }
 

@@ -38,6 +38,8 @@ struct FixedArgs {
   std::optional<std::string> save_outputs;   // --save_outputs DIR
   std::optional<std::string> check_outputs;  // --check_outputs DIR
   bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
+  std::optional<std::string> profile;        // --profile DIR: a traced rep after each combination's timed ones
+  bool quiet = false;                        // --quiet: no progress on stderr
 };
 
 // What an option's value must be. The kind decides whether the option takes a value, checks it and reads

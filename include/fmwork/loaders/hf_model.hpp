@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fmwork/hf/config.hpp"
+#include "fmwork/hf/forward_flops.hpp"
 #include "fmwork/encoders/native_encoder.hpp"
 #include "fmwork/model/model.hpp"
 
@@ -43,6 +44,9 @@ class HfModel : public Model {
   std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
   std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
     return encoder_->activation_bytes(batch, input);
+  }
+  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
+    return hf::forward_flops(encoder_->config(), batch, input, encoder_->has_pooler()).total();
   }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     encoder_->prepare(batch, input);

@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.
@@ -22,6 +22,7 @@ struct ReportColumn {
   int rank = 0;          // order among the line's columns, lowest first; a tie keeps the table's order
   double divisor = 1;    // the summary shows value / divisor with `decimals` decimals ...
   int decimals = -1;     // ... or, at -1, the value as written (so is a value that is not a number)
+  bool when_present = false;  // the summary leaves the column out of a table where no row has the field
 };
 
 // One known field of an extension line.
@@ -53,15 +54,22 @@ struct LineSpec {
 };
 
 // FMWORK META driver= git= torch= blas= onednn= parallel= platform= device= threads= interop_threads= dtype=
-// parameters= weights= seed= grad= eval= compile=: run metadata, in that order from our driver; none required,
-// other keys allowed (other writers add their own); threads, interop_threads and parameters are integers.
+// parameters= weights= seed= grad= eval= compile= cpu= isa= gemm_gflops= gemm_probe=: run metadata, in that
+// order from our driver; none required, other keys allowed (other writers add their own); threads,
+// interop_threads and parameters are integers, gemm_gflops a number (1 decimal). cpu is the CPU's model
+// name, isa its vector instructions ("avx2", "avx512+avx512_bf16+amx"); gemm_gflops the machine's GEMM rate
+// in the run's dtype, device and threads and gemm_probe how it was measured (sweep/gemm_probe.hpp).
 // `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
 inline constexpr std::string_view kMetaDriver = "driver";
 inline constexpr std::string_view kMetaDtype = "dtype";
 const LineSpec& meta_line_spec();
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
-// tokens_per_s=: input and batch are required (integers >= 1); reps, dropped are integers >= 0, *_ms keys
-// numbers (written with 6 decimals) and tokens_per_s (batch x input / p50, 3 decimals) a number where present.
+// tokens_per_s= [flops= flops_from=formula|profiler gflops= of_peak=]: input and batch are required (integers
+// >= 1); reps, dropped are integers >= 0, *_ms keys numbers (written with 6 decimals) and tokens_per_s (batch
+// x input / p50, 3 decimals) a number where present. Where the FLOPs of a forward pass are known: flops (6
+// significant digits) and where they come from (the native encoders' formula, or the profiler's FLOP counter
+// on the --profile rep), gflops = flops / p50 (3 decimals) and, where the machine's GEMM rate was measured,
+// of_peak = gflops / META's gemm_gflops (a fraction, 4 decimals).
 const LineSpec& stat_line_spec();
 // FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
 // input and batch required; *_bytes keys are integers >= 0 where present.
@@ -86,5 +94,13 @@ const LineSpec& compile_line_spec();
 // present. Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,
 // verdict) are what `process` computes from the REP / STAT lines.
 const LineSpec& note_line_spec();
+// FMWORK PROFILE input=I batch=B rank=R op=<name> on=cpu|cuda|... calls= self_ms= total_ms= self_share= flops=
+// trace=<file>: one line per operator of the --profile rep, the top ones by self time (rank 1 the largest).
+// op is the operator's name made a token (aten::addmm; a kernel's name cut to 160 characters); on where it
+// ran (cpu for operators, the device for its kernels); self_ms its time less its children's, total_ms with
+// them (3 decimals), self_share its part of all self time on the same side (4 decimals), flops what the
+// profiler's FLOP counter gave it (6 significant digits); trace the Chrome trace file in the --profile
+// folder. input, batch, rank and op required.
+const LineSpec& profile_line_spec();
 
 }  // namespace fmwork

@@ -1,6 +1,6 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// MEM, FAIL, CHECK, COMPILE, NOTE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
 // field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
@@ -89,13 +89,27 @@ struct FailLine { Fields fields; };
 struct CheckLine { Fields fields; };
 struct CompileLine { Fields fields; };
 struct NoteLine { Fields fields; };  // made by verdicts.hpp's make_note_line
+struct ProfileLine { Fields fields; };
+
+// Fields of `spec` by position, each value written as make_fields writes it, a nullopt leaving its field out
+// (the optional fields of a line: STAT's work fields, META's probe). Errors as make_fields'.
+Fields make_some_fields(const LineSpec& spec, const std::vector<std::optional<FieldValue>>& values);
 
 // Builders for the sweep, so that every number is formatted in one place. They format the numbers they
 // are given; stats.hpp computes them (latency_ms, throughput, stat_values).
 ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
                       int64_t input, int64_t batch, double latency_ms, double throughput);
-// STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below).
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values);
+// What STAT says of the work a forward pass does, where it is known: its FLOPs, where the count comes from
+// ("formula" or "profiler") and the machine's GEMM rate in GFLOP/s when it was measured.
+struct WorkFacts {
+  double flops = 0;
+  std::string flops_from;
+  std::optional<double> peak_gflops;
+};
+// STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
+// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak.
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
+                        const std::optional<WorkFacts>& work = std::nullopt);
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
@@ -117,6 +131,9 @@ struct MetaFacts {
   std::string dtype;
   int64_t parameters = 0;
   std::string weights, seed, grad, eval, compile;
+  std::string cpu, isa;                // left out when empty
+  std::optional<double> gemm_gflops;   // with gemm_probe: the machine's GEMM rate and how it was measured
+  std::string gemm_probe;
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 
@@ -129,9 +146,19 @@ struct CompileFacts {
 };
 CompileLine make_compile_line(const CompileFacts& facts);
 
+// PROFILE: one operator of a --profile rep (profile_line_spec() says what each field holds). `op` is made a
+// token (to_log_token) and cut to 160 characters; `on` likewise; `trace` is the trace file's name.
+struct ProfiledOp {
+  int64_t rank = 0;
+  std::string op, on;
+  int64_t calls = 0;
+  double self_ms = 0, total_ms = 0, self_share = 0, flops = 0;
+};
+ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op, const std::string& trace);
+
 using LogLine =
     std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine,
-                 NoteLine>;
+                 NoteLine, ProfileLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a

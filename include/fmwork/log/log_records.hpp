@@ -29,6 +29,7 @@ struct CombinationRecord {
   std::optional<StatLine> stat;         // the STAT line of the same (input, batch), see docs/log-lines.md
   std::optional<MemLine> mem;           // the MEM line of the same (input, batch)
   std::optional<CheckLine> check;       // the CHECK line of the same (input, batch) (--check_outputs)
+  std::vector<ProfileLine> profile;     // the PROFILE lines of the same (input, batch), by rank (--profile)
   std::vector<Nanos> rep_durations;     // t1 - t0 of the REP lines of this combination, in order
 };
 

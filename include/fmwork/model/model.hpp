@@ -73,6 +73,11 @@ class Model {
   // sweep refuses it before anything is allocated for it.
   virtual std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const { return std::nullopt; }
 
+  // The floating-point operations of one forward pass of `batch` x `input` tokens, from the architecture
+  // (the native encoders: hf/forward_flops.hpp says what is counted); nullopt when the model cannot tell
+  // (TorchScript: --profile then counts them with the profiler).
+  virtual std::optional<double> forward_flops(int64_t batch, int64_t input) const { return std::nullopt; }
+
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
 
@@ -83,6 +88,8 @@ class Model {
 
 // "float32", "float16", "bfloat16", "float64", ...: the names the options and log lines use.
 std::string dtype_short_name(c10::ScalarType dtype);
+// The floating-point dtype of such a name (float32, float16, bfloat16, float64); nullopt for any other.
+std::optional<c10::ScalarType> float_dtype_of(const std::string& short_name);
 
 struct LoadRequest {
   std::string path;          // --model_root/--model_name

@@ -27,13 +27,23 @@ struct SweepPlan {
   // CHECK line compares the outputs with the saved ones, with these tolerances.
   std::optional<std::string> check_outputs;
   CheckOptions check;
+  // --profile DIR: after each combination's timed reps (and its output check), one more rep of the same
+  // inputs under LibTorch's profiler writes DIR/<input>x<batch>.trace.json and the PROFILE lines of its top
+  // operators (kTopOps per side: CPU operators, device kernels). Never inside the timed reps.
+  std::optional<std::string> profile;
+  // The machine's GEMM rate in GFLOP/s (gemm_probe.hpp), for STAT's of_peak; nullopt: no of_peak.
+  std::optional<double> peak_gflops;
 };
+
+// The operators a --profile rep reports per side (CPU operators, device kernels), largest self time first.
+constexpr size_t kTopOps = 10;
 
 // Timestamps: CLOCK_MONOTONIC anchored once to the wall clock (CLOCK_REALTIME) at the first call, so that
 // they read as Unix time like upstream's time.time_ns() yet never jump when the wall clock is adjusted.
 Nanos clock_now();
 
-// Runs the sweep, writing each line as it is produced. The timed region of a rep holds the
+// Runs the sweep, writing each line as it is produced. STAT carries the work fields (gflops, of_peak) where
+// the model knows its FLOPs (Model::forward_flops) or, failing that, the --profile rep counted some. The timed region of a rep holds the
 // model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
 // are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
 // FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.

@@ -73,6 +73,10 @@ class PluginCompiledModel : public Model {
   std::vector<std::string> fed_inputs() const override { return inner_->fed_inputs(); }
   std::vector<std::string> output_names() const override { return inner_->output_names(); }
   TokenFacts token_facts() const override { return inner_->token_facts(); }
+  // The plugin's compiler runs the same model: the same work, however it schedules it.
+  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
+    return inner_->forward_flops(batch, input);
+  }
   int64_t parameter_count() const override { return inner_->parameter_count(); }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override { return inner_->prepare(batch, input); }
   void eval() override { inner_->eval(); }

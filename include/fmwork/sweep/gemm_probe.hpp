@@ -1,0 +1,43 @@
+// The machine's GEMM rate: what STAT's of_peak divides by. A short probe (at::mm of large square matrices
+// in the run's dtype, on its device, with its threads; best of a few, about a second) run once per machine
+// and kept in the artifact cache, so that later runs read it back.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <c10/core/ScalarType.h>
+
+#include "fmwork/platform/platform.hpp"
+#include "fmwork/runtime/runtime_info.hpp"
+
+namespace fmwork {
+
+struct GemmRate {
+  double gflops = 0;
+  int64_t n = 0;        // the products were n x n by n x n
+  std::string dtype;    // "float32"
+  int threads = 0;      // at::get_num_threads() while measuring
+  int repeats = 0;      // timed products, the best of which gives gflops
+  bool cached = false;  // read back from the cache rather than measured by this run
+  // How it was measured, one log token (META's gemm_probe): "at::mm_1024_float32_2threads_best_of_7_cached".
+  std::string how() const;
+};
+
+// Measures now: n x n by n x n products (n doubled from 1024 on the CPU, 4096 on a device, until one takes
+// 20 ms, at most 4096 and 16384), then the best of 3 to 10 (more while under a second). The timed region holds the
+// product and platform.synchronize(), as a rep does. Throws what the device throws (a plugin device without
+// at::mm, say) and a runtime Error for a dtype that is not floating point.
+GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform);
+
+// The rate for this machine, read from the artifact cache (default_cache_root(), kind "gemm") when measured
+// before with the same CPU (model and ISA), LibTorch and BLAS, device, dtype and threads; else measured
+// and stored. A cache that cannot be read or written costs only the keeping: the rate is measured and
+// `note` (when not null) says why it was not kept. Throws as measure_gemm_rate does.
+GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr);
+
+// "gemm rate: 87.3 GFLOP/s (at::mm 1024x1024 float32, 2 threads, best of 7; read from the cache ...)": the
+// line the driver prints above META.
+std::string describe_gemm_rate(const GemmRate& rate);
+
+}  // namespace fmwork

@@ -1,0 +1,129 @@
+// The machine's GEMM rate (see include/fmwork/sweep/gemm_probe.hpp).
+#include "fmwork/sweep/gemm_probe.hpp"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/progress.hpp"
+#include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/sweep/sweep.hpp"
+
+namespace fmwork {
+namespace {
+
+constexpr Nanos kLongEnough = 20'000'000;   // one product this long is timed well by the clock
+constexpr Nanos kBudget = 1'000'000'000;    // the repeats past the third stop after a second
+constexpr int kMinRepeats = 3, kMaxRepeats = 10;
+
+// One product, timed as a rep is: the device synchronised before t0 and inside the timed region.
+Nanos time_mm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, Platform& platform) {
+  platform.synchronize();
+  const Nanos t0 = clock_now();
+  at::mm_out(c, a, b);
+  platform.synchronize();
+  return clock_now() - t0;
+}
+
+}  // namespace
+
+GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
+  if (!c10::isFloatingType(dtype))
+    throw runtime_error("the GEMM probe runs floating-point dtypes, not " + dtype_short_name(dtype));
+  const bool cpu = platform.device().is_cpu();
+  // Never a small product: one whose time a busy machine can stretch (a thread descheduled) or whose
+  // arithmetic the caches do not yet bound says nothing of the machine's rate.
+  const int64_t min_n = cpu ? 1024 : 4096, max_n = cpu ? 4096 : 16384;
+  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
+  c10::InferenceMode no_autograd;
+  int64_t n = min_n;
+  at::Tensor a, b, c;
+  Nanos best = 0;
+  for (;;) {
+    a = torch::randn({n, n}, options);
+    b = torch::randn({n, n}, options);
+    c = torch::empty({n, n}, options);
+    time_mm(a, b, c, platform);  // warm-up: the BLAS's own buffers, the device's kernels
+    best = time_mm(a, b, c, platform);
+    if (best >= kLongEnough || n >= max_n) break;
+    n *= 2;
+  }
+  int repeats = 1;
+  for (Nanos spent = best; repeats < kMinRepeats || (repeats < kMaxRepeats && spent < kBudget); ++repeats) {
+    const Nanos t = time_mm(a, b, c, platform);
+    spent += t;
+    best = std::min(best, t);
+  }
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  GemmRate rate;
+  rate.gflops = flops / (static_cast<double>(std::max<Nanos>(best, 1)) / 1e9) / 1e9;
+  rate.n = n;
+  rate.dtype = dtype_short_name(dtype);
+  rate.threads = at::get_num_threads();
+  rate.repeats = repeats;
+  return rate;
+}
+
+GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note) {
+  const std::map<std::string, std::string> fields{
+      {"probe", "2"},  // how it measures: another method is another entry
+      {"cpu", runtime.cpu},         {"isa", runtime.isa},
+      {"torch", runtime.torch_version}, {"blas", runtime.blas},
+      {"device", platform.name() + " " + platform.description()},
+      {"dtype", dtype_short_name(dtype)},
+      {"threads", std::to_string(at::get_num_threads())},
+  };
+  const auto tell = [&](const std::string& why) {
+    if (note) *note = why;
+  };
+  std::optional<ArtifactCache> cache;
+  try {
+    cache.emplace(default_cache_root());
+    if (const std::optional<CacheEntry> entry = cache->find("gemm", fields)) {
+      const auto fact = [&](const char* key) {
+        const auto it = entry->facts.find(key);
+        return it == entry->facts.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+      };
+      GemmRate rate{fact("gflops"), static_cast<int64_t>(fact("n")), dtype_short_name(dtype),
+                    at::get_num_threads(), static_cast<int>(fact("repeats")), true};
+      if (rate.gflops > 0 && rate.n > 0 && rate.repeats > 0) return rate;  // else an entry of an older layout
+    }
+  } catch (const Error& e) {
+    tell(std::string("the GEMM rate is measured but not kept: ") + e.what());
+    cache.reset();
+  }
+  progress_line("measuring the machine's GEMM rate (about a second; kept for later runs) ...");
+  GemmRate rate = measure_gemm_rate(dtype, platform);
+  if (cache) {
+    try {
+      cache->store("gemm", fields, [&](const std::string& dir) {
+        std::ofstream(dir + "/rate.txt") << describe_gemm_rate(rate) << "\n";  // for a person looking
+        return std::map<std::string, std::string>{{"gflops", fmt::format("{:.3f}", rate.gflops)},
+                                                  {"n", std::to_string(rate.n)},
+                                                  {"repeats", std::to_string(rate.repeats)}};
+      });
+    } catch (const Error& e) {
+      tell(std::string("the GEMM rate is measured but not kept: ") + e.what());
+    }
+  }
+  return rate;
+}
+
+std::string GemmRate::how() const {
+  return fmt::format("at::mm_{}_{}_{}threads_best_of_{}_{}", n, dtype, threads, repeats, cached ? "cached" : "measured");
+}
+
+std::string describe_gemm_rate(const GemmRate& rate) {
+  return fmt::format("gemm rate: {:.1f} GFLOP/s (at::mm {}x{} {}, {} threads, best of {}; {})", rate.gflops, rate.n,
+                     rate.n, rate.dtype, rate.threads, rate.repeats,
+                     rate.cached ? "read from the cache: `driver --cache clear` measures it again" : "measured now");
+}
+
+}  // namespace fmwork
