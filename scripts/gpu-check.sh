@@ -169,7 +169,15 @@ step_tf32() {  # the same fp32 references, the driver with and without TF32 matm
     done
   done
 }
-summary_tf32() { excerpt "$(log_of tf32)" "^# |CHECK" 40; }
+summary_tf32() {
+  excerpt "$(log_of tf32)" "^# |CHECK" 40
+  # The verdict: per reference folder, the largest max_abs without and with TF32 matmuls.
+  awk '/^# /{ref=$2; tf=$3} /^FMWORK CHECK/{for(i=1;i<=NF;i++) if($i ~ /^max_abs=/){v=substr($i,9)+0;
+       if(v>m[ref" "tf]) m[ref" "tf]=v; seen[ref]=1}}
+       END{for(r in seen){a=m[r" allow_tf32=False"]+0; b=m[r" allow_tf32=True"]+0;
+       printf "- %s: max_abs %g with TF32 off, %g with it on: %s\n", r, a, b, (a==b ? "UNCHANGED" : "changed")}}' \
+    "$(log_of tf32)" >>"$report"
+}
 
 step_device_index() {  # one GPU: cuda:1 must be refused naming the devices; exit 2
   set +e
