@@ -18,8 +18,10 @@
 #
 # FMWORK_GPU_CHECK_DRY=1 runs the same steps on this CPU machine: platform cpu, granite-embedding-30m for
 # -125m, tiny sizes and reps, no real OOM provoked (the host is shared), FMWORK_GPU_CHECK_BUILD (an existing
-# build: nothing built) or scripts/build.sh. Rehearsed 2026-11-24 on the 2-vCPU EPYC with another build
-# running beside it: ~11 min, nearly all of it CPU-bound Python and AOTInductor's C++ compile.
+# build: nothing built) or scripts/build.sh. Rehearsed 2026-11-24 on the 2-vCPU EPYC under a load of 5-7
+# (others' builds), on an existing build: facts 11 s, correctness 98 s, tf32 28 s, device-index 1 s, oom 36 s,
+# aoti ~4 min (MiniLM's cold package 122 s, then a 0.2 s cache hit), speed ~10 min (granite-30m's cold
+# package 67 s, 16 tool processes at 10-60 s each): ~17 min, all CPU-bound Python, g++ and the sweeps.
 # The GPU call, estimated (16 cores; a clean build here is ~2,500 CPU-s, with CUDA headers heavier): build
 # 180-240 s, gpu-tests 10 s, correctness 60-90 s (imports, a 500 MB granite folder, 7 driver runs), tf32 +
 # device-index + oom 30-60 s, aoti 60-120 s (Triton + the wrapper's g++); that leaves speed ~0-150 s in the
