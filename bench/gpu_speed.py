@@ -110,8 +110,9 @@ def mm_rate(platform, n, dtype="bfloat16"):
 
 
 class Bench:
-    def __init__(self, args):
+    def __init__(self, args, mm):
         self.args = args
+        self.mm = mm  # torch.mm's bfloat16 TFLOP/s in this call
         self.start = time.monotonic()
         self.refused = {}  # tool -> the refusal's line, once
         self.results = {}  # (model, dtype) -> {tool: [points of each round]}
@@ -157,11 +158,13 @@ class Bench:
             got = self.once("aoti", model, folder, dtype, "aoti-build", [a.inputs[0]], [a.batches[0]], 2)
             if got:
                 self.aoti_build[key] = got[1]
+                self.write()
         for r in range(a.rounds):
             for tool in a.tools:
                 got = self.once(tool, model, folder, dtype, f"{tool}-{r}")
                 if got:
                     self.results[key][tool].append(got[0])
+                    self.write()
         print(f"{model} {dtype}: done at {time.monotonic() - self.start:.0f} s", file=sys.stderr, flush=True)
 
     def rows(self, mm):
@@ -207,7 +210,8 @@ class Bench:
                      f"{mm:.4g} >= 50%: {mark(test(tflops / mm, 0.5, le=False))}")
         return v
 
-    def write(self, mm):
+    def write(self):
+        mm = self.mm
         rows, verdicts = self.rows(mm)
         lines = [f"torch.mm bfloat16 {self.args.mm_size}x{self.args.mm_size}: {mm:.4g} TFLOP/s on {self.args.platform}",
                  ""] + rows + [""]
@@ -248,12 +252,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     mm = mm_rate(args.platform, args.mm_size)
     print(f"torch.mm bfloat16 {args.mm_size}: {mm:.4g} TFLOP/s", file=sys.stderr, flush=True)
-    bench = Bench(args)
+    bench = Bench(args, mm)
     for dtype in args.dtypes:  # bfloat16 first: the throughput targets are bfloat16's
         for model in args.models:
             bench.model_dtype(model, bench.folders[model], dtype)
-            bench.write(mm)
-    print(bench.write(mm), end="")
+    print(bench.write(), end="")
 
 
 if __name__ == "__main__":

@@ -72,10 +72,11 @@ EOF
 
 # Wheels for the GPU machine's Python 3.12 (x86-64): binary only, no dependencies resolved (name each one).
 for w in ${wheels[@]+"${wheels[@]}"}; do
-  "$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
+  # pip's output only when it fails (its warnings about this machine's absent local index folders are noise)
+  log=$("$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .carry/wheels "$w" ||
-    { echo "error: pip could not fetch a cp312 x86-64 wheel of $w" >&2; exit 1; }
+    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .carry/wheels "$w" 2>&1) ||
+    { echo "$log" >&2; echo "error: pip could not fetch a cp312 x86-64 wheel of $w" >&2; exit 1; }
 done
 
 # A device call carries the working tree and the carried folders, 64 MiB together.
