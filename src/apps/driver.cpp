@@ -4,8 +4,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <csignal>
 #include <iostream>
 #include <optional>
 
@@ -19,6 +22,7 @@
 #include "fmwork/base/version.hpp"
 #include "fmwork/compile/compile_model.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/whole_lines.hpp"
 #include "fmwork/git_revision.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/runner/isolate.hpp"
@@ -269,23 +273,38 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 }  // namespace fmwork
 
+namespace {
+
+// Every way out of main: stdout flushed, and cut back to its last whole line when a write of it failed.
+int leave(int status, std::optional<uint64_t> log_start) {
+  std::cout.flush();
+  errno = 0;
+  const bool written = fmwork::finish_whole_lines(stdout, STDOUT_FILENO, log_start);
+  if (written || status != 0) return status;
+  std::cerr << "error: cannot write the log to standard output (" << std::strerror(errno ? errno : EIO)
+            << "): the disk may be full or the output closed" << std::endl;
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Into a file or a pipe, stdout is written in large blocks (the sweep flushes after each combination):
   // fewer write() calls between reps. A terminal keeps its line buffering.
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+  // A file size limit (ulimit -f) is a failed write with a reason (EFBIG), not a death by SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const std::optional<uint64_t> log_start = fmwork::whole_lines_start(STDOUT_FILENO);
   try {
-    return fmwork::dispatch(argc, argv);
+    return leave(fmwork::dispatch(argc, argv), log_start);
   } catch (const fmwork::Error& e) {
-    std::cout.flush();
     std::cerr << "error: " << e.what() << std::endl;
-    return e.exit_code();
+    return leave(e.exit_code(), log_start);
   } catch (const c10::Error& e) {
-    std::cout.flush();
     std::cerr << "error: " << fmwork::escape_controls(e.what_without_backtrace()) << std::endl;
-    return 1;
+    return leave(1, log_start);
   } catch (const std::exception& e) {
-    std::cout.flush();
     std::cerr << "error: " << fmwork::escape_controls(e.what()) << std::endl;
-    return 1;
+    return leave(1, log_start);
   }
 }

@@ -26,7 +26,10 @@ Nanos read_clock(clockid_t id) {
 
 // Lines are written as they come but flushed once per combination, after its last line: a flush per REP
 // line would put a write() system call between every two reps.
-void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << '\n'; }
+void emit(std::ostream& out, const LogLine& line) {
+  out << format_line(line) << '\n';
+  note_write_error(out);  // a full disk: the reason, while errno still holds it
+}
 
 Batch to_device(const Batch& b, const torch::Device& device) {
   return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};

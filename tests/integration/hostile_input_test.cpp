@@ -182,6 +182,30 @@ TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
                          "be full or the output closed; the run stops\n");
 }
 
+// A disk that fills during the sweep (here a file size limit, which holds for root too) cuts a block of
+// REP lines anywhere: the driver says why in one line and leaves the log ending in a whole line, which
+// process reads. Before, the log ended in half a line ("FMWORK REP 29 30 1795490538.289988147 17") and
+// process refused it whole.
+TEST(HostileInput, FullDiskLeavesOnlyWholeLines) {
+  TempDir dir;
+  const std::string folder = model_folder(dir);
+  const std::string log = dir.file("run.log");
+  const CommandResult r = test_support::run_command(
+      {"sh", "-c", "ulimit -f 16 && exec \"$0\" \"$@\" >" + log, test_support::driver_path(), "--platform", "cpu",
+       "--model_class", "BertModel", "--model_name", folder, "--input_sizes", "8", "--batch_sizes", "1", "--reps",
+       "2000"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "error: cannot write the log (File too large): the disk may be full or the output closed; the "
+                   "run stops\n");
+  const std::string text = test_support::read_file(log);
+  ASSERT_FALSE(text.empty());
+  EXPECT_LE(text.size(), 16u * 512u);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_NE(text.find("FMWORK REP 1 2000 "), std::string::npos);
+  const CommandResult processed = test_support::run_command({test_support::process_path(), "--path", log, "--format", "csv"});
+  EXPECT_EQ(processed.exit_code, 0) << processed.err;
+}
+
 // Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
 // terabytes are refused with the figures before any allocation.
 TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
