@@ -21,6 +21,7 @@
 #include "fmwork/cli/usage.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/compile/compile_model.hpp"
+#include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/whole_lines.hpp"
 #include "fmwork/git_revision.hpp"
@@ -280,6 +281,7 @@ int leave(int status, std::optional<uint64_t> log_start) {
   std::cout.flush();
   errno = 0;
   const bool written = fmwork::finish_whole_lines(stdout, STDOUT_FILENO, log_start);
+  if (fmwork::crash_guard_tripped()) std::_Exit(status != 0 ? status : 1);
   if (written || status != 0) return status;
   std::cerr << "error: cannot write the log to standard output (" << std::strerror(errno ? errno : EIO)
             << "): the disk may be full or the output closed" << std::endl;

@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/zip_archive.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/loaders/hf_model.hpp"
@@ -21,6 +23,7 @@
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/loaders/model_loader.hpp"
 #include "support/test_support.hpp"
+#include "support/zip_fixtures.hpp"
 
 namespace fmwork {
 namespace {
@@ -180,6 +183,42 @@ TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
   EXPECT_EQ(process.exit_code, 1);
   EXPECT_EQ(process.err, "error: cannot write the output to standard output (No space left on device): the disk may "
                          "be full or the output closed; the run stops\n");
+}
+
+// A damaged .pt2: LibTorch's package loader checks no CRC-32, so a flipped byte in its shared object was
+// unpacked, dlopen()ed and killed the driver with SIGSEGV (exit 139, no line). The zip is checked first.
+TEST(HostileInput, DamagedPackageIsOneLineNotACrash) {
+  TempDir dir;
+  const std::string so(64 * 1024, '\x7f'), name = "pkg/data/aotinductor/model/model.so";
+  std::string bytes = test_support::stored_zip({{name, so}, {"pkg/archive_format", "pt2"}});
+  const size_t data = 30 + name.size();  // after the first local header
+  bytes[data + 1000] ^= 0x20;
+  write_file(dir.file("model.pt2"), bytes);
+  expect_refused(drive(dir.file("model.pt2"), {"--model:vocab_size@", "100"}), 1,
+                 dir.file("model.pt2") + ": damaged: member '" + name + "' fails its CRC-32 check (" +
+                     fmt::format("{:08x}", zip_crc32(bytes.data() + data, so.size())) + ", recorded " +
+                     fmt::format("{:08x}", zip_crc32(so.data(), so.size())) + "); copy or build the file again");
+}
+
+// An intact zip that is no package: LibTorch's loader throws after unpacking it into a new
+// $TMPDIR/aotinductor_* folder, which every failed load left behind. The load unpacks into a folder of
+// the driver's own, removed whatever happens; nothing else in TMPDIR is touched.
+TEST(HostileInput, FailedPackageLoadLeavesNothingInTmpdir) {
+  TempDir dir;
+  fs::create_directories(dir.file("tmp"));
+  write_file(dir.file("tmp/kept"), "someone else's");
+  write_file(dir.file("model.pt2"), test_support::stored_zip({{"pkg/data/aotinductor/model/notes.txt", "no model"},
+                                                              {"pkg/archive_format", "pt2"}}));
+  const CommandResult r = test_support::run_command(
+      {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name",
+       dir.file("model.pt2"), "--input_sizes", "8", "--batch_sizes", "1", "--reps", "2", "--model:vocab_size@", "100"},
+      {"TMPDIR=" + dir.file("tmp")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "error: " + dir.file("model.pt2") + ": cannot load as an AOTInductor package: Failed to find a "
+                   "generated cpp file or so file for model 'model' in the zip archive.\n");
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir.file("tmp"))) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"kept"});
 }
 
 // A disk that fills during the sweep (here a file size limit, which holds for root too) cuts a block of
