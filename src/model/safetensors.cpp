@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/mapped_files.hpp"
 #include "fmwork/hf/safetensors_header.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -114,6 +115,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
   const Mapping m = map_file(P);
   file->size_ = m.size;
   file->map_ = m.map;
+  register_mapped_file(m.map, m.size, P);  // a file cut short later: zero pages and a FAIL line, not SIGBUS
   SafetensorsHeader header = parse_safetensors_header(static_cast<const unsigned char*>(m.map), m.size, P);
   file->data_start_ = header.data_start;
   file->metadata_ = std::move(header.metadata);
@@ -126,6 +128,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
 }
 
 SafetensorsFile::~SafetensorsFile() {
+  unregister_mapped_file(map_);
   if (map_) ::munmap(map_, size_);
 }
 

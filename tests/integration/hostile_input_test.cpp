@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +24,9 @@
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/sweep/sweep.hpp"
 #include "support/test_support.hpp"
 #include "support/zip_fixtures.hpp"
 
@@ -243,6 +248,27 @@ TEST(HostileInput, FullDiskLeavesOnlyWholeLines) {
   EXPECT_NE(text.find("FMWORK REP 1 2000 "), std::string::npos);
   const CommandResult processed = test_support::run_command({test_support::process_path(), "--path", log, "--format", "csv"});
   EXPECT_EQ(processed.exit_code, 0) << processed.err;
+}
+
+// Weights cut short while the run reads them in place (another process rewrote the file): SIGBUS killed the
+// driver at the first touch. Each combination is now a FAIL line naming the file, and the sweep goes on.
+TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
+  TempDir dir;
+  const std::string folder = model_folder(dir);
+  auto platform = make_platform("cpu", {});
+  auto model = load_model(LoadRequest{folder, "BertModel", {}, platform->device()});
+  ASSERT_EQ(::truncate((folder + "/model.safetensors").c_str(), 4096), 0);
+  InputGenerator inputs(model->token_facts(), 0);
+  std::ostringstream out;
+  std::vector<std::string> reported;
+  const int failures = run_sweep(SweepPlan{{1}, {8, 16}, 3, "m", "BertModel"}, *model, *platform, inputs, out,
+                                 [&](const std::string& m) { reported.push_back(m); });
+  EXPECT_EQ(failures, 2) << out.str();
+  const std::string why = folder + "/model.safetensors: the file was cut short while the run read it in place (its "
+                                   "missing pages read as zeros); restore it and run again";
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_EQ(reported[1], "combination input 16 / batch 1 failed: " + why + "; the sweep goes on");
+  EXPECT_NE(out.str().find("FMWORK FAIL input=8 batch=1 "), std::string::npos) << out.str();
 }
 
 // Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
