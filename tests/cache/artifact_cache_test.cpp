@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -279,6 +280,35 @@ TEST(ArtifactCache, AKilledBuildsTempFolderIsIgnored) {
   EXPECT_EQ(why, "");
   EXPECT_TRUE(cache.list().empty());
   EXPECT_TRUE(fs::exists(left));  // another process's build may still be running
+}
+
+// A driver killed during a build (SIGKILL: nothing of it runs again) left its .tmp- folder for ever. The next
+// store() of the kind removes the folders whose process on this host is gone, and only those.
+TEST(ArtifactCache, BuildFoldersOfDeadProcessesAreRemovedByTheNextStore) {
+  TempDir tmp("fmwork-cache-test");
+  ArtifactCache cache(tmp.path());
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string key = ArtifactCache::key_of("aoti", kFields);
+  const std::string here = std::string("@") + host;
+  const fs::path kind = fs::path(tmp.path()) / "aoti";
+  const std::vector<std::string> orphans = {".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef" + here,
+                                            ".tmp-" + key + "-" + std::to_string(dead) + "-0badf00d" + here + "-damaged"};
+  const std::vector<std::string> kept = {".tmp-" + key + "-" + std::to_string(getpid()) + "-deadbeef" + here,
+                                         ".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef@another-host",
+                                         ".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef"};
+  for (const auto& name : orphans) fs::create_directories(kind / name / "sub");
+  for (const auto& name : kept) fs::create_directories(kind / name);
+  cache.store("aoti", kFields, writer({{"model.pt2", "x"}}, {}));
+  std::vector<std::string> left = temp_folders(tmp.path());
+  std::sort(left.begin(), left.end());
+  std::vector<std::string> expected = kept;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(left, expected);
 }
 
 TEST(ArtifactCache, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
