@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <csignal>
@@ -63,6 +64,14 @@ void check_output_folders(const Options& o) {
     if (ec || !std::filesystem::is_directory(*a.save_outputs))
       throw usage_error("--save_outputs " + *a.save_outputs + ": cannot make the folder (" +
                         (ec ? ec.message() : std::string("a file of that name exists")) + ")");
+    // A folder we may not write into was found only after the first combination had run: try a file now.
+    std::string probe = *a.save_outputs + "/.fmwork-probe-XXXXXX";
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0)
+      throw usage_error("--save_outputs " + *a.save_outputs + ": cannot write into the folder (" +
+                        std::strerror(errno) + "); give a folder you can write");
+    ::close(fd);
+    ::unlink(probe.c_str());
   }
   std::error_code ec;
   if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))

@@ -140,6 +140,9 @@ void discard(const fs::path& dir, const std::string& key) {
 fs::path make_temp_dir(const fs::path& kind_dir, const std::string& key) {
   std::error_code ec;
   fs::create_directories(kind_dir, ec);
+  if (ec)  // said here: mkdir below would only say that the folder it is in does not exist
+    throw runtime_error(kind_dir.string() + ": cannot create the cache folder (" + ec.message() +
+                        "); set FMWORK_CACHE to a writable folder");
   for (int attempt = 0; attempt < 16; ++attempt) {
     const fs::path tmp = kind_dir / temp_name(key);
     if (::mkdir(tmp.c_str(), 0755) == 0) return tmp;
@@ -358,7 +361,14 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   if (command != "list" && command != "report" && command != "clear")
     throw usage_error(usage + " (got '" + command + "')");
   if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
-  ArtifactCache cache(dir.empty() ? default_cache_root() : dir);
+  if (dir.empty()) {
+    try {
+      dir = default_cache_root();
+    } catch (const Error& e) {  // here, and only here, --cache_dir is an option
+      throw usage_error(std::string(e.what()) + ", or pass --cache_dir DIR");
+    }
+  }
+  ArtifactCache cache(dir);
   if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
   const std::vector<CacheEntry> entries = cache.list();
   return command == "list" ? list_text(entries, cache.root()) : report_text(entries, cache.root());
@@ -372,7 +382,8 @@ std::string default_cache_root() {
   if (!env("FMWORK_CACHE").empty()) return env("FMWORK_CACHE");
   if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/fmwork";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/fmwork";
-  throw usage_error("no cache folder: set FMWORK_CACHE, XDG_CACHE_HOME or HOME, or pass --cache_dir DIR");
+  throw usage_error("no cache folder for compiled packages: set FMWORK_CACHE (or XDG_CACHE_HOME or HOME) to a "
+                    "writable folder");
 }
 
 ArtifactCache::ArtifactCache(std::string root) : root_(std::move(root)) {}

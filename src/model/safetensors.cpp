@@ -297,7 +297,7 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // the data section starts 8-aligned
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw runtime_error(path + ": cannot open for writing");
+  if (!out) throw runtime_error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
   const uint64_t n = text.size();
   unsigned char len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
@@ -311,8 +311,9 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
       out.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.numel() * c.element_size()));
     }
   }
+  errno = 0;
   out.flush();
-  if (!out) throw runtime_error(path + ": write failed (disk full?)");
+  if (!out) throw runtime_error(path + ": cannot write (" + std::strerror(errno ? errno : EIO) + ")");
 }
 
 }  // namespace fmwork::hf

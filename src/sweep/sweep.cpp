@@ -85,7 +85,8 @@ bool run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference;
   if (plan.check_outputs) {
-    reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
+    const TokenFacts facts = model.token_facts();
+    reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));

@@ -311,6 +311,22 @@ TEST(ArtifactCache, BuildFoldersOfDeadProcessesAreRemovedByTheNextStore) {
   EXPECT_EQ(left, expected);
 }
 
+// A cache folder that cannot be made said "No such file or directory" (of the build folder inside it): the
+// reason is the cache folder's own (here a file in the way; for a user, often "Permission denied").
+TEST(ArtifactCache, AnUncreatableCacheFolderSaysWhy) {
+  TempDir tmp("fmwork-cache-test");
+  write(fs::path(tmp.path()) / "file", "x");
+  ArtifactCache cache(tmp.file("file/cache"));
+  try {
+    cache.store("aoti", kFields, writer({{"model.pt2", "x"}}, {}));
+    FAIL() << "store() returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), tmp.file("file/cache/aoti") + ": cannot create the cache folder (Not a "
+                                     "directory); set FMWORK_CACHE to a writable folder");
+  }
+}
+
 TEST(ArtifactCache, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());

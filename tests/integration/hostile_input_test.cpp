@@ -138,6 +138,14 @@ TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
   ASSERT_EQ(::symlink("gone.json", (folder + "/config.json").c_str()), 0);
   expect_refused(drive(folder), 2,
                  folder + "/config.json is a dangling symbolic link to gone.json; point it at an existing file");
+  // The weights as a link to a file that is gone were reported as "has no weights".
+  TempDir other;
+  const std::string weights = model_folder(other);
+  fs::remove(weights + "/model.safetensors");
+  ASSERT_EQ(::symlink("/nonexistent/model.safetensors", (weights + "/model.safetensors").c_str()), 0);
+  expect_refused(drive(weights), 2,
+                 weights + "/model.safetensors is a dangling symbolic link to /nonexistent/model.safetensors; point it "
+                           "at an existing file");
 }
 
 TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
@@ -271,6 +279,17 @@ TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
   EXPECT_NE(out.str().find("FMWORK FAIL input=8 batch=1 "), std::string::npos) << out.str();
 }
 
+// A --save_outputs folder that cannot be written was found only after each combination had run (sysfs
+// refuses new files even to root).
+TEST(HostileInput, UnwritableSaveOutputsFolderIsRefusedBeforeTheRun) {
+  TempDir dir;
+  const CommandResult r = drive(model_folder(dir), {"--save_outputs", "/sys/kernel"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("error: --save_outputs /sys/kernel: cannot write into the folder (", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_EQ(r.out.find("FMWORK RES"), std::string::npos) << r.out;
+}
+
 // Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
 // terabytes are refused with the figures before any allocation.
 TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
@@ -296,6 +315,21 @@ TEST(HostileInput, ForeignLoaderErrorsNameTheFile) {
   const CommandResult r = drive(dir.file("garbage.pt"), {"--model:vocab_size@", "100"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(dir.file("garbage.pt")), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// A TorchScript file with one damaged byte came out as a parse error in the model's code, an unknown type,
+// or LibTorch's "INTERNAL ASSERT FAILED ... please report a bug to PyTorch". Its zip is checked first.
+TEST(HostileInput, DamagedTorchScriptNamesTheMember) {
+  TempDir dir;
+  const std::string model = test_support::make_small_torchscript(dir, "ts");
+  std::string bytes = test_support::read_file(model);
+  bytes[bytes.size() / 3] ^= 0x20;
+  write_file(model, bytes);
+  const CommandResult r = drive(model, {"--model:vocab_size@", "100"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + model + ": damaged: member '", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("' fails its CRC-32 check ("), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }
 
