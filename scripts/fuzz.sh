@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 seconds=${FMWORK_FUZZ_SECONDS:-15}
 jobs=${FMWORK_JOBS:-$(nproc)}
-all=(python_literal cli safetensors_header hf_config special_tokens log_records)
+all=(python_literal cli safetensors_header hf_config special_tokens log_records zip_archive)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

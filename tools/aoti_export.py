@@ -53,6 +53,7 @@ import difflib
 import json
 import os
 import re
+import signal
 import sys
 import time
 
@@ -436,7 +437,25 @@ def quiet_libraries():
     warnings.filterwarnings("ignore", category=FutureWarning)
 
 
+def end_group_with_driver():
+    """The driver starts this script as the leader of a process group of its own, forwards SIGTERM and
+    SIGINT to that group, and has the kernel send SIGTERM when the driver dies (even by SIGKILL). The
+    compilers Inductor starts are in the group: ending the whole group here means no compiler keeps the
+    cores busy for a driver that is gone. Run by hand (not a group leader), the default handling stays."""
+    if os.getpgrp() != os.getpid():
+        return
+
+    def end(signum, frame):
+        os.killpg(0, signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGINT, end)
+    if os.getppid() == 1:  # the driver died before the handler was in place
+        end(signal.SIGTERM, None)
+
+
 def main(argv):
+    end_group_with_driver()
     args = parse_args(argv)
     saved = stdout_to_stderr()
     try:

@@ -6,8 +6,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <csignal>
 #include <iostream>
 #include <optional>
 
@@ -21,7 +23,9 @@
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/compile/compile_model.hpp"
+#include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/whole_lines.hpp"
 #include "fmwork/git_revision.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/runner/isolate.hpp"
@@ -61,9 +65,15 @@ void make_output_folder(const char* option, const std::string& path) {
   if (ec || !std::filesystem::is_directory(path))
     throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, path,
                                   ec ? ec.message() : std::string("a file of that name exists")));
-  if (access(path.c_str(), W_OK | X_OK) != 0)
-    throw usage_error(fmt::format("--{} {}: the folder is not writable ({}); name one you can write", option, path,
-                                  std::strerror(errno)));
+  // A folder we may not write into would be found only after the first combination had run: try a file now
+  // (access() would not do: it says yes to root on a read-only mount).
+  std::string probe = path + "/.fmwork-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw usage_error(fmt::format("--{} {}: cannot write into the folder ({}); give a folder you can write", option,
+                                  path, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 // --save_outputs and --profile make their folders; --check_outputs must name an existing one; the tolerances
@@ -326,23 +336,39 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 }  // namespace fmwork
 
+namespace {
+
+// Every way out of main: stdout flushed, and cut back to its last whole line when a write of it failed.
+int leave(int status, std::optional<uint64_t> log_start) {
+  std::cout.flush();
+  errno = 0;
+  const bool written = fmwork::finish_whole_lines(stdout, STDOUT_FILENO, log_start);
+  if (fmwork::crash_guard_tripped()) std::_Exit(status != 0 ? status : 1);
+  if (written || status != 0) return status;
+  std::cerr << "error: cannot write the log to standard output (" << std::strerror(errno ? errno : EIO)
+            << "): the disk may be full or the output closed" << std::endl;
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Into a file or a pipe, stdout is written in large blocks (the sweep flushes after each combination):
   // fewer write() calls between reps. A terminal keeps its line buffering.
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+  // A file size limit (ulimit -f) is a failed write with a reason (EFBIG), not a death by SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const std::optional<uint64_t> log_start = fmwork::whole_lines_start(STDOUT_FILENO);
   try {
-    return fmwork::dispatch(argc, argv);
+    return leave(fmwork::dispatch(argc, argv), log_start);
   } catch (const fmwork::Error& e) {
-    std::cout.flush();
     std::cerr << "error: " << e.what() << std::endl;
-    return e.exit_code();
+    return leave(e.exit_code(), log_start);
   } catch (const c10::Error& e) {
-    std::cout.flush();
     std::cerr << "error: " << fmwork::escape_controls(e.what_without_backtrace()) << std::endl;
-    return 1;
+    return leave(1, log_start);
   } catch (const std::exception& e) {
-    std::cout.flush();
     std::cerr << "error: " << fmwork::escape_controls(e.what()) << std::endl;
-    return 1;
+    return leave(1, log_start);
   }
 }

@@ -1,18 +1,20 @@
 // Running another program (see subprocess.hpp): two pipes drained together, so that a child writing much
-// to stderr cannot block on a full pipe while we wait on stdout. run_subprocess spawns with posix_spawn;
-// run_streaming forks and execs, because only a forked child can ask to die with its parent (prctl).
+// to stderr cannot block on a full pipe while we wait on stdout. Both fork and exec, because only a forked
+// child can ask to die with its parent (prctl) or lead a process group of its own before it runs.
 #include "fmwork/base/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <cstring>
 
@@ -120,9 +122,13 @@ class LineSplitter {
 
 // In the forked child: only async-signal-safe calls until execve. An exec failure's errno goes to the
 // parent through `status_fd` (closed by a successful exec).
+// With `own_group`, the child leads a process group of its own, so that what it starts in turn (the
+// exporter's compilers) can be signalled with it, and asks for SIGTERM rather than SIGKILL when we die: a
+// group leader that catches it (tools/aoti_export.py) ends its whole group.
 [[noreturn]] void exec_child(const char* program, char* const* argv, char* const* envp, const Pipes& p, int null_fd,
-                             int status_fd, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+                             int status_fd, pid_t parent, bool own_group) {
+  if (own_group) setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, own_group ? SIGTERM : SIGKILL);
   if (getppid() != parent) _exit(127);  // the parent died before prctl: nobody reads us
   if (dup2(null_fd, 0) < 0 || dup2(p.out[1], 1) < 0 || dup2(p.err[1], 2) < 0) _exit(127);
   execve(program, argv, envp);
@@ -133,7 +139,8 @@ class LineSplitter {
 }
 
 // Forks and execs; returns the child's pid once it runs `program`, or throws why it could not.
-pid_t start_child(const std::string& program, char* const* argv, char* const* envp, const Pipes& p) {
+pid_t start_child(const std::string& program, char* const* argv, char* const* envp, const Pipes& p,
+                  bool own_group = false) {
   int status[2];
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0 || pipe2(status, O_CLOEXEC) != 0) {
@@ -143,7 +150,8 @@ pid_t start_child(const std::string& program, char* const* argv, char* const* en
   }
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid == 0) exec_child(program.c_str(), argv, envp, p, null_fd, status[1], parent);
+  if (pid == 0) exec_child(program.c_str(), argv, envp, p, null_fd, status[1], parent, own_group);
+  if (pid > 0 && own_group) setpgid(pid, pid);  // also here: a signal may come before the child's own call
   const int fork_errno = errno;
   close(null_fd);
   close(status[1]);
@@ -174,29 +182,72 @@ ChildExit reap(pid_t pid) {
   return exit;
 }
 
+
+// The process group of the run_subprocess child now running (0: none), for the TERM and INT handlers: a
+// driver stopped by Ctrl-C or `kill` takes the exporter and its compilers with it.
+std::atomic<pid_t> running_group{0};
+
+void forward_and_die(int signal) {
+  const pid_t group = running_group.load();
+  if (group > 0) killpg(group, SIGTERM);
+  ::signal(signal, SIG_DFL);
+  raise(signal);  // delivered when this handler returns: the default action, as if we had not caught it
+}
+
+// TERM and INT forwarded to the child's group while it runs; the previous dispositions back afterwards.
+class ForwardSignals {
+ public:
+  explicit ForwardSignals(pid_t group) {
+    running_group.store(group);
+    struct sigaction action {};
+    action.sa_handler = forward_and_die;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < 2; ++i) sigaction(kSignals[i], &action, &saved_[i]);
+  }
+  ~ForwardSignals() {
+    for (size_t i = 0; i < 2; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+    running_group.store(0);
+  }
+  ForwardSignals(const ForwardSignals&) = delete;
+  ForwardSignals& operator=(const ForwardSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGTERM, SIGINT};
+  struct sigaction saved_[2] {};
+};
+
+// argv[0] as posix_spawnp would find it: itself when it holds a '/', else the first executable in PATH.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return name;  // execve says "No such file or directory"
+}
+
 }  // namespace
 
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
   if (argv.empty()) throw runtime_error("run_subprocess: no program given");
-  Pipes p = open_pipes(argv[0]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, p.out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, p.err[1], 2);
-
   std::vector<std::string> env = environment_with(extra_env), args = argv;
   std::vector<char*> envp = pointers(env), argp = pointers(args);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
+  Pipes p = open_pipes(argv[0]);
+  pid_t pid = -1;
+  try {
+    pid = start_child(find_program(argv[0]), argp.data(), envp.data(), p, /*own_group=*/true);
+  } catch (...) {
+    for (int fd : {p.out[0], p.out[1], p.err[0], p.err[1]}) close(fd);
+    throw;
+  }
+  ForwardSignals forward(pid);
   close(p.out[1]);
   close(p.err[1]);
-  if (rc != 0) {
-    close(p.out[0]);
-    close(p.err[0]);
-    throw runtime_error("cannot run " + argv[0] + ": " + std::strerror(rc));
-  }
   SubprocessResult result;
   drain(p.out[0], p.err[0], [&](int stream, const char* data, size_t size) {
     (stream == 0 ? result.out : result.err).append(data, size);

@@ -2,6 +2,7 @@
 #include "fmwork/cache/artifact_cache.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,9 +87,48 @@ void remove_quietly(const fs::path& p) {
   fs::remove_all(p, ec);
 }
 
+// This host's name as a file name part: a cache on a shared file system is written by several hosts, and a
+// pid says whether its process lives only on the host that started it.
+std::string host_part() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "unknown";
+  std::string out;
+  for (const char* c = host; *c && out.size() < 64; ++c)
+    out += (std::isalnum(static_cast<unsigned char>(*c)) || *c == '.' || *c == '-') ? *c : '_';
+  return out.empty() ? "unknown" : out;
+}
+
 std::string temp_name(const std::string& key, const char* suffix = "") {
   static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(now_ns())};
-  return fmt::format("{}{}-{}-{:08x}{}", kTmpPrefix, key, ::getpid(), rng() & 0xffffffffu, suffix);
+  return fmt::format("{}{}-{}-{:08x}@{}{}", kTmpPrefix, key, ::getpid(), rng() & 0xffffffffu, host_part(), suffix);
+}
+
+// Whether `name` is a build folder (or one set aside) that a process of this host started and that process
+// is gone: a driver killed during a build leaves it, and nothing else ever would remove it. Folders of
+// other hosts, and of the older names without a host, are left alone: their owner cannot be asked.
+bool orphaned_build(const std::string& name) {
+  if (name.rfind(kTmpPrefix, 0) != 0) return false;
+  const size_t at = name.find('@');
+  if (at == std::string::npos) return false;
+  std::string host = name.substr(at + 1);
+  if (host.size() > 8 && host.compare(host.size() - 8, 8, "-damaged") == 0) host.resize(host.size() - 8);
+  const std::string head = name.substr(0, at);  // .tmp-<key>-<pid>-<rand>
+  const size_t rand_dash = head.rfind('-');
+  const size_t pid_dash = rand_dash == std::string::npos || rand_dash == 0 ? std::string::npos : head.rfind('-', rand_dash - 1);
+  if (host != host_part() || pid_dash == std::string::npos) return false;
+  const std::string pid_text = head.substr(pid_dash + 1, rand_dash - pid_dash - 1);
+  if (pid_text.empty() || pid_text.size() > 9 || !std::all_of(pid_text.begin(), pid_text.end(), ::isdigit)) return false;
+  const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+  return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Removes the orphaned build folders of one kind's folder (see orphaned_build).
+void remove_orphaned_builds(const fs::path& kind_dir) {
+  std::error_code ec;
+  std::vector<fs::path> doomed;  // collected first: removing while iterating is unspecified
+  for (const auto& de : fs::directory_iterator(kind_dir, ec))
+    if (orphaned_build(de.path().filename().string())) doomed.push_back(de.path());
+  for (const auto& p : doomed) remove_quietly(p);
 }
 
 // A damaged entry is first renamed aside (atomically), so no reader sees it half removed.
@@ -100,6 +140,9 @@ void discard(const fs::path& dir, const std::string& key) {
 fs::path make_temp_dir(const fs::path& kind_dir, const std::string& key) {
   std::error_code ec;
   fs::create_directories(kind_dir, ec);
+  if (ec)  // said here: mkdir below would only say that the folder it is in does not exist
+    throw runtime_error(kind_dir.string() + ": cannot create the cache folder (" + ec.message() +
+                        "); set FMWORK_CACHE to a writable folder");
   for (int attempt = 0; attempt < 16; ++attempt) {
     const fs::path tmp = kind_dir / temp_name(key);
     if (::mkdir(tmp.c_str(), 0755) == 0) return tmp;
@@ -318,7 +361,14 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   if (command != "list" && command != "report" && command != "clear")
     throw usage_error(usage + " (got '" + command + "')");
   if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
-  ArtifactCache cache(dir.empty() ? default_cache_root() : dir);
+  if (dir.empty()) {
+    try {
+      dir = default_cache_root();
+    } catch (const Error& e) {  // here, and only here, --cache_dir is an option
+      throw usage_error(std::string(e.what()) + ", or pass --cache_dir DIR");
+    }
+  }
+  ArtifactCache cache(dir);
   if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
   const std::vector<CacheEntry> entries = cache.list();
   return command == "list" ? list_text(entries, cache.root()) : report_text(entries, cache.root());
@@ -332,7 +382,8 @@ std::string default_cache_root() {
   if (!env("FMWORK_CACHE").empty()) return env("FMWORK_CACHE");
   if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/fmwork";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/fmwork";
-  throw usage_error("no cache folder: set FMWORK_CACHE, XDG_CACHE_HOME or HOME, or pass --cache_dir DIR");
+  throw usage_error("no cache folder for compiled packages: set FMWORK_CACHE (or XDG_CACHE_HOME or HOME) to a "
+                    "writable folder");
 }
 
 ArtifactCache::ArtifactCache(std::string root) : root_(std::move(root)) {}
@@ -371,6 +422,7 @@ CacheEntry ArtifactCache::store(const std::string& kind, const std::map<std::str
                                 const Builder& build) {
   check_kind(kind);
   const fs::path kind_dir = fs::path(root_) / kind;
+  remove_orphaned_builds(kind_dir);
   const fs::path tmp = make_temp_dir(kind_dir, key_of(kind, fields));
   CacheEntry e;
   try {

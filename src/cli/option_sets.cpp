@@ -7,6 +7,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_literal.hpp"
+#include "fmwork/hf/config.hpp"
 
 namespace fmwork {
 
@@ -244,7 +245,9 @@ const SetTable<ModelOptions>& model_table() {
        {"vocab_size", nullptr, &kInt, "@ 30522", "vocab_size",
         "the vocabulary of a TorchScript file without a config.json beside it",
         [](O& o, const std::string& option, const Value& v) {
-          if (v.integer <= 0) throw usage_error(option + " must be positive; got " + std::to_string(v.integer));
+          if (v.integer <= 0 || v.integer > hf::kMaxVocabSize)
+            throw usage_error(option + " must be from 1 to " + std::to_string(hf::kMaxVocabSize) + "; got " +
+                              std::to_string(v.integer));
           o.vocab_size = v.integer;
         }},
        {"random_weights", nullptr, &kBool, "@ True", nullptr,

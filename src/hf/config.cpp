@@ -16,6 +16,8 @@
 
 namespace fmwork::hf {
 
+static_assert(kMaxVocab == kMaxVocabSize, "config.json and --model:vocab_size share one bound");
+
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> types = {"bert", "roberta", "xlm-roberta", "distilbert", "modernbert", "qwen3"};
   return types;

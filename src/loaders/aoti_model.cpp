@@ -3,19 +3,60 @@
 
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/base/zip_archive.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/loaders/torchscript_model.hpp"
 
 namespace fmwork {
+
+// LibTorch's loader unpacks a package into a new <TMPDIR>/aotinductor_<random> folder, and a load that
+// throws leaves it behind. The load runs with TMPDIR naming a folder of our own, so that the folder it made
+// is known and removed, and nothing else in the real TMPDIR is touched. A member of AotiPackage made before
+// the loader: removed after the loader is gone, and also when the load throws or crashes (the crash guard
+// skips the loader's own cleanup).
+struct AotiPackage::Scratch {
+  Scratch() {
+    const char* outer = std::getenv("TMPDIR");
+    if (outer) saved = outer;
+    std::string pattern = (std::filesystem::temp_directory_path() / "fmwork-aoti-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw runtime_error(fmt::format("cannot create a folder in {} to unpack the package into ({}); set TMPDIR "
+                                      "to a writable folder",
+                                      std::filesystem::temp_directory_path().string(), std::strerror(errno)));
+    path = pattern;
+    ::setenv("TMPDIR", path.c_str(), 1);
+  }
+  ~Scratch() {
+    restore();
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  void restore() {  // TMPDIR as it was, once the loader has made its folder
+    if (saved) ::setenv("TMPDIR", saved->c_str(), 1);
+    else ::unsetenv("TMPDIR");
+  }
+
+  std::optional<std::string> saved;
+  std::string path;
+};
 
 struct AotiPackage::Loader {
   torch::inductor::AOTIModelPackageLoader loader;
@@ -112,8 +153,14 @@ AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) :
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
     throw usage_error(path + ": not an AOTInductor package (.pt2) file");
-  try {
-    loader_ = std::make_unique<Loader>(path, device.has_index() ? device.index() : -1);
+  verify_zip_file(path);  // LibTorch's loader checks no CRC: a damaged shared object would be dlopen()ed and crash
+  scratch_ = std::make_unique<Scratch>();
+  try {  // the package's shared object runs its own code while it loads: a crash is an Error, not our death
+    run_guarding_crashes([&] { loader_ = std::make_unique<Loader>(path, device.has_index() ? device.index() : -1); },
+                         path, "its code is damaged or was built for another LibTorch or CPU; build it again");
+    scratch_->restore();
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     throw runtime_error(path + ": cannot load as an AOTInductor package: " + exception_cause(e));
   }

@@ -167,6 +167,7 @@ TokenFacts HfModel::token_facts() const {
   if (!facts_) {
     TokenFacts f;
     f.vocab_size = encoder_->config().vocab_size;
+    f.type_vocab_size = encoder_->config().type_vocab_size;
     f.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
     facts_ = f;
   }
@@ -326,6 +327,8 @@ void load_checkpoint_weights(const LoadPlan& p, const EncoderConfig& config, con
 }
 
 [[noreturn]] void throw_no_safetensors(const std::string& dir) {
+  // fs::exists() follows links: a link to weights that are gone is no absence of weights, and says so.
+  for (const char* name : {"model.safetensors", "model.safetensors.index.json"}) refuse_special_file(dir + "/" + name);
   std::string other;
   if (any_exists(dir, {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack"}, &other))
     throw usage_error(dir + " has " + other + " but no model.safetensors; the native encoder reads safetensors only. Convert once "

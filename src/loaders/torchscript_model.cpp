@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/base/zip_archive.hpp"
 
 namespace fmwork {
 namespace {
@@ -172,6 +174,7 @@ hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
     return std::nullopt;
   };
   config.vocab_size = integer("vocab_size").value_or(0);
+  config.type_vocab_size = std::max<int64_t>(integer("type_vocab_size").value_or(0), 0);
   config.pad_token_id = integer("pad_token_id");
   config.bos_token_id = integer("bos_token_id");
   config.eos_token_id = integer("eos_token_id");
@@ -193,7 +196,7 @@ TokenFacts token_facts_beside(const std::string& path, const ModelOptions& optio
         "{}: the vocabulary size is unknown: put a config.json with vocab_size beside the file, or pass "
         "--model:vocab_size@ N",
         path));
-  return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids};
+  return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids, config.type_vocab_size};
 }
 
 std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
@@ -207,12 +210,22 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
                                     name, request.path));
   refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever
   TokenFacts facts = token_facts_beside(request.path, o);
+  // A TorchScript archive is a zip that LibTorch reads without its CRC-32s: a damaged byte came out as a
+  // parse error in the model's code, an unknown type, or an internal assert. Checked first, it is one line.
+  char magic[4] = {};
+  std::ifstream(request.path, std::ios::binary).read(magic, sizeof magic);
+  if (std::string(magic, sizeof magic) == std::string("PK\x03\x04", 4)) verify_zip_file(request.path);
   torch::jit::Module module;
   try {
     module = torch::jit::load(request.path, request.device);
   } catch (const c10::Error& e) {
+    // A damaged archive trips LibTorch's own internal checks, whose text asks the user to report a bug to
+    // PyTorch: the file is what is wrong, and that is what the line says.
+    const std::string cause = e.what_without_backtrace();
     throw runtime_error(fmt::format("{}: cannot load as a TorchScript archive: {}", request.path,
-                                    e.what_without_backtrace()));
+                                    cause.find("INTERNAL ASSERT FAILED") != std::string::npos
+                                        ? "the file is damaged or is not one (torch.jit.save writes them)"
+                                        : message_cause(cause)));
   }
   if (!module.find_method("forward"))
     throw usage_error(request.path + ": the TorchScript module has no forward method");

@@ -4,6 +4,7 @@
 #include "fmwork/log/log_format.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -98,11 +99,20 @@ std::string format_duration_seconds(Nanos dt) {
          std::string(9 - frac.size(), '0') + frac;
 }
 
+namespace {
+std::atomic<int> first_write_errno{0};
+}  // namespace
+
+void note_write_error(const std::ostream& out) {
+  int none = 0;
+  if (!out && errno != 0) first_write_errno.compare_exchange_strong(none, errno);
+}
+
 void flush_or_throw(std::ostream& out, const std::string& what) {
   errno = 0;
   out.flush();
   if (out) return;
-  const int error = errno;
+  const int error = errno ? errno : first_write_errno.load();
   throw runtime_error("cannot write " + what + (error ? " (" + std::string(std::strerror(error)) + ")" : std::string()) +
                       ": the disk may be full or the output closed; the run stops");
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/mapped_files.hpp"
 #include "fmwork/hf/safetensors_header.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -114,6 +115,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
   const Mapping m = map_file(P);
   file->size_ = m.size;
   file->map_ = m.map;
+  register_mapped_file(m.map, m.size, P);  // a file cut short later: zero pages and a FAIL line, not SIGBUS
   SafetensorsHeader header = parse_safetensors_header(static_cast<const unsigned char*>(m.map), m.size, P);
   file->data_start_ = header.data_start;
   file->metadata_ = std::move(header.metadata);
@@ -126,6 +128,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
 }
 
 SafetensorsFile::~SafetensorsFile() {
+  unregister_mapped_file(map_);
   if (map_) ::munmap(map_, size_);
 }
 
@@ -294,7 +297,7 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // the data section starts 8-aligned
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw runtime_error(path + ": cannot open for writing");
+  if (!out) throw runtime_error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
   const uint64_t n = text.size();
   unsigned char len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
@@ -308,8 +311,9 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
       out.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.numel() * c.element_size()));
     }
   }
+  errno = 0;
   out.flush();
-  if (!out) throw runtime_error(path + ": write failed (disk full?)");
+  if (!out) throw runtime_error(path + ": cannot write (" + std::strerror(errno ? errno : EIO) + ")");
 }
 
 }  // namespace fmwork::hf

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
 #include "fmwork/platform/plugin/plugin_platform.hpp"
@@ -89,9 +90,8 @@ std::string builtin_list() { return fmt::format("{}", fmt::join(builtin_platform
 
 std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOptions& options) {
   const std::string prefix = "--platform " + name + ": ";
-  if (!valid_plugin_name(name))
-    throw usage_error(prefix + "not a platform name; expected " + builtin_list() +
-                      " or a plugin name of letters, digits, '_', '-' and '.'");
+  if (!is_platform_name(name))  // the command line's own check: one rule for --platform and --devices
+    throw usage_error(prefix + "not a platform name; expected " + kPlatformNames);
   std::vector<std::string> tried;
   const std::optional<PluginLibrary> library = load_plugin_library(name, tried);
   if (!library)

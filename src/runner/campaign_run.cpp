@@ -16,7 +16,11 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
   const std::string log = logs + "/" + run.id + ".log";
   std::ofstream out(log + ".partial", std::ios::binary | std::ios::trunc);
   std::ofstream err(logs + "/" + run.id + ".err", std::ios::binary | std::ios::trunc);
-  if (!out || !err) throw runtime_error(log + ": cannot write the run's log");
+  if (!out || !err) throw runtime_error(log + ": cannot write the run's log (" + std::strerror(errno) + ")");
+  int write_errno = 0;  // the first failed write's reason (a full disk: ENOSPC), for the one line
+  const auto note = [&](std::ostream& stream) {
+    if (!stream && write_errno == 0) write_errno = errno ? errno : EIO;
+  };
   RunEnd end;
   StreamHandlers handlers;
   handlers.out_line = [&](std::string_view line, bool terminated) {
@@ -28,16 +32,21 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
     if (!line.empty()) end.last_error = std::string(line);
   };
   handlers.after_read = [&] {
+    errno = 0;
     out.flush();
+    note(out);
     err.flush();
+    note(err);
   };
   std::vector<std::string> argv = {executable_path(program)};
   const std::vector<std::string> options = device.empty() ? run.argv : with_platform(run.argv, device);
   argv.insert(argv.end(), options.begin(), options.end());
   const ChildExit exit = run_streaming(program, argv, {}, handlers);
+  errno = 0;
   out.close();
+  note(out);
   err.close();
-  if (!out) throw runtime_error(log + ": cannot write the run's log");
+  if (!out) throw runtime_error(log + ": cannot write the run's log (" + std::strerror(write_errno) + ")");
   if (std::rename((log + ".partial").c_str(), log.c_str()) != 0)
     throw runtime_error(log + ": cannot rename into place (" + std::strerror(errno) + ")");
   end.status = exit.signal ? 128 + exit.signal : exit.exit_code;

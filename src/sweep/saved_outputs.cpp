@@ -73,7 +73,8 @@ void save_outputs(const std::string& dir, int64_t input, int64_t batch, const Ba
   }
 }
 
-Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size) {
+Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size,
+                         int64_t type_vocab_size) {
   const std::string path = (std::filesystem::path(dir) / outputs_file_name(input, batch)).string();
   if (!std::filesystem::is_regular_file(path))
     throw runtime_error("--check_outputs: " + path + " does not exist; make it with --save_outputs " + dir +
@@ -101,6 +102,12 @@ Reference load_reference(const std::string& dir, int64_t input, int64_t batch, i
   if (!ref.inputs.attention_mask.defined()) ref.inputs.attention_mask = torch::ones({batch, input}, torch::kLong);
   ref.inputs.token_type_ids = read_input("token_type_ids");
   if (!ref.inputs.token_type_ids.defined()) ref.inputs.token_type_ids = torch::zeros({batch, input}, torch::kLong);
+  const int64_t low_type = ref.inputs.token_type_ids.min().item<int64_t>();
+  const int64_t high_type = ref.inputs.token_type_ids.max().item<int64_t>();
+  if (type_vocab_size > 0 && (low_type < 0 || high_type >= type_vocab_size))  // else "index out of range in self"
+    throw runtime_error(fmt::format("--check_outputs: {}: token_type_ids hold ids {}..{}, outside the model's token "
+                                    "types 0..{} (type_vocab_size): the file was made for another model",
+                                    path, low_type, high_type, type_vocab_size - 1));
   for (const auto& entry : file->entries())
     if (!is_input_name(entry.name)) ref.outputs.emplace_back(entry.name, file->tensor(entry.name).clone());
   if (ref.outputs.empty()) throw runtime_error("--check_outputs: " + path + " holds inputs but no outputs");

@@ -10,6 +10,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/base/host_memory.hpp"
+#include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
@@ -29,7 +30,10 @@ Nanos read_clock(clockid_t id) {
 
 // Lines are written as they come but flushed once per combination, after its last line: a flush per REP
 // line would put a write() system call between every two reps.
-void emit(std::ostream& out, const LogLine& line) { out << format_line(line) << '\n'; }
+void emit(std::ostream& out, const LogLine& line) {
+  out << format_line(line) << '\n';
+  note_write_error(out);  // a full disk: the reason, while errno still holds it
+}
 
 Batch to_device(const Batch& b, const torch::Device& device) {
   return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
@@ -164,7 +168,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference;
   if (plan.check_outputs) {
-    reference = load_reference(*plan.check_outputs, input, batch, model.token_facts().vocab_size);
+    const TokenFacts facts = model.token_facts();
+    reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
@@ -190,6 +195,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     progress.done(rep + 1, spent);
   }
 
+  check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   std::vector<double> durations(reps);
   for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
   const Summary summary = summarize(durations);

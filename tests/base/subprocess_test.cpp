@@ -3,11 +3,15 @@
 #include "fmwork/base/subprocess.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -99,6 +103,56 @@ TEST(ExecutablePath, FollowsTheLinkOrMakesThePathAbsolute) {
   EXPECT_NE(self, kSelfExecutable);
   EXPECT_NE(self.find("core_tests"), std::string::npos) << self;
   EXPECT_EQ(executable_path("relative/driver"), (std::filesystem::current_path() / "relative/driver").string());
+}
+
+}  // namespace
+}  // namespace fmwork
+
+namespace fmwork {
+namespace {
+
+// Whether process group `group` still has a member, asked until it has none (at most ~60 s: a guard against
+// a hang, not a bound on speed).
+bool group_outlives(pid_t group) {
+  for (int i = 0; i < 6000; ++i) {
+    if (::kill(-group, 0) != 0 && errno == ESRCH) return false;
+    ::usleep(10000);
+  }
+  return true;
+}
+
+// A driver killed while the exporter ran (TERM, INT, or KILL, which nothing can catch) left the exporter
+// and its compilers running. run_subprocess's child now leads a group of its own that ends with the
+// driver. The child here is a shell that ends its group on SIGTERM, as tools/aoti_export.py does, with a
+// grandchild that would otherwise run on.
+TEST(Subprocess, RunSubprocessChildsGroupEndsWithItsParent) {
+  for (int signal : {SIGTERM, SIGINT, SIGKILL}) {
+    SCOPED_TRACE(signal);
+    const std::string marker = (std::filesystem::temp_directory_path() /
+                                ("fmwork-group-" + std::to_string(::getpid()) + "-" + std::to_string(signal)))
+                                   .string();
+    std::filesystem::remove(marker);
+    const pid_t parent = ::fork();
+    if (parent == 0) {
+      run_subprocess({"sh", "-c", "trap 'kill -KILL 0' TERM; sleep 1000 & echo $$ >" + marker + ".tmp; mv " + marker +
+                                      ".tmp " + marker + "; wait"});
+      ::_exit(0);
+    }
+    ASSERT_GT(parent, 0);
+    pid_t group = 0;
+    for (int i = 0; i < 6000 && group == 0; ++i) {
+      std::ifstream in(marker);
+      if (!(in >> group)) ::usleep(10000);
+    }
+    ASSERT_GT(group, 0) << "the child never started";
+    EXPECT_EQ(::getpgid(group), group) << "the child leads a group of its own";
+    ASSERT_EQ(::kill(parent, signal), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(parent, &status, 0), parent);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << status;  // it died of it, as before
+    EXPECT_FALSE(group_outlives(group));
+    std::filesystem::remove(marker);
+  }
 }
 
 }  // namespace

@@ -52,7 +52,16 @@ TEST(DefaultCacheRoot, HonoursTheThreeVariablesInOrder) {
     FAIL() << "default_cache_root returned";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_NE(std::string(e.what()).find("FMWORK_CACHE"), std::string::npos) << e.what();
+    // A driver run has no --cache_dir: the message advised one the driver then refused.
+    EXPECT_EQ(std::string(e.what()), "no cache folder for compiled packages: set FMWORK_CACHE (or XDG_CACHE_HOME or "
+                                     "HOME) to a writable folder");
+  }
+  try {  // `driver --cache` has one
+    run_cache_command({"list"});
+    FAIL() << "run_cache_command returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "no cache folder for compiled packages: set FMWORK_CACHE (or XDG_CACHE_HOME or "
+                                     "HOME) to a writable folder, or pass --cache_dir DIR");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -279,6 +280,51 @@ TEST(ArtifactCache, AKilledBuildsTempFolderIsIgnored) {
   EXPECT_EQ(why, "");
   EXPECT_TRUE(cache.list().empty());
   EXPECT_TRUE(fs::exists(left));  // another process's build may still be running
+}
+
+// A driver killed during a build (SIGKILL: nothing of it runs again) left its .tmp- folder for ever. The next
+// store() of the kind removes the folders whose process on this host is gone, and only those.
+TEST(ArtifactCache, BuildFoldersOfDeadProcessesAreRemovedByTheNextStore) {
+  TempDir tmp("fmwork-cache-test");
+  ArtifactCache cache(tmp.path());
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string key = ArtifactCache::key_of("aoti", kFields);
+  const std::string here = std::string("@") + host;
+  const fs::path kind = fs::path(tmp.path()) / "aoti";
+  const std::vector<std::string> orphans = {".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef" + here,
+                                            ".tmp-" + key + "-" + std::to_string(dead) + "-0badf00d" + here + "-damaged"};
+  const std::vector<std::string> kept = {".tmp-" + key + "-" + std::to_string(getpid()) + "-deadbeef" + here,
+                                         ".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef@another-host",
+                                         ".tmp-" + key + "-" + std::to_string(dead) + "-deadbeef"};
+  for (const auto& name : orphans) fs::create_directories(kind / name / "sub");
+  for (const auto& name : kept) fs::create_directories(kind / name);
+  cache.store("aoti", kFields, writer({{"model.pt2", "x"}}, {}));
+  std::vector<std::string> left = temp_folders(tmp.path());
+  std::sort(left.begin(), left.end());
+  std::vector<std::string> expected = kept;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(left, expected);
+}
+
+// A cache folder that cannot be made said "No such file or directory" (of the build folder inside it): the
+// reason is the cache folder's own (here a file in the way; for a user, often "Permission denied").
+TEST(ArtifactCache, AnUncreatableCacheFolderSaysWhy) {
+  TempDir tmp("fmwork-cache-test");
+  write(fs::path(tmp.path()) / "file", "x");
+  ArtifactCache cache(tmp.file("file/cache"));
+  try {
+    cache.store("aoti", kFields, writer({{"model.pt2", "x"}}, {}));
+    FAIL() << "store() returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), tmp.file("file/cache/aoti") + ": cannot create the cache folder (Not a "
+                                     "directory); set FMWORK_CACHE to a writable folder");
+  }
 }
 
 TEST(ArtifactCache, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {

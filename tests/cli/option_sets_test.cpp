@@ -157,7 +157,10 @@ TEST(OptionSets, ModelErrors) {
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "True"})); }),
             "--model:vocab_size expects an int; got the bool True");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "0"})); }),
-            "--model:vocab_size must be positive; got 0");
+            "--model:vocab_size must be from 1 to 16777216; got 0");
+  // 2^62 reached the input generator, whose table of ids threw "vector::reserve".
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "4611686018427387904"})); }),
+            "--model:vocab_size must be from 1 to 16777216; got 4611686018427387904");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:random_weights_seed@", "1.5"})); }),
             "--model:random_weights_seed expects an int; got the float 1.5");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "flash"})); }),

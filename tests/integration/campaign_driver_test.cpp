@@ -121,6 +121,24 @@ TEST(CampaignDriver, KilledHalfwayResumesOnlyTheMissingRunsAndProcessReadsTheTre
   EXPECT_NE(cmp.out.find("1.000x"), std::string::npos) << cmp.out;
 }
 
+// A disk that fills while the runner writes a run's log (here a file size limit): the runner said only
+// "cannot write the run's log". The reason is in the line now, and the log stays .partial.
+TEST(CampaignDriver, AFullDiskSaysWhyTheRunsLogCannotBeWritten) {
+  TempDir scratch;
+  const std::string a = make_small_torchscript(scratch, "a");
+  write_file(scratch.file("exp.json"), R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "BertModel",
+      "--reps": 3000, "--input_sizes": "8", "--batch_sizes": 1}}, "runs": [{"id": "a", "options": {"--model_name": ")" +
+                                           a + R"("}}]})");
+  const auto r = run_command({"sh", "-c", "ulimit -f 64 && exec \"$0\" \"$@\"", driver_path(), "run",
+                              scratch.file("exp.json"), "--out", scratch.file("out")});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("a.log: cannot write the run's log (File too large)"), std::string::npos) << r.err;
+  std::set<std::string> logs;
+  for (const auto& e : fs::recursive_directory_iterator(scratch.file("out")))
+    if (e.path().extension() == ".log") logs.insert(e.path().string());
+  EXPECT_TRUE(logs.empty());
+}
+
 TEST(CampaignDriver, ABadOptionInTheFileIsTheDriversMessageNamingTheRun) {
   TempDir scratch;
   write_file(scratch.file("exp.json"), R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "M",

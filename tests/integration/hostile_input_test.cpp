@@ -9,18 +9,26 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/zip_archive.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/loaders/hf_model.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/sweep/sweep.hpp"
 #include "support/test_support.hpp"
+#include "support/zip_fixtures.hpp"
 
 namespace fmwork {
 namespace {
@@ -130,6 +138,14 @@ TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
   ASSERT_EQ(::symlink("gone.json", (folder + "/config.json").c_str()), 0);
   expect_refused(drive(folder), 2,
                  folder + "/config.json is a dangling symbolic link to gone.json; point it at an existing file");
+  // The weights as a link to a file that is gone were reported as "has no weights".
+  TempDir other;
+  const std::string weights = model_folder(other);
+  fs::remove(weights + "/model.safetensors");
+  ASSERT_EQ(::symlink("/nonexistent/model.safetensors", (weights + "/model.safetensors").c_str()), 0);
+  expect_refused(drive(weights), 2,
+                 weights + "/model.safetensors is a dangling symbolic link to /nonexistent/model.safetensors; point it "
+                           "at an existing file");
 }
 
 TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
@@ -182,6 +198,98 @@ TEST(HostileInput, LostOutputIsAnErrorNotSuccess) {
                          "be full or the output closed; the run stops\n");
 }
 
+// A damaged .pt2: LibTorch's package loader checks no CRC-32, so a flipped byte in its shared object was
+// unpacked, dlopen()ed and killed the driver with SIGSEGV (exit 139, no line). The zip is checked first.
+TEST(HostileInput, DamagedPackageIsOneLineNotACrash) {
+  TempDir dir;
+  const std::string so(64 * 1024, '\x7f'), name = "pkg/data/aotinductor/model/model.so";
+  std::string bytes = test_support::stored_zip({{name, so}, {"pkg/archive_format", "pt2"}});
+  const size_t data = 30 + name.size();  // after the first local header
+  bytes[data + 1000] ^= 0x20;
+  write_file(dir.file("model.pt2"), bytes);
+  expect_refused(drive(dir.file("model.pt2"), {"--model:vocab_size@", "100"}), 1,
+                 dir.file("model.pt2") + ": damaged: member '" + name + "' fails its CRC-32 check (" +
+                     fmt::format("{:08x}", zip_crc32(bytes.data() + data, so.size())) + ", recorded " +
+                     fmt::format("{:08x}", zip_crc32(so.data(), so.size())) + "); copy or build the file again");
+}
+
+// An intact zip that is no package: LibTorch's loader throws after unpacking it into a new
+// $TMPDIR/aotinductor_* folder, which every failed load left behind. The load unpacks into a folder of
+// the driver's own, removed whatever happens; nothing else in TMPDIR is touched.
+TEST(HostileInput, FailedPackageLoadLeavesNothingInTmpdir) {
+  TempDir dir;
+  fs::create_directories(dir.file("tmp"));
+  write_file(dir.file("tmp/kept"), "someone else's");
+  write_file(dir.file("model.pt2"), test_support::stored_zip({{"pkg/data/aotinductor/model/notes.txt", "no model"},
+                                                              {"pkg/archive_format", "pt2"}}));
+  const CommandResult r = test_support::run_command(
+      {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name",
+       dir.file("model.pt2"), "--input_sizes", "8", "--batch_sizes", "1", "--reps", "2", "--model:vocab_size@", "100"},
+      {"TMPDIR=" + dir.file("tmp")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "error: " + dir.file("model.pt2") + ": cannot load as an AOTInductor package: Failed to find a "
+                   "generated cpp file or so file for model 'model' in the zip archive.\n");
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir.file("tmp"))) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"kept"});
+}
+
+// A disk that fills during the sweep (here a file size limit, which holds for root too) cuts a block of
+// REP lines anywhere: the driver says why in one line and leaves the log ending in a whole line, which
+// process reads. Before, the log ended in half a line ("FMWORK REP 29 30 1795490538.289988147 17") and
+// process refused it whole.
+TEST(HostileInput, FullDiskLeavesOnlyWholeLines) {
+  TempDir dir;
+  const std::string folder = model_folder(dir);
+  const std::string log = dir.file("run.log");
+  const CommandResult r = test_support::run_command(
+      {"sh", "-c", "ulimit -f 16 && exec \"$0\" \"$@\" >" + log, test_support::driver_path(), "--platform", "cpu",
+       "--model_class", "BertModel", "--model_name", folder, "--input_sizes", "8", "--batch_sizes", "1", "--reps",
+       "2000"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "error: cannot write the log (File too large): the disk may be full or the output closed; the "
+                   "run stops\n");
+  const std::string text = test_support::read_file(log);
+  ASSERT_FALSE(text.empty());
+  EXPECT_LE(text.size(), 16u * 512u);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_NE(text.find("FMWORK REP 1 2000 "), std::string::npos);
+  const CommandResult processed = test_support::run_command({test_support::process_path(), "--path", log, "--format", "csv"});
+  EXPECT_EQ(processed.exit_code, 0) << processed.err;
+}
+
+// Weights cut short while the run reads them in place (another process rewrote the file): SIGBUS killed the
+// driver at the first touch. Each combination is now a FAIL line naming the file, and the sweep goes on.
+TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
+  TempDir dir;
+  const std::string folder = model_folder(dir);
+  auto platform = make_platform("cpu", {});
+  auto model = load_model(LoadRequest{folder, "BertModel", {}, platform->device()});
+  ASSERT_EQ(::truncate((folder + "/model.safetensors").c_str(), 4096), 0);
+  InputGenerator inputs(model->token_facts(), 0);
+  std::ostringstream out;
+  std::vector<std::string> reported;
+  const int failures = run_sweep(SweepPlan{{1}, {8, 16}, 3, "m", "BertModel"}, *model, *platform, inputs, out,
+                                 [&](const std::string& m) { reported.push_back(m); });
+  EXPECT_EQ(failures, 2) << out.str();
+  const std::string why = folder + "/model.safetensors: the file was cut short while the run read it in place (its "
+                                   "missing pages read as zeros); restore it and run again";
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_EQ(reported[1], "combination input 16 / batch 1 failed: " + why + "; the sweep goes on");
+  EXPECT_NE(out.str().find("FMWORK FAIL input=8 batch=1 "), std::string::npos) << out.str();
+}
+
+// A --save_outputs folder that cannot be written was found only after each combination had run (sysfs
+// refuses new files even to root).
+TEST(HostileInput, UnwritableSaveOutputsFolderIsRefusedBeforeTheRun) {
+  TempDir dir;
+  const CommandResult r = drive(model_folder(dir), {"--save_outputs", "/sys/kernel"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("error: --save_outputs /sys/kernel: cannot write into the folder (", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_EQ(r.out.find("FMWORK RES"), std::string::npos) << r.out;
+}
+
 // Random weights are sized by config.json: fields each in range (hidden 65536, 1024 layers) that add up to
 // terabytes are refused with the figures before any allocation.
 TEST(HostileInput, RandomWeightsBeyondMemoryAreRefusedWithTheFigures) {
@@ -207,6 +315,21 @@ TEST(HostileInput, ForeignLoaderErrorsNameTheFile) {
   const CommandResult r = drive(dir.file("garbage.pt"), {"--model:vocab_size@", "100"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(dir.file("garbage.pt")), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// A TorchScript file with one damaged byte came out as a parse error in the model's code, an unknown type,
+// or LibTorch's "INTERNAL ASSERT FAILED ... please report a bug to PyTorch". Its zip is checked first.
+TEST(HostileInput, DamagedTorchScriptNamesTheMember) {
+  TempDir dir;
+  const std::string model = test_support::make_small_torchscript(dir, "ts");
+  std::string bytes = test_support::read_file(model);
+  bytes[bytes.size() / 3] ^= 0x20;
+  write_file(model, bytes);
+  const CommandResult r = drive(model, {"--model:vocab_size@", "100"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: " + model + ": damaged: member '", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("' fails its CRC-32 check ("), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }
 

@@ -1,4 +1,6 @@
 // The safetensors reader and writer: round trips, zero-copy, conversion, shards, and every kind of bad file.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/mapped_files.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "support/test_support.hpp"
 
@@ -110,6 +113,29 @@ TEST(HfSafetensors, ZeroCopyWhenDtypeMatchesAndMappingOutlivesFile) {
   t.zero_();
   auto again = SafetensorsFile::open(dir.file("a.safetensors"));
   EXPECT_TRUE(again->tensor("w").equal(w));
+}
+
+// A file cut short after it was mapped: touching the lost pages raised SIGBUS and killed the process. They
+// now read as zeros, and check_mapped_files() names the file, until the mapping is gone.
+TEST(HfSafetensors, FileCutShortUnderAMappingReadsZerosAndIsReported) {
+  TempDir dir;
+  const std::string path = dir.file("a.safetensors");
+  write_safetensors(path, {{"w", at::ones({512, 1024})}});  // 2 MiB of data
+  {
+    auto f = SafetensorsFile::open(path);
+    const at::Tensor w = f->tensor("w");
+    ASSERT_TRUE(f->holds(w));
+    fmwork::check_mapped_files();
+    ASSERT_EQ(::truncate(path.c_str(), 1 << 20), 0);  // the header and half the data stay
+    const double sum = w.sum().item<double>();         // every page touched, on LibTorch's threads
+    EXPECT_LT(sum, 512.0 * 1024);
+    EXPECT_GT(sum, 0.0);
+    const Error e = fmwork::test_support::expect_error([] { fmwork::check_mapped_files(); });
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), path + ": the file was cut short while the run read it in place (its missing "
+                                            "pages read as zeros); restore it and run again");
+  }
+  fmwork::check_mapped_files();  // the mapping is gone, and its mark with it
 }
 
 TEST(HfSafetensors, UnalignedDataIsCopiedNotMisread) {

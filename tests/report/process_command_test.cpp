@@ -253,6 +253,25 @@ TEST(Process, ALogWithNoFmworkLineIsAnError) {
   EXPECT_EQ(std::string(run_error({"-"}, "").what()), "<stdin>: no FMWORK line in it; give a log the driver wrote");
 }
 
+// 40,000 input sizes made a 192 MB page. A page draws at most 5000 combinations; past that, one line says
+// how many there are and what to use instead (the other formats have no such bound).
+TEST(Process, HtmlOfTooManyCombinationsIsRefusedWithTheCount) {
+  TempDir dir;
+  std::string log;
+  for (int input = 1; input <= 5001; ++input)
+    log += format_line(make_res_line(1000, 2000, "m", "BertModel", input, 1, 0.001, 1000.0)) + "\n";
+  const std::string path = dir.write("wide.log", log);
+  const Error e = run_error({"--path", path, "--format", "html"});
+  EXPECT_EQ(e.kind(), ErrorKind::usage);
+  EXPECT_EQ(std::string(e.what()), "--format html: the logs hold 5001 combinations; a page draws at most 5000 (it "
+                                   "would be too large to open): use --format csv or json, or fewer logs");
+  EXPECT_EQ(std::string(run_error({"--compare", path, path, "--format", "html"}).what()),
+            "--format html: the logs hold 10002 combinations; a page draws at most 5000 (it would be too large to "
+            "open): use --format csv or json, or fewer logs");
+  const std::string csv = run({"--path", path, "--format", "csv"});
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5002);
+}
+
 TEST(Process, HtmlOfACampaignTreeAndOfACompare) {
   TempDir dir;
   std::filesystem::create_directories(dir.path() + "/c/logs");

@@ -71,6 +71,20 @@ TEST(Outputs, SavedFileReadsBackAsAReference) {
             std::string::npos);
 }
 
+// Saved token_type_ids past the model's token types reached the embedding lookup, which said only
+// "index out of range in self".
+TEST(Outputs, TokenTypesOutsideTheModelsAreRefusedNamingTheFile) {
+  TempDir dir;
+  Batch batch{torch::arange(8, torch::kLong).view({2, 4}), torch::ones({2, 4}, torch::kLong),
+              torch::full({2, 4}, 2, torch::kLong)};
+  save_outputs(dir.path(), 4, 2, batch, {"input_ids", "attention_mask", "token_type_ids"},
+               {{"last_hidden_state", torch::randn({2, 4, 3})}});
+  EXPECT_EQ(runtime_error_of([&] { load_reference(dir.path(), 4, 2, 100, 2); }),
+            "--check_outputs: " + dir.file("4x2.safetensors") + ": token_type_ids hold ids 2..2, outside the model's "
+            "token types 0..1 (type_vocab_size): the file was made for another model");
+  EXPECT_TRUE(load_reference(dir.path(), 4, 2, 100, 3).inputs.token_type_ids.equal(batch.token_type_ids));
+}
+
 TEST(Outputs, ComparePassesWithinToleranceAndFailsOutside) {
   auto want = torch::randn({2, 5, 8}, torch::kDouble);
   const Tolerance fp32 = tolerance_for("float32", {});

@@ -20,8 +20,11 @@ struct SubprocessResult {
 
 // Runs argv[0] (searched in PATH when it has no '/') with the arguments, no shell, stdin from /dev/null,
 // the environment plus `extra_env` entries ("KEY=VALUE", which win over inherited ones), and waits for
-// it, capturing stdout and stderr whole. Throws a runtime Error naming the program when it cannot be
-// started (not found, not executable).
+// it, capturing stdout and stderr whole. The child leads a process group of its own and outlives nothing:
+// a SIGTERM or SIGINT this process gets while it runs is sent on to its group (then this process dies of it
+// as it would have), and the child gets SIGTERM when this process dies, even by SIGKILL (a group leader that
+// catches it ends its group: tools/aoti_export.py). Throws a runtime Error naming the program when it
+// cannot be started (not found, not executable).
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
 // How a streamed child ended.

@@ -3,9 +3,9 @@
 // into a temporary folder and stores it. No LibTorch here: the builder is a callback.
 //
 // Layout: <root>/<kind>/<key>/ holds the artifact files and manifest.json; a build in progress is
-// <root>/<kind>/.tmp-<key>-<pid>-<random>/. The manifest is written last and the folder renamed into place
-// only when complete, so a killed build leaves only a temporary folder (removed by clear(), ignored by
-// find() and list()). The cache's contents are untrusted input: every entry is checked against its
+// <root>/<kind>/.tmp-<key>-<pid>-<random>@<host>/. The manifest is written last and the folder renamed into place
+// only when complete, so a killed build leaves only a temporary folder (ignored by find() and list(),
+// removed by clear(), and by the next store() of its kind once its process, on this host, is gone). The cache's contents are untrusted input: every entry is checked against its
 // manifest (bounded in size, plain file names only, no symlinks) before it is returned.
 #pragma once
 
@@ -61,7 +61,8 @@ class ArtifactCache {
   // into the empty folder it is given and returns facts to record.
   using Builder = std::function<std::map<std::string, std::string>(const std::string& tmp_dir)>;
 
-  // Runs build() in a fresh temporary folder beside the entries (unique to this call), times it, writes
+  // First removes the kind's build folders whose process (of this host) is gone. Then runs build() in a
+  // fresh temporary folder beside the entries (unique to this call), times it, writes
   // the manifest (fields, facts, each file's size and hash, build seconds, timestamps) and renames the
   // folder into place. When another process stored the same key meanwhile, its intact entry is kept and
   // ours discarded (a damaged one is replaced). When build() throws, the temporary folder is removed and

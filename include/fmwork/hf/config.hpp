@@ -14,6 +14,10 @@
 
 namespace fmwork::hf {
 
+// The largest vocabulary read (config.json's vocab_size, --model:vocab_size): 16.7 M ids, over 60 times the
+// largest published tokenizer's; the input generator keeps a table of the ids it draws from.
+inline constexpr int64_t kMaxVocabSize = 1 << 24;
+
 // roberta covers xlm-roberta (same modules and names). modernbert and qwen3 are the rotary families: no
 // position table, rotary embeddings in attention, some layers attending in a sliding window.
 enum class Family { bert, roberta, distilbert, modernbert, qwen3 };

@@ -28,8 +28,11 @@ struct AotiFacts {
 // A loaded package. Not copyable: it owns the loader (and the folder the package was unpacked into).
 class AotiPackage {
  public:
-  // Loads the package at `path` for `device` (the package's own device must match). Throws a usage Error
-  // for a path that is not a package, a runtime Error when LibTorch cannot load it, naming the path.
+  // Loads the package at `path` for `device` (the package's own device must match), after checking its
+  // zip (verify_zip_file: a damaged member is a runtime Error, never unpacked), unpacked into a folder of
+  // its own under TMPDIR that goes with the package or the failed load. Throws a usage Error for a path
+  // that is not a package, a runtime Error when LibTorch cannot load it or its code crashes while loading
+  // (run_guarding_crashes), naming the path.
   AotiPackage(const std::string& path, const torch::Device& device);
   ~AotiPackage();
   AotiPackage(const AotiPackage&) = delete;
@@ -45,8 +48,10 @@ class AotiPackage {
   int64_t parameter_count();
 
  private:
+  struct Scratch;
   struct Loader;
   std::string path_;
+  std::unique_ptr<Scratch> scratch_;  // before loader_: destroyed after it
   std::unique_ptr<Loader> loader_;
   AotiFacts facts_;
   std::vector<torch::Tensor Batch::*> feeds_;  // facts_.inputs as Batch fields, resolved once

@@ -31,6 +31,10 @@ std::string format_duration_seconds(Nanos dt);
 // written to it was lost (a full disk, a closed standard output): a run that cannot write its log must
 // not go on and exit 0.
 void flush_or_throw(std::ostream& out, const std::string& what);
+// Records the reason (errno) when a write to `out` has just failed, for flush_or_throw's message: a stream
+// that failed while it filled its buffer (a full disk in the middle of REP lines) keeps no reason of its
+// own by the time it is flushed. Only the first reason is kept.
+void note_write_error(const std::ostream& out);
 
 // The banner upstream prints: "\n" + 80 '-' + "\n" + title + "\n" + 80 '-' + "\n\n".
 std::string banner(const std::string& title);

@@ -35,6 +35,7 @@ inline const std::vector<std::string>& model_input_names() {
 struct TokenFacts {
   int64_t vocab_size = 0;
   std::vector<int64_t> special_ids;
+  int64_t type_vocab_size = 0;  // token type ids run 0..type_vocab_size-1; 0: unknown, or no token types
 };
 
 // A new kind of model provides the pure virtual functions: forward, describe, dtype_name, token_facts,

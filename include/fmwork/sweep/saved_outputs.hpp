@@ -40,8 +40,10 @@ struct Reference {
   NamedTensors outputs;
 };
 // Reads DIR/<input>x<batch>.safetensors. A runtime Error naming the file when it is missing, when
-// input_ids is absent, not [batch, input] integers or outside [0, vocab_size), or when it holds no outputs.
-Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size);
+// input_ids is absent, not [batch, input] integers or outside [0, vocab_size), token_type_ids outside
+// [0, type_vocab_size) (when that is known: > 0), or when it holds no outputs.
+Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size,
+                         int64_t type_vocab_size = 0);
 
 // Tolerances with the defaults of a dtype ("float32", "bfloat16", "float16") filled in where the option
 // leaves them out: float32 atol 1e-4 rtol 1e-4 cosine 0.99999; float16 atol 2e-2 rtol 2e-2 cosine 0.9999;

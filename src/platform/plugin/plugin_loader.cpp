@@ -103,13 +103,6 @@ std::vector<std::string> plugin_search_dirs() {
   return dirs;
 }
 
-bool valid_plugin_name(const std::string& name) {
-  if (name.empty() || name == "." || name == "..") return false;
-  for (unsigned char c : name)
-    if (!std::isalnum(c) && c != '_' && c != '-' && c != '.') return false;
-  return true;
-}
-
 std::optional<PluginLibrary> load_plugin_library(const std::string& name, std::vector<std::string>& tried) {
   const std::string prefix = "--platform " + name + ": ";
   std::string found;

@@ -20,9 +20,6 @@ std::string plugin_file_name(const std::string& name);
 // <folder of the running executable>/plugins, then <folder of the running executable>/../lib/fmwork.
 std::vector<std::string> plugin_search_dirs();
 
-// A plugin name is letters, digits, '_', '-' and '.', and not "." or "..": it becomes part of a file name.
-bool valid_plugin_name(const std::string& name);
-
 // A loaded plugin library: loaded once per path and never unloaded (unloading would deregister the
 // kernels it registered with LibTorch).
 struct PluginLibrary {
@@ -30,7 +27,8 @@ struct PluginLibrary {
   const fmwork_platform_plugin* table = nullptr;
 };
 
-// Loads the library of plugin `name` (a valid_plugin_name) from the first search folder that has it, and
+// Loads the library of plugin `name` (a name cli's is_platform_name accepts: it becomes part of a file
+// name) from the first search folder that has it, and
 // checks its table. Returns nullopt when no folder has the file; `tried` receives every path looked at.
 // Throws a one-line usage Error, naming the file and the paths tried, when the library cannot be opened,
 // exports no entry point, speaks another interface version, has an incomplete table, or was built with
