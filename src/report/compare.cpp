@@ -129,6 +129,16 @@ void refuse_empty(const std::map<std::string, Entry>& left, const std::map<std::
   }
 }
 
+// The last META line's value of `key`, else the log's label of that name: a matrix column of a campaign
+// (--match torch.call:set_num_threads, --baseline model:torch_dtype=...).
+std::optional<std::string> meta_or_label(const ParsedLog& log, const std::string& key) {
+  for (auto it = log.meta.rbegin(); it != log.meta.rend(); ++it)
+    if (const std::string* value = it->fields.find(key)) return *value;
+  for (const auto& label : log.labels)
+    if (label.first == key) return label.second;
+  return std::nullopt;
+}
+
 size_t most_repeats(const Comparison& c, bool b_side) {
   size_t n = 1;
   for (const ComparedPair& p : c.pairs) n = std::max(n, b_side ? p.b.repeats : p.a.repeats);
@@ -144,6 +154,19 @@ std::string repeated_run(const ParsedLog& log) {
       run_id.compare(run_id.size() - suffix.size(), suffix.size(), suffix) == 0)
     run_id.resize(run_id.size() - suffix.size());
   return run_id;
+}
+
+std::optional<std::string> log_value(const ParsedLog& log, const std::string& key) {
+  return log.results.empty() ? meta_or_label(log, key) : meta_value(log, log.results.front(), key);
+}
+
+bool one_to_one(const std::vector<std::string>& x, const std::vector<std::string>& y) {
+  std::map<std::string, std::string> xy, yx;
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+    if (xy.emplace(x[i], y[i]).first->second != y[i]) return false;
+    if (yx.emplace(y[i], x[i]).first->second != x[i]) return false;
+  }
+  return true;
 }
 
 double ComparedPair::latency_ratio() const { return b.latency_ms / a.latency_ms; }
@@ -166,9 +189,7 @@ std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRec
   if (key == "input") return std::to_string(record.res.input);
   if (key == "batch") return std::to_string(record.res.batch);
   if (key == kMetaDtype && record.precision) return record.precision;
-  for (auto it = log.meta.rbegin(); it != log.meta.rend(); ++it)
-    if (const std::string* value = it->fields.find(key)) return *value;
-  return std::nullopt;
+  return meta_or_label(log, key);
 }
 
 Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,

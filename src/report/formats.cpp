@@ -236,17 +236,6 @@ SummaryTable summary_columns(const std::vector<const LineSpec*>& lines) {
   return table;
 }
 
-std::string check_status(const CombinationRecord& run) {
-  auto value = [&](std::string_view key) {
-    const std::string* v = find_in(run.check, key);
-    return v ? *v : std::string();
-  };
-  const std::string result = value("result");
-  if (result.empty()) return "ok";
-  if (result == "pass") return "ok, check pass";
-  return "CHECK FAIL: max_abs=" + value("max_abs") + " cosine=" + value("cosine");
-}
-
 std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, const std::vector<const LineSpec*>& lines) {
   if (!row.run) {
     const Fields& f = row.fail->fields;
@@ -374,16 +363,45 @@ double precise_throughput(const CombinationRecord& run) {
   return static_cast<double>(run.res.batch) * 1000.0 / precise_latency_ms(run);
 }
 
+std::string check_status(const CombinationRecord& run) {
+  auto value = [&](std::string_view key) {
+    const std::string* v = find_in(run.check, key);
+    return v ? *v : std::string();
+  };
+  const std::string result = value("result");
+  if (result.empty()) return "ok";
+  if (result == "pass") return "ok, check pass";
+  return "CHECK FAIL: max_abs=" + value("max_abs") + " cosine=" + value("cosine");
+}
+
+bool check_failed(const CombinationRecord& run) {
+  const std::string* result = find_in(run.check, "result");
+  return result && *result != "pass";
+}
+
+std::vector<double> kept_durations_ms(const CombinationRecord& run) {
+  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
+  const size_t all = run.rep_durations.size();
+  const size_t drop = std::min(dropped && *dropped >= 0 ? static_cast<size_t>(*dropped) : warmup_reps(all), all);
+  std::vector<double> kept;
+  kept.reserve(all - drop);
+  for (size_t i = drop; i < all; ++i) kept.push_back(static_cast<double>(run.rep_durations[i]) / 1e6);
+  return kept;
+}
+
+std::optional<LatencyRange> latency_range(const CombinationRecord& run) {
+  const std::vector<double> kept = kept_durations_ms(run);
+  if (kept.size() >= 2) return LatencyRange{percentile(kept, 10), percentile(kept, 90), "p10-p90"};
+  const std::optional<StatLine> stat = stat_of(run);
+  if (!stat) return std::nullopt;
+  const auto lo = stat->fields.get_double("min_ms"), hi = stat->fields.get_double("max_ms");
+  if (!lo || !hi) return std::nullopt;
+  return LatencyRange{*lo, *hi, "min-max"};
+}
+
 std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
-  if (!run.rep_durations.empty()) {
-    const size_t all = run.rep_durations.size();
-    const size_t drop = std::min(dropped && *dropped >= 0 ? static_cast<size_t>(*dropped) : warmup_reps(all), all);
-    std::vector<double> kept;
-    kept.reserve(all - drop);
-    for (size_t i = drop; i < all; ++i) kept.push_back(static_cast<double>(run.rep_durations[i]) / 1e6);
-    return judge(spread_of_kept(kept));
-  }
+  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)));
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;
   StatValues v;

@@ -21,20 +21,6 @@ namespace {
 
 using namespace report_page;
 
-// "noise", "faster", "slower" (B against A, beyond the spread) or "unknown" (no STAT on a side).
-std::string verdict(const ComparedPair& p) {
-  const std::optional<bool> noise = p.noise();
-  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
-  if (*noise) return "noise";
-  return p.latency_ratio() < 1 ? "faster" : "slower";
-}
-
-std::string spread_text(const std::string& verdict) {
-  if (verdict == "noise") return "noise";
-  if (verdict == "unknown") return "? (no STAT)";
-  return "beyond noise";
-}
-
 // The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2); 0 without both stddevs.
 double ratio_error(const ComparedPair& p) {
   if (!p.a.stddev_ms || !p.b.stddev_ms || !(p.a.latency_ms > 0) || !(p.b.latency_ms > 0)) return 0;
@@ -46,7 +32,7 @@ std::string pair_tooltip(const ComparedPair& p) {
   return p.key.run + "\ninput " + std::to_string(p.key.input) + ", batch " + std::to_string(p.key.batch) + "\nA " +
          html_fixed(p.a.latency_ms, 3) + " ms, B " + html_fixed(p.b.latency_ms, 3) + " ms\nB/A latency " +
          html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) + "\n" +
-         spread_text(verdict(p));
+         spread_text(pair_verdict(p));
 }
 
 LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles, int64_t input) {
@@ -73,7 +59,7 @@ LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& 
 std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
   std::vector<TableRow> rows;
   for (const ComparedPair& p : c.pairs) {
-    const std::string v = verdict(p);
+    const std::string v = pair_verdict(p);
     rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
                         num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
                         num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(p.latency_ratio(), 3) + "&#215;", "num ratio"},
@@ -130,7 +116,7 @@ std::string side_line(const std::string& side, const std::string& path, const st
 
 std::string compare_counts(const Comparison& c) {
   std::map<std::string, size_t> n;
-  for (const ComparedPair& p : c.pairs) ++n[verdict(p)];
+  for (const ComparedPair& p : c.pairs) ++n[pair_verdict(p)];
   return "<p class=\"counts\"><b>" + plural(c.pairs.size(), "combination") + "</b> in both: <b>" +
          std::to_string(n["faster"]) + " faster</b> in B and <b>" + std::to_string(n["slower"]) +
          " slower</b> beyond the runs' spread, " + std::to_string(n["noise"]) + " within noise, " +

@@ -1,6 +1,10 @@
 // The HTML pages' shared building blocks (see html_page.hpp).
 #include "html_page.hpp"
 
+#include <cmath>
+#include <optional>
+
+#include "fmwork/report/formats.hpp"
 #include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
 
@@ -29,6 +33,15 @@ tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
 svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
+svg.legend-only{max-width:100%;height:auto;display:block;margin:2px 0 4px}
+figure.slice{display:flex;flex-wrap:wrap;align-items:flex-start;gap:10px;margin:0 0 12px}
+figure.slice svg.chart{width:460px}
+table.numbers{margin:0;font-size:12px;max-width:380px}
+table.numbers th{font-size:11.5px}
+table.numbers td{padding:2px 6px}
+table.numbers td.series{max-width:150px;font-size:11.5px}
+table.numbers td small{color:#666;font-size:10.5px}
+div.model{border-top:1px solid #ddd;margin-top:14px}
 dl.kv{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1px 18px;margin:4px 0 8px;font-size:13px}
 dl.kv div{display:flex;gap:8px;border-bottom:1px dotted #ddd;padding:1px 0}
 dl.kv dt{font-weight:bold;color:#555;white-space:nowrap}
@@ -77,6 +90,25 @@ std::string paths_line(const std::string& what, const std::vector<std::string>& 
   std::string out = "<p class=\"read\">" + what;
   for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";
   return out + "</p>\n";
+}
+
+std::string pair_verdict(const ComparedPair& p) {
+  const std::optional<bool> noise = p.noise();
+  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
+  if (*noise) return "noise";
+  return p.latency_ratio() < 1 ? "faster" : "slower";
+}
+
+std::string spread_text(const std::string& verdict) {
+  if (verdict == "noise") return "noise";
+  if (verdict == "unknown") return "? (no STAT)";
+  return "beyond noise";
+}
+
+size_t failure_count(const ParsedLog& log) {
+  size_t n = log.failures.size();
+  for (const CombinationRecord& r : log.results) n += check_failed(r) ? 1 : 0;
+  return n;
 }
 
 KeyValues meta_of(const ParsedLog& log) {

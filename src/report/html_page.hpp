@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fmwork/log/log_records.hpp"
+#include "fmwork/report/compare.hpp"
 
 namespace fmwork::report_page {
 
@@ -51,6 +52,16 @@ std::string plural(size_t n, const std::string& word);
 
 // "<what> <code>path</code>, ..." as a paragraph of class "read".
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths);
+
+// A pair's verdict, also its table row's class: "noise", "faster", "slower" (B against A, beyond the
+// spread) or "unknown" (no STAT on a side, or a ratio that is not finite).
+std::string pair_verdict(const ComparedPair& p);
+
+// The spread column's text of a verdict: "noise", "? (no STAT)", "beyond noise".
+std::string spread_text(const std::string& verdict);
+
+// A log's failures: its FAIL lines and its results whose output check failed (check_failed()).
+size_t failure_count(const ParsedLog& log);
 
 // Every META field of a log, in the order written (a log may have several META lines).
 KeyValues meta_of(const ParsedLog& log);

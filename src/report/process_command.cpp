@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "fmwork/report/baseline.hpp"
 #include "fmwork/report/compare.hpp"
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/base/text_format.hpp"
@@ -42,6 +43,8 @@ struct ProcessOptions {
   std::optional<std::string> out_file;  // --out
   CompareOptions pairing;               // --match, --ignore-meta
   std::optional<double> fail_percent;   // --fail-if-slower
+  std::optional<BaselineSpec> baseline; // --baseline KEY=VALUE
+  ChartScale chart_scale = ChartScale::automatic;  // --chart-scale
 };
 
 // The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
@@ -74,7 +77,14 @@ struct CompareArgs {
   CLI::Option* fail_option = nullptr;
 };
 
-void add_compare_options(CLI::App& app, CompareArgs& args) {
+// --compare A B (into `compare`) and the options that go with it.
+void add_compare_options(CLI::App& app, CompareArgs& args, std::vector<std::string>& compare) {
+  app.add_option("--compare", compare,
+                 "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
+                 "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
+                 "the pairs as data; --format html: a page)")
+      ->expected(2)
+      ->type_name("A B");
   app.add_option("--match", args.match,
                  "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
                  "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
@@ -110,6 +120,41 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
   }
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
+}
+
+// The raw values of --baseline and --chart-scale (check_report_options reads them). Held by pointer in the
+// App, like CompareArgs.
+struct ReportArgs {
+  std::string baseline, chart_scale;
+  CLI::Option *baseline_option = nullptr, *scale_option = nullptr;
+};
+
+void add_report_options(CLI::App& app, ReportArgs& args) {
+  args.baseline_option =
+      app.add_option("--baseline", args.baseline,
+                     "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
+                     "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
+                     "as their median: a table, or --format csv|json|html")
+          ->type_name("KEY=VALUE");
+  args.scale_option = app.add_option("--chart-scale", args.chart_scale,
+                                     "with --format html: the y axis of the latency and tokens/s charts: log,\n"
+                                     "linear (from 0), or auto (default: log where a chart spans more than 10x)")
+                          ->check(CLI::IsMember({"auto", "linear", "log"}))
+                          ->type_name("SCALE");
+}
+
+// The checks of --baseline and --chart-scale against the other options, once CLI11 has read them.
+void check_report_options(ProcessOptions& options, const ReportArgs& args) {
+  if (args.baseline_option->count() > 0) {
+    if (!options.compare.empty())
+      throw usage_error("--baseline is for --path; with --compare A B, A is the baseline: leave one out");
+    options.baseline = parse_baseline(args.baseline);
+  }
+  if (args.scale_option->count() > 0) {
+    if (options.format != "html" || !options.compare.empty() || options.baseline)
+      throw usage_error("--chart-scale is for the report's charts: --path ... --format html");
+    options.chart_scale = *chart_scale_named(args.chart_scale);
+  }
 }
 
 // "; did you mean --match?" for the first word of argv that looks like an option and is none of `app`'s, ""
@@ -150,12 +195,6 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
                      "(docs/report.md).")
           ->check(CLI::IsMember({"json", "csv", "summary", "html"}))
           ->type_name("FORMAT");
-  app.add_option("--compare", options.compare,
-                 "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-                 "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
-                 "the pairs as data; --format html: a page)")
-      ->expected(2)
-      ->type_name("A B");
   std::string out_file;
   auto* out_option = app.add_option("--out", out_file,
                                     "write the output to FILE instead of standard output: a regular file is\n"
@@ -166,7 +205,9 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
                "engine fmwork/embed/tf.");
   CompareArgs compare_args;
-  add_compare_options(app, compare_args);
+  add_compare_options(app, compare_args, options.compare);
+  ReportArgs report_args;
+  add_report_options(app, report_args);
   bool version = false;
   app.add_flag("--version", version, "print process's version and exit");
   try {
@@ -186,6 +227,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   options.format_given = format_option->count() > 0;
   check_compare_options(options, compare_args);
   if (out_option->count() > 0) options.out_file = out_file;
+  check_report_options(options, report_args);
   return options;
 }
 
@@ -295,6 +337,15 @@ void check_html_size(const std::vector<const std::vector<ParsedLog>*>& sets) {
                                   combinations, kMaxHtmlCombinations));
 }
 
+// The speedup table of --baseline: text unless --format asks for csv, json or html.
+std::string render_baseline(const ProcessOptions& options, const std::vector<ParsedLog>& logs) {
+  const BaselineTable table = baseline_table(logs, *options.baseline);
+  if (!options.format_given || options.format == "summary") return baseline_text(table);
+  if (options.format == "csv") return baseline_csv(table);
+  if (options.format == "html") return baseline_html(table, options.paths);
+  return python_json_dumps(baseline_json(table), BadBytes::replace) + "\n";
+}
+
 // The output of --path logs in the format asked for.
 std::string render_logs(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
                         LogSource& source) {
@@ -303,11 +354,12 @@ std::string render_logs(const ProcessOptions& options, const std::vector<std::ve
     std::vector<ParsedLog> more = read_logs(files, source);
     logs.insert(logs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
+  if (options.baseline) return render_baseline(options, logs);
   if (options.format == "csv") return to_csv(logs, options.metadata_id);
   if (options.format == "summary") return to_summary(logs);
   if (options.format == "html") {
     check_html_size({&logs});
-    return report_html(logs, options.paths);
+    return report_html(logs, options.paths, options.chart_scale);
   }
   return python_json_dumps(to_upstream_json(logs, options.metadata_id, options.upstream_only), BadBytes::replace) + "\n";
 }

@@ -334,6 +334,31 @@ std::string render_reference(const LineChart& chart, const Frame& f) {
 
 }  // namespace
 
+std::string render_svg_legend(const LineChart& chart) {
+  const std::vector<LegendEntry> legend = legend_layout(chart, 12);
+  const double height = legend.empty() ? 4 : legend.back().y + kLegendRow - 4;
+  return "<svg class=\"legend-only\" viewBox=\"0 0 " + std::to_string(chart.width) + " " + px(height) + "\" width=\"" +
+         std::to_string(chart.width) + "\" " + kFont + " font-size=\"12\">" + render_legend(legend) + "</svg>";
+}
+
+bool spans_decade(const LineChart& chart) {
+  Extent ys;
+  for (const ChartSeries& s : chart.series)
+    for (const ChartPoint& p : s.points) {
+      if (!drawable(p, true)) continue;
+      ys.add(p.y);
+      if (const auto bar = error_bar(p, true)) ys.add(bar->hi), ys.add(bar->open_below ? p.y : bar->lo);
+    }
+  return !ys.empty() && ys.hi > 10 * ys.lo;
+}
+
+std::optional<ChartScale> chart_scale_named(const std::string& name) {
+  if (name == "auto") return ChartScale::automatic;
+  if (name == "linear") return ChartScale::linear;
+  if (name == "log") return ChartScale::log;
+  return std::nullopt;
+}
+
 std::string series_color(size_t style) { return kColors[style % kColorCount]; }
 
 std::string fail_color() { return "#d62728"; }
@@ -341,7 +366,7 @@ std::string fail_color() { return "#d62728"; }
 std::string render_svg_chart(const LineChart& chart) {
   const Frame f = frame_of(chart);
   const double legend_top = kTop + chart.plot_height + kBottom + 12;
-  const std::vector<LegendEntry> legend = legend_layout(chart, legend_top);
+  const std::vector<LegendEntry> legend = chart.legend ? legend_layout(chart, legend_top) : std::vector<LegendEntry>{};
   const double height = (legend.empty() ? kTop + chart.plot_height + kBottom : legend.back().y + kLegendRow) + 4;
   std::string out = "<svg class=\"chart\" viewBox=\"0 0 " + std::to_string(chart.width) + " " + px(height) + "\" width=\"" +
                     std::to_string(chart.width) + "\" role=\"img\" " + kFont + " font-size=\"12\">";

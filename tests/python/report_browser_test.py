@@ -66,9 +66,9 @@ def log_text(run_id, factor, git):
             sd = 0.03 * lat
             lines.append(f"FMWORK RES {t}.000000000 {t + 1}.000000000 enc BertModel {inp} {batch} {lat:.3f} "
                          f"{batch * 1000 / lat:.1f}")
-            stats = " ".join(f"{k}={lat:.6f}" for k in ("min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms"))
+            stats = " ".join(f"{k}={lat:.6f}" for k in ("p50_ms", "p90_ms", "p99_ms"))
             lines.append(f"FMWORK STAT input={inp} batch={batch} reps=10 dropped=2 mean_ms={lat:.6f} "
-                         f"stddev_ms={sd:.6f} {stats}")
+                         f"stddev_ms={sd:.6f} min_ms={lat - sd:.6f} {stats} max_ms={lat + sd:.6f}")
             t += 2
     if run_id == "r.3":
         lines.append(f"FMWORK FAIL input=128 batch=64 error={EVIL_ERROR}")
@@ -277,22 +277,29 @@ class ReportInBrowser(unittest.TestCase):
         dom = self.report_dom
         self.assertTrue(dom.all("title")[0].text().startswith("fmwork report"))
         self.assertEqual(dom.all("script") + dom.all("img"), [])
+        # One model: latency and tokens/s against the batch per input size, against the input per batch
+        # size (64 too: r.3 failed there), each with the table of its numbers beside it.
+        self.assertEqual(len(dom.all("div", "model")), 1)
         charts = dom.all("svg", "chart")
-        self.assertEqual(len(charts), 2 * len(INPUTS))
+        self.assertEqual(len(charts), 2 * len(INPUTS) + 2 * (len(BATCHES) + 1))
+        self.assertEqual(len(dom.all("table", "numbers")), len(charts) // 2)  # one beside each pair
         titles = [c.all("title")[0].text() for c in charts]
         self.assertIn("Latency vs batch, input 128", titles)
-        self.assertIn("Throughput vs batch, input 16", titles)
-        for chart in charts:
+        self.assertIn("Tokens/s vs batch, input 16", titles)
+        self.assertIn("Latency vs input size, batch 4", titles)
+        for chart in charts[:2 * len(INPUTS)]:
             self.assertEqual(len(chart.all("g", "series")), len(RUNS))
             self.assertEqual(len(chart.all(cls="point")), len(RUNS) * len(BATCHES))
             self.assertEqual(len(chart.all("path", "error-bar")), len(RUNS) * len(BATCHES))
-            self.assertIn("batch size (log2 scale)", chart.text())
+            self.assertIn("batch (log2 scale)", chart.text())
+            self.assertEqual(chart.all("g", "legend"), [])  # one legend for the model, above its charts
         marks = dom.all("g", "fail-mark")
-        self.assertEqual(len(marks), 2)  # 128 x 64 of r.3, on both charts of input 128
+        self.assertEqual(len(marks), 4)  # 128 x 64 of r.3: both charts of input 128, both of batch 64
         for mark in marks:
             self.assertEqual(mark.all("title")[0].text(), f"r.3\ninput 128, batch 64: FAIL\n{EVIL_ERROR}")
-        legend = [e.all("text")[0].text() for e in dom.all("g", "legend-entry")]
-        self.assertIn(f"r.3 (model:torch_dtype=bfloat16, torch.call:set_num_threads={EVIL_LABEL})", legend)
+        legend = [e.all("text")[0].text() for e in dom.all("svg", "legend-only")[0].all("g", "legend-entry")]
+        self.assertEqual(legend[2], f"model:torch_dtype=bfloat16, torch.call:set_num_threads={EVIL_LABEL}")
+        self.assertEqual(len(legend), len(RUNS) + 1)  # and the failures' entry
 
     def test_report_runs_labels_meta_and_failures(self):
         dom = self.report_dom
@@ -330,8 +337,8 @@ class ReportInBrowser(unittest.TestCase):
         self.assertEqual(meta, [["git", "aaaa111", "bbbb222"]])
 
     def test_report_pixels_series_colors_and_fail_red(self):
-        image = self.screenshot(self.report, "report.png", 4000)
-        # Lines of 2 px over four charts: thousands of pixels; the swatches of the tables (12 x 12 each) alone
+        image = self.screenshot(self.report, "report.png", 5000)
+        # Lines of 2 px over the charts: thousands of pixels; the swatches of the tables (12 x 12 each) alone
         # would stay under 500.
         for color in SERIES_COLORS:
             self.assertGreater(color_count(image, color), 1000, color)

@@ -34,8 +34,8 @@ std::string res(int64_t input, int64_t batch, double latency_ms, double stddev_m
   return "FMWORK RES 1.000000000 2.000000000 " + model + " BertModel " + i + " " + b + " " + decimals(latency_ms, 3) +
          " " + decimals(batch * 1000.0 / latency_ms, 1) + "\nFMWORK STAT input=" + i + " batch=" + b +
          " reps=10 dropped=2 mean_ms=" + fixed(latency_ms) + " stddev_ms=" + fixed(stddev_ms) + " min_ms=" +
-         fixed(latency_ms) + " p50_ms=" + fixed(latency_ms) + " p90_ms=" + fixed(latency_ms) + " p99_ms=" +
-         fixed(latency_ms) + " max_ms=" + fixed(latency_ms) + "\n";
+         fixed(latency_ms - stddev_ms) + " p50_ms=" + fixed(latency_ms) + " p90_ms=" + fixed(latency_ms) + " p99_ms=" +
+         fixed(latency_ms) + " max_ms=" + fixed(latency_ms + stddev_ms) + "\n";
 }
 
 std::string fail(int64_t input, int64_t batch, const std::string& error) {
@@ -64,30 +64,90 @@ std::vector<ParsedLog> campaign() {
           log_of(b, "camp/logs/m.2.log", {{"run_id", "m.2"}, {"run", "m"}, {"torch.call:set_num_threads", "2"}})};
 }
 
-TEST(ProcessHtml, OnePageWithChartsPerInputSizeSeriesPerRunErrorBarsAndFailMarks) {
+TEST(ProcessHtml, OnePageWithChartsAgainstBatchAndInputSeriesPerRunRangesAndFailMarks) {
   const std::string page = report_html(campaign(), {"camp"});
   EXPECT_EQ(page.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
   EXPECT_EQ(count(page, "</html>"), 1u);
-  EXPECT_EQ(count(page, "<svg class=\"chart\""), 4u);  // latency and throughput for 16 and for 128
+  // One model: latency and tokens/s against the batch for inputs 16 and 128, against the input for batches
+  // 1, 4, 16 and 64 (64 only failed).
+  EXPECT_EQ(count(page, "<div class=\"model\""), 1u);
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 12u);
   EXPECT_NE(page.find(">Latency vs batch, input 128</text>"), std::string::npos);
-  EXPECT_NE(page.find(">throughput (sequences/s)</text>"), std::string::npos);
+  EXPECT_NE(page.find(">Tokens/s vs input size, batch 4</text>"), std::string::npos);
+  EXPECT_NE(page.find(">tokens/s (batch x input / latency)</text>"), std::string::npos);
   EXPECT_NE(page.find(">latency (ms)</text>"), std::string::npos);
-  EXPECT_EQ(count(page, "<g class=\"series\""), 8u);      // 2 runs in each chart
-  EXPECT_EQ(count(page, "class=\"point\""), 24u);         // 2 runs x 2 sizes x 3 batches, twice
-  EXPECT_EQ(count(page, "class=\"error-bar\""), 24u);     // each from its STAT stddev
-  EXPECT_EQ(count(page, "<g class=\"fail-mark\">"), 2u);  // 128 x 64, in both charts of 128
-  EXPECT_EQ(count(page, "<title>m.2\ninput 128, batch 64: FAIL\nout of memory: 2.00 GiB needed, 1.50 GiB free</title>"), 2u);
-  // The legend names each run with its matrix values; the failures' entry where there are crosses.
-  EXPECT_EQ(count(page, "<title>m.1 (torch.call:set_num_threads=1)</title>"), 4u);
-  EXPECT_EQ(count(page, "<g class=\"legend-entry\">"), 10u);
+  EXPECT_EQ(count(page, "<g class=\"series\""), 20u);      // 2 runs in each chart but batch 64's
+  EXPECT_EQ(count(page, "class=\"point\""), 48u);          // 2 runs x 6 combinations, in 4 charts each
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 48u);      // each from its STAT min-max (no REP lines)
+  EXPECT_EQ(count(page, "<g class=\"fail-mark\">"), 4u);   // 128 x 64: against batch at 128, against input at 64
+  EXPECT_EQ(count(page, "<title>m.2\ninput 128, batch 64: FAIL\nout of memory: 2.00 GiB needed, 1.50 GiB free</title>"), 4u);
+  // One legend for the model, naming only what differs between its runs (threads, once: the META key and
+  // the matrix column go together, META's name first); the failures' entry.
+  EXPECT_EQ(count(page, "<svg class=\"legend-only\""), 1u);
+  EXPECT_EQ(count(page, "<g class=\"legend-entry\">"), 3u);
+  EXPECT_EQ(count(page, "<title>threads=1</title>"), 1u);
   EXPECT_NE(page.find("stroke=\"" + fail_color() + "\""), std::string::npos);
+  // The numbers beside each pair of charts: per series and x the latency and the tokens/s with their ranges.
+  EXPECT_EQ(count(page, "<table class=\"numbers\">"), 6u);
+  EXPECT_EQ(count(page, "<td class=\"series\" rowspan=\"3\">"), 4u);  // against batch: 2 runs x 3 batches, twice
+  EXPECT_EQ(count(page, "<td class=\"series\" rowspan=\"2\">"), 6u);  // against input: 2 runs x 2 inputs, 3 times
+  EXPECT_NE(page.find("<tr><td class=\"num\">4</td><td class=\"num\">2.00<br><small>1.90&#8211;2.10</small></td>"
+                      "<td class=\"num\">32000<br><small>30476&#8211;33684</small></td></tr>"),
+            std::string::npos);
   EXPECT_NE(page.find("Read: <code>camp</code>"), std::string::npos);
-  EXPECT_NE(page.find("<b>2 logs</b> (runs), <b>13 combinations</b>: 12 measured, <b>1 failure</b>"), std::string::npos);
+  EXPECT_NE(page.find("<b>2 logs</b> (runs), <b>13 combinations</b>: 12 measured, <b>1 failure</b></p>"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("http"), std::string::npos);  // nothing to fetch, not even an SVG namespace
 }
 
-TEST(ProcessHtml, ErrorBarsFromTheRepLinesWithoutStatAndNoneWithoutEither) {
+// Each model is a group of its own: two models never share axes or a legend.
+TEST(ProcessHtml, OneChartGroupPerModel) {
+  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.1, "small"), "a.log"),
+                                        log_of(kMeta1 + res(16, 1, 900.0, 10, "large"), "b.log")},
+                                       {"a.log", "b.log"});
+  EXPECT_EQ(count(page, "<div class=\"model\""), 2u);
+  EXPECT_NE(page.find("<h3>Model <code>small</code></h3>"), std::string::npos);
+  EXPECT_NE(page.find("<h3>Model <code>large</code></h3>"), std::string::npos);
+  EXPECT_EQ(count(page, "<g class=\"series\""), 8u);  // one series in each chart: 4 a model
+  // A single series is named by its run.
+  EXPECT_EQ(count(page, "<g class=\"legend-entry\"><title>a.log</title>"), 1u);
+}
+
+// The y axis: log where a chart spans more than 10x (auto), or as asked; linear charts start at 0.
+TEST(ProcessHtml, ChartScaleAutoLogAndLinear) {
+  std::string text = kMeta1;
+  for (int64_t batch : {1, 64}) text += res(16, batch, 1.0 * batch, 0.01);
+  const std::vector<ParsedLog> logs = {log_of(text, "wide.log")};
+  const std::string automatic = report_html(logs, {"wide.log"});
+  // Against batch: 1 to 64 ms, log; tokens/s 16000 for both, linear. Against input: one point each, linear.
+  EXPECT_EQ(count(automatic, ">latency (ms), log scale</text>"), 1u);
+  EXPECT_EQ(count(automatic, ">latency (ms)</text>"), 2u);
+  EXPECT_EQ(count(report_html(logs, {"wide.log"}, ChartScale::log), ", log scale</text>"), 6u);
+  const std::string linear = report_html(logs, {"wide.log"}, ChartScale::linear);
+  EXPECT_EQ(linear.find(", log scale</text>"), std::string::npos);
+  EXPECT_NE(linear.find("text-anchor=\"end\">0</text></g>"), std::string::npos);
+  EXPECT_EQ(chart_scale_named("log"), ChartScale::log);
+  EXPECT_EQ(chart_scale_named("auto"), ChartScale::automatic);
+  EXPECT_EQ(chart_scale_named("Log"), std::nullopt);
+}
+
+// A failed output check is a failure: counted, listed, its row marked, its point's tooltip says so.
+TEST(ProcessHtml, FailedChecksCountAsFailures) {
+  const std::string text = kMeta1 + res(16, 1, 2.0, 0.1) + res(16, 4, 4.0, 0.1) +
+                           "FMWORK CHECK input=16 batch=4 outputs=last_hidden_state max_abs=0.5 max_rel=0.1 cosine=0.9 "
+                           "atol=1e-05 rtol=1e-05 min_cosine=0.9999 result=fail\n";
+  const std::string page = report_html({log_of(text, "c.log")}, {"c.log"});
+  EXPECT_NE(page.find("<b>1 log</b> (runs), <b>2 combinations</b>: 2 measured, <b>1 failure</b> (1 failed check)</p>"),
+            std::string::npos);
+  const size_t section = page.find("<section id=\"failures\">");
+  const std::string failures = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_EQ(count(failures, "<tr class=\"fail\">"), 1u);
+  EXPECT_NE(failures.find("<td class=\"error\">CHECK FAIL: max_abs=0.5 cosine=0.9</td>"), std::string::npos) << failures;
+  EXPECT_NE(page.find("CHECK FAIL: outputs differ from the saved ones</title>"), std::string::npos);
+  EXPECT_EQ(count(page, "<tr class=\"fail\">"), 2u);  // and its row in the run's results
+}
+
+TEST(ProcessHtml, RangesFromTheRepLinesAndNoneWithoutThem) {
   const std::string reps = "FMWORK REP 1 4 1.000000000 1.100000000 0.100000000\n"
                            "FMWORK REP 2 4 1.100000000 1.102000000 0.002000000\n"
                            "FMWORK REP 3 4 1.200000000 1.204000000 0.004000000\n"
@@ -95,9 +155,11 @@ TEST(ProcessHtml, ErrorBarsFromTheRepLinesWithoutStatAndNoneWithoutEither) {
   const std::string page = report_html(
       {log_of(reps + "FMWORK RES 1.000000000 1.306000000 m c 8 2 4.000 500.0\n" +
                   "FMWORK RES 2.000000000 2.500000000 m c 8 4 7.000 571.4\n", "up.log")}, {"up.log"});
-  EXPECT_EQ(count(page, "class=\"point\""), 4u);
-  EXPECT_EQ(count(page, "class=\"error-bar\""), 2u);  // batch 2 (stddev of 2, 4, 6 ms), not batch 4
-  EXPECT_NE(page.find("latency 4.000 ms \xc2\xb1 1.633 ms (stddev)"), std::string::npos);
+  EXPECT_EQ(count(page, "class=\"point\""), 8u);
+  // Batch 2: p10 to p90 of the kept reps (2, 4, 6 ms, the first dropped), in its 4 charts; batch 4: none.
+  EXPECT_EQ(count(page, "class=\"error-bar\""), 4u);
+  EXPECT_NE(page.find("latency 4.000 ms, p10-p90 2.400 to 5.600 ms"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num\">4.00<br><small>2.40&#8211;5.60</small></td>"), std::string::npos);
 }
 
 TEST(ProcessHtml, RunsTableLabelsAndEveryMetaField) {
@@ -149,12 +211,16 @@ TEST(ProcessHtml, RepeatsOfARunAreOneSeriesWithTheirRange) {
   }
   logs.push_back(log_of(kMeta2 + res(16, 1, 5.0, 0.1), "camp/logs/other.log", {{"run_id", "other"}, {"run", "o"}}));
   const std::string page = report_html(logs, {"camp"});
-  // Two series a chart (the repeats, the other run), two charts.
-  EXPECT_EQ(count(page, "<g class=\"series\""), 4u);
-  EXPECT_NE(page.find("m.1 (median of 3 repeats)"), std::string::npos);
-  EXPECT_NE(page.find("latency 11.000 ms, repeats 10.000 to 12.000 ms (3)"), std::string::npos);
-  EXPECT_NE(page.find("latency 40.000 ms, repeats 20.000 to 60.000 ms (3)"), std::string::npos);
-  EXPECT_EQ(count(page, "<g class=\"fail-mark\""), 2u);  // the repeat's FAIL, on both charts
+  // Against batch: two series a chart (the repeats, the other run); against input: two at batch 1, one at 4,
+  // none at 8 (only the repeat's FAIL).
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 8u);
+  EXPECT_EQ(count(page, "<g class=\"series\""), 10u);
+  // The legend: threads (the run goes with it), the repeats as one.
+  EXPECT_NE(page.find("<title>threads=1 (median of 3 repeats)</title>"), std::string::npos);
+  EXPECT_NE(page.find("<title>threads=2</title>"), std::string::npos);
+  EXPECT_NE(page.find("latency 11.000 ms, repeats 10.000 to 12.000 ms"), std::string::npos);
+  EXPECT_NE(page.find("latency 40.000 ms, repeats 20.000 to 60.000 ms"), std::string::npos);
+  EXPECT_EQ(count(page, "<g class=\"fail-mark\""), 4u);  // the repeat's FAIL: against batch and against input
   // The runs table still lists each repeat (4 links), the failures table the repeat that failed (1).
   EXPECT_EQ(count(page, "<a href=\"#run-"), 5u);
   // Each repeat's swatch has the series' color (the first style's).
@@ -170,7 +236,7 @@ TEST(ProcessHtml, FailuresTable) {
   EXPECT_EQ(count(failures, "<tr class=\"fail\">"), 1u);
   EXPECT_NE(failures.find("<td class=\"error\">out of memory: 2.00 GiB needed, 1.50 GiB free</td>"), std::string::npos);
   EXPECT_NE(failures.find("<td class=\"mono\">logs/m.2.log:14</td>"), std::string::npos);
-  EXPECT_NE(report_html({campaign()[0]}, {"x"}).find("No FAIL line: every combination ran."), std::string::npos);
+  EXPECT_NE(report_html({campaign()[0]}, {"x"}).find("No FAIL line and no failed check: every combination ran."), std::string::npos);
 }
 
 TEST(ProcessHtml, EverythingFromTheLogIsEscaped) {
@@ -188,7 +254,7 @@ TEST(ProcessHtml, EverythingFromTheLogIsEscaped) {
   EXPECT_NE(page.find("<div><dt>q</dt><dd>&quot;&#39;&amp;amp;</dd></div>"), std::string::npos);
   EXPECT_NE(page.find("<td class=\"error\">&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;</td>"),
             std::string::npos);
-  EXPECT_NE(page.find("data-series=\"r&quot;1 (k&lt;=&lt;script&gt;alert(1)&lt;/script&gt;)\""), std::string::npos);
+  EXPECT_NE(page.find("data-series=\"r&quot;1\""), std::string::npos);  // one series: named by its run
   EXPECT_NE(page.find("Read: <code>&lt;i&gt;dir&lt;/i&gt;</code>"), std::string::npos);
 }
 
@@ -199,11 +265,11 @@ TEST(ProcessHtml, NoLogsAndLogsWithoutResults) {
   EXPECT_NE(empty.find("No RES or FAIL line in this log."), std::string::npos);
   EXPECT_NE(empty.find("No META line"), std::string::npos);
   EXPECT_EQ(count(empty, "<svg"), 0u);
-  // Only failures: both charts of the size, with a cross per failure and no series.
+  // Only failures: the charts of each size (input 64; batches 1 and 8), a cross per failure, no series.
   const std::string failed = report_html({log_of(fail(64, 1, "a") + fail(64, 8, "b"), "f.log")}, {"f.log"});
-  EXPECT_EQ(count(failed, "<svg class=\"chart\""), 2u);
+  EXPECT_EQ(count(failed, "<svg class=\"chart\""), 6u);
   EXPECT_EQ(count(failed, "<g class=\"series\""), 0u);
-  EXPECT_EQ(count(failed, "<g class=\"fail-mark\">"), 4u);
+  EXPECT_EQ(count(failed, "<g class=\"fail-mark\">"), 8u);
   EXPECT_NE(failed.find("<b>2 combinations</b>: 0 measured, <b>2 failures</b>"), std::string::npos);
 }
 
@@ -215,9 +281,10 @@ TEST(ProcessHtml, EdgeValuesGiveNoNanOrInf) {
                            "FMWORK STAT input=32 batch=4 stddev_ms=1e999\n"
                            "FMWORK RES 1.000000000 2.000000000 m c 64 4 1e999 0.0\n";
   const std::string page = report_html({log_of(text, "edge.log")}, {"edge.log"});
-  EXPECT_EQ(count(page, "<svg class=\"chart\""), 8u);
-  // Drawn: 8's and 16's both, 32's throughput (its latency is past 1e300), 64's throughput (latency inf).
-  EXPECT_EQ(count(page, "class=\"point\""), 6u);
+  EXPECT_EQ(count(page, "<svg class=\"chart\""), 10u);  // against batch per input (4), against input (1)
+  // Drawn, in each view: latency of 8 and 16 (32's is past 1e300, 64's inf), tokens/s of 16, 32 and 64
+  // (8's is inf: latency 0).
+  EXPECT_EQ(count(page, "class=\"point\""), 10u);
   EXPECT_EQ(count(page, "class=\"error-bar\""), 0u);  // 32's stddev is inf
   const std::regex nan("[^a-z]nan[^a-z]", std::regex::icase), inf("[^a-z]inf[^a-z]", std::regex::icase);
   EXPECT_FALSE(std::regex_search(page, nan));

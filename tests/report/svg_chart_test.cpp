@@ -158,6 +158,37 @@ TEST(SvgChart, TextIsEscaped) {
   EXPECT_NE(svg.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
 }
 
+// A page that shares one legend among charts: the charts without theirs, the legend on its own.
+TEST(SvgChart, LegendApartFromTheCharts) {
+  LineChart chart = two_series();
+  chart.legend = false;
+  chart.marks = {{2, "failed"}};
+  const std::string svg = render_svg_chart(chart);
+  EXPECT_EQ(count(svg, "<g class=\"legend-entry\">"), 0u);
+  EXPECT_EQ(count(svg, "class=\"point\""), 5u);
+  // As tall as the plot and its margins: no rows for a legend below.
+  EXPECT_NE(svg.find("viewBox=\"0 0 660 388.0\""), std::string::npos) << svg.substr(0, 200);
+  const std::string legend = render_svg_legend(chart);
+  EXPECT_EQ(legend.rfind("<svg class=\"legend-only\"", 0), 0u);
+  EXPECT_EQ(count(legend, "<g class=\"legend-entry\">"), 3u);  // two series and the failures
+  EXPECT_EQ(count(legend, "class=\"point\""), 0u);
+  EXPECT_NE(legend.find("<title>run b</title>"), std::string::npos);
+  EXPECT_NE(legend.find("failed (hover the cross for the error)"), std::string::npos);
+}
+
+// More than 10x between the smallest and the largest value or bar end above 0 calls for a log axis.
+TEST(SvgChart, SpansDecade) {
+  LineChart chart = two_series();  // 1.5 to 9.4
+  EXPECT_FALSE(spans_decade(chart));
+  chart.series[1].points[1].err_high = 6.0;  // 15.3 over 1.5
+  EXPECT_TRUE(spans_decade(chart));
+  chart = two_series();
+  chart.series[0].points[0].y = 0;  // a log axis cannot place 0: not counted
+  chart.series[0].points.push_back({8, std::nan(""), 0, 0, ""});
+  EXPECT_FALSE(spans_decade(chart));
+  EXPECT_FALSE(spans_decade(LineChart{}));
+}
+
 TEST(SvgChart, ColorsAreDistinctAndNotTheFailRed) {
   std::set<std::string> colors;
   for (size_t i = 0; i < 9; ++i) colors.insert(series_color(i));

@@ -44,8 +44,18 @@ struct CompareOptions {
 const std::vector<std::string>& significant_meta_keys();
 
 // A key's value for a record: "model" is RES's model name, "dtype" the record's precision, "input" and
-// "batch" its sizes, any other the last META line of the log that has it; nullopt when the log does not say.
+// "batch" its sizes, any other the last META line of the log that has it, else the log's campaign label of
+// that name (model:torch_dtype, torch.call:set_num_threads: a matrix column); nullopt when the log does not say.
 std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRecord& record, const std::string& key);
+
+// A key's value for a whole log: meta_value() of its first result; for a log with no result its last META
+// line that has the key, else its label of that name; nullopt when it does not say.
+std::optional<std::string> log_value(const ParsedLog& log, const std::string& key);
+
+// Whether two columns of values (one per record, of two keys) determine each other: each value of x goes
+// with one value of y and each value of y with one of x (META dtype and the matrix column model:torch_dtype).
+// Such keys tell the same records apart: --baseline and the report's legends keep one of them.
+bool one_to_one(const std::vector<std::string>& x, const std::vector<std::string>& y);
 
 // A combination: the run (the campaign's run_id label, without the ".r<k>" of a repeat, when the logs have
 // one, else "model class precision", precision "-" when unknown), input and batch. `text` is how the table names it (run, then

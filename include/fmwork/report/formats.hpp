@@ -37,6 +37,25 @@ std::string csv_record(const std::vector<std::string>& cells);
 // written before tokens_per_s existed gets it computed from its p50_ms.
 std::optional<StatLine> stat_of(const CombinationRecord& run);
 
+// The durations in ms of the reps kept after the warm-up (STAT's dropped= reps left out, else upstream's
+// rule), in run order; empty without REP lines.
+std::vector<double> kept_durations_ms(const CombinationRecord& run);
+
+// The spread a chart draws around a latency: p10 and p90 of the kept reps (kept_durations_ms(), two or
+// more), else the STAT line's min_ms and max_ms (stat_of()); nullopt with neither. `what` names which:
+// "p10-p90" or "min-max". Both ends are durations, so a bar drawn from them never goes below 0.
+struct LatencyRange {
+  double lo_ms = 0, hi_ms = 0;
+  std::string what;
+};
+std::optional<LatencyRange> latency_range(const CombinationRecord& run);
+
+// The CHECK status the summary writes: "ok" without a CHECK line, "ok, check pass", or "CHECK FAIL:
+// max_abs=.. cosine=..".
+std::string check_status(const CombinationRecord& run);
+// Whether the record has a CHECK line whose result is not pass (a failure, as a FAIL line is).
+bool check_failed(const CombinationRecord& run);
+
 // The median latency in ms as precisely as the log has it: STAT's p50_ms (6 decimals; the same median RES
 // rounds to 3; one that does not round to RES's latency is not used), else the median of the kept REP durations (stat_of), else RES's latency. Ratios, throughput
 // and tokens/s are computed from it, never from RES's throughput rounded to 0.1.

@@ -7,21 +7,28 @@
 #include <vector>
 
 #include "fmwork/log/log_records.hpp"
+#include "fmwork/report/baseline.hpp"
+#include "fmwork/report/svg_chart.hpp"  // ChartScale
 
 namespace fmwork {
 
 // The report over `logs`, read from `paths` (named in the heading with the counts of logs, combinations
-// and failures). Sections, each an element with its id:
+// and failures: FAIL lines and failed CHECK lines). Sections, each an element with its id:
 // - "runs": a table of the logs, one row per log with its color, name (the run_id label, else its path),
 //   its labels, the META values that differ between logs, its counts; then the META common to all;
-// - "charts": per input size, latency (the RES median, ms) and throughput (RES, sequences/s) against the
-//   batch size (render_svg_chart: log2 x), one series per log, error bars of +-1 stddev (the STAT line,
-//   else computed from the REP lines: stat_of(); throughput's scaled by throughput / latency), a red cross
-//   per FAIL line at its batch size, its tooltip the error;
-// - "failures": a table of the FAIL lines (run, input, batch, error, line);
+// - "charts": one group per model (RES's model name; id "model-N"), its series' legend once (only the keys
+//   whose values differ between its series: labels, then dtype, threads, compile, platform, attn), then
+//   latency (ms) and tokens/s against the batch size per input size, and against the input size per batch
+//   size (render_svg_chart: log2 x), one series per log (a campaign's repeats of one run: one series, their
+//   median, the bar from the lowest to the highest), each point the median latency (precise_latency_ms())
+//   with a bar over latency_range() (p10-p90 of the kept reps, else STAT's min-max: never below 0), a red
+//   cross per FAIL line; the y axis as `scale` says; beside each pair a table of their numbers (per series
+//   and x the latency and the tokens/s, each with its bar's range);
+// - "failures": a table of the FAIL lines and failed CHECK lines (run, input, batch, error, line);
 // - "run-N" per log (N from 1): its labels, every META field, and its summary table (summary_table()).
 // No input gives a page that says so.
-std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths);
+std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<std::string>& paths,
+                        ChartScale scale = ChartScale::automatic);
 
 // The comparison of B against A (compare_logs()): the paths read, the counts (pairs faster, slower and
 // within noise; combinations on one side only), per input size a chart of B/A latency against the batch
@@ -30,5 +37,12 @@ std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<st
 // combinations found on one side only, and the META values that differ between A and B.
 std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
                          const std::string& path_b);
+
+// The speedup table of `process --path TREE --baseline KEY=VALUE --format html` (baseline_table()): the
+// paths read, the baseline and what a speedup is, the keys pairs agree and differ on, then per other value
+// a heading with its median speedup and a table of its pairs (pair, input, batch, baseline and own latency,
+// speedup, spread; the row's class "faster", "slower", "noise" or "unknown" as the compare page's), and
+// what had no partner.
+std::string baseline_html(const BaselineTable& table, const std::vector<std::string>& paths);
 
 }  // namespace fmwork

@@ -43,6 +43,7 @@ struct LineChart {
   bool y_from_zero = true;            // the y axis includes 0 (latency, throughput); false: fitted to the data
   bool y_log = false;                 // y on a log scale (ratios): only y > 0 is drawn; y_from_zero is ignored
   int width = 660, plot_height = 300; // pixels of the SVG's viewBox; the legend adds rows below
+  bool legend = true;                 // false: no legend (a page that draws one legend for several charts)
 };
 
 // The chart as one <svg class="chart"> element (width 100% up to `width` pixels, scaled by the viewBox).
@@ -59,6 +60,21 @@ struct LineChart {
 // at or below it is drawn to the bottom of the plot, without a cap. A chart with no point to draw says so
 // in a <text class="empty">: "no data", or with marks "nothing measured: only failures (the crosses)".
 std::string render_svg_chart(const LineChart& chart);
+
+// The legend of `chart` alone (its series' names, lines and markers, and the failures' entry when it has
+// marks) as one <svg class="legend-only">, as wide as the chart: one legend above charts that share series.
+std::string render_svg_legend(const LineChart& chart);
+
+// Whether the chart's y values span more than 10x: the largest over the smallest of its drawable y values
+// and error-bar ends that are above 0 (what a log axis can place). A report draws such a chart on a log y
+// axis, so that one slow series does not flatten the others.
+bool spans_decade(const LineChart& chart);
+
+// The y axis a report asks for (process --chart-scale): auto is log where spans_decade(), else linear.
+enum class ChartScale { automatic, linear, log };
+
+// "auto", "linear", "log" as ChartScale; nullopt for any other word.
+std::optional<ChartScale> chart_scale_named(const std::string& name);
 
 // The stroke color (#rrggbb) of a series style: 9 colors, none of them the red of the fail marks.
 std::string series_color(size_t style);

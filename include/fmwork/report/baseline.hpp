@@ -1,0 +1,71 @@
+// `process --path TREE --baseline KEY=VALUE`: every configuration of a campaign as a speedup over the one
+// named, per combination (input, batch), a campaign's repeats as their median. The pairs are --compare's
+// (compare_logs with --match and --ignore-meta), so a speedup here and a ratio of --compare cannot disagree.
+// No LibTorch here.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/log/log_records.hpp"
+#include "fmwork/report/compare.hpp"
+
+namespace fmwork {
+
+// What --baseline names: a key (a META key such as dtype or threads, "model" for RES's model name, or a
+// campaign's label such as model:torch_dtype: meta_value() reads it) and the baseline's value of it.
+struct BaselineSpec {
+  std::string key, value;
+};
+
+// "KEY=VALUE": the key up to the first '=', both non-empty. Throws a usage Error of one line otherwise.
+BaselineSpec parse_baseline(const std::string& text);
+
+// The runs of one other value of the key against the baseline's: A the baseline, B these.
+struct BaselineGroup {
+  std::string value;
+  Comparison comparison;
+};
+
+struct BaselineTable {
+  BaselineSpec spec;
+  std::vector<std::string> paired_on;  // the keys a pair agrees on: those that tell configurations apart
+  std::vector<std::string> differ;     // spec.key, then the keys that change with it: they differ within a pair
+  std::vector<BaselineGroup> groups;   // one per other value of the key, in the order the logs first show them
+  size_t unstated = 0;                 // logs with results that do not state the key: left out
+};
+
+// The table over `logs`. The candidate keys are the campaign's run name (label "run"), the keys --compare
+// holds a pair to (significant_meta_keys()) and the logs' other labels (matrix columns; not run_id or
+// repeat). Of those, a key that changes one to one with spec.key across the logs' results (the matrix
+// column model:torch_dtype beside META dtype) differs within a pair like spec.key (`differ`); a key with one
+// value everywhere, or one that changes one to one with a key already kept, cannot tell pairs apart and is
+// left out; the rest are `paired_on`. Each group is compare_logs(baseline logs, the group's logs,
+// {match: paired_on, ignore_meta: differ}); a log's value of the key is meta_value() of its first result.
+// Throws a usage Error of one line: a key no log states (with "did you mean" when one is close, else the
+// keys there are), a value no run has (listing the values there are), or no run with another value.
+BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineSpec& spec);
+
+// A pair's speedup over the baseline: the baseline's latency / its own (> 1: faster than the baseline),
+// 1 / ComparedPair::latency_ratio(), from the unrounded latencies. Not throughput_ratio(): with repeats that
+// is the ratio of median throughputs, which is not the inverse of the ratio of median latencies.
+double speedup(const ComparedPair& pair);
+
+// The table for people: a heading line (the baseline, what a speedup is, the keys pairs agree and differ
+// on), one row per pair (the key's value, the pair's keys, input, batch, baseline and own latency in ms,
+// the speedup, "noise" or "?" as ComparedPair::noise() says), then per group a line with the median, lowest
+// and highest speedup, and lines counting what had no partner and the logs that do not state the key.
+std::string baseline_text(const BaselineTable& table);
+
+// A header, then one row per pair: key, value, pair, input, batch, baseline_latency_ms, latency_ms, speedup,
+// latency_ratio, baseline_repeats, repeats, baseline_cov, cov, noise (noise, beyond, ?). Numbers unrounded.
+std::string baseline_csv(const BaselineTable& table);
+
+// {"baseline": {"key", "value"}, "paired_on": [...], "differ": [...], "unstated_logs": N, "groups":
+// [{"value", "speedup_median", "comparison": compare_json() of the group, each pair with "speedup" added}]}.
+nlohmann::ordered_json baseline_json(const BaselineTable& table);
+
+}  // namespace fmwork

@@ -1,0 +1,64 @@
+// The speedup page of `process --baseline KEY=VALUE --format html` (baseline_html, declared in
+// html_report.hpp): baseline_table()'s pairs as tables, one per other value of the key, in the compare
+// page's colors. Numbers are baseline.hpp's (speedup()), so the page and the text table agree.
+#include "fmwork/report/html_report.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "fmwork/log/stats.hpp"
+#include "fmwork/report/html_text.hpp"
+#include "html_page.hpp"
+
+namespace fmwork {
+namespace {
+
+using namespace report_page;
+
+std::string code_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + std::string("<code>") + esc(k) + "</code>";
+  return out;
+}
+
+std::string group_section(const BaselineTable& table, const BaselineGroup& g) {
+  const std::string name = table.spec.key + "=" + g.value;
+  std::vector<double> ratios;
+  std::vector<TableRow> rows;
+  for (const ComparedPair& p : g.comparison.pairs) {
+    const std::string v = pair_verdict(p);
+    ratios.push_back(speedup(p));
+    rows.push_back({v, {text_cell(p.key.run, "name"), num_cell(std::to_string(p.key.input)),
+                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
+                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(speedup(p), 3) + "&#215;", "num ratio"},
+                        text_cell(spread_text(v), "verdict")}});
+  }
+  std::string out = "<section class=\"group\"><h2>" + esc(name);
+  if (!ratios.empty()) out += ": median speedup " + html_fixed(median(ratios), 3) + "&#215;";
+  out += "</h2>\n";
+  if (rows.empty()) out += "<p class=\"note\">No combination pairs with one of the baseline.</p>\n";
+  else
+    out += html_table("pairs", {"pair", "input", "batch", "baseline ms", esc(name) + " ms", "speedup", "spread"}, rows);
+  if (!g.comparison.only_b.empty() || !g.comparison.only_a.empty())
+    out += "<p class=\"note\">" + plural(g.comparison.only_b.size(), "combination") + " without a baseline to pair with, " +
+           std::to_string(g.comparison.only_a.size()) + " of the baseline without a partner.</p>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string baseline_html(const BaselineTable& table, const std::vector<std::string>& paths) {
+  const std::string base = table.spec.key + "=" + table.spec.value;
+  std::string body = "<h1>fmwork speedups over " + esc(base) + "</h1>\n" + paths_line("Read:", paths);
+  body += "<p class=\"note\">Speedup: the baseline's latency / the other's, per input and batch (above 1: faster than "
+          "the baseline), from the unrounded medians; a campaign's repeats are their median. Spread: noise when the "
+          "two latencies differ by less than their combined standard deviation.</p>\n";
+  body += "<p>Pairs agree on: " + (table.paired_on.empty() ? std::string("input and batch only") : code_list(table.paired_on)) +
+          "; differ in: " + code_list(table.differ) + ".</p>\n";
+  for (const BaselineGroup& g : table.groups) body += group_section(table, g);
+  if (table.unstated > 0)
+    body += "<p class=\"note\">" + plural(table.unstated, "log") + " without " + esc(table.spec.key) + ": left out.</p>\n";
+  return page("fmwork speedups over " + base, body);
+}
+
+}  // namespace fmwork

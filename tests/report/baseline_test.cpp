@@ -1,0 +1,160 @@
+// Tests of `process --path TREE --baseline KEY=VALUE` (baseline.hpp): a campaign tree written here (plan.json,
+// logs/), the speedup table in text, CSV, JSON and HTML, the keys pairs agree and differ on, repeats as their
+// median, and the one-line refusals with their exit codes.
+#include "fmwork/report/baseline.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "support/process_fixtures.hpp"
+
+namespace fmwork {
+namespace {
+
+using process_fixtures::run;
+using process_fixtures::run_error;
+
+// A log of one run: META, then per batch 1 and 4 at input 16 a RES and a STAT line (stddev 1% of latency).
+std::string run_log(const std::string& dtype, int threads, double latency_at_1) {
+  std::string out = fmt::format("FMWORK META driver=0.1.0 threads={} dtype={}\n", threads, dtype);
+  for (int batch : {1, 4}) {
+    const double ms = latency_at_1 * batch;
+    out += fmt::format("FMWORK RES 1.000000000 2.000000000 enc BertModel 16 {0} {1:.3f} {2:.1f}\n"
+                       "FMWORK STAT input=16 batch={0} reps=10 dropped=2 mean_ms={1:.6f} stddev_ms={3:.6f} "
+                       "min_ms={1:.6f} p50_ms={1:.6f} p90_ms={1:.6f} p99_ms={1:.6f} max_ms={1:.6f}\n",
+                       batch, ms, batch * 1000.0 / ms, ms / 100);
+  }
+  return out;
+}
+
+struct PlannedLog {
+  std::string id, dtype;
+  int threads;
+  std::string repeat;  // "" when the run is not repeated
+  double latency;
+};
+
+// A campaign tree as `driver run` leaves it: plan.json with each run's matrix values, logs/<id>.log.
+std::string write_tree(const TempDir& dir, const std::vector<PlannedLog>& runs) {
+  std::filesystem::create_directories(dir.path() + "/c/logs");
+  std::string plan = R"({"experiment": "x.json", "runs": [)";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const PlannedLog& r = runs[i];
+    plan += fmt::format(R"({}{{"id": "{}", "run": "enc", "matrix": {{"model:torch_dtype": "{}", )"
+                        R"("torch.call:set_num_threads": "{}"{}}}, "argv": ["--reps", "10"]}})",
+                        i ? ", " : "", r.id, r.dtype, r.threads, r.repeat.empty() ? "" : R"(, "repeat": ")" + r.repeat + "\"");
+    dir.write("c/logs/" + r.id + ".log", run_log(r.dtype, r.threads, r.latency));
+  }
+  dir.write("c/plan.json", plan + "]}");
+  return dir.path() + "/c";
+}
+
+// float32 and bfloat16 at 1 and 2 threads; float32 at 2 threads run twice (6 and 8 ms: median 7).
+std::string example_tree(const TempDir& dir) {
+  return write_tree(dir, {{"enc.1", "float32", 1, "", 10},
+                          {"enc.2", "bfloat16", 1, "", 20},
+                          {"enc.3.r1", "float32", 2, "1", 6},
+                          {"enc.3.r2", "float32", 2, "2", 8},
+                          {"enc.4", "bfloat16", 2, "", 3.5}});
+}
+
+TEST(ProcessBaseline, SpeedupTableOfACampaignTree) {
+  TempDir dir;
+  const std::string tree = example_tree(dir);
+  EXPECT_EQ(run({"--path", tree, "--baseline", "dtype=float32"}),
+            "speedup over dtype=float32: its latency / the other's (> 1: faster than the baseline), per combination\n"
+            "pairs agree on: threads; differ in: dtype, model:torch_dtype\n"
+            "dtype     pair       input  batch  baseline_ms  latency_ms  speedup  spread\n"
+            "bfloat16  threads=1     16      1      10.0000     20.0000   0.500x\n"
+            "bfloat16  threads=1     16      4      40.0000     80.0000   0.500x\n"
+            "bfloat16  threads=2     16      1       7.0000      3.5000   2.000x\n"
+            "bfloat16  threads=2     16      4      28.0000     14.0000   2.000x\n"
+            "dtype=bfloat16: median speedup 1.250x over 4 combinations (0.500x to 2.000x)\n"
+            "repeats: up to 2; latency is their median, the spread their stddev\n");
+  // The matrix column names the same split; the META key it goes with differs within a pair too.
+  const std::string by_label = run({"--path", tree, "--baseline", "model:torch_dtype=float32"});
+  EXPECT_NE(by_label.find("pairs agree on: threads; differ in: model:torch_dtype, dtype\n"), std::string::npos) << by_label;
+  EXPECT_NE(by_label.find("bfloat16           threads=2     16      4      28.0000     14.0000   2.000x"),
+            std::string::npos) << by_label;
+  // Against another key: threads=1 as the baseline pairs each dtype with its own.
+  const std::string threads = run({"--path", tree, "--baseline", "threads=1"});
+  EXPECT_NE(threads.find("pairs agree on: dtype; differ in: threads, torch.call:set_num_threads\n"), std::string::npos)
+      << threads;
+  EXPECT_NE(threads.find("2        dtype=float32      16      1      10.0000      7.0000   1.429x"), std::string::npos)
+      << threads;
+  EXPECT_NE(threads.find("2        dtype=bfloat16     16      1      20.0000      3.5000   5.714x"), std::string::npos)
+      << threads;
+}
+
+TEST(ProcessBaseline, CsvJsonAndHtmlHoldTheSameNumbers) {
+  TempDir dir;
+  const std::string tree = example_tree(dir);
+  const std::string csv = run({"--path", tree, "--baseline", "dtype=float32", "--format", "csv"});
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "key,value,pair,input,batch,baseline_latency_ms,latency_ms,speedup,latency_ratio,baseline_repeats,repeats,"
+            "baseline_cov,cov,noise");
+  EXPECT_NE(csv.find("\ndtype,bfloat16,threads=2,16,1,7,3.5,2,0.5,2,1,"), std::string::npos) << csv;
+  const std::string json = run({"--path", tree, "--baseline", "dtype=float32", "--format", "json"});
+  EXPECT_EQ(json.rfind("{\n    \"baseline\": {\n        \"key\": \"dtype\",\n        \"value\": \"float32\"\n    },\n"
+                       "    \"paired_on\": [\n        \"threads\"\n    ],\n",
+                       0),
+            0u) << json;
+  EXPECT_NE(json.find("\"speedup_median\": 1.25,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"speedup\": 2.0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"b\": \"dtype=bfloat16\""), std::string::npos) << json;
+  const std::string html = run({"--path", tree, "--baseline", "dtype=float32", "--format", "html"});
+  EXPECT_NE(html.find("<h1>fmwork speedups over dtype=float32</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>dtype=bfloat16: median speedup 1.250&#215;</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"faster\"><td class=\"name\">threads=2</td><td class=\"num\">16</td><td class=\"num\">1"
+                      "</td><td class=\"num\">7.0000</td><td class=\"num\">3.5000</td><td class=\"num ratio\">2.000&#215;"),
+            std::string::npos) << html;
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // summary is the text table.
+  EXPECT_EQ(run({"--path", tree, "--baseline", "dtype=float32", "--format", "summary"}),
+            run({"--path", tree, "--baseline", "dtype=float32"}));
+}
+
+TEST(ProcessBaseline, PlainLogsWithoutATreeAndWhatHasNoPartner) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", run_log("float32", 1, 10)), b = dir.write("b.log", run_log("bfloat16", 1, 5));
+  const std::string c = dir.write("c.log", run_log("float16", 4, 2));
+  const std::string out = run({"--path", a, "--path", b, "--path", c, "--baseline", "dtype=float32"});
+  // threads varies (1, 1, 4) without going with dtype: it pairs; float16 at 4 threads has no partner.
+  EXPECT_NE(out.find("pairs agree on: threads; differ in: dtype\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("bfloat16  threads=1     16      1      10.0000      5.0000   2.000x"), std::string::npos) << out;
+  EXPECT_NE(out.find("dtype=float16: 2 combinations without a baseline to pair with, 2 of the baseline without a partner\n"),
+            std::string::npos) << out;
+}
+
+void expect_refused(const std::vector<std::string>& args, const std::string& message, int code = 2) {
+  const Error e = run_error(args);
+  EXPECT_EQ(std::string(e.what()), message);
+  EXPECT_EQ(e.exit_code(), code);
+}
+
+TEST(ProcessBaseline, RefusedInOneLine) {
+  TempDir dir;
+  const std::string tree = example_tree(dir);
+  expect_refused({"--path", tree, "--baseline", "dtyp=float32"},
+                 "--baseline dtyp=float32: no log states dtyp; did you mean dtype?");
+  expect_refused({"--path", tree, "--baseline", "zzzzzzzz=1"},
+                 "--baseline zzzzzzzz=1: no log states zzzzzzzz (keys: driver, dtype, model, model:torch_dtype, repeat, "
+                 "run, run_id, threads, torch.call:set_num_threads)");
+  expect_refused({"--path", tree, "--baseline", "dtype=float16"},
+                 "--baseline dtype=float16: no run has dtype float16 (values: bfloat16, float32)");
+  expect_refused({"--path", tree, "--baseline", "dtype"}, "--baseline takes KEY=VALUE, such as dtype=float32; got 'dtype'");
+  expect_refused({"--path", tree, "--baseline", "=x"}, "--baseline takes KEY=VALUE, such as dtype=float32; got '=x'");
+  expect_refused({"--compare", tree, tree, "--baseline", "dtype=float32"},
+                 "--baseline is for --path; with --compare A B, A is the baseline: leave one out");
+  TempDir one;
+  const std::string only = write_tree(one, {{"enc.1", "float32", 1, "", 10}, {"enc.2", "float32", 2, "", 6}});
+  expect_refused({"--path", only, "--baseline", "dtype=float32"},
+                 "--baseline dtype=float32: every run has dtype float32; nothing to compare with it");
+}
+
+}  // namespace
+}  // namespace fmwork
