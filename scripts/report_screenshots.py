@@ -3,7 +3,7 @@
 
 Writes the report (`process --format html`) and the speedup page (`process --baseline KEY=VALUE --format
 html`) of the tree, screenshots each at 1400 px wide, crops the parts named below and stores them as
-palette PNGs (a few tens of KB each). Look at them before committing: they are what a reader sees first.
+palette PNGs (a few tens of KB each): report-charts.png and report-speedups.png. Look at them before committing: they are what a reader sees first.
 
 Usage: report_screenshots.py --process build-core/process --tree DIR [--baseline dtype=float32]
                              [--out docs/images] [--chromium PATH] [--keep DIR]
@@ -42,9 +42,8 @@ def main():
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
     parser.add_argument("--keep", default=None, help="keep the pages and full screenshots here")
     # Where to cut, in pixels of the 1400 px wide page: top, bottom of each part (found by looking).
-    parser.add_argument("--top", type=int, nargs=2, default=(0, 1000), help="heading, runs, first charts")
-    parser.add_argument("--charts", type=int, nargs=2, default=(1000, 2200), help="more charts with their tables")
-    parser.add_argument("--speedups", type=int, nargs=2, default=(0, 900), help="the speedup page")
+    parser.add_argument("--charts", type=int, nargs=2, default=(1225, 2330), help="the first model's charts")
+    parser.add_argument("--speedups", type=int, nargs=2, default=(0, 620), help="the speedup page's top")
     args = parser.parse_args()
     if not args.chromium:
         print("error: no chromium on PATH (Debian: apt-get install chromium)")
@@ -58,10 +57,9 @@ def main():
     subprocess.run([args.process, "--path", args.tree, "--format", "html", "--out", str(report)], check=True)
     subprocess.run([args.process, "--path", args.tree, "--baseline", args.baseline, "--format", "html", "--out",
                     str(speedups)], check=True)
-    screenshot(args.chromium, report, work / "report-full.png", max(args.top[1], args.charts[1]))
+    screenshot(args.chromium, report, work / "report-full.png", args.charts[1])
     screenshot(args.chromium, speedups, work / "speedups-full.png", args.speedups[1])
     full = Image.open(work / "report-full.png")
-    save(full, (0, args.top[0], WIDTH, args.top[1]), out / "report-top.png")
     save(full, (0, args.charts[0], WIDTH, args.charts[1]), out / "report-charts.png")
     save(Image.open(work / "speedups-full.png"), (0, args.speedups[0], WIDTH, args.speedups[1]),
          out / "report-speedups.png")
