@@ -118,10 +118,11 @@ ZipMember parse_zip_entry(const std::string& dir, size_t& at, const std::functio
   const std::string who = "member '" + excerpt(m.name) + "'";
   if (unsafe_name(m.name)) throw bad(who + " has a name that is empty, absolute or climbs out with '..'");
   if (zip_le(dir, at + 8, 2) & 1) throw bad(who + " is encrypted");
-  if (m.method != 0)
-    throw bad(fmt::format("{} is compressed (method {}); packages store their members uncompressed", who, m.method));
-  if (csize != usize) throw bad(who + " is stored with two different sizes");
-  m.size = usize;
+  if (m.method != 0 && m.method != 8)
+    throw bad(fmt::format("{} is compressed with method {}; PyTorch's archives store or deflate", who, m.method));
+  if (m.method == 0 && csize != usize) throw bad(who + " is stored with two different sizes");
+  m.size = csize;
+  m.uncompressed_size = usize;
   m.header_offset = offset;
   at += kCentralSize + n + e + c;
   return m;
@@ -181,6 +182,7 @@ std::vector<ZipMember> verify_zip(uint64_t size, const ZipReadAt& read, const st
     if (n != m.name.size() || read(m.header_offset + kLocalSize, n) != m.name)
       throw damaged("has another name in its local header");
     if (m.crc32 == 0 && m.size > 0) continue;  // a writer that records no CRC-32 (PyTorch's, told not to)
+    if (m.method != 0) continue;  // deflated (TorchScript's code): its CRC is over bytes we do not inflate
     uint32_t crc = 0;
     for (uint64_t done = 0; done < m.size;) {
       const auto chunk = static_cast<size_t>(std::min<uint64_t>(kBlock, m.size - done));

@@ -85,5 +85,20 @@ TEST(ZipArchive, CountsAndSizesAreBoundedBeforeReading) {
   EXPECT_NE(refusal(member).find("member 'm/a' is stored with two different sizes"), std::string::npos);
 }
 
+// TorchScript archives deflate their code: accepted, their CRC-32 left to the inflater (none here); a method
+// PyTorch never writes is refused.
+TEST(ZipArchive, DeflatedMembersAreAcceptedOtherMethodsRefused) {
+  const auto with_method = [](int method) {
+    std::string bytes = stored_zip({{"ts/code/m.py", "not really deflated"}});
+    bytes[8] = static_cast<char>(method);                     // the local header's method
+    bytes[30 + 12 + 19 + 10] = static_cast<char>(method);     // the central directory entry's
+    return bytes;
+  };
+  EXPECT_EQ(verify_bytes(with_method(8)).at(0).method, 8);
+  EXPECT_EQ(refusal(with_method(12)),
+            "p.pt2: not a valid zip archive: member 'ts/code/m.py' is compressed with method 12; PyTorch's archives "
+            "store or deflate");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -16,9 +16,10 @@ namespace fmwork {
 // One member as the central directory lists it, checked (see verify_zip).
 struct ZipMember {
   std::string name;
-  uint16_t method = 0;         // 0: stored (the only one verify_zip accepts)
+  uint16_t method = 0;         // 0: stored, 8: deflated (TorchScript writes its code so)
   uint32_t crc32 = 0;          // as recorded
-  uint64_t size = 0;           // bytes of data (stored: compressed and uncompressed sizes are equal)
+  uint64_t size = 0;           // bytes of data in the archive (stored: as uncompressed)
+  uint64_t uncompressed_size = 0;
   uint64_t header_offset = 0;  // of its local header
 };
 
@@ -33,13 +34,15 @@ using ZipReadAt = std::function<std::string(uint64_t offset, size_t length)>;
 // The central directory of an archive of `size` bytes. Throws a runtime Error "<name>: not a valid zip
 // archive: <what is wrong>" for: no end record, an archive split over disks, more than kZipMaxMembers
 // members or a directory over kZipMaxDirectoryBytes, a directory that does not lie inside the file or whose
-// entries do not fill it exactly, an encrypted or compressed member, a member name that is empty, absolute
+// entries do not fill it exactly, an encrypted member or one compressed otherwise than deflate, a member name that is empty, absolute
 // or climbs out with "..", member sizes that add up to more than the file.
 std::vector<ZipMember> read_zip_directory(uint64_t size, const ZipReadAt& read, const std::string& name);
 
 // read_zip_directory, then each member's local header (its signature, name and method as the directory
 // says, its data inside the file before the directory) and its CRC-32 over its bytes, read in blocks of
-// 4 MiB (a member recorded with CRC 0 is not checked: PyTorch's writer records 0 when told to skip it). Throws a runtime Error "<name>: damaged: member '<member>' ..." naming what does not match.
+// 4 MiB. Not checked: a member recorded with CRC 0 (PyTorch's writer records 0 when told to skip it) and a
+// deflated one (its CRC is over inflated bytes; no inflater here). AOTInductor packages and tensor data are
+// stored, so their bytes are all checked. Throws a runtime Error "<name>: damaged: member '<member>' ..." naming what does not match.
 std::vector<ZipMember> verify_zip(uint64_t size, const ZipReadAt& read, const std::string& name);
 
 // verify_zip over the file at `path` (read with pread). Throws a runtime Error naming the path.
