@@ -378,7 +378,8 @@ std::string render_svg_chart(const LineChart& chart) {
     out += text(chart.width / 2.0, kTop + chart.plot_height / 2.0, "middle", what, " class=\"empty\" fill=\"#888\"");
   }
   for (const ChartSeries& s : chart.series) out += render_series(s, f);
-  out += render_marks(chart, f) + render_legend(legend);
+  out += render_marks(chart, f);
+  if (!legend.empty()) out += render_legend(legend);  // a chart of a group with one legend above has none
   return out + "</svg>";
 }
 

@@ -245,7 +245,7 @@ TEST(HostileInput, FullDiskLeavesOnlyWholeLines) {
   const CommandResult r = test_support::run_command(
       {"sh", "-c", "ulimit -f 16 && exec \"$0\" \"$@\" >" + log, test_support::driver_path(), "--platform", "cpu",
        "--model_class", "BertModel", "--model_name", folder, "--input_sizes", "8", "--batch_sizes", "1", "--reps",
-       "2000"});
+       "2000", "--quiet"});  // no progress line: stderr holds the error alone
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, "error: cannot write the log (File too large): the disk may be full or the output closed; the "
                    "run stops\n");
