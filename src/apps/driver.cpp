@@ -199,6 +199,7 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.compile = args.compile ? "true" : "false";
   f.cpu = to_log_token(runtime.cpu);
   f.isa = runtime.isa;
+  f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
   if (rate) {
     f.gemm_gflops = rate->gflops;
     f.gemm_probe = rate->how();
@@ -262,6 +263,7 @@ int run(int argc, char** argv) {
                  args.model_class, args.save_outputs, args.check_outputs, o.check,
                  args.profile};
   if (rate) plan.peak_gflops = rate->gflops;
+  plan.warmup = args.warmup;
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
   if (child) return failures > 0 ? 1 : 0;
   return finish(failures, args);

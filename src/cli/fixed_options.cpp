@@ -81,6 +81,15 @@ int64_t parse_reps(const std::string& option, const std::string& text) {
   return *reps;
 }
 
+int64_t parse_count(const std::string& option, const std::string& text) {
+  const std::optional<int64_t> count = parse_python_int(text);
+  if (!count) throw usage_error(option + " expects a non-negative integer; got '" + excerpt(text) + "'");
+  if (*count < 0 || *count >= kMaxReps)
+    throw usage_error(fmt::format("{} {} is out of range: it must be from 0 to {} (and below --reps)", option,
+                                  excerpt(text, 40), kMaxReps - 1));
+  return *count;
+}
+
 uint64_t parse_seed(const std::string& option, const std::string& text) {
   uint64_t seed = 0;
   bool ok = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
@@ -170,6 +179,11 @@ const FixedOption kFixed[] = {
     {"isolate", FixedKind::flag, false, false, "", "",
      "run each batch x input combination in a child process that loads the model itself (ours)",
      [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
+    {"warmup", FixedKind::count, false, false, "N", "4",
+     "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
+     "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)",
+     [](A& a, const V& v) { a.warmup = v.integer; },
+     [](const A& a) { return std::optional(a.warmup ? Value::of_int(*a.warmup) : Value::none()); }},
     {"quiet", FixedKind::flag, false, false, "", "",
      "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
      "errors and warnings still go there) (ours)",
@@ -213,6 +227,9 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text) 
     case FixedKind::seed:
       value.unsigned_integer = parse_seed(name, text);
       break;
+    case FixedKind::count:
+      value.integer = parse_count(name, text);
+      break;
   }
   return value;
 }
@@ -231,6 +248,9 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   FixedArgs args;
   for (const auto& option : fixed_options())
     if (const std::string* text = given_text(option)) option.store(args, read_fixed_value(option, *text));
+  if (args.warmup && *args.warmup >= args.reps)
+    throw usage_error(fmt::format("--warmup {} leaves none of --reps {} to time; give at most {} (or more --reps)",
+                                  *args.warmup, args.reps, args.reps - 1));
   args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
                                                                  : args.model_name;
   return args;

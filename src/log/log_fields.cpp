@@ -131,7 +131,8 @@ const LineSpec& meta_line_spec() {
                               field("weights", FieldKind::text), field("seed", FieldKind::text),
                               field("grad", FieldKind::text), field("eval", FieldKind::text),
                               field("compile", FieldKind::text), field("cpu", FieldKind::text),
-                              field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text)},
+                              field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text),
+                              field(kMetaWarmup, FieldKind::text)},
                              std::nullopt};
   return spec;
 }

@@ -230,7 +230,7 @@ MetaLine make_meta_line(const MetaFacts& f) {
       meta_line_spec(), {V(f.driver), V(f.git), V(f.torch), V(f.blas), V(f.onednn), V(f.parallel), V(f.platform),
                          V(f.device), V(f.threads), V(f.interop_threads), V(f.dtype), V(f.parameters), V(f.weights),
                          V(f.seed), V(f.grad), V(f.eval), V(f.compile), text(f.cpu), text(f.isa),
-                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V()})};
+                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V(), text(f.warmup)})};
 }
 
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {

@@ -55,14 +55,17 @@ double percentile(std::vector<double> values, double q) {
   return percentile_sorted(values, q);
 }
 
-Summary summarize(const std::vector<double>& durations) {
+Summary summarize(const std::vector<double>& durations, std::optional<size_t> dropped) {
   if (durations.size() < 2) {
     throw runtime_error("statistics need at least 2 reps (the first max(int(0.2 * reps), 1) are dropped as warm-up), got " +
                         std::to_string(durations.size()));
   }
   Summary s;
   s.reps = durations.size();
-  s.dropped = warmup_reps(s.reps);
+  s.dropped = dropped ? *dropped : warmup_reps(s.reps);
+  if (s.dropped >= s.reps)
+    throw runtime_error("statistics need at least one rep after the " + std::to_string(s.dropped) +
+                        " dropped as warm-up, got " + std::to_string(s.reps) + " reps");
   std::vector<double> kept(durations.begin() + static_cast<std::ptrdiff_t>(s.dropped), durations.end());
   s.median = median(kept);
 

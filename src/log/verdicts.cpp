@@ -73,9 +73,9 @@ Spread spread_of_kept(const std::vector<double>& kept) {
   return s;
 }
 
-Spread spread_of_durations(const std::vector<double>& durations) {
-  const size_t dropped = durations.empty() ? 0 : std::min(warmup_reps(durations.size()), durations.size());
-  return spread_of_kept(std::vector<double>(durations.begin() + static_cast<std::ptrdiff_t>(dropped), durations.end()));
+Spread spread_of_durations(const std::vector<double>& durations, std::optional<size_t> dropped) {
+  const size_t drop = durations.empty() ? 0 : std::min(dropped ? *dropped : warmup_reps(durations.size()), durations.size());
+  return spread_of_kept(std::vector<double>(durations.begin() + static_cast<std::ptrdiff_t>(drop), durations.end()));
 }
 
 Spread spread_of_stat(const StatValues& v) {

@@ -160,6 +160,24 @@ class RepProgress {
   Nanos shown_ = 0;
 };
 
+// A combination's rep durations (seconds, as upstream computes them) and their summaries: STAT's and the
+// verdict's with --warmup's count where given, RES's always with upstream's rule.
+struct Timings {
+  std::vector<double> durations;
+  std::optional<size_t> dropped;
+  Summary stat, res;
+};
+
+Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s, std::optional<int64_t> warmup) {
+  Timings t;
+  t.durations.resize(t0s.size());
+  for (size_t i = 0; i < t0s.size(); ++i) t.durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
+  if (warmup) t.dropped = static_cast<size_t>(*warmup);
+  t.stat = summarize(t.durations, t.dropped);
+  t.res = t.dropped ? summarize(t.durations) : t.stat;
+  return t;
+}
+
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where) {
@@ -196,9 +214,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   }
 
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
-  std::vector<double> durations(reps);
-  for (size_t i = 0; i < reps; ++i) durations[i] = static_cast<double>(t1s[i] - t0s[i]) / 1e9;
-  const Summary summary = summarize(durations);
+  const Timings timings = timings_of(t0s, t1s, plan.warmup);
+  const Summary& summary = timings.stat;
   const std::optional<MemoryPeaks> peaks = platform.memory_peaks();  // the timed reps', not the profiler's
   const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
@@ -206,10 +223,10 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
-                          latency_ms(summary), throughput(summary, batch)));
+                          latency_ms(timings.res), throughput(timings.res, batch)));
   emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled)));
   // The verdict on these reps (too few, noisy, unstable): a line upstream's process ignores.
-  const Verdict verdict = judge(spread_of_durations(durations));
+  const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped));
   emit(out, make_note_line(input, batch, verdict));
   if (peaks) emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
   if (check.line) emit(out, *check.line);

@@ -112,6 +112,31 @@ TEST(FixedOptions, EachKindChecksItsValue) {
             18446744073709551615ull);
   EXPECT_NE(message("reps", "1"), "");
   EXPECT_NE(message("seed", "-1"), "");
+  EXPECT_EQ(read_fixed_value(*find_fixed_option("warmup"), "0").integer, 0);  // count: 0 keeps every rep
+  EXPECT_EQ(message("warmup", "-1"), "--warmup -1 is out of range: it must be from 0 to 999999 (and below --reps)");
+  EXPECT_EQ(message("warmup", "two"), "--warmup expects a non-negative integer; got 'two'");
+}
+
+// --warmup is checked against --reps once both are read: at least one rep must be left to time.
+TEST(FixedOptions, WarmupLeavesARepOfReps) {
+  auto given = [](const std::string& reps, const std::string& warmup) {
+    std::vector<std::pair<const FixedOption*, std::string>> options;
+    for (const auto& option : fixed_options())
+      if (option.required) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+    for (auto& [option, text] : options)
+      if (std::string(option->name) == "reps") text = reps;
+    options.emplace_back(find_fixed_option("warmup"), warmup);
+    return options;
+  };
+  EXPECT_EQ(fixed_args_from(given("5", "4")).warmup, std::optional<int64_t>(4));
+  try {
+    fixed_args_from(given("5", "5"));
+    FAIL() << "--warmup 5 of --reps 5 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_STREQ(e.what(), "--warmup 5 leaves none of --reps 5 to time; give at most 4 (or more --reps)");
+  }
+  EXPECT_FALSE(fixed_args_from(given("5", "1")).warmup == std::nullopt);
 }
 
 }  // namespace

@@ -147,6 +147,46 @@ TEST_F(DriverTest, SweepPrintsUpstreamSectionsAndConsistentLines) {
   }
 }
 
+// --warmup N (ours) sets the reps STAT and the verdict leave out and is echoed in META; RES keeps upstream's
+// max(int(0.2*reps),1), so a RES line means the same with or without it.
+TEST_F(DriverTest, WarmupSetsWhatStatDropsAndResKeepsUpstreamsRule) {
+  auto args = base_args();
+  args.insert(args.end(), {"--warmup", "3", "--quiet"});
+  const auto r = driver(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<double> durations;
+  std::vector<ResLine> results;
+  std::vector<StatLine> stats;
+  std::vector<MetaLine> metas;
+  for (const auto& line : parse_all(r.out)) {
+    if (const auto* rep = std::get_if<RepLine>(&line)) durations.push_back(static_cast<double>(rep->t1 - rep->t0) / 1e9);
+    if (const auto* res = std::get_if<ResLine>(&line)) results.push_back(*res);
+    if (const auto* stat = std::get_if<StatLine>(&line)) stats.push_back(*stat);
+    if (const auto* meta = std::get_if<MetaLine>(&line)) metas.push_back(*meta);
+  }
+  ASSERT_EQ(metas.size(), 1u);
+  ASSERT_NE(metas[0].fields.find("warmup"), nullptr) << r.out;
+  EXPECT_EQ(*metas[0].fields.find("warmup"), "3");
+  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(stats.size(), 4u);
+  ASSERT_EQ(durations.size(), 20u);
+  for (size_t c = 0; c < 4; ++c) {
+    const std::vector<double> reps(durations.begin() + 5 * c, durations.begin() + 5 * c + 5);
+    EXPECT_EQ(stats[c].fields.get_int("dropped"), std::optional<int64_t>(3));
+    EXPECT_EQ(stats[c].fields.get_int("reps"), std::optional<int64_t>(5));
+    EXPECT_EQ(fmt::format("{:.6f}", *stats[c].fields.get_double("p50_ms")),
+              fmt::format("{:.6f}", median({reps[3], reps[4]}) * 1e3));
+    EXPECT_EQ(fmt::format("{:.3f}", results[c].latency_ms),  // upstream's: the first rep dropped
+              fmt::format("{:.3f}", median({reps[1], reps[2], reps[3], reps[4]}) * 1e3));
+  }
+  const auto plain = driver(base_args());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find(" warmup=upstream\n"), std::string::npos) << plain.out;
+  auto too_many = base_args();
+  too_many.insert(too_many.end(), {"--warmup", "5"});
+  expect_one_line_error(driver(too_many), 2, "--warmup 5 leaves none of --reps 5 to time; give at most 4");
+}
+
 // The inputs a run feeds, as --save_outputs wrote them: the input_ids of every combination.
 std::vector<torch::Tensor> saved_input_ids(const std::string& folder) {
   std::vector<torch::Tensor> ids;

@@ -42,8 +42,8 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().csv_columns().empty());
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
-  EXPECT_EQ(meta_line_spec().fields.size(), 21u);
-  EXPECT_EQ(meta_line_spec().fields.back().key, "gemm_probe");
+  EXPECT_EQ(meta_line_spec().fields.size(), 22u);
+  EXPECT_EQ(meta_line_spec().fields.back().key, kMetaWarmup);
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

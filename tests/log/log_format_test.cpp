@@ -170,6 +170,7 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.isa = "avx2";
   f.gemm_gflops = 87.26;
   f.gemm_probe = "at::mm_1024_float32_2threads_best_of_7_measured";
+  f.warmup = "4";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)

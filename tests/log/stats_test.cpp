@@ -109,6 +109,30 @@ TEST(Stats, SummaryOfHundredRepsDropsTwenty) {
   EXPECT_DOUBLE_EQ(s.p99, 79.21);  // index 78.21
 }
 
+TEST(Stats, SummaryDropsTheCountGivenInsteadOfTheRule) {
+  // --warmup 3 of 5 reps: the rule would drop 1 (median 2.5 of {4, 1, 3, 2}).
+  Summary s = summarize({9, 4, 1, 3, 2}, 3);
+  EXPECT_EQ(s.reps, 5u);
+  EXPECT_EQ(s.dropped, 3u);
+  EXPECT_EQ(s.median, 2.5);  // of {3, 2}
+  EXPECT_EQ(s.min, 2);
+  EXPECT_EQ(s.max, 3);
+  Summary none = summarize({9, 4, 1, 3, 2}, 0);
+  EXPECT_EQ(none.dropped, 0u);
+  EXPECT_EQ(none.max, 9);  // the first rep is kept
+  EXPECT_EQ(none.median, 3);
+}
+
+TEST(Stats, SummaryRefusesToDropEveryRep) {
+  try {
+    summarize({1.0, 2.0, 3.0}, 3);
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_STREQ(e.what(), "statistics need at least one rep after the 3 dropped as warm-up, got 3 reps");
+  }
+}
+
 TEST(Stats, SummaryNeedsTwoReps) {
   EXPECT_THROW(summarize({}), Error);
   try {

@@ -40,6 +40,9 @@ struct FixedArgs {
   bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
   std::optional<std::string> profile;        // --profile DIR: a traced rep after each combination's timed ones
   bool quiet = false;                        // --quiet: no progress on stderr
+  // --warmup N: the reps STAT and the verdicts leave out, instead of upstream's max(int(0.2*reps),1); at most
+  // reps - 1. RES keeps upstream's rule whatever it is, so RES means what it means to upstream's readers.
+  std::optional<int64_t> warmup;
 };
 
 // What an option's value must be. The kind decides whether the option takes a value, checks it and reads
@@ -52,13 +55,14 @@ enum class FixedKind {
   sizes,   // comma-separated positive integers: 64,128
   reps,    // an integer as Python's int() reads it (1_000 too), 2 to kMaxReps
   seed,    // a non-negative integer below 2^64
+  count,   // an integer as Python's int() reads it, 0 to kMaxReps - 1: --warmup
 };
 
 // A value as its kind read it: the text as given, and the number of the number kinds.
 struct FixedValue {
   std::string text;
   std::vector<int64_t> sizes;     // sizes
-  int64_t integer = 0;            // reps
+  int64_t integer = 0;            // reps, count
   uint64_t unsigned_integer = 0;  // seed
 };
 
@@ -91,7 +95,7 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
 
 // The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
 // as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the
-// first bad value in table order. model_path is derived: model_root/model_name (os.path.join), or model_name.
+// first bad value in table order, then for a --warmup that leaves no rep of --reps. model_path is derived: model_root/model_name (os.path.join), or model_name.
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given);
 
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and

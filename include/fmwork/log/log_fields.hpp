@@ -54,13 +54,17 @@ struct LineSpec {
 };
 
 // FMWORK META driver= git= torch= blas= onednn= parallel= platform= device= threads= interop_threads= dtype=
-// parameters= weights= seed= grad= eval= compile= cpu= isa= gemm_gflops= gemm_probe=: run metadata, in that
+// parameters= weights= seed= grad= eval= compile= cpu= isa= gemm_gflops= gemm_probe= warmup=: run metadata, in that
 // order from our driver; none required, other keys allowed (other writers add their own); threads,
 // interop_threads and parameters are integers, gemm_gflops a number (1 decimal). cpu is the CPU's model
 // name, isa its vector instructions ("avx2", "avx512+avx512_bf16+amx"); gemm_gflops the machine's GEMM rate
 // in the run's dtype, device and threads and gemm_probe how it was measured (sweep/gemm_probe.hpp).
+// warmup is how many of each combination's first reps STAT leaves out: a count (--warmup N) or "upstream"
+// (max(int(0.2*reps),1), upstream's rule, which RES always follows).
 // `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
 inline constexpr std::string_view kMetaDriver = "driver";
+inline constexpr std::string_view kMetaWarmup = "warmup";
+inline constexpr std::string_view kMetaWarmupUpstream = "upstream";
 inline constexpr std::string_view kMetaDtype = "dtype";
 const LineSpec& meta_line_spec();
 // FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=

@@ -138,6 +138,7 @@ struct MetaFacts {
   std::string cpu, isa;                // left out when empty
   std::optional<double> gemm_gflops;   // with gemm_probe: the machine's GEMM rate and how it was measured
   std::string gemm_probe;
+  std::string warmup;                  // the reps STAT leaves out: a count, or kMetaWarmupUpstream; empty: left out
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 

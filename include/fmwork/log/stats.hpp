@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "fmwork/log/stat_values.hpp"
@@ -20,16 +21,18 @@ double median(std::vector<double> values);
 // 'linear', including its _lerp rounding). Throws a runtime Error for an empty input or q out of range.
 double percentile(std::vector<double> values, double q);
 
-// Summary of the durations (seconds) after dropping warmup_reps(durations.size()) from the front.
+// Summary of the durations (seconds) after dropping the first `dropped` from the front: by default
+// warmup_reps(durations.size()), upstream's rule; a count given (--warmup N, ours) must leave at least one.
 // Give the durations as upstream computes them, double(t1 - t0) / 1e9 from integer nanoseconds, and
 // `median` is bit for bit upstream's. stddev is the population standard deviation (numpy's np.std);
 // mean and stddev sum in order (numpy sums pairwise: they may differ in the last bits). p50/p90/p99 use
-// percentile() on the kept durations. Throws a runtime Error when durations.size() < 2.
+// percentile() on the kept durations. Throws a runtime Error when durations.size() < 2 or when `dropped`
+// leaves no duration.
 struct Summary {
   size_t reps = 0, dropped = 0;
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;
 };
-Summary summarize(const std::vector<double>& durations);
+Summary summarize(const std::vector<double>& durations, std::optional<size_t> dropped = std::nullopt);
 
 // The numbers the RES and STAT lines write, computed here so that log_format only formats them. The
 // expressions are upstream's, evaluated in the same order, so that the text is bit for bit upstream's.

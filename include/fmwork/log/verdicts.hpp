@@ -48,9 +48,9 @@ struct Spread {
 
 // The spread of the kept durations in run order (any unit; the warm-up already dropped).
 Spread spread_of_kept(const std::vector<double>& kept);
-// The spread of all the durations of a combination, the first warmup_reps() dropped as the driver's
-// summarize() drops them: give it the vector given to summarize().
-Spread spread_of_durations(const std::vector<double>& durations);
+// The spread of all the durations of a combination, the first `dropped` (by default warmup_reps()) left
+// out as the driver's summarize() leaves them: give it what was given to summarize().
+Spread spread_of_durations(const std::vector<double>& durations, std::optional<size_t> dropped = std::nullopt);
 // The spread a STAT line's numbers show: kept = reps - dropped (0 when negative), cov = stddev / mean, tail
 // = p90 / p50; no drift.
 Spread spread_of_stat(const StatValues& values);

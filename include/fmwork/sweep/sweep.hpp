@@ -33,6 +33,9 @@ struct SweepPlan {
   std::optional<std::string> profile;
   // The machine's GEMM rate in GFLOP/s (gemm_probe.hpp), for STAT's of_peak; nullopt: no of_peak.
   std::optional<double> peak_gflops;
+  // --warmup N: the reps STAT and the NOTE verdict leave out (below reps); nullopt: upstream's rule. RES
+  // always keeps upstream's rule.
+  std::optional<int64_t> warmup;
 };
 
 // The operators a --profile rep reports per side (CPU operators, device kernels), largest self time first.
