@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -113,34 +114,37 @@ void refuse_special_file(const std::string& path) {
   }
 }
 
-std::string read_file(const std::string& path, size_t max_bytes, const std::string& name) {
+void read_file_pieces(const std::string& path, const std::function<void(std::string_view)>& take,
+                      const std::string& name) {
   const std::string what = (name.empty() ? path : name) + ": ";
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw runtime_error(what + "cannot open (" + std::strerror(errno) + ")");
+  // Closed on every way out, `take`'s exceptions included.
+  const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* f) { ::close(*f); });
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {  // open() takes a directory; read() would say EISDIR
-    ::close(fd);
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))  // open() takes a directory; read() would say EISDIR
     throw runtime_error(what + "cannot open (" + std::strerror(EISDIR) + ")");
-  }
-  std::string text;
-  char buf[1 << 16];
+  std::vector<char> buf(size_t{1} << 16);
   while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw runtime_error(what + "cannot read (" + std::strerror(err) + ")");
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > max_bytes) {
-      ::close(fd);
-      throw runtime_error(what + "larger than " + std::to_string(max_bytes >> 20) + " MiB; it is not a file " +
-                          "this program reads");
-    }
+    if (n < 0) throw runtime_error(what + "cannot read (" + std::strerror(errno) + ")");
+    if (n == 0) return;
+    take(std::string_view(buf.data(), static_cast<size_t>(n)));
   }
-  ::close(fd);
+}
+
+std::string read_file(const std::string& path, size_t max_bytes, const std::string& name) {
+  std::string text;
+  read_file_pieces(
+      path,
+      [&](std::string_view piece) {
+        text.append(piece);
+        if (text.size() > max_bytes)  // so a FIFO or /dev/zero ends too
+          throw runtime_error((name.empty() ? path : name) + ": larger than " + std::to_string(max_bytes >> 20) +
+                              " MiB; it is not a file this program reads");
+      },
+      name);
   return text;
 }
 

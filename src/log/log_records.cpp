@@ -1,15 +1,22 @@
 // Driver logs read into records (see log_records.hpp).
 #include "fmwork/log/log_records.hpp"
 
-#include <iterator>
+#include <algorithm>
 #include <map>
+#include <type_traits>
+#include <variant>
+#include <vector>
 #include <utility>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/regular_file.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "log_rules.hpp"
 
 namespace fmwork {
 
-namespace {
+// Named, not anonymous: LogStreamParser::Impl, a class of the header, holds a LogReader.
+namespace log_records_detail {
 
 using Key = std::pair<int64_t, int64_t>;  // (input, batch)
 
@@ -22,16 +29,30 @@ std::string raw_t_first(std::string_view line) {
   return std::string(rest.substr(0, rest.find(' ')));
 }
 
+// What a kept line costs in memory, for LogLimits::kept_bytes: its structure and its text. An estimate on
+// the high side (a short string's bytes are counted though they live inside it).
+size_t kept_cost(const std::string& text) { return sizeof(std::string) + text.size(); }
+size_t kept_cost(const Fields& fields) {
+  size_t bytes = sizeof(Fields);
+  for (const auto& [key, value] : fields.items) bytes += kept_cost(key) + kept_cost(value);
+  return bytes;
+}
+size_t kept_cost(const ResLine& res) {
+  return sizeof(CombinationRecord) + res.model_name.size() + res.model_class.size() + 32;  // + the timestamp
+}
+
 // Reads a log line by line into a ParsedLog, keeping what later lines need: the last SETUP and dtype, the
-// REP durations since the last RES, and the STAT / MEM / CHECK lines that came before their RES.
+// REP durations since the last RES, and the STAT / MEM / CHECK lines that came before their RES. Counts
+// what it keeps against `kept_limit` (LogLimits::kept_bytes).
 class LogReader {
  public:
-  explicit LogReader(const std::string& source) { log_.source = source; }
+  LogReader(const std::string& source, size_t kept_limit) : kept_limit_(kept_limit) { log_.source = source; }
 
   void note(std::string text) { log_.notes.push_back(std::move(text)); }
 
   void take(LogLine& parsed, std::string_view line, size_t line_number) {
     ++log_.fmwork_lines;
+    charge(parsed, line_number);
     if (auto* arg = std::get_if<ArgLine>(&parsed)) {
       log_.opts.push_back(arg->text);
     } else if (auto* s = std::get_if<SetupLine>(&parsed)) {
@@ -58,13 +79,38 @@ class LogReader {
     }
   }
 
-  ParsedLog finish() {
-    for (CombinationRecord& run : log_.results) run.opts = log_.opts;
-    return std::move(log_);
-  }
+  ParsedLog finish() { return std::move(log_); }
 
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // Adds what `parsed` will keep to the count, the REP durations held for the next RES included; throws
+  // when the count passes the limit, naming the line that did it.
+  void charge(const LogLine& parsed, size_t line_number) {
+    std::visit(
+        [&](const auto& l) {
+          using L = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<L, ArgLine>) kept_ += kept_cost(l.text);
+          else if constexpr (std::is_same_v<L, ResLine>) kept_ += kept_cost(l);
+          else if constexpr (std::is_same_v<L, FailLine>) kept_ += kept_cost(l.fields) + sizeof(size_t);
+          else if constexpr (std::is_same_v<L, MetaLine> || std::is_same_v<L, StatLine> || std::is_same_v<L, MemLine> ||
+                             std::is_same_v<L, CheckLine> || std::is_same_v<L, ProfileLine>)
+            kept_ += kept_cost(l.fields);
+        },
+        parsed);
+    const size_t reps = sizeof(Nanos) * (block_.size() + 1);
+    if (kept_ + reps <= kept_limit_) return;
+    throw runtime_error(kept_error(line_number));
+  }
+
+  std::string kept_error(size_t line_number) const {
+    size_t durations = block_.size();
+    for (const CombinationRecord& run : log_.results) durations += run.rep_durations.size();
+    return source_name(log_.source) + ":" + std::to_string(line_number) + ": the log's records take more than " +
+           bytes_text(kept_limit_, 0) + " of memory here (" + std::to_string(log_.results.size()) +
+           " combinations, " + std::to_string(log_.failures.size()) + " failures, " + std::to_string(durations) +
+           " REP durations so far); process reads at most that from one log: split it into several logs";
+  }
 
   void take_res(ResLine res, std::string_view line, size_t line_number) {
     CombinationRecord run;
@@ -73,7 +119,10 @@ class LogReader {
     run.timestamp = raw_t_first(line);
     run.setup_seconds = setup_;
     run.precision = precision_;
-    run.rep_durations = std::move(block_);
+    // A copy of the exact size: the block keeps its capacity for the next combination, and no record holds
+    // the slack of a vector grown by doubling.
+    run.rep_durations.assign(block_.begin(), block_.end());
+    kept_ += sizeof(Nanos) * block_.size();
     block_.clear();
     const Key key = key_of(run.res);
     take_pending(run, key, &CombinationRecord::stat, pending_stat_);
@@ -124,6 +173,8 @@ class LogReader {
   }
 
   ParsedLog log_;
+  const size_t kept_limit_;
+  size_t kept_ = 0;  // what the kept lines cost (kept_cost), the REP durations of the records included
   std::optional<double> setup_;
   std::optional<std::string> precision_;
   std::vector<Nanos> block_;  // REP durations since the last RES / FAIL
@@ -133,44 +184,121 @@ class LogReader {
   std::map<Key, CheckLine> pending_check_;
 };
 
-ParsedLog parse_text_impl(std::string_view text, const std::string& source) {
-  const std::string where = source_name(source);
-  LogReader reader(source);
-  size_t pos = 0, line_number = 0;
-  while (pos < text.size()) {
-    size_t end = text.find_first_of("\r\n", pos);
-    size_t next = text.size();
-    if (end == std::string_view::npos) {
-      end = text.size();
-    } else {
-      next = end + 1;
-      if (text[end] == '\r' && next < text.size() && text[next] == '\n') ++next;
-    }
-    std::string_view line = text.substr(pos, end - pos);
-    pos = next;
-    ++line_number;
+}  // namespace log_records_detail
 
+// Cuts the pieces into lines (universal newlines) and hands each to the LogReader; holds the line being
+// read, and of a line that is not an FMWORK line only whether it is one (its bytes are dropped as they come).
+class LogStreamParser::Impl {
+ public:
+  Impl(const std::string& source, LogLimits limits)
+      : where_(source_name(source)), limits_(limits), reader_(source, limits.kept_bytes) {}
+
+  void feed(std::string_view piece) {
+    size_t pos = 0;
+    if (after_cr_ && !piece.empty()) {  // "\r" ended the last piece: a "\n" now is the same line end
+      after_cr_ = false;
+      if (piece[0] == '\n') pos = 1;
+    }
+    while (pos < piece.size()) {
+      const size_t end = piece.find_first_of("\r\n", pos);
+      append(piece.substr(pos, (end == std::string_view::npos ? piece.size() : end) - pos));
+      if (end == std::string_view::npos) return;
+      end_line(true);
+      pos = end + 1;
+      if (piece[end] == '\r') {
+        if (pos == piece.size()) after_cr_ = true;
+        else if (piece[pos] == '\n') ++pos;
+      }
+    }
+  }
+
+  ParsedLog finish() {
+    if (skipping_ || !line_.empty()) end_line(false);
+    return reader_.finish();
+  }
+
+ private:
+  static constexpr std::string_view kPrefix = log_rules::kPrefix;
+
+  void append(std::string_view bytes) {
+    if (skipping_ || bytes.empty()) return;
+    if (line_.size() < kPrefix.size()) {
+      const size_t head = std::min(bytes.size(), kPrefix.size() - line_.size());
+      line_.append(bytes.substr(0, head));
+      bytes.remove_prefix(head);
+      // parse_line reads only lines that start with "FMWORK ": any other is skipped, so not held.
+      if (line_.size() == kPrefix.size() && line_ != kPrefix) {
+        skipping_ = true;
+        line_.clear();
+        return;
+      }
+    }
+    if (line_.size() + bytes.size() > limits_.line_bytes)
+      throw runtime_error(where_ + ":" + std::to_string(line_number_ + 1) + ": the line is longer than " +
+                          bytes_text(limits_.line_bytes, 0) +
+                          "; a driver's FMWORK lines are a few KiB at most: is this a driver log?");
+    line_.append(bytes);
+  }
+
+  // The line read so far is whole: `terminated` when a line end closed it (not the end of the text).
+  void end_line(bool terminated) {
+    ++line_number_;
+    if (!skipping_) take(terminated);
+    skipping_ = false;
+    line_.clear();
+  }
+
+  void take(bool terminated) {
     std::optional<LogLine> parsed;
     try {
-      parsed = parse_line(line);
+      parsed = parse_line(line_);
     } catch (const Error& e) {
       // A last line with no end that does not parse is a log cut short (a full disk, a killed writer): it
       // is left out with a note so that the combinations before it are not lost. Any other is an Error.
-      if (end != text.size()) throw with_context(where + ":" + std::to_string(line_number), e);
-      reader.note(where + ":" + std::to_string(line_number) + ": the last line is cut short (no newline at its end; " +
-                  e.what() + "): left out, the lines before it are read");
+      const std::string at = where_ + ":" + std::to_string(line_number_);
+      if (terminated) throw with_context(at, e);
+      reader_.note(at + ": the last line is cut short (no newline at its end; " + e.what() +
+                   "): left out, the lines before it are read");
     }
-    if (parsed) reader.take(*parsed, line, line_number);
+    if (parsed) reader_.take(*parsed, line_, line_number_);
   }
-  return reader.finish();
+
+  const std::string where_;
+  const LogLimits limits_;
+  log_records_detail::LogReader reader_;
+  std::string line_;       // the line being read, without its end (empty while skipping_)
+  bool skipping_ = false;  // the line being read is not an FMWORK line
+  bool after_cr_ = false;  // the last piece ended with "\r"
+  size_t line_number_ = 0; // lines ended so far
+};
+
+LogStreamParser::LogStreamParser(const std::string& source, LogLimits limits)
+    : impl_(std::make_unique<Impl>(source, limits)) {}
+LogStreamParser::~LogStreamParser() = default;
+void LogStreamParser::feed(std::string_view bytes) { impl_->feed(bytes); }
+ParsedLog LogStreamParser::finish() { return impl_->finish(); }
+
+ParsedLog parse_log(std::istream& in, const std::string& source, LogLimits limits) {
+  LogStreamParser parser(source, limits);
+  std::vector<char> buf(size_t{1} << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    parser.feed(std::string_view(buf.data(), static_cast<size_t>(in.gcount())));
+  }
+  if (in.bad()) throw runtime_error(source_name(source) + ": cannot read");
+  return parser.finish();
 }
 
-}  // namespace
+ParsedLog parse_log_text(std::string_view text, const std::string& source, LogLimits limits) {
+  LogStreamParser parser(source, limits);
+  parser.feed(text);
+  return parser.finish();
+}
 
-ParsedLog parse_log(std::istream& in, const std::string& source) {
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw runtime_error(source_name(source) + ": cannot read");
-  return parse_text_impl(text, source);
+ParsedLog parse_log_file(const std::string& path, const std::string& name, LogLimits limits) {
+  LogStreamParser parser(path, limits);
+  read_file_pieces(path, [&](std::string_view piece) { parser.feed(piece); }, name);
+  return parser.finish();
 }
 
 std::string source_name(const std::string& source) { return source == "-" ? "<stdin>" : source; }
@@ -187,7 +315,5 @@ std::string engine_name(const ParsedLog& log) {
   }
   return "fmwork/embed/tf";
 }
-
-ParsedLog parse_log_text(std::string_view text, const std::string& source) { return parse_text_impl(text, source); }
 
 }  // namespace fmwork

@@ -320,7 +320,7 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
       hit["output"] = 1;
       hit["batch"] = run.res.batch;
       hit["tp"] = 1;
-      hit["opts"] = run.opts;
+      hit["opts"] = log.opts;  // the file's whole list in every record, as upstream prints it
       hit["warmup"] = upstream_only ? J(nullptr) : warmup_seconds(run);
       hit["setup"] = (!upstream_only && run.setup_seconds) ? J(*run.setup_seconds) : J(nullptr);
       hit["ttft"] = nullptr;

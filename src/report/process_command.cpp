@@ -30,8 +30,6 @@ namespace fmwork {
 
 namespace {
 
-std::string read_path(const std::string& path) { return read_file(path, kMaxLogFileBytes, "--path " + path); }
-
 // The command line of `process`.
 struct ProcessOptions {
   std::vector<std::string> paths;
@@ -294,7 +292,8 @@ struct LogSource {
 std::vector<ParsedLog> read_logs(const std::vector<std::string>& files, LogSource& source) {
   std::vector<ParsedLog> logs;
   for (const std::string& f : files) {
-    logs.push_back(f == "-" ? parse_log(source.in, "-") : parse_log_text(read_path(f), f));
+    // Streamed: memory follows the records kept, not the size of the file (log_records.hpp's LogLimits).
+    logs.push_back(f == "-" ? parse_log(source.in, "-") : parse_log_file(f, "--path " + f));
     for (const std::string& note : logs.back().notes) source.err << "note: " << escape_controls(note) << "\n";
     if (logs.back().fmwork_lines == 0)
       throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");

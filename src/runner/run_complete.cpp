@@ -34,11 +34,26 @@ bool run_log_complete(const std::string& path, const std::vector<std::string>& a
   const FixedArgs args = fixed_args_of(path, argv);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return false;  // not run (yet)
-  const std::string text = read_file(path, kMaxLogFileBytes);  // exists but unreadable: the Error, not "run it again"
+  // Read in pieces, as process reads it. A file that exists but cannot be read is the Error (not "run it
+  // again"); a malformed line, or a log past LogLimits, is the one outcome that means
+  // "incomplete", told apart by where it is thrown.
+  struct Malformed {};
+  LogStreamParser parser(path);
+  try {
+    read_file_pieces(path, [&](std::string_view piece) {
+      try {
+        parser.feed(piece);
+      } catch (const Error&) {
+        throw Malformed{};
+      }
+    });
+  } catch (const Malformed&) {
+    return false;
+  }
   std::optional<ParsedLog> log;
   try {
-    log = parse_log_text(text, path);
-  } catch (const Error&) {  // the one outcome that means "incomplete": a malformed or cut-short line
+    log = parser.finish();
+  } catch (const Error&) {
     return false;
   }
   std::set<std::pair<int64_t, int64_t>> seen;

@@ -2,6 +2,7 @@
 #include "fmwork/log/log_records.hpp"
 
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ TEST(LogRecords, OptsAreEveryArgOfTheFileLikeUpstream) {
   std::istringstream in(log);
   parsed = parse_log(in, "-");
   ASSERT_EQ(parsed.results.size(), 1u);
-  EXPECT_EQ(parsed.results[0].opts, (std::vector<std::string>{"--a 1", "--b 2"}));
+  EXPECT_EQ(parsed.opts, (std::vector<std::string>{"--a 1", "--b 2"}));
 }
 
 // A full disk cuts a log mid-line: the cut last line (no newline, does not parse) is left out with a note,
@@ -100,6 +101,157 @@ TEST(LogRecords, SetupAndPrecisionAreTheLastBeforeEachResult) {
   EXPECT_EQ(parsed.results[2].setup_seconds, 2.5);
   EXPECT_EQ(parsed.results[2].precision, "float16");
   EXPECT_EQ(engine_name(parsed), "fmwork-cpp/embed");
+}
+
+// ---- reading in pieces ----
+
+std::string fields_text(const Fields& fields) {
+  std::string out;
+  for (const auto& [key, value] : fields.items) out += " " + key + "=" + value;
+  return out + "\n";
+}
+
+// Everything a ParsedLog holds, as text, so that two reads can be compared whole.
+std::string dump(const ParsedLog& log) {
+  std::string out = log.source + " fmwork_lines=" + std::to_string(log.fmwork_lines) + "\n";
+  for (const CombinationRecord& r : log.results) {
+    out += "RES " + std::to_string(r.line) + " " + r.timestamp + " " + r.res.model_name + " " + r.res.model_class +
+           " " + std::to_string(r.res.input) + " " + std::to_string(r.res.batch) + " " +
+           std::to_string(r.res.latency_ms) + " setup=" + (r.setup_seconds ? std::to_string(*r.setup_seconds) : "-") +
+           " precision=" + r.precision.value_or("-") + "\n";
+    if (r.stat) out += " stat" + fields_text(r.stat->fields);
+    if (r.mem) out += " mem" + fields_text(r.mem->fields);
+    if (r.check) out += " check" + fields_text(r.check->fields);
+    for (const ProfileLine& p : r.profile) out += " profile" + fields_text(p.fields);
+    for (Nanos d : r.rep_durations) out += " " + std::to_string(d);
+    out += "\n";
+  }
+  for (size_t i = 0; i < log.failures.size(); ++i)
+    out += "FAIL " + std::to_string(log.failure_lines[i]) + fields_text(log.failures[i].fields);
+  for (const MetaLine& m : log.meta) out += "META" + fields_text(m.fields);
+  for (const std::string& o : log.opts) out += "ARG " + o + "\n";
+  for (const std::string& n : log.notes) out += "NOTE " + n + "\n";
+  return out;
+}
+
+// Every line kind, the three line ends, another program's lines, and a last line cut short.
+const std::string kMixedLog = kUpstreamLog + "progress 10%\rprogress 20%\r\n" + kOurLog +
+                              "FMWORK SETUP 1.5\r\n"
+                              "FMWORK REP 1 2 5.000000000 5.500000000 0.500000000\r"
+                              "FMWORK REP 2 2 5.500000000 5.600000000 0.100000000\r\n"
+                              "FMWORK RES 5.000000000 5.600000000 m c 8 1 100.000 10.0\r"
+                              "FMWORK STAT input=8 batch=1 reps=2 dropped=1\n"
+                              "FMWORK REP 1 2 6.000000000 6.5";
+
+// A stream that hands over at most `piece` bytes a read, as a pipe does.
+class PieceBuf : public std::streambuf {
+ public:
+  PieceBuf(std::string text, size_t piece) : text_(std::move(text)), piece_(piece) {}
+
+ protected:
+  int_type underflow() override {
+    if (pos_ >= text_.size()) return traits_type::eof();
+    const size_t n = std::min(piece_, text_.size() - pos_);
+    setg(&text_[pos_], &text_[pos_], &text_[pos_] + n);
+    pos_ += n;
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string text_;
+  size_t piece_;
+  size_t pos_ = 0;
+};
+
+TEST(LogRecords, PiecesGiveTheSameRecordsAsTheWholeText) {
+  const std::string whole = dump(parse_log_text(kMixedLog, "x.log"));
+  EXPECT_EQ(parse_log_text(kMixedLog, "x.log").results.size(), 4u);
+  EXPECT_EQ(parse_log_text(kMixedLog, "x.log").notes.size(), 1u);
+  // Cut in two at every byte: a "\r\n" cut between its bytes is still one line end.
+  for (size_t cut = 0; cut <= kMixedLog.size(); ++cut) {
+    LogStreamParser parser("x.log");
+    parser.feed(std::string_view(kMixedLog).substr(0, cut));
+    parser.feed("");
+    parser.feed(std::string_view(kMixedLog).substr(cut));
+    ASSERT_EQ(dump(parser.finish()), whole) << "cut at " << cut;
+  }
+  LogStreamParser bytes("x.log");
+  for (char c : kMixedLog) bytes.feed(std::string_view(&c, 1));
+  EXPECT_EQ(dump(bytes.finish()), whole);
+  // Through a stream in 7-byte pieces, and long enough to cross parse_log's 64 KiB reads.
+  PieceBuf buf(kMixedLog, 7);
+  std::istream in(&buf);
+  EXPECT_EQ(dump(parse_log(in, "x.log")), whole);
+  std::string repeated;
+  while (repeated.size() < (size_t{3} << 16)) repeated += kOurLog + "\r";
+  PieceBuf long_buf(repeated, 4093);
+  std::istream long_in(&long_buf);
+  EXPECT_EQ(dump(parse_log(long_in, "x.log")), dump(parse_log_text(repeated, "x.log")));
+}
+
+TEST(LogRecords, LineEndsAndLineNumbers) {
+  const std::string bad = "FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000\n";
+  for (const std::string end : {"\n", "\r\n", "\r"}) {
+    const std::string text = "a" + end + "FMWORK ARG --a 1" + end + "b\n" + bad;
+    try {
+      parse_log_text(text, "-");
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "<stdin>:4: FMWORK RES line has 9 fields, expected 10");
+    }
+  }
+  // A text that ends in "\r" ends its last line: a malformed one is an Error, not a cut-short note.
+  EXPECT_THROW(parse_log_text("FMWORK REP 1 2\r", "x.log"), Error);
+  EXPECT_EQ(parse_log_text("FMWORK REP 1 2", "x.log").notes.size(), 1u);
+  EXPECT_EQ(parse_log_text("", "x.log").fmwork_lines, 0u);
+}
+
+TEST(LogRecords, AnOverlongLineIsRefusedNamingIt) {
+  const std::string long_arg = "FMWORK ARG " + std::string(kMaxLogLineBytes, 'x') + "\n";
+  try {
+    parse_log_text("FMWORK ARG --a 1\n" + long_arg, "x.log");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), "x.log:2: the line is longer than 1 MiB; a driver's FMWORK lines are a few KiB "
+                                     "at most: is this a driver log?");
+  }
+  // Only FMWORK lines are held: another program's line of any length is skipped, as before.
+  LogLimits small;
+  small.line_bytes = 32;
+  const std::string other = std::string(1000, 'p') + "\nFMWORK ARG --a 1\n";
+  EXPECT_EQ(parse_log_text(other, "x.log", small).opts, (std::vector<std::string>{"--a 1"}));
+  EXPECT_THROW(parse_log_text("FMWORK ARG " + std::string(22, 'a'), "x.log", small), Error);
+  EXPECT_EQ(parse_log_text("FMWORK ARG " + std::string(21, 'a'), "x.log", small).opts.size(), 1u);
+}
+
+TEST(LogRecords, WhatALogKeepsIsBounded) {
+  LogLimits limits;
+  limits.kept_bytes = 64 << 10;
+  std::string res_lines;
+  for (int i = 1; i <= 1000; ++i)
+    res_lines += "FMWORK RES 1.000000000 2.000000000 m c " + std::to_string(i) + " 1 1.000 1000.0\n";
+  try {
+    parse_log_text(res_lines, "x.log", limits);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("x.log:", 0), 0u) << what;
+    EXPECT_NE(what.find(": the log's records take more than 64 KiB of memory here ("), std::string::npos) << what;
+    EXPECT_NE(what.find(" combinations, 0 failures, 0 REP durations so far); process reads at most that from one "
+                        "log: split it into several logs"),
+              std::string::npos)
+        << what;
+  }
+  // REP durations count too, those waiting for their RES included.
+  std::string reps;
+  for (int i = 1; i <= 10000; ++i)
+    reps += "FMWORK REP " + std::to_string(i) + " 10000 1.000000000 1.500000000 0.500000000\n";
+  EXPECT_THROW(parse_log_text(reps + "FMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1000.0\n", "x.log", limits),
+               Error);
+  std::string blocks;  // a REP 1 starts a new block: the ones before it are not kept
+  for (int i = 1; i <= 10000; ++i) blocks += "FMWORK REP 1 2 1.000000000 1.500000000 0.500000000\n";
+  EXPECT_EQ(parse_log_text(blocks, "x.log", limits).results.size(), 0u);
 }
 
 }  // namespace

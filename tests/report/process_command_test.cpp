@@ -17,6 +17,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/log/log_records.hpp"
 #include "support/process_fixtures.hpp"
 
 namespace fmwork {
@@ -103,6 +104,33 @@ TEST(Process, MalformedLineNamesFileAndLine) {
   std::ostringstream out, err;
   EXPECT_THROW(run_process(3, argv.data(), in, out, err), Error);
   EXPECT_EQ(out.str(), "");
+}
+
+// A file is read in pieces (64 KiB): one of several pieces gives what the same text through stdin gives.
+TEST(Process, AFileReadInPiecesIsTheSameLog) {
+  TempDir dir;
+  std::string log = kUpstreamLog;
+  while (log.size() < (size_t{5} << 16)) log += kOurLog + kUpstreamLog;
+  const std::string path = dir.write("big.log", log);
+  // CSV and the summary name the log: its path, or "-" / "<stdin>".
+  const auto as_stdin = [&](std::string text, const std::string& name) {
+    for (size_t at = text.find(path); at != std::string::npos; at = text.find(path, at + name.size()))
+      text.replace(at, path.size(), name);
+    return text;
+  };
+  EXPECT_EQ(run({"--path", path}), run({"-"}, log));
+  EXPECT_EQ(as_stdin(run({"--path", path, "--format", "csv"}), "-"), run({"-", "--format", "csv"}, log));
+  EXPECT_EQ(as_stdin(run({"--path", path, "--format", "summary"}), "<stdin>"), run({"-", "--format", "summary"}, log));
+}
+
+TEST(Process, AnOverlongLineIsOneErrorNamingFileAndLine) {
+  TempDir dir;
+  const std::string path =
+      dir.write("run.log", "FMWORK ARG --a 1\nFMWORK ARG " + std::string(kMaxLogLineBytes, 'x') + "\n");
+  const Error e = run_error({"--path", path});
+  EXPECT_EQ(e.kind(), ErrorKind::runtime);
+  EXPECT_EQ(std::string(e.what()), path + ":2: the line is longer than 1 MiB; a driver's FMWORK lines are a few KiB "
+                                          "at most: is this a driver log?");
 }
 
 TEST(Process, UsageErrors) {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace fmwork {
 
@@ -23,6 +25,13 @@ void refuse_special_file(const std::string& path);
 // `max_bytes` bytes have been read (so a FIFO or /dev/zero ends too). It does not call
 // refuse_special_file: a caller that wants that usage Error first calls it.
 std::string read_file(const std::string& path, size_t max_bytes, const std::string& name = "");
+
+// The bytes of the file at `path` handed to `take` in order, in pieces of at most 64 KiB, as they are read:
+// a file of any size costs one piece of memory here. Errors as read_file's ("<name>: cannot open|read
+// (<reason>)"), with no bound on the size: `take` decides what is too much and throws (its exception goes
+// through, the file closed).
+void read_file_pieces(const std::string& path, const std::function<void(std::string_view)>& take,
+                      const std::string& name = "");
 
 // Writes `text` to `path` whole or not at all: into a new `path`.tmp-<random> file beside it (created
 // exclusively, never through a link a stale one left), synced, renamed over `path`; a file it replaces keeps
