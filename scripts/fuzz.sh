@@ -6,7 +6,7 @@
 # (reproduce: build-fuzz/fuzz/<target>_fuzz <that file>). New corpus entries go to build-fuzz/corpus/<target>,
 # never into the repository. See fuzz/README.md.
 #
-# Arguments: target names (default: all). Environment:
+# Arguments: target names (default: every fuzz/<name>_fuzz.cpp). Environment:
 #   FMWORK_FUZZ_SECONDS  seconds per target (default 15; 0 skips the run)
 #   FMWORK_JOBS          build jobs (default: the number of CPUs)
 #   CXX                  the clang++ to build with (default clang++-14, else clang++)
@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 seconds=${FMWORK_FUZZ_SECONDS:-15}
 jobs=${FMWORK_JOBS:-$(nproc)}
-all=(python_literal cli safetensors_header hf_config special_tokens log_records zip_archive)
+# The targets are the files fuzz/<name>_fuzz.cpp, as fuzz/CMakeLists.txt builds them: one list, the folder.
+all=()
+for f in fuzz/*_fuzz.cpp; do n=${f#fuzz/}; all+=("${n%_fuzz.cpp}"); done
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

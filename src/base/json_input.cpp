@@ -70,6 +70,12 @@ nlohmann::json read_json_file(const std::string& path, size_t max_bytes) {
   return parse_json(read_file(path, max_bytes), path);
 }
 
+const nlohmann::json& json_member(const nlohmann::json& value, const char* key) {
+  static const nlohmann::json absent;
+  const auto it = value.find(key);  // end() for a value that is not an object
+  return it == value.end() ? absent : *it;
+}
+
 std::string json_excerpt(const nlohmann::json& value) {
   return excerpt(value.dump(-1, ' ', false, json::error_handler_t::replace));
 }

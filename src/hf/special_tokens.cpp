@@ -22,24 +22,17 @@ const char* const kTokenKeys[] = {"bos_token", "eos_token", "unk_token", "sep_to
   throw runtime_error(path + ": " + key + " must be " + expected + ", not " + json_excerpt(value));
 }
 
-// The member `key` of an object; null when absent (every optional field here treats null as absent).
-const json& member(const json& object, const char* key) {
-  static const json absent;
-  const auto it = object.find(key);
-  return it == object.end() ? absent : *it;
-}
-
 // A token string from "<s>" or {"content": "<s>", ...}; empty for null (the tokenizer has no such token).
 std::string token_string(const json& v, const std::string& path, const std::string& key) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() && member(v, "content").is_string()) return member(v, "content").get<std::string>();
+  if (v.is_object() && json_member(v, "content").is_string()) return json_member(v, "content").get<std::string>();
   wrong_type(path, key, "a token string or an object with a string \"content\"", v);
 }
 
 // "special": true marks a special added token; absent means false.
 bool special_flag(const json& token, const std::string& path, const std::string& key) {
-  const json& v = member(token, "special");
+  const json& v = json_member(token, "special");
   if (v.is_null()) return false;
   if (!v.is_boolean()) wrong_type(path, key + ".special", "true or false", v);
   return v.get<bool>();
@@ -47,10 +40,10 @@ bool special_flag(const json& token, const std::string& path, const std::string&
 
 void collect_strings(const TokenizerFile& f, std::vector<std::string>& out) {
   for (const char* key : kTokenKeys) {
-    auto s = token_string(member(f.json, key), f.path, key);
+    auto s = token_string(json_member(f.json, key), f.path, key);
     if (!s.empty()) out.push_back(s);
   }
-  const json& extra = member(f.json, "additional_special_tokens");
+  const json& extra = json_member(f.json, "additional_special_tokens");
   if (extra.is_null()) return;
   if (!extra.is_array()) wrong_type(f.path, "additional_special_tokens", "a list of token strings", extra);
   for (size_t i = 0; i < extra.size(); ++i) {
@@ -86,15 +79,15 @@ void read_vocab(const json& vocab, const std::string& path, std::map<std::string
 }
 
 void read_added_tokens(const TokenizerFile& f, Gathered& g) {
-  const json& added = member(f.json, "added_tokens");
+  const json& added = json_member(f.json, "added_tokens");
   if (added.is_null()) return;
   if (!added.is_array()) wrong_type(f.path, "added_tokens", "a list of {\"id\", \"content\", ...} objects", added);
   for (size_t i = 0; i < added.size(); ++i) {
     const std::string key = "added_tokens[" + std::to_string(i) + "]";
     const json& t = added[i];
     if (!t.is_object()) wrong_type(f.path, key, "an object with an integer \"id\" and a string \"content\"", t);
-    if (!member(t, "id").is_number_integer()) wrong_type(f.path, key + ".id", "an integer", member(t, "id"));
-    if (!member(t, "content").is_string()) wrong_type(f.path, key + ".content", "a string", member(t, "content"));
+    if (!json_member(t, "id").is_number_integer()) wrong_type(f.path, key + ".id", "an integer", json_member(t, "id"));
+    if (!json_member(t, "content").is_string()) wrong_type(f.path, key + ".content", "a string", json_member(t, "content"));
     const auto id = t["id"].get<int64_t>();
     g.lookup[t["content"].get<std::string>()] = id;
     if (special_flag(t, f.path, key)) g.ids.insert(id);
@@ -103,10 +96,10 @@ void read_added_tokens(const TokenizerFile& f, Gathered& g) {
 
 void read_tokenizer_json(const TokenizerFile& f, Gathered& g) {
   read_added_tokens(f, g);
-  const json& model = member(f.json, "model");
+  const json& model = json_member(f.json, "model");
   if (model.is_null()) return;
   if (!model.is_object()) wrong_type(f.path, "model", "an object", model);
-  read_vocab(member(model, "vocab"), f.path, g.lookup);
+  read_vocab(json_member(model, "vocab"), f.path, g.lookup);
 }
 
 // An added_tokens_decoder key: a whole decimal integer, as Python's int() reads it.
@@ -121,7 +114,7 @@ int64_t decoder_id(const std::string& key, const std::string& path) {
 }
 
 void read_tokenizer_config(const TokenizerFile& f, Gathered& g) {
-  const json& decoder = member(f.json, "added_tokens_decoder");
+  const json& decoder = json_member(f.json, "added_tokens_decoder");
   if (!decoder.is_null() && !decoder.is_object())
     wrong_type(f.path, "added_tokens_decoder", "an object {\"<id>\": {\"content\", \"special\"}}", decoder);
   if (decoder.is_object())
@@ -130,7 +123,7 @@ void read_tokenizer_config(const TokenizerFile& f, Gathered& g) {
       const std::string key = "added_tokens_decoder[\"" + excerpt(it.key()) + "\"]";
       const json& t = it.value();
       if (!t.is_object()) wrong_type(f.path, key, "an object with a string \"content\"", t);
-      if (!member(t, "content").is_string()) wrong_type(f.path, key + ".content", "a string", member(t, "content"));
+      if (!json_member(t, "content").is_string()) wrong_type(f.path, key + ".content", "a string", json_member(t, "content"));
       g.lookup.emplace(t["content"].get<std::string>(), id);
       if (special_flag(t, f.path, key)) g.ids.insert(id);
     }

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,7 +13,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
@@ -65,83 +63,16 @@ struct AotiPackage::Loader {
 
 namespace {
 
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-// The inputs of a package whose metadata does not name them: torch.export's call spec is the pytree of
-// (args, kwargs). Keyword inputs are named by the dict's keys; positional ones are taken to be
-// input_ids, attention_mask, token_type_ids in that order, as forward() declares them in every
-// Hugging Face encoder.
-std::vector<std::string> inputs_from_call_spec(const std::string& in_spec, const std::string& path) {
-  const auto bad = [&](const std::string& why) {
-    return usage_error(fmt::format("{}: cannot tell the package's inputs: {}; export it with keyword inputs "
-                                   "named input_ids, attention_mask, token_type_ids",
-                                   path, why));
-  };
-  const nlohmann::json spec = nlohmann::json::parse(in_spec, nullptr, false);
-  if (!spec.is_array() || spec.size() != 2 || !spec[1].is_object()) throw bad("its call spec is not a pytree");
-  const nlohmann::json& children = spec[1].value("children_spec", nlohmann::json::array());
-  if (!children.is_array() || children.size() != 2) throw bad("its call spec is not (args, kwargs)");
-  std::vector<std::string> names;
-  const size_t positional = children[0].value("children_spec", nlohmann::json::array()).size();
-  if (positional > model_input_names().size()) throw bad(fmt::format("it takes {} positional inputs", positional));
-  names.assign(model_input_names().begin(), model_input_names().begin() + static_cast<std::ptrdiff_t>(positional));
-  const nlohmann::json& context = children[1]["context"];
-  if (context.is_string()) {
-    const nlohmann::json keys = nlohmann::json::parse(context.get<std::string>(), nullptr, false);
-    for (const auto& key : keys.is_array() ? keys : nlohmann::json::array())
-      if (key.is_string()) names.push_back(key.get<std::string>());
-  }
-  for (const auto& name : names)
-    if (std::find(model_input_names().begin(), model_input_names().end(), name) == model_input_names().end())
-      throw bad("it takes an input named '" + excerpt(name) + "'");
-  if (std::find(names.begin(), names.end(), "input_ids") == names.end()) throw bad("it takes no input_ids");
-  return names;
-}
-
-int64_t integer_or(const std::map<std::string, std::string>& m, const std::string& key, int64_t fallback) {
-  const auto it = m.find(key);
-  if (it == m.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
+// The package's metadata as LibTorch read it (its *_metadata.json), interpreted in the core; the call spec
+// only when the metadata does not name the inputs.
 AotiFacts read_facts(torch::inductor::AOTIModelPackageLoader& loader, const std::string& path) {
-  AotiFacts f;
-  for (const auto& [key, value] : loader.get_metadata()) f.metadata[key] = value;
-  const auto text = [&](const std::string& key) {
-    const auto it = f.metadata.find(key);
-    return it == f.metadata.end() ? std::string() : it->second;
-  };
-  f.inputs = text("fmwork.inputs").empty() ? inputs_from_call_spec(loader.get_call_spec().at(0), path)
-                                           : split_commas(text("fmwork.inputs"));
-  for (const auto& name : f.inputs)  // run() feeds these three Batch fields and nothing else
-    if (std::find(model_input_names().begin(), model_input_names().end(), name) == model_input_names().end())
-      throw usage_error(fmt::format("{}: the package's metadata names an input '{}'; the driver feeds only "
-                                    "input_ids, attention_mask, token_type_ids",
-                                    path, excerpt(name)));
-  f.outputs = split_commas(text("fmwork.outputs"));
-  if (!text("fmwork.dtype").empty()) f.dtype = text("fmwork.dtype");
-  f.vec_isa = text("fmwork.vec_isa");
-  f.device = text("AOTI_DEVICE_KEY");
-  f.threads = integer_or(f.metadata, "fmwork.threads", 0);
-  f.batch_min = integer_or(f.metadata, "fmwork.batch_min", 1);
-  f.batch_max = integer_or(f.metadata, "fmwork.batch_max", 0);
-  f.input_min = integer_or(f.metadata, "fmwork.input_min", 1);
-  f.input_max = integer_or(f.metadata, "fmwork.input_max", 0);
-  return f;
+  std::map<std::string, std::string> metadata;
+  for (const auto& [key, value] : loader.get_metadata()) metadata[key] = value;
+  return aoti_facts_from(metadata, [&] {
+    const std::vector<std::string> specs = loader.get_call_spec();  // (in_spec, out_spec)
+    if (specs.empty()) throw usage_error(path + ": the package has no call spec and its metadata names no inputs");
+    return specs.front();
+  }, path);
 }
 
 std::string range_text(int64_t lo, int64_t hi) { return lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi); }

@@ -88,5 +88,14 @@ TEST(JsonInput, ExcerptQuotesAtMost80CharactersOnOneLine) {
   EXPECT_EQ(json_excerpt(nlohmann::json("\xff")), "\"\xef\xbf\xbd\"");  // invalid UTF-8 does not throw
 }
 
+TEST(JsonInput, MemberOfAnythingIsTheValueOrNull) {
+  const auto doc = nlohmann::json::parse(R"({"a": 1, "b": null})");
+  EXPECT_EQ(json_member(doc, "a"), 1);
+  EXPECT_TRUE(json_member(doc, "b").is_null());
+  EXPECT_TRUE(json_member(doc, "missing").is_null());
+  for (const char* other : {"[1]", "3", "\"a\"", "null"})  // no throw, no undefined behaviour
+    EXPECT_TRUE(json_member(nlohmann::json::parse(other), "a").is_null()) << other;
+}
+
 }  // namespace
 }  // namespace fmwork

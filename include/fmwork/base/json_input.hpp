@@ -31,6 +31,11 @@ nlohmann::json parse_json(std::string_view text, const std::string& source, cons
 // or is not valid JSON.
 nlohmann::json read_json_file(const std::string& path, size_t max_bytes = kMaxJsonFileBytes);
 
+// The member `key` of `value`; a null when `value` is not an object or has no such key, so that an optional
+// field of untrusted JSON reads as absent (nlohmann's const operator[] on a missing key is undefined
+// behaviour, and value() on a non-object throws its own type_error).
+const nlohmann::json& json_member(const nlohmann::json& value, const char* key);
+
 // A JSON value for a message: its compact text, at most 80 characters of it (excerpt), never throwing.
 std::string json_excerpt(const nlohmann::json& value);
 

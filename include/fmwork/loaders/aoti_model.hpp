@@ -11,19 +11,10 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/cache/aoti_metadata.hpp"  // AotiFacts: the package's metadata, read strictly
 #include "fmwork/model/model.hpp"
 
 namespace fmwork {
-
-// What a package says about itself: from the fmwork.* metadata our exporter writes, else its call spec.
-struct AotiFacts {
-  std::vector<std::string> inputs;   // forward's inputs in order (input_ids, attention_mask, token_type_ids)
-  std::vector<std::string> outputs;  // output names (empty: output_0, output_1, ...)
-  int64_t batch_min = 1, batch_max = 0, input_min = 1, input_max = 0;  // 0: not recorded
-  std::string dtype = "unknown", vec_isa, device;
-  int64_t threads = 0;                // the intra-op threads its CPU kernels were built for (0: unknown)
-  std::map<std::string, std::string> metadata;  // everything, as the package holds it
-};
 
 // A loaded package. Not copyable: it owns the loader (and the folder the package was unpacked into).
 class AotiPackage {
@@ -32,7 +23,8 @@ class AotiPackage {
   // zip (verify_zip_file: a damaged member is a runtime Error, never unpacked), unpacked into a folder of
   // its own under TMPDIR that goes with the package or the failed load. Throws a usage Error for a path
   // that is not a package, a runtime Error when LibTorch cannot load it or its code crashes while loading
-  // (run_guarding_crashes), naming the path.
+  // (run_guarding_crashes), naming the path, and a usage Error when its metadata or call spec says what the
+  // driver cannot run or holds a bad value (aoti_facts_from).
   AotiPackage(const std::string& path, const torch::Device& device);
   ~AotiPackage();
   AotiPackage(const AotiPackage&) = delete;

@@ -14,6 +14,7 @@
 
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/hf/model_inputs.hpp"  // model_input_names(): the names of Batch's fields
 
 namespace fmwork {
 
@@ -23,12 +24,6 @@ struct Batch {
   torch::Tensor attention_mask;  // all ones
   torch::Tensor token_type_ids;  // all zeros
 };
-
-// The inputs a model may be fed, by name, in the order of Batch's fields.
-inline const std::vector<std::string>& model_input_names() {
-  static const std::vector<std::string> names{"input_ids", "attention_mask", "token_type_ids"};
-  return names;
-}
 
 // What the input generator needs to know about the vocabulary: ids drawn uniformly from
 // [0, vocab_size) minus special_ids.
