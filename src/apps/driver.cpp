@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/cache/cache_command.hpp"
 #include "fmwork/runner/campaign.hpp"
 #include "fmwork/cli/args_section.hpp"
 #include "fmwork/cli/cli.hpp"

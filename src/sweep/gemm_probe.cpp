@@ -32,7 +32,42 @@ Nanos time_mm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, Platform&
   return clock_now() - t0;
 }
 
+// One product of n x n matrices timed now (after one untimed for the BLAS's buffers), in GFLOP/s.
+double one_product_rate(c10::ScalarType dtype, Platform& platform, int64_t n) {
+  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
+  c10::InferenceMode no_autograd;
+  const at::Tensor a = torch::randn({n, n}, options), b = torch::randn({n, n}, options);
+  at::Tensor c = torch::empty({n, n}, options);
+  time_mm(a, b, c, platform);
+  const Nanos t = std::max<Nanos>(time_mm(a, b, c, platform), 1);
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / (static_cast<double>(t) / 1e9) / 1e9;
+}
+
+// The rate an intact entry holds, or nullopt for an entry of an older layout.
+std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dtype) {
+  const auto fact = [&](const char* key) {
+    const auto it = entry.facts.find(key);
+    return it == entry.facts.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+  };
+  GemmRate rate{fact("gflops"), static_cast<int64_t>(fact("n")), dtype_short_name(dtype),
+                at::get_num_threads(), static_cast<int>(fact("repeats")), true};
+  if (rate.gflops > 0 && rate.n > 0 && rate.n <= 16384 && rate.repeats > 0) return rate;
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
+                                                     const RuntimeInfo& runtime) {
+  return {
+      {"probe", "2"},  // how it measures: another method is another entry
+      {"cpu", runtime.cpu},         {"isa", runtime.isa},
+      {"torch", runtime.torch_version}, {"blas", runtime.blas},
+      {"device", platform.name() + " " + platform.description()},
+      {"dtype", dtype_short_name(dtype)},
+      {"threads", std::to_string(at::get_num_threads())},
+  };
+}
 
 GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
   if (!c10::isFloatingType(dtype))
@@ -72,14 +107,7 @@ GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
 }
 
 GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note) {
-  const std::map<std::string, std::string> fields{
-      {"probe", "2"},  // how it measures: another method is another entry
-      {"cpu", runtime.cpu},         {"isa", runtime.isa},
-      {"torch", runtime.torch_version}, {"blas", runtime.blas},
-      {"device", platform.name() + " " + platform.description()},
-      {"dtype", dtype_short_name(dtype)},
-      {"threads", std::to_string(at::get_num_threads())},
-  };
+  const std::map<std::string, std::string> fields = gemm_cache_fields(dtype, platform, runtime);
   const auto tell = [&](const std::string& why) {
     if (note) *note = why;
   };
@@ -87,13 +115,15 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
   try {
     cache.emplace(default_cache_root());
     if (const std::optional<CacheEntry> entry = cache->find("gemm", fields)) {
-      const auto fact = [&](const char* key) {
-        const auto it = entry->facts.find(key);
-        return it == entry->facts.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
-      };
-      GemmRate rate{fact("gflops"), static_cast<int64_t>(fact("n")), dtype_short_name(dtype),
-                    at::get_num_threads(), static_cast<int>(fact("repeats")), true};
-      if (rate.gflops > 0 && rate.n > 0 && rate.repeats > 0) return rate;  // else an entry of an older layout
+      if (const std::optional<GemmRate> rate = cached_rate(*entry, dtype)) {
+        // A figure kept from a busy machine would make every later of_peak too high (past 100%).
+        const double now = one_product_rate(dtype, platform, rate->n);
+        if (now <= rate->gflops * kStaleRateFactor) return *rate;
+        tell(fmt::format("the cached GEMM rate, {:.1f} GFLOP/s, is below one product timed now ({:.1f}): it was "
+                         "measured on a busy machine, so it is measured again and replaced",
+                         rate->gflops, now));
+      }
+      cache->forget("gemm", fields);
     }
   } catch (const Error& e) {
     tell(std::string("the GEMM rate is measured but not kept: ") + e.what());

@@ -98,6 +98,25 @@ TEST(ArtifactCache, SecondStoreOfTheSameKeyKeepsTheFirst) {
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
+// forget() removes one entry, leaving no folder behind, so that the next store() of the key is the one kept.
+TEST(ArtifactCache, ForgetLetsTheNextStoreReplaceTheEntry) {
+  TempDir tmp("fmwork-cache-test");
+  ArtifactCache cache(tmp.path());
+  EXPECT_FALSE(cache.forget("aoti", kFields)) << "no entry yet";
+  cache.store("aoti", kFields, writer({{"model.pt2", "first"}}, {{"n", "1"}}));
+  Fields other = kFields;
+  other["dtype"] = "float32";
+  cache.store("aoti", other, writer({{"model.pt2", "other"}}, {{"n", "3"}}));
+  EXPECT_TRUE(cache.forget("aoti", kFields));
+  EXPECT_FALSE(cache.find("aoti", kFields));
+  EXPECT_TRUE(cache.find("aoti", other)) << "only the entry named is forgotten";
+  EXPECT_TRUE(temp_folders(tmp.path()).empty());
+  const CacheEntry replaced = cache.store("aoti", kFields, writer({{"model.pt2", "second!"}}, {{"n", "2"}}));
+  EXPECT_EQ(replaced.facts, (Fields{{"n", "2"}}));
+  EXPECT_EQ(read(replaced.dir + "/model.pt2"), "second!");
+  EXPECT_THROW(cache.forget("../x", kFields), Error);
+}
+
 TEST(ArtifactCache, AnEntryStoredDuringOurBuildIsKept) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());

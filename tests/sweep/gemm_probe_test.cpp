@@ -4,8 +4,12 @@
 
 #include <ATen/Parallel.h>
 
+#include <map>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/runtime/runtime_info.hpp"
 #include "fmwork/sweep/gemm_probe.hpp"
@@ -32,20 +36,37 @@ TEST(GemmProbe, MeasuresTheRunsDtypeAndThreads) {
   EXPECT_THROW(fmwork::measure_gemm_rate(at::kLong, *cpu), fmwork::Error) << "no GEMM rate for integers";
 }
 
+// Keeps `gflops` as the cached rate of these fields, in place of whatever entry they had.
+void keep_rate(const std::string& root, const std::map<std::string, std::string>& fields, const std::string& gflops) {
+  fmwork::ArtifactCache cache(root);
+  cache.forget("gemm", fields);
+  cache.store("gemm", fields, [&](const std::string&) {
+    return std::map<std::string, std::string>{{"gflops", gflops}, {"n", "1024"}, {"repeats", "5"}};
+  });
+}
+
+// The cached figures below are ones no machine reaches (1e12 GFLOP/s) or every machine beats (0.001), so
+// that what the probe does with them holds on any machine, idle or loaded.
 TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   TempDir dir;
   fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
   auto cpu = fmwork::make_platform("cpu", {});
   const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
+  const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
   std::string note;
   const GemmRate first = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
   EXPECT_FALSE(first.cached);
   EXPECT_EQ(note, "") << "the cache folder is writable";
+  const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
+  ASSERT_TRUE(kept) << "the measured rate is stored under gemm_cache_fields()";
+  EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", first.gflops)) << "kept with 3 decimals";
+
+  keep_rate(dir.path(), fields, "1000000000000.000");
   const GemmRate second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
   EXPECT_TRUE(second.cached);
-  EXPECT_NEAR(second.gflops, first.gflops, 0.0005 + first.gflops * 1e-9) << "kept with 3 decimals";
-  EXPECT_EQ(second.n, first.n);
-  EXPECT_EQ(second.repeats, first.repeats);
+  EXPECT_EQ(second.gflops, 1e12);
+  EXPECT_EQ(second.n, 1024);
+  EXPECT_EQ(second.repeats, 5);
   EXPECT_NE(fmwork::describe_gemm_rate(second).find("read from the cache"), std::string::npos);
   // Another thread count is another entry: measured again.
   const int threads = at::get_num_threads();
@@ -53,6 +74,27 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   const GemmRate other = fmwork::gemm_rate(at::kFloat, *cpu, fmwork::runtime_info(), &note);
   at::set_num_threads(threads);
   EXPECT_FALSE(other.cached);
+}
+
+// A rate kept from a busy machine (here 0.001 GFLOP/s) is beaten by one product timed now: it is measured
+// again and replaced, so of_peak is not over 100% in every later run.
+TEST(GemmProbe, ARateBelowOneProductTimedNowIsMeasuredAgainAndReplaced) {
+  TempDir dir;
+  fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
+  auto cpu = fmwork::make_platform("cpu", {});
+  const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
+  const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
+  keep_rate(dir.path(), fields, "0.001");
+  std::string note;
+  const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
+  EXPECT_FALSE(rate.cached);
+  EXPECT_GT(rate.gflops, 0.001 * fmwork::kStaleRateFactor);
+  EXPECT_EQ(note.rfind("the cached GEMM rate, 0.0 GFLOP/s, is below one product timed now (", 0), 0u) << note;
+  EXPECT_NE(note.find("): it was measured on a busy machine, so it is measured again and replaced"), std::string::npos)
+      << note;
+  const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", rate.gflops)) << "the entry holds the new figure";
 }
 
 TEST(GemmProbe, AnUnusableCacheCostsOnlyTheKeeping) {

@@ -71,6 +71,11 @@ class ArtifactCache {
   CacheEntry store(const std::string& kind, const std::map<std::string, std::string>& fields,
                    const Builder& build);
 
+  // Removes the entry of kind and fields, if any (renamed aside first, so no reader sees it half removed),
+  // so that the next store() puts a new one in its place; whether there was one. Throws a runtime Error
+  // for a kind that is no plain name.
+  bool forget(const std::string& kind, const std::map<std::string, std::string>& fields);
+
   // Every intact entry of every kind, most recently used first. Damaged entries are skipped, not
   // removed (listing never changes the cache); temporary folders are ignored.
   std::vector<CacheEntry> list() const;
@@ -82,14 +87,5 @@ class ArtifactCache {
  private:
   std::string root_;
 };
-
-// `driver --cache list|report|clear [--cache_dir DIR]`: `args` are the words after --cache; returns the
-// text to print (ending in a newline). The cache is DIR, else default_cache_root().
-//   list:   one line per entry: short key, kind, size, build seconds, last use, key fields (hashes short);
-//   report: a table (aligned columns: key, kind, size, build s, created, last used, one column per field
-//           name) and a totals line (entries, total size);
-//   clear:  "removed N entries from DIR".
-// A usage Error for anything else, naming the three sub-commands.
-std::string run_cache_command(const std::vector<std::string>& args);
 
 }  // namespace fmwork

@@ -3,6 +3,7 @@
 // and kept in the artifact cache, so that later runs read it back.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -30,9 +31,19 @@ struct GemmRate {
 // at::mm, say) and a runtime Error for a dtype that is not floating point.
 GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform);
 
+// The cache entry's fields (kind "gemm"): the probe's method, CPU model and ISA, LibTorch, BLAS, device,
+// dtype and threads now. Another value of any is another entry.
+std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
+                                                     const RuntimeInfo& runtime);
+
+// A cached rate that one product timed now beats by more than this factor was measured on a busy machine
+// (another job held the cores): it is measured again and replaces the entry.
+inline constexpr double kStaleRateFactor = 1.25;
+
 // The rate for this machine, read from the artifact cache (default_cache_root(), kind "gemm") when measured
-// before with the same CPU (model and ISA), LibTorch and BLAS, device, dtype and threads; else measured
-// and stored. A cache that cannot be read or written costs only the keeping: the rate is measured and
+// before with the same gemm_cache_fields(); else measured and stored. A cached rate is checked against one
+// product timed now (tens of milliseconds): past kStaleRateFactor, it is measured again, replaces the
+// entry, and `note` says so. A cache that cannot be read or written costs only the keeping: the rate is measured and
 // `note` (when not null) says why it was not kept. Throws as measure_gemm_rate does.
 GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr);
 

@@ -1,5 +1,6 @@
 // Tests of the artifact cache's folder (the environment variables) and the `--cache` command's text.
 #include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/cache/cache_command.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,0 +1,95 @@
+// `driver --cache list|report|clear` (cache_command.hpp): the command's words and the text it prints.
+#include "fmwork/cache/cache_command.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/cache/artifact_cache.hpp"
+
+namespace fmwork {
+
+namespace {
+
+std::string format_time(int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  char buf[32];
+  if (!::localtime_r(&t, &tm) || !std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm)) return "?";
+  return buf;
+}
+
+// Hashes (long hex values) shortened to 12 digits, as the keys are: enough to tell entries apart.
+std::string compact_value(const std::string& v) {
+  const bool hex = v.size() > 16 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c));
+  });
+  return hex ? v.substr(0, 12) : v;
+}
+
+std::string list_text(const std::vector<CacheEntry>& entries, const std::string& root) {
+  if (entries.empty()) return "no entries in " + root + "\n";
+  std::string out;
+  for (const auto& e : entries) {
+    std::string fields;
+    for (const auto& [k, v] : e.fields) fields += (fields.empty() ? "" : " ") + k + "=" + compact_value(v);
+    out += fmt::format("{}  {}  {:>10}  built in {:.1f} s  used {}  {}\n", e.key.substr(0, 12), e.kind,
+                       bytes_text(e.size_bytes, 1), e.build_seconds, format_time(e.last_used_unix), fields);
+  }
+  return out;
+}
+
+std::string report_text(const std::vector<CacheEntry>& entries, const std::string& root) {
+  std::vector<std::string> names;  // one column per key field name, over all entries
+  for (const auto& e : entries)
+    for (const auto& f : e.fields)
+      if (std::find(names.begin(), names.end(), f.first) == names.end()) names.push_back(f.first);
+  std::sort(names.begin(), names.end());
+  std::vector<std::vector<std::string>> rows{{"key", "kind", "size", "build s", "created", "last used"}};
+  rows[0].insert(rows[0].end(), names.begin(), names.end());
+  uint64_t total = 0;
+  for (const auto& e : entries) {
+    rows.push_back({e.key.substr(0, 12), e.kind, bytes_text(e.size_bytes, 1), fmt::format("{:.1f}", e.build_seconds),
+                    format_time(e.created_unix), format_time(e.last_used_unix)});
+    for (const auto& n : names) rows.back().push_back(e.fields.count(n) ? compact_value(e.fields.at(n)) : "-");
+    total += e.size_bytes;
+  }
+  TableLayout layout;
+  layout.right = {false, false, true, true};  // size and build s
+  return "cache: " + root + "\n" + aligned_table(rows, layout) +
+         fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
+                     bytes_text(total, 1));
+}
+
+}  // namespace
+
+std::string run_cache_command(const std::vector<std::string>& args) {
+  const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
+  if (args.empty()) throw usage_error(usage);
+  const std::string& command = args[0];
+  std::string dir;
+  if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];
+  else if (args.size() == 2 && args[1].rfind("--cache_dir=", 0) == 0) dir = args[1].substr(12);
+  else if (args.size() != 1) throw usage_error(usage + " (got '" + args[1] + "')");
+  if (command != "list" && command != "report" && command != "clear")
+    throw usage_error(usage + " (got '" + command + "')");
+  if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
+  if (dir.empty()) {
+    try {
+      dir = default_cache_root();
+    } catch (const Error& e) {  // here, and only here, --cache_dir is an option
+      throw usage_error(std::string(e.what()) + ", or pass --cache_dir DIR");
+    }
+  }
+  ArtifactCache cache(dir);
+  if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
+  const std::vector<CacheEntry> entries = cache.list();
+  return command == "list" ? list_text(entries, cache.root()) : report_text(entries, cache.root());
+}
+
+}  // namespace fmwork
