@@ -32,15 +32,28 @@ Nanos time_mm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, Platform&
   return clock_now() - t0;
 }
 
+// The operands of an n x n by n x n product in the run's dtype, on its device.
+struct Operands {
+  at::Tensor a, b, c;
+};
+
+Operands operands(c10::ScalarType dtype, Platform& platform, int64_t n) {
+  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
+  return {torch::randn({n, n}, options), torch::randn({n, n}, options), torch::empty({n, n}, options)};
+}
+
+// GFLOP/s of one n x n by n x n product that took `t`.
+double gflops_of(int64_t n, Nanos t) {
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  return flops / (static_cast<double>(std::max<Nanos>(t, 1)) / 1e9) / 1e9;
+}
+
 // One product of n x n matrices timed now (after one untimed for the BLAS's buffers), in GFLOP/s.
 double one_product_rate(c10::ScalarType dtype, Platform& platform, int64_t n) {
-  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
   c10::InferenceMode no_autograd;
-  const at::Tensor a = torch::randn({n, n}, options), b = torch::randn({n, n}, options);
-  at::Tensor c = torch::empty({n, n}, options);
-  time_mm(a, b, c, platform);
-  const Nanos t = std::max<Nanos>(time_mm(a, b, c, platform), 1);
-  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / (static_cast<double>(t) / 1e9) / 1e9;
+  Operands m = operands(dtype, platform, n);
+  time_mm(m.a, m.b, m.c, platform);
+  return gflops_of(n, time_mm(m.a, m.b, m.c, platform));
 }
 
 // The rate an intact entry holds, or nullopt for an entry of an older layout.
@@ -76,29 +89,25 @@ GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
   // Never a small product: one whose time a busy machine can stretch (a thread descheduled) or whose
   // arithmetic the caches do not yet bound says nothing of the machine's rate.
   const int64_t min_n = cpu ? 1024 : 4096, max_n = cpu ? 4096 : 16384;
-  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
   c10::InferenceMode no_autograd;
   int64_t n = min_n;
-  at::Tensor a, b, c;
+  Operands m;
   Nanos best = 0;
   for (;;) {
-    a = torch::randn({n, n}, options);
-    b = torch::randn({n, n}, options);
-    c = torch::empty({n, n}, options);
-    time_mm(a, b, c, platform);  // warm-up: the BLAS's own buffers, the device's kernels
-    best = time_mm(a, b, c, platform);
+    m = operands(dtype, platform, n);
+    time_mm(m.a, m.b, m.c, platform);  // warm-up: the BLAS's own buffers, the device's kernels
+    best = time_mm(m.a, m.b, m.c, platform);
     if (best >= kLongEnough || n >= max_n) break;
     n *= 2;
   }
   int repeats = 1;
   for (Nanos spent = best; repeats < kMinRepeats || (repeats < kMaxRepeats && spent < kBudget); ++repeats) {
-    const Nanos t = time_mm(a, b, c, platform);
+    const Nanos t = time_mm(m.a, m.b, m.c, platform);
     spent += t;
     best = std::min(best, t);
   }
-  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   GemmRate rate;
-  rate.gflops = flops / (static_cast<double>(std::max<Nanos>(best, 1)) / 1e9) / 1e9;
+  rate.gflops = gflops_of(n, best);
   rate.n = n;
   rate.dtype = dtype_short_name(dtype);
   rate.threads = at::get_num_threads();
