@@ -20,6 +20,7 @@
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/base/subprocess.hpp"
+#include "fmwork/runtime/runtime_info.hpp"
 
 namespace fmwork {
 namespace {
@@ -86,7 +87,11 @@ std::map<std::string, std::string> key_fields(const PackageSpec& s) {
           {"shape", s.dynamic ? fmt::format("dynamic:batch=1-{}:input=1-{}", s.max_batch, s.max_input) : s.shape()},
           {"mode", s.mode},
           {"options", s.options_json},
-          {"threads", std::to_string(s.threads)}};
+          {"threads", std::to_string(s.threads)},
+          // The kernels Inductor writes use the vector instructions ATen allows when they are built: a
+          // package built for AVX-512 dies of SIGILL on an AVX2 node sharing the cache, and one built
+          // under ATEN_CPU_CAPABILITY=avx2 is not what an unheld run should time.
+          {"isa", runtime_info().isa}};
 }
 
 std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTools& tools, const std::string& out) {

@@ -43,8 +43,10 @@ void read_cpu(RuntimeInfo& info) {
       {"amx_fp16", flag("amx_fp16")},
   };
   for (const auto& [isa, present] : named)
-    if (present) info.isa += (info.isa.empty() ? "" : "+") + std::string(isa);
-  if (info.isa.empty()) info.isa = "none";
+    if (present) info.cpu_isa += (info.cpu_isa.empty() ? "" : "+") + std::string(isa);
+  if (info.cpu_isa.empty()) info.cpu_isa = "none";
+  info.aten_capability = at::get_cpu_capability();
+  info.isa = isa_under_capability(info.cpu_isa, info.aten_capability);
 }
 
 bool has_isa(const std::string& isa, const std::string& name) {
@@ -58,6 +60,12 @@ bool has_isa(const std::string& isa, const std::string& name) {
 }
 
 }  // namespace
+
+std::string isa_under_capability(const std::string& cpu_isa, const std::string& aten_capability) {
+  if (aten_capability == "AVX2") return has_isa(cpu_isa, "avx2") ? "avx2" : "none";
+  if (aten_capability == "DEFAULT" || aten_capability == "NO AVX") return "none";  // the latter: older LibTorch
+  return cpu_isa;
+}
 
 std::string native_dtype_warning(const std::string& dtype, const std::string& isa) {
   std::vector<std::string> native;
@@ -90,9 +98,12 @@ RuntimeInfo runtime_info() {
 }
 
 std::string describe_runtime(const RuntimeInfo& info) {
-  return fmt::format("math: BLAS {}, oneDNN {}, parallel backend {}; threads: {} intra-op, {} inter-op\ncpu: {} ({})",
+  const std::string held = info.isa == info.cpu_isa
+                               ? std::string()
+                               : fmt::format("; ATen held to {} on a CPU with {}", info.aten_capability, info.cpu_isa);
+  return fmt::format("math: BLAS {}, oneDNN {}, parallel backend {}; threads: {} intra-op, {} inter-op\ncpu: {} ({}{})",
                      info.blas, info.onednn, info.parallel, info.intra_op_threads, info.inter_op_threads, info.cpu,
-                     info.isa);
+                     info.isa, held);
 }
 
 }  // namespace fmwork

@@ -58,6 +58,30 @@ TEST(HfDriver, RandomWeightsFromAShippedConfig) {
   EXPECT_NE(refused.err.find("--model:random_weights@ True"), std::string::npos) << refused.err;
 }
 
+// With ATen, MKL and oneDNN held to AVX2 (every CPU of this project's kinds has AVX2), the driver's own ISA
+// decisions follow what ATen's kernels use, whatever the CPU has: META says isa=avx2, bfloat16 is warned about
+// (no native instructions among AVX2's), and the MKL packed GEMM, the default only with AVX-512, is off.
+TEST(HfDriver, IsaDecisionsFollowTheCapabilityAtenReports) {
+  const std::string folder = fmwork::test_support::source_dir() + "/configs/models/all-MiniLM-L6-v2";
+  const std::vector<std::string> argv = {fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class",
+                                         "BertModel", "--model_name", folder, "--model:random_weights@", "True",
+                                         "--input_sizes", "8", "--batch_sizes", "1", "--reps", "2"};
+  std::vector<std::string> bf16 = argv;
+  bf16.insert(bf16.end(), {"--model:torch_dtype", "bfloat16"});
+  // All three held together, as an AVX2-only machine is: ATen alone held would leave oneDNN's AMX to bfloat16.
+  const std::vector<std::string> held = {"ATEN_CPU_CAPABILITY=avx2", "MKL_ENABLE_INSTRUCTIONS=AVX2",
+                                         "ONEDNN_MAX_CPU_ISA=AVX2"};
+  const CommandResult f32 = run_command(argv, held);
+  const CommandResult b16 = run_command(bf16, held);
+  ASSERT_EQ(f32.exit_code, 0) << f32.err << f32.out;
+  ASSERT_EQ(b16.exit_code, 0) << b16.err << b16.out;
+  EXPECT_NE(f32.out.find(" isa=avx2 "), std::string::npos) << f32.out;
+  EXPECT_NE(f32.out.find("MKL packed GEMM is off by default without AVX-512"), std::string::npos) << f32.out;
+  EXPECT_NE(b16.err.find("warning: bfloat16 has no native instructions on this CPU (avx2: "), std::string::npos)
+      << b16.err;
+  EXPECT_EQ(f32.err.find("no native instructions"), std::string::npos) << "float32 needs none: " << f32.err;
+}
+
 TEST(HfDriver, BadFoldersExitWithTheirKind) {
   TempDir dir;
   // A head class: usage (2).

@@ -1,6 +1,7 @@
 #include "fmwork/runtime/runtime_info.hpp"
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -66,6 +67,23 @@ TEST(RuntimeInfo, NamesTheMathLibrariesAndThreads) {
   const std::string line = describe_runtime(info);
   EXPECT_NE(line.find("math: BLAS " + info.blas + ", oneDNN " + info.onednn), std::string::npos) << line;
   EXPECT_NE(line.find("threads: " + std::to_string(info.intra_op_threads) + " intra-op"), std::string::npos) << line;
+}
+
+TEST(RuntimeInfo, IsaIsHeldToTheCapabilityAtenReports) {
+  const std::string all = "avx2+avx512+avx512_bf16+amx";
+  EXPECT_EQ(isa_under_capability(all, "AVX512"), all);
+  EXPECT_EQ(isa_under_capability(all, "AVX2"), "avx2");
+  EXPECT_EQ(isa_under_capability(all, "DEFAULT"), "none");
+  EXPECT_EQ(isa_under_capability("none", "AVX2"), "none");
+  EXPECT_EQ(isa_under_capability("avx2", "AVX2"), "avx2");
+  EXPECT_EQ(isa_under_capability(all, "SVE256"), all) << "capabilities of other CPUs hold nothing of this list";
+  // In this process: whatever the CPU, isa is cpu_isa held to what ATen says now, and RUNTIME says so when the
+  // two differ.
+  const RuntimeInfo info = runtime_info();
+  EXPECT_EQ(info.aten_capability, at::get_cpu_capability());
+  EXPECT_EQ(info.isa, isa_under_capability(info.cpu_isa, info.aten_capability));
+  const std::string line = describe_runtime(info);
+  EXPECT_EQ(line.find("ATen held to") != std::string::npos, info.isa != info.cpu_isa) << line;
 }
 
 // An elementwise op over 16M floats, 60 times (about a CPU second in all): ATen splits each call with
