@@ -1,6 +1,7 @@
 // Host memory available to this process (see host_memory.hpp).
 #include "fmwork/base/host_memory.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -32,7 +33,7 @@ std::optional<uint64_t> parse_u64(std::string_view text) {
 
 // The cgroup memory files of this process, v2 first: {limit file, usage file, label}.
 struct CgroupFiles {
-  std::string limit, usage, label;
+  std::string limit, usage, stat, label;
 };
 std::vector<CgroupFiles> cgroup_candidates() {
   std::vector<CgroupFiles> out;
@@ -45,10 +46,11 @@ std::vector<CgroupFiles> cgroup_candidates() {
     const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
     if (controllers.empty())
       for (const std::string& dir : {"/sys/fs/cgroup" + path, std::string("/sys/fs/cgroup")})
-        out.push_back({dir + "/memory.max", dir + "/memory.current", "the cgroup limit (memory.max)"});
+        out.push_back({dir + "/memory.max", dir + "/memory.current", dir + "/memory.stat",
+                       "the cgroup limit (memory.max)"});
     else if (controllers == "memory")
       for (const std::string& dir : {"/sys/fs/cgroup/memory" + path, std::string("/sys/fs/cgroup/memory")})
-        out.push_back({dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes",
+        out.push_back({dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes", dir + "/memory.stat",
                        "the cgroup limit (memory.limit_in_bytes)"});
   }
   return out;
@@ -69,10 +71,28 @@ std::optional<uint64_t> meminfo_available(std::string_view meminfo) {
   return *kib << 10;
 }
 
-std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage) {
+// The value of the line "<key> N" in a memory.stat text, or 0 when absent or unreadable.
+uint64_t stat_value(std::string_view stat, std::string_view key) {
+  size_t at = 0;
+  while (at < stat.size()) {
+    const size_t end = std::min(stat.find('\n', at), stat.size());
+    const std::string_view line = stat.substr(at, end - at);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ')
+      return parse_u64(line.substr(key.size() + 1)).value_or(0);
+    at = end + 1;
+  }
+  return 0;
+}
+
+std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage, std::string_view stat) {
   const auto l = parse_u64(limit), u = parse_u64(usage);
   if (!l || !u || *l >= (uint64_t{1} << 62)) return std::nullopt;  // "max", or v1's "no limit" (2^63 - page)
-  return *l > *u ? *l - *u : 0;
+  // Usage counts the page cache, which the kernel reclaims before it refuses memory: a build that just read
+  // gigabytes of files would otherwise leave "0 GiB available". The inactive file pages go first; what is
+  // left is the working set (what container runtimes hold against the limit too).
+  const uint64_t reclaimable = std::max(stat_value(stat, "inactive_file"), stat_value(stat, "total_inactive_file"));
+  const uint64_t used = *u - std::min(*u, reclaimable);
+  return *l > used ? *l - used : 0;
 }
 
 std::optional<MemoryBudget> host_available_memory() {
@@ -81,9 +101,10 @@ std::optional<MemoryBudget> host_available_memory() {
   if (!available) return std::nullopt;
   MemoryBudget budget{*available, "MemAvailable"};
   for (const CgroupFiles& f : cgroup_candidates()) {
-    const auto limit = read_small_file(f.limit), usage = read_small_file(f.usage);
+    const auto limit = read_small_file(f.limit), usage = read_small_file(f.usage), stat = read_small_file(f.stat);
     if (!limit || !usage) continue;
-    if (const auto room = cgroup_room(*limit, *usage); room && *room < budget.bytes) budget = {*room, f.label};
+    if (const auto room = cgroup_room(*limit, *usage, stat.value_or("")); room && *room < budget.bytes)
+      budget = {*room, f.label};
     break;  // the first readable pair is this process's own cgroup
   }
   return budget;

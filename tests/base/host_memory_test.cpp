@@ -20,6 +20,13 @@ TEST(HostMemory, CgroupRoomIsLimitLessUsageAndNoneWithoutALimit) {
   EXPECT_EQ(cgroup_room("1000\n", "2000\n"), 0u);                              // over the limit: no room
   EXPECT_EQ(cgroup_room("max\n", "1073741824\n"), std::nullopt);               // v2: no limit
   EXPECT_EQ(cgroup_room("9223372036854771712\n", "1000\n"), std::nullopt);     // v1: no limit
+  // The page cache the kernel reclaims first is not in the way: 3 GiB used of 4, 2 GiB of it inactive files.
+  EXPECT_EQ(cgroup_room("4294967296\n", "3221225472\n", "anon 1073741824\ninactive_file 2147483648\n"), 3ull << 30);
+  EXPECT_EQ(cgroup_room("4294967296\n", "3221225472\n", "total_inactive_file 2147483648\n"), 3ull << 30);  // v1
+  EXPECT_EQ(cgroup_room("4294967296\n", "3221225472\n", "active_file 2147483648\n"), 1ull << 30)
+      << "active file pages are not the first reclaimed";
+  EXPECT_EQ(cgroup_room("4294967296\n", "1000\n", "inactive_file 5000\n"), 4294967296ull) << "never below zero";
+  EXPECT_EQ(cgroup_room("4294967296\n", "3221225472\n", "inactive_file junk\n"), 1ull << 30);
 }
 
 TEST(HostMemory, ThisMachineHasSomeAvailable) {

@@ -19,8 +19,9 @@ struct MemoryBudget {
 std::optional<MemoryBudget> host_available_memory();
 
 // The parts, for tests: MemAvailable of a /proc/meminfo text, in bytes; the room left under a cgroup limit
-// (the limit and usage files' texts: "max" or a v1 limit near 2^63 means none).
+// (the limit and usage files' texts: "max" or a v1 limit near 2^63 means none), the usage lowered by the
+// page cache the kernel would reclaim first (memory.stat's inactive_file, v1's total_inactive_file).
 std::optional<uint64_t> meminfo_available(std::string_view meminfo);
-std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage);
+std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usage, std::string_view stat = {});
 
 }  // namespace fmwork
