@@ -209,13 +209,23 @@ TEST(HfEncoderDtypes, SdpaMatchesEagerAttention) {
     sdpa_opt.attn_implementation = "sdpa";
     auto eager = load(dir.path(), "RobertaModel", eager_opt);
     auto sdpa = load(dir.path(), "RobertaModel", sdpa_opt);
-    const double tol = std::string(dtype) == "float32" ? 1e-5 : 0.05;
+    const bool f32 = std::string(dtype) == "float32";
+    // bfloat16: the two orders of summation round differently, by a few of bfloat16's steps at the outputs'
+    // magnitude, and which step each lands on depends on the CPU's kernels (AMX, AVX-512, AVX2); so the bound
+    // is 4 steps (2^-7 of the largest output's power of two each) and the direction must agree closely. A
+    // wrong mask or a head mixed up moves outputs by their own size.
+    const auto tol = [&](const at::Tensor& reference) {
+      if (f32) return 1e-5;
+      const double largest = reference.abs().max().item<double>();
+      return 4 * std::ldexp(1.0, std::ilogb(std::max(largest, 1e-30)) - 7);
+    };
     for (const auto& batch : batches) {
       SCOPED_TRACE(std::string(dtype) + " batch " + std::to_string(batch.input_ids.size(0)));
       auto [he, pe] = outputs(eager->forward(batch));
       auto [hs, ps] = outputs(sdpa->forward(batch));
-      EXPECT_LE(max_diff(hs, he), tol);
-      EXPECT_LE(max_diff(ps, pe), tol);
+      EXPECT_LE(max_diff(hs, he), tol(he));
+      EXPECT_LE(max_diff(ps, pe), tol(he)) << "the pooler carries the hidden states' rounding (tanh shrinks it)";
+      if (!f32) EXPECT_GE(cosine(hs, he), 0.999);
     }
   }
 }

@@ -46,10 +46,12 @@ std::set<std::string> complete_logs(const std::string& logs) {
   return names;
 }
 
-// Starts `driver run ...` with its stdout and stderr into files; returns its pid.
+// Starts `driver run ...` with its stdout and stderr into files and the test's own cache; returns its pid.
 pid_t start_runner(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  const std::string cache = test_cache_dir();  // made here: the child only names it
   const pid_t pid = fork();
   if (pid == 0) {
+    setenv("FMWORK_CACHE", cache.c_str(), 1);
     freopen(out.c_str(), "w", stdout);
     freopen(err.c_str(), "w", stderr);
     std::vector<char*> argv;

@@ -136,7 +136,7 @@ TEST_F(IsolateDriverTest, AChildKilledByASignalIsAFailLineAndTheSweepGoesOn) {
   h.started = [&](pid_t pid) { driver_pid = pid; };
   h.out_line = [&](std::string_view line, bool) { out += std::string(line) + "\n"; };
   h.err_line = [&](std::string_view line, bool) { err += std::string(line) + "\n"; };
-  const ChildExit exit = run_streaming(argv[0], argv, {}, h);
+  const ChildExit exit = run_streaming(argv[0], argv, {"FMWORK_CACHE=" + fmwork::test_support::test_cache_dir()}, h);
   done = true;
   killer.join();
   ASSERT_TRUE(killed) << "the test never saw the child of input 16 to kill it:\n" << out << err;

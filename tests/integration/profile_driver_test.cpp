@@ -54,8 +54,13 @@ std::string field(const std::string& line, const std::string& key) {
 
 TEST(ProfileDriver, WritesTracesOfTheModelsOperatorsOutsideTheTimedReps) {
   TempDir dir, cache;
-  const CommandResult plain = drive(cache, minilm_argv("8,16"), {});
-  const CommandResult profiled = drive(cache, minilm_argv("8,16"), {"--profile", dir.file("prof")});
+  // at::linear, not the packed GEMM that is the default on some CPUs: then the trace holds the operator this
+  // code calls (aten::linear) on every CPU, whatever kernel runs beneath it.
+  const std::vector<std::string> unpacked = {"--model:packed_gemm@", "False"};
+  const CommandResult plain = drive(cache, minilm_argv("8,16"), unpacked);
+  std::vector<std::string> with_profile = unpacked;
+  with_profile.insert(with_profile.end(), {"--profile", dir.file("prof")});
+  const CommandResult profiled = drive(cache, minilm_argv("8,16"), with_profile);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(profiled.exit_code, 0) << profiled.err << profiled.out;
   // Same REP lines (4 per combination, 4 combinations) with and without: the profiled rep is none of them.
@@ -69,12 +74,11 @@ TEST(ProfileDriver, WritesTracesOfTheModelsOperatorsOutsideTheTimedReps) {
     std::map<std::string, int> names;
     for (const auto& e : trace["traceEvents"])
       if (e.contains("name") && e["name"].is_string()) ++names[e["name"].get<std::string>()];
-    // MiniLM's 6 layers: the embedding lookup, the linear layers' products, the layer norms.
+    // MiniLM's 6 layers: the operators the encoder calls (the kernels beneath them differ between CPUs and
+    // are not asserted): the embedding lookup, the linear layers, the layer norms.
     EXPECT_GE(names["aten::embedding"], 1);
     EXPECT_GE(names["aten::layer_norm"], 13) << "one before the layers, two per layer";
-    EXPECT_GE(names["aten::addmm"] + names["aten::mm"] + names["aten::mkldnn_linear"] + names["aten::_mkl_linear"] +
-                  names["aten::linear"],
-              1);
+    EXPECT_GE(names["aten::linear"], 6 * 4) << "the attention's projections and output, the feed-forward's two";
   }
   const auto profile_lines = lines_starting(profiled.out, "FMWORK PROFILE ");
   ASSERT_FALSE(profile_lines.empty());
@@ -103,15 +107,27 @@ TEST(ProfileDriver, StatCarriesTheWorkAndMetaTheGemmRate) {
     const double flops = std::stod(field(stat, "flops")), gflops = std::stod(field(stat, "gflops")),
                  p50 = std::stod(field(stat, "p50_ms")), of_peak = std::stod(field(stat, "of_peak"));
     EXPECT_NEAR(gflops, flops / (p50 / 1000) / 1e9, gflops * 1e-3 + 1e-3) << "gflops is flops over the median";
-    EXPECT_NEAR(of_peak, gflops / std::stod(field(meta[0], "gemm_gflops")), 1e-3);
+    // META's gemm_gflops has one decimal and gflops is rounded too: the ratio is exact only within those.
+    const double gemm = std::stod(field(meta[0], "gemm_gflops")), ratio = gflops / gemm;
+    EXPECT_NEAR(of_peak, ratio, ratio * (0.05 / gemm + 1e-3) + 1e-4);
   }
   // MiniLM at batch 1 x 16 tokens: 6 layers of 384 wide, 12 heads, 1536 intermediate, and the pooler.
   const double N = 16, H = 384, I = 1536;
   const double expected = 6 * (2 * N * H * 3 * H + 2 * N * H * H + 4 * 12 * N * N * 32 + 4 * N * H * I) + 2 * H * H;
   EXPECT_NEAR(std::stod(field(stats[0], "flops")), expected, expected * 1e-5);
-  // The second run reads the rate back from the cache.
+  // The second run reads the rate back from the cache, unless one product timed now beats it (the first
+  // probe ran while other work held the cores): then it says so and measures again. Either way it is said.
   const CommandResult again = drive(cache, minilm_argv("16"), {});
-  EXPECT_NE(again.out.find("read from the cache"), std::string::npos) << again.out;
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto again_meta = lines_starting(again.out, "FMWORK META ");
+  ASSERT_EQ(again_meta.size(), 1u) << again.out;
+  const std::string how = field(again_meta[0], "gemm_probe");
+  if (again.out.find("is measured again and replaced") == std::string::npos) {
+    EXPECT_NE(again.out.find("read from the cache"), std::string::npos) << again.out;
+    EXPECT_EQ(how.substr(how.size() - 7), "_cached") << how;
+  } else {
+    EXPECT_EQ(how.substr(how.size() - 9), "_measured") << how;
+  }
 }
 
 TEST(ProfileDriver, ProcessReadsTheProfileAndWorkFields) {

@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/fmwork-slurm-XXXXXX)
 cleanup() { "$here"/cluster.sh stop "$work"/cluster >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
+export FMWORK_CACHE=$work/cache  # the test's own: never the user's, never another test's
 fail() { echo "FAIL: $*" >&2; exit 1; }
 check() { local what=$1; shift; "$@" || fail "$what"; }
 

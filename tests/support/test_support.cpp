@@ -17,6 +17,12 @@ extern char** environ;
 
 namespace fmwork::test_support {
 
+const std::string& test_cache_dir() {
+  // Never destroyed before the process ends; removed with it (TempDir's destructor at exit).
+  static const TempDir dir("fmwork-test-cache");
+  return dir.path();
+}
+
 ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
   if (const char* old = std::getenv(name_.c_str())) old_ = old;
   setenv(name_.c_str(), value.c_str(), 1);

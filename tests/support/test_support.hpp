@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,15 +17,34 @@ namespace fmwork::test_support {
 // A finished program: exit status (128 + signal when killed), stdout, stderr.
 using CommandResult = SubprocessResult;
 
+// This test process's own artifact cache folder, made empty on first use and removed at exit. ctest runs each
+// test in a process of its own, so each test starts with an empty cache: what a test asserts can never depend
+// on a GEMM rate or a package that an earlier test, run or machine left behind.
+const std::string& test_cache_dir();
+
 // Runs argv[0] with the arguments (no shell), capturing stdout and stderr; extra_env entries are
 // "KEY=VALUE" added to the environment. Unless extra_env names FMWORK_CACHE, the program's artifact cache is
-// the tests' own folder (/tmp/fmwork-test-cache-<uid>), never the user's: a GEMM rate measured while the
-// suite loads the machine must not become the figure of the user's later runs.
+// test_cache_dir(), never the user's: a GEMM rate measured while the suite loads the machine must not become
+// the figure of the user's later runs.
 inline CommandResult run_command(const std::vector<std::string>& argv, std::vector<std::string> extra_env = {}) {
   bool named = false;
   for (const auto& entry : extra_env) named = named || entry.rfind("FMWORK_CACHE=", 0) == 0;
-  if (!named) extra_env.push_back("FMWORK_CACHE=/tmp/fmwork-test-cache-" + std::to_string(getuid()));
+  if (!named) extra_env.push_back("FMWORK_CACHE=" + test_cache_dir());
   return run_subprocess(argv, extra_env);
+}
+
+// `err` without the lines that the machine's state alone decides: the GEMM probe's "measuring the machine's
+// GEMM rate ..." (printed only when the cache holds no rate for this machine). Tests that compare a program's
+// whole stderr compare this, so that they hold with an empty cache and a warm one alike.
+inline std::string without_machine_lines(const std::string& err) {
+  std::string kept;
+  for (size_t at = 0; at < err.size();) {
+    const size_t end = std::min(err.find('\n', at), err.size());
+    const std::string line = err.substr(at, end - at + (end < err.size()));
+    at = end + 1;
+    if (line.rfind("measuring the machine's GEMM rate", 0) != 0) kept += line;
+  }
+  return kept;
 }
 
 // Sets an environment variable for the life of the object, restoring (or unsetting) it afterwards.
