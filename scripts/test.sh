@@ -1,11 +1,81 @@
 #!/usr/bin/env bash
-# The README's second command: install, build, and run the whole test suite (ctest); then the torch-free
-# core under ASan + UBSan (scripts/sanitize.sh) and each fuzz target for a bounded time (scripts/fuzz.sh,
-# FMWORK_FUZZ_SECONDS a target). Arguments go to the first ctest.
-set -euo pipefail
+# The README's second command: install, build, then every stage of the test suite, each run even when an
+# earlier one failed, the failed ones named at the end (exit 1):
+#   ctest        the whole suite (build/)
+#   ctest-avx2   on a CPU with AVX-512, the LibTorch and integration tests (ctest label `torch`) and the checks
+#                against transformers (label `python`) again, with ATen, MKL and oneDNN held to AVX2: the code
+#                paths of an AVX2-only machine, exercised wherever the suite runs (skipped on an AVX2-only CPU)
+#   sanitize     the torch-free core under ASan + UBSan (scripts/sanitize.sh)
+#   fuzz         each fuzz target for FMWORK_FUZZ_SECONDS (scripts/fuzz.sh)
+# The stages run with a HOME, XDG_CACHE_HOME, FMWORK_CACHE and TMPDIR made for this run and removed after it,
+# so that no cache or file a machine's earlier runs left behind can make a test pass (or fail) here: what CI
+# sees is what a fresh machine sees. Arguments go to the first ctest.
+#
+# Environment: FMWORK_TEST_STAGES  the stages to run (default: all four, in that order)
+#              FMWORK_KEEP_SCRATCH=1 keeps the run's scratch folder (its path is printed)
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-(cd build && ctest --output-on-failure -j"$(nproc)" "$@")
-scripts/sanitize.sh
-scripts/fuzz.sh
+root=$PWD
+start=$SECONDS
+all_stages="ctest ctest-avx2 sanitize fuzz"
+stages=${FMWORK_TEST_STAGES:-$all_stages}
+for s in $stages; do
+  [[ " $all_stages " == *" $s "* ]] || { echo "error: FMWORK_TEST_STAGES: no stage '$s' (stages: $all_stages)" >&2; exit 2; }
+done
+
+scripts/install-deps.sh || { echo "test: installing the dependencies failed (above); nothing was tested" >&2; exit 1; }
+built=1
+scripts/build.sh || built=0
+
+# The run's own home, caches and temporary folder.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/fmwork-test-run.XXXXXX") || { echo "error: cannot make a scratch folder" >&2; exit 1; }
+if [ "${FMWORK_KEEP_SCRATCH:-0}" = 1 ]; then
+  echo "test: scratch folder kept: $scratch"
+else
+  trap 'rm -rf "$scratch"' EXIT
+fi
+mkdir -p "$scratch/home" "$scratch/cache" "$scratch/fmwork-cache" "$scratch/tmp"
+export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache FMWORK_CACHE=$scratch/fmwork-cache TMPDIR=$scratch/tmp
+export HF_HOME=$scratch/cache/huggingface HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
+# Whether this CPU runs ATen's AVX-512 kernels: then the AVX2 pass is a different set of code paths.
+avx512_cpu() { grep -qw avx512f /proc/cpuinfo 2>/dev/null; }
+
+failed=()
+timings=()
+stage() {  # stage NAME COMMAND...: runs it, records its time and whether it failed
+  local name=$1 t0=$SECONDS
+  shift
+  [[ " $stages " == *" $name "* ]] || return 0
+  echo "test: stage $name"
+  if "$@"; then
+    timings+=("$name ok $((SECONDS - t0)) s")
+  else
+    failed+=("$name")
+    timings+=("$name FAILED $((SECONDS - t0)) s")
+  fi
+}
+needs_build() {
+  if [ "$built" = 0 ]; then echo "test: the build failed (above): no ctest" >&2; return 1; fi
+  "$@"
+}
+ctest_all() { (cd build && ctest --output-on-failure -j"$(nproc)" "$@"); }
+ctest_avx2() {
+  if ! avx512_cpu; then echo "test: ctest-avx2 skipped: this CPU has no AVX-512, so the first pass ran the AVX2 paths"; return 0; fi
+  (cd build && ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 \
+     ctest --output-on-failure -j"$(nproc)" -L torch)
+}
+
+stage ctest needs_build ctest_all "$@"
+stage ctest-avx2 needs_build ctest_avx2
+stage sanitize scripts/sanitize.sh
+stage fuzz scripts/fuzz.sh
+
+echo "test: $((SECONDS - start)) s in all"
+for t in "${timings[@]}"; do echo "test:   $t"; done
+if [ ${#failed[@]} -gt 0 ] || [ "$built" = 0 ]; then
+  [ "$built" = 1 ] || failed=(build "${failed[@]}")
+  echo "test: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "test: every stage passed"
