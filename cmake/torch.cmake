@@ -41,6 +41,14 @@ endif()
 if(torch_prefix AND NOT kineto_LIBRARY)
   find_library(kineto_LIBRARY NAMES kineto torch_cpu PATHS ${torch_prefix}/../../lib NO_DEFAULT_PATH)
 endif()
+if(torch_prefix)
+  get_filename_component(fmwork_torch_root ${torch_prefix}/../.. ABSOLUTE)
+elseif(Torch_DIR)
+  get_filename_component(fmwork_torch_root ${Torch_DIR}/../../.. ABSOLUTE)
+endif()
+if(fmwork_torch_root AND EXISTS ${fmwork_torch_root}/lib/libtorch_cuda.so)
+  include(cmake/torch_cuda_wheel.cmake)
+endif()
 find_package(Torch REQUIRED)
 if(Torch_VERSION VERSION_LESS FMWORK_MIN_TORCH)
   message(FATAL_ERROR "LibTorch ${Torch_VERSION} found (${Torch_DIR}); fmwork-cpp needs ${FMWORK_MIN_TORCH} or "
@@ -48,6 +56,12 @@ if(Torch_VERSION VERSION_LESS FMWORK_MIN_TORCH)
     "FMWORK_PYTHON at that Python.")
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
+# libstdc++ ahead of the torch libraries wherever they are linked. The CUDA wheel's libtorch.so carries a copy of
+# std::filesystem of its own: with the torch libraries ahead of libstdc++ in the executable's needed libraries,
+# std::filesystem::remove_all binds to that copy, which jumps to address 0 against Debian 12's libstdc++
+# (torch_tests died in a teardown; the driver's cache code calls it too). Named first, libstdc++ is searched
+# first. Harmless for the CPU wheel (libstdc++ is linked anyway), so one link line for both.
+list(PREPEND TORCH_LIBRARIES stdc++)
 # The C++ ABI LibTorch was built with (pip wheels may differ from the system's) applies to every target,
 # fmwork_core included, since strings cross between them.
 set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} ${TORCH_CXX_FLAGS}")

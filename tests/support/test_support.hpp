@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,12 +97,22 @@ Error expect_error(F&& body) {
 void write_file(const std::string& path, const std::string& contents);
 std::string read_file(const std::string& path);
 
-// Paths of the built executables (set by tests/CMakeLists.txt).
-inline std::string driver_path() { return FMWORK_DRIVER; }
-inline std::string process_path() { return FMWORK_PROCESS; }
-inline std::string make_model_path() { return FMWORK_MAKE_MODEL; }
-inline std::string source_dir() { return FMWORK_SOURCE_DIR; }
-inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
+// Paths of the built executables (set by tests/CMakeLists.txt). Binaries staged for another machine
+// (scripts/cuda-build.sh stage) run where the build folder and the checkout are not: there FMWORK_TEST_BIN_DIR
+// (the folder of driver, process, make_model and plugins/) and FMWORK_TEST_SOURCE_DIR replace them.
+inline std::string env_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+inline std::string staged_or(const char* name, const std::string& built) {
+  const char* dir = std::getenv("FMWORK_TEST_BIN_DIR");
+  return dir && *dir ? std::string(dir) + "/" + name : built;
+}
+inline std::string driver_path() { return staged_or("driver", FMWORK_DRIVER); }
+inline std::string process_path() { return staged_or("process", FMWORK_PROCESS); }
+inline std::string make_model_path() { return staged_or("make_model", FMWORK_MAKE_MODEL); }
+inline std::string source_dir() { return env_or("FMWORK_TEST_SOURCE_DIR", FMWORK_SOURCE_DIR); }
+inline std::string plugin_dir() { return staged_or("plugins", FMWORK_PLUGIN_DIR); }
 
 }  // namespace fmwork::test_support
 
