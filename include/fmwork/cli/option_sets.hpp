@@ -76,6 +76,11 @@ struct OptionSetDoc {
 // not here: torch.call / torch.set names belong to torch_settings (a torch module), platform keys to plugins.
 const std::vector<OptionSetDoc>& option_set_docs();
 
+// --torch.call:NAME and --torch.set:PATH as docs/options.md lists them: each name with its value type, an
+// example and what it does, calls then sets. What they do is runtime/torch_settings' (a LibTorch module, out
+// of this library's reach); TorchSettings.TablesHoldEveryDocumentedKey holds its tables to these names.
+const std::vector<OptionSetDoc>& torch_setting_docs();
+
 // A from_pretrained keyword that --model: accepts and ignores, and why it means nothing for a local folder.
 struct IgnoredKeyDoc {
   std::string key;
