@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA check in one device call (the CUDA issue, parts 1-4): build against the GPU machine's torch, run the
+# The CUDA check in one device call: build against the GPU machine's torch, run the
 # GPU tests, hold the driver to transformers on the device, provoke the failures it must survive, and time it
 # beside the Python stack. Every figure goes into $OUT/gpu-report.md AS IT GOES, the raw logs into
 # $OUT/gpu-logs.tgz (a device call returns at most 8 files), so a call cut short still returns what is done.

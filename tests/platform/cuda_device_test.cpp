@@ -1,5 +1,6 @@
-// The cuda platform on a GPU (src/platform/cuda/cuda_device.cpp, the cuda branch of src/platform.cpp). Every test
-// here needs a CUDA GPU and a CUDA build of LibTorch: on a CPU machine each one skips, saying so; on the
+// The cuda platform on a GPU (src/platform/cuda/cuda_device.cpp, the cuda branch of
+// src/platform/platform_registry.cpp). Every test here needs a CUDA GPU and a CUDA build of LibTorch: on a
+// CPU machine each one skips, saying so; on the
 // GPU machine (scripts/test.sh with the CUDA wheel's torch) they run.
 #include <gtest/gtest.h>
 #include <torch/cuda.h>

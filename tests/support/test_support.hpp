@@ -87,7 +87,7 @@ inline std::string plugin_dir() { return FMWORK_PLUGIN_DIR; }
 
 }  // namespace fmwork::test_support
 
-// ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
+// ---- tiny BERT-family models, shared by the tests of encoders/bert and loaders/hf_model --------------------
 
 #include <cstdint>
 #include <functional>

@@ -48,7 +48,7 @@ struct TorchSets { std::vector<std::pair<std::string, Value>> sets; };
 struct PlatformOptions { std::vector<std::pair<std::string, std::string>> entries; };
 
 // --check_outputs:KEY (ours): the tolerances of --check_outputs; absent keys take the defaults of the
-// model's dtype (outputs.hpp). A combination passes when every element satisfies
+// model's dtype (sweep/saved_outputs.hpp). A combination passes when every element satisfies
 // |got - want| <= atol + rtol * |want| (numpy's allclose) and the cosine similarity is >= cosine.
 struct CheckOptions {
   std::optional<double> atol, rtol, cosine;
