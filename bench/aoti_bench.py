@@ -35,7 +35,8 @@ first rep of the first point of each python-compiled process (compile + one forw
 python-compiled runs --python-reps-factor (2) times the reps of the other two: after compiling, its first
 reps stay slow for a while (10-15 reps of MiniLM (16,1) in a trial, 1.5x), more than the 20% upstream drops.
 
-Default run (the issue's points, 1 and 2 threads) takes ~20-25 minutes on a 2-vCPU VM: to keep it there,
+Default run (MiniLM and granite-125m at (16,1), (128,1), (512,1), (128,8), 1 and 2 threads) takes ~20-25
+minutes on a 2-vCPU VM: to keep it there,
 granite-125m runs --granite-rounds 2 (not --rounds 3) and --granite-reps 10 (not --reps 20) for ours-eager
 and ours-aoti (2 warm-up reps dropped), 20 for python-compiled (4 dropped); MiniLM 20 and 40.
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The CUDA speed table (the CUDA issue's part 4): the Python stack beside this driver, on one GPU, one call.
+"""The CUDA speed table (the last step of scripts/gpu-check.sh): the Python stack beside this driver, on one
+GPU, one call.
 
 For each model and dtype, alternating round by round, one process per tool sweeping every point at once
 (--input_sizes 128,512 --batch_sizes 1,32,64: the product holds the four points of the table):
@@ -10,7 +11,7 @@ For each model and dtype, alternating round by round, one process per tool sweep
           once before the rounds (its COMPILE line's build seconds are reported), then a cache hit
 Ratios (tool latency / python latency) are taken per round, the two processes having run back to back, and
 their median reported. The same call times torch.mm of two large square bfloat16 matrices on the device: the
-rate the (512,64) bfloat16 throughput is held to. The issue's targets are evaluated and printed:
+rate the (512,64) bfloat16 throughput is held to. The targets set for the GPU driver are evaluated and printed:
   batch 1: eager <= 0.6x and graphs <= 0.3x of the Python latency;
   (512,64) bfloat16: throughput >= 1.2x Python eager, and the model's FLOP rate >= 50% of the mm rate.
 

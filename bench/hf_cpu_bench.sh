@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU speed and memory of the native encoder on the granite-embedding-125m-english architecture (RoBERTa,
-# 12 x 768, vocab 50265) in float32, as issue 3 asks:
+# 12 x 768, vocab 50265) in float32:
 #   - median latency at (input, batch) = (128, 1), (512, 1), (128, 8) from the driver's RES lines;
 #   - FLOPs per forward (analytic) and achieved FLOP/s against the machine's fp32 GEMM rate, measured in the
 #     same run by `hf_bench gemm` on the model's own GEMM shapes and token count;

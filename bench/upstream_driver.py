@@ -2,7 +2,7 @@
 """Upstream-style Python driver: the reference the C++ driver is timed against.
 
 Written for this project from the description of fmwork's embed/tf `driver` in its README (seed 000) and
-from docs/../shared log-format.md; no upstream code is copied. It does what that README says the Python
+of its log format (docs/log-lines.md); no upstream code is copied. It does what that README says the Python
 driver does, with torch + transformers in eager mode, and prints the same FMWORK lines so that
 `build/process --path LOG` reads its log:
 

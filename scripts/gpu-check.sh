@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# The CUDA check in one device call (the CUDA issue, parts 1-4): the binaries built here against the GPU machine's
-# torch (scripts/cuda-build.sh stage), the GPU tests, the driver held to transformers on the device, the failures
-# it must survive provoked, and its speed beside the Python stack. Every figure goes into $OUT/gpu-report.md AS
-# IT GOES, the raw logs into $OUT/gpu-logs.tgz (a device call returns at most 8 files), so a call cut short
-# still returns what is done.
+# The CUDA check in one device call: the binaries built here against the GPU machine's torch (scripts/cuda-build.sh
+# stage), the GPU tests, the driver held to transformers on the device, the failures it must survive provoked,
+# and its speed beside the Python stack. Every figure goes into $OUT/gpu-report.md AS IT GOES, the raw logs into
+# $OUT/gpu-logs.tgz (a device call returns at most 8 files), so a call cut short still returns what is done.
 #
 #   here:        scripts/gpu-carry.sh              (.carry/: headers, GoogleTest, MiniLM in float16)
 #                scripts/cuda-build.sh stage       (.carry/gpu-bin/: driver, torch_tests, ... for torch 2.11 cu130)
@@ -211,7 +210,7 @@ step_build() {  # chooses the binaries (into $work/binaries): built elsewhere, s
   why=$(load_error "$build")
   [ -z "$why" ] || { echo "binaries in $build do not run: $why"; return 1; }
   echo "$build" >"$work/binaries"
-  # Linked, not only compile-checked (a CPU build compiles src/platform/cuda/ against the toolkit's headers too).
+  # Linked against libtorch_cuda, not a CPU LibTorch (which leaves src/platform/cuda/ out).
   # ldd's output is taken whole: `ldd | grep -q` fails under pipefail when grep stops reading first.
   if [[ "$(ldd "$build/driver")" == *libtorch_cuda* ]]; then echo "CUDA platform code: built, driver links libtorch_cuda"
   else echo "CUDA platform code: NOT linked (this LibTorch has no torch_cuda)"; fi

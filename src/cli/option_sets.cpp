@@ -176,7 +176,8 @@ const SetTable<CompileOptions>& compile_table() {
         "platform's own",
         [](O& o, const std::string&, const Value& v) { o.backend = v.text; }},
        {"mode", nullptr, &kString, " default", "mode",
-        "torch.compile's mode; reduce-overhead captures CUDA graphs",
+        "torch.compile's mode: default, max-autotune or max-autotune-no-cudagraphs; reduce-overhead (CUDA "
+        "graphs) is refused unless a plugin's own backend takes it",
         [](O& o, const std::string&, const Value& v) { o.mode = v.text; }},
        {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) {
@@ -353,6 +354,40 @@ CheckOptions check_options_from(const Value& tree) {
 const std::vector<OptionSetDoc>& option_set_docs() {
   static const std::vector<OptionSetDoc> docs = {doc_of(compile_table()), doc_of(model_table()),
                                                  doc_of(check_table())};
+  return docs;
+}
+
+const std::vector<OptionSetDoc>& torch_setting_docs() {
+  static const std::vector<OptionSetDoc> docs = {
+      {"torch.call",
+       "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain value that "
+       "reads as the type is taken as typed",
+       {{"set_grad_enabled", {}, "a bool", "--torch.call:set_grad_enabled@ True",
+         "autograd during the sweep (off unless True here; upstream leaves it on)"},
+        {"set_num_threads", {}, "an int", "--torch.call:set_num_threads@ 2",
+         "intra-op threads (default: one per physical core); at most 4 per CPU"},
+        {"set_num_interop_threads", {}, "an int", "--torch.call:set_num_interop_threads@ 1",
+         "inter-op threads; at most 4 per CPU"},
+        {"manual_seed", {}, "an int", "--torch.call:manual_seed@ 0", "LibTorch's global seed"},
+        {"set_float32_matmul_precision", {}, "a string", "--torch.call:set_float32_matmul_precision high",
+         "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
+        {"use_deterministic_algorithms", {}, "a bool", "--torch.call:use_deterministic_algorithms@ True",
+         "deterministic kernels only"},
+        {"set_flush_denormal", {}, "a bool", "--torch.call:set_flush_denormal@ True",
+         "flush denormal floats to zero (refused on a CPU that cannot)"}}},
+      {"torch.set",
+       "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
+       {{"backends.cudnn.benchmark", {}, "a bool", "--torch.set:backends.cudnn.benchmark@ True",
+         "cuDNN picks the fastest algorithm per shape"},
+        {"backends.cudnn.deterministic", {}, "a bool", "--torch.set:backends.cudnn.deterministic@ True",
+         "deterministic cuDNN algorithms only"},
+        {"backends.cudnn.allow_tf32", {}, "a bool", "--torch.set:backends.cudnn.allow_tf32@ False",
+         "TF32 in cuDNN convolutions"},
+        {"backends.cudnn.enabled", {}, "a bool", "--torch.set:backends.cudnn.enabled@ False", "cuDNN at all"},
+        {"backends.cuda.matmul.allow_tf32", {}, "a bool", "--torch.set:backends.cuda.matmul.allow_tf32@ True",
+         "TF32 in cuBLAS matrix products"},
+        {"backends.mkldnn.enabled", {}, "a bool", "--torch.set:backends.mkldnn.enabled@ False",
+         "oneDNN (MKL-DNN) kernels on the CPU"}}}};
   return docs;
 }
 

@@ -232,7 +232,7 @@ uint64_t BertEncoder::activation_bytes(int64_t batch, int64_t input) const {
   // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
   const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
                     heads = config_.num_attention_heads;
-  // Counted in elements, as forward() holds them (encoder.cpp): x, the fused QKV output, and with eager
+  // Counted in elements, as forward() above holds them: x, the fused QKV output, and with eager
   // attention the scaled Q, contiguous K and V, scores and probabilities, context, merged heads and the
   // projection; sdpa keeps no [T, T] tensor (flash attention on the CPU, memory-efficient kernels on GPUs).
   const long double attention = attention_ == AttentionImpl::eager ? 10 * N * H + 2 * B * heads * T * T : 7 * N * H;

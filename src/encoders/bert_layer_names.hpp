@@ -1,5 +1,5 @@
 // The names of a BERT-family layer's weights, as transformers names them (after the layer prefix): shared by
-// the weight list and random weights (weights.cpp) and the encoder that picks them up (encoder.cpp).
+// the weight list and random weights (bert_weights.cpp) and the encoder that picks them up (bert.cpp).
 #pragma once
 
 #include <cstdint>

@@ -9,16 +9,12 @@
 #include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/sub_options.hpp"
+#include "support/text_lines.hpp"
 
 namespace fmwork {
 namespace {
 
-// The line of `text` that starts with `start` ("" when none does).
-std::string line_starting(const std::string& text, const std::string& start) {
-  const size_t at = text.find("\n" + start);
-  if (at == std::string::npos) return "";
-  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-}
+using test_support::line_starting;
 
 // Every row of the fixed options' table has its help line (marked required when it is) and its place in the
 // usage lines, bracketed when optional; every sub-option set has its summary line.

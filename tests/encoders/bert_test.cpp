@@ -1,6 +1,6 @@
-// The native encoder (hf/encoder): against an independent float64 reference (tests/support/test_support.cpp;
-// transformers itself is the reference of tests/python/transformers_check.py), its positions, masks, random
-// weights, half precision, attention paths and packed GEMM. load_hf_model()'s handling of folders, weights,
+// The native BERT-family encoder (encoders/bert): against an independent float64 reference
+// (tests/support/test_support.cpp; transformers itself is the reference of tests/python/transformers_check.py),
+// its positions, masks, random weights, half precision, attention paths and packed GEMM. load_hf_model()'s handling of folders, weights,
 // options and errors is tested in tests/loaders/hf_model_test.cpp.
 #include <gtest/gtest.h>
 

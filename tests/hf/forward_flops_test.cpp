@@ -1,6 +1,6 @@
 // hf/forward_flops against a hand count: every GEMM of the forward pass listed as (m, n, k), 2 m n k each,
 // for configs whose sizes all differ (so that a swapped factor shows), in the three MLP / attention layouts.
-// tests/encoders/forward_flops_profiler_test.cpp holds the formula against LibTorch's own FLOP counter.
+// tests/encoders/flops_counter_test.cpp holds the formula against LibTorch's own FLOP counter.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // driver --profile and the work fields, end to end on the all-MiniLM-L6-v2 architecture (random weights from
-// the shipped config; tests/python/profile_check.py runs the real model): the traces load and hold the
-// model's operators, the timed reps are the same with --profile as without, STAT carries gflops and of_peak,
-// META the GEMM rate, and process reads the PROFILE lines.
+// the shipped config: the operators and FLOPs are the architecture's, whatever the weights): the traces load
+// and hold the model's operators, the timed reps are the same with --profile as without, STAT carries gflops
+// and of_peak, META the GEMM rate, and process reads the PROFILE lines.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
-// load_hf_model() (hf/hf_model): a Hugging Face model folder's weights (names, zero-copy, q/k/v fusion,
+// load_hf_model() (loaders/hf_model): a Hugging Face model folder's weights (names, zero-copy, q/k/v fusion,
 // shards, pooler), folders, classes, options, random weights and errors, on the tiny models of
-// tests/support/test_support.hpp. The encoder's arithmetic is tested in tests/encoders/encoder_test.cpp.
+// tests/support/test_support.hpp. The encoder's arithmetic is tested in tests/encoders/bert_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -66,7 +66,7 @@ TEST(LogFormat, Banner) {
   EXPECT_EQ(banner("RUN 128 / 1"), "\n" + rule + "\nRUN 128 / 1\n" + rule + "\n\n");
 }
 
-// ---- upstream lines: exact text of the README's example ----
+// ---- upstream lines: exact text of the example in upstream's README ----
 
 TEST(LogFormat, RepLinesOfTheReadme) {
   EXPECT_EQ(format_line(RepLine{1, 100, 1108911088153850, 1108911845211219}),

@@ -145,7 +145,7 @@ TEST(Stats, SummaryNeedsTwoReps) {
 }
 
 TEST(Stats, MedianOfRealDurationsMatchesUpstreamLatency) {
-  // The README's last reps as upstream computes them: float(t1 - t0) / 1e9.
+  // The last reps of upstream's README example, as upstream computes them: float(t1 - t0) / 1e9.
   std::vector<double> d = {0.757057369, 0.004468641, 0.003862192, 0.003697189, 0.003702383};
   Summary s = summarize(d);  // drops 1; median of 4 = (0.003702383 + 0.003862192) / 2
   EXPECT_EQ(s.median, (0.003702383 + 0.003862192) / 2.0);

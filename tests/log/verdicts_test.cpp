@@ -50,7 +50,7 @@ TEST(Verdicts, TheWorstCheckWinsAndTooFewRepsComesFirst) {
   EXPECT_EQ(judge(spread(9, std::nan(""), std::nan(""), std::nan(""))).word, VerdictWord::ok);
 }
 
-// The case: p90 18x p50 drew no warning.
+// The case that once passed silently: p90 18x p50 drew no warning.
 TEST(Verdicts, FromAStatLine) {
   // reps, dropped, mean, stddev, min, p50, p90 (StatValues' order)
   const StatValues v{10, 2, 1321.0, 544.5, 17.7, 70.7, 1321.9};

@@ -1,6 +1,7 @@
-// The cuda platform on a GPU (src/platform/cuda/cuda_device.cpp, the cuda branch of src/platform.cpp). Every test
-// here needs a CUDA GPU and a CUDA build of LibTorch: on a CPU machine each one skips, saying so (or fails under
-// FMWORK_REQUIRE_CUDA=1); on the GPU machine (scripts/gpu-check.sh, scripts/test.sh) they run.
+// The cuda platform on a GPU (src/platform/cuda/cuda_device.cpp, the cuda branch of
+// src/platform/platform_registry.cpp). Every test here needs a CUDA GPU and a CUDA build of LibTorch: on a CPU
+// machine each one skips, saying so (or fails under FMWORK_REQUIRE_CUDA=1); on the GPU machine
+// (scripts/gpu-check.sh, scripts/test.sh) they run.
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>

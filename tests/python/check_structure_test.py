@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of tools/check_structure.py on small trees made in a temporary folder: each kind of problem is
 reported, and a clean tree passes."""
+# check_references: not checked (the paths below are those of the made-up trees the tests write)
 
 import importlib.util
 import subprocess

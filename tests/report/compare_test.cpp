@@ -136,7 +136,7 @@ Comparison refused_until_ignored(const std::vector<ParsedLog>& a, const std::vec
   return compare_logs(a, b, ignore);
 }
 
-// The case: fp32.log against bf16.log printed an empty table and exited 0.
+// The case that once passed silently: fp32.log against bf16.log printed an empty table and exited 0.
 TEST(Compare, NothingPairsBecauseAKeyDiffersSaysWhichAndIgnoreMetaPairsThem) {
   const Comparison c = refused_until_ignored(
       {log_of(meta_log("float32", 1, 8, 10.0), "")}, {log_of(meta_log("bfloat16", 1, 8, 5.0), "")},

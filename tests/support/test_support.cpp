@@ -83,7 +83,7 @@ std::string make_small_torchscript(const TempDir& dir, const std::string& name, 
 
 }  // namespace fmwork::test_support
 
-// ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
+// ---- tiny BERT-family models, shared by the tests of encoders/bert and loaders/hf_model --------------------
 
 #include <gtest/gtest.h>
 

@@ -116,7 +116,7 @@ inline std::string plugin_dir() { return staged_or("plugins", FMWORK_PLUGIN_DIR)
 
 }  // namespace fmwork::test_support
 
-// ---- tiny BERT-family models, shared by the tests of hf/encoder and hf/hf_model ---------------------------
+// ---- tiny BERT-family models, shared by the tests of encoders/bert and loaders/hf_model --------------------
 
 #include <cstdint>
 #include <functional>

@@ -48,7 +48,7 @@ struct TorchSets { std::vector<std::pair<std::string, Value>> sets; };
 struct PlatformOptions { std::vector<std::pair<std::string, std::string>> entries; };
 
 // --check_outputs:KEY (ours): the tolerances of --check_outputs; absent keys take the defaults of the
-// model's dtype (outputs.hpp). A combination passes when every element satisfies
+// model's dtype (sweep/saved_outputs.hpp). A combination passes when every element satisfies
 // |got - want| <= atol + rtol * |want| (numpy's allclose) and the cosine similarity is >= cosine.
 struct CheckOptions {
   std::optional<double> atol, rtol, cosine;
@@ -75,6 +75,11 @@ struct OptionSetDoc {
 // The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
 // not here: torch.call / torch.set names belong to torch_settings (a torch module), platform keys to plugins.
 const std::vector<OptionSetDoc>& option_set_docs();
+
+// --torch.call:NAME and --torch.set:PATH as docs/options.md lists them: each name with its value type, an
+// example and what it does, calls then sets. What they do is runtime/torch_settings' (a LibTorch module, out
+// of this library's reach); TorchSettings.TablesHoldEveryDocumentedKey holds its tables to these names.
+const std::vector<OptionSetDoc>& torch_setting_docs();
 
 // A from_pretrained keyword that --model: accepts and ignores, and why it means nothing for a local folder.
 struct IgnoredKeyDoc {

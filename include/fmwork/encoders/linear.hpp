@@ -33,7 +33,7 @@ void pack_linear(Linear& l, int64_t rows, bool on);
 
 // Whether packed GEMM is on by default on this CPU: where ATen runs AVX-512 kernels. On an AVX2-only AMD
 // EPYC MKL's packed path measured 5-20% slower than at::linear for ModernBERT at up to 128 rows, though
-// faster at 1024 (README "Benchmarks", bench/families_vs_python.py), so it is opt-in there.
+// faster at 1024 (bench/README.md, bench/families_vs_python.py), so it is opt-in there.
 bool packed_gemm_by_default();
 
 // Whether packing pays here: on, float32, on the CPU, MKL present.

@@ -1,5 +1,5 @@
 // The header of a safetensors file (https://github.com/huggingface/safetensors), read and validated from
-// the file's bytes, without LibTorch: what hf/safetensors maps, and what the fuzzer feeds hostile bytes.
+// the file's bytes, without LibTorch: what model/safetensors maps, and what the fuzzer feeds hostile bytes.
 //
 // Layout: 8 bytes little-endian u64 N, N bytes of JSON header (an object, padding spaces allowed after it),
 // then the data section. The header maps each tensor name to {"dtype", "shape", "data_offsets": [begin,

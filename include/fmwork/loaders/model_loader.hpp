@@ -1,5 +1,5 @@
 // Loads the model --model_name names, with the loader its path calls for: a folder is a Hugging Face model
-// folder run by the native encoder (hf/hf_model.hpp), a .pt2 file an AOTInductor package (aoti_model.hpp),
+// folder run by the native encoder (hf_model.hpp), a .pt2 file an AOTInductor package (aoti_model.hpp),
 // any other file a TorchScript archive (torchscript_model.hpp).
 #pragma once
 

@@ -82,7 +82,7 @@ const LineSpec& mem_line_spec();
 // input, batch and error required; error last.
 const LineSpec& fail_line_spec();
 // FMWORK CHECK input=I batch=B outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine= result=pass|fail
-// (--check_outputs): the outputs of the combination's last rep against a saved file (outputs.hpp says how
+// (--check_outputs): the outputs of the combination's last rep against a saved file (sweep/saved_outputs.hpp says how
 // each number is computed). input, batch and result required; the numbers (6 significant digits) are
 // numbers where present.
 const LineSpec& check_line_spec();

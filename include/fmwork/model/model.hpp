@@ -53,7 +53,7 @@ class Model {
   // Where the weights came from, for the META line: "file", or "random:seed=N" for opted-in random weights.
   virtual std::string weights_source() const { return "file"; }
   // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and
-  // the names of its outputs in order (empty: output_0, output_1, ...; see outputs.hpp).
+  // the names of its outputs in order (empty: output_0, output_1, ...; see sweep/saved_outputs.hpp).
   virtual std::vector<std::string> fed_inputs() const { return model_input_names(); }
   virtual std::vector<std::string> output_names() const { return {}; }
 

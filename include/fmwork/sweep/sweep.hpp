@@ -21,7 +21,7 @@ struct SweepPlan {
   std::vector<int64_t> batch_sizes, input_sizes;
   int64_t reps = 0;
   std::string model_name, model_class;  // as printed in RES
-  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (outputs.hpp).
+  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (saved_outputs.hpp).
   std::optional<std::string> save_outputs;
   // --check_outputs DIR: every rep is fed the saved inputs instead of random ones; after the last rep a
   // CHECK line compares the outputs with the saved ones, with these tolerances.
