@@ -12,7 +12,9 @@ namespace {
 
 // ModernBertConfig.default_theta and Qwen3's rope default.
 constexpr double kModernBertGlobalTheta = 160000.0, kModernBertLocalTheta = 10000.0, kQwen3Theta = 10000.0;
-constexpr double kMaxTheta = 1e12;
+// A rotary base at or below 1 makes base^(-2i/d) grow with i: past ~1e-38 it overflows float32 and every output
+// is NaN (transformers' too). Published bases are 10^4 to 10^7.
+constexpr double kMinTheta = 1.0, kMaxTheta = 1e12;
 
 // config.json's layer_types, one per layer; empty when absent (the family derives it).
 std::vector<LayerAttention> read_layer_types(const Reader& r, int64_t layers, const std::string& source) {
@@ -53,25 +55,32 @@ void check_rope_scaling(const Reader& r, const std::string& source) {
 
 void read_modernbert_rope(const Reader& r, EncoderConfig& c) {
   check_rope_scaling(r, c.source);
-  c.rope_theta = r.number_or("global_rope_theta", kModernBertGlobalTheta, 0.0, kMaxTheta);
-  c.local_rope_theta = r.number_or("local_rope_theta", kModernBertLocalTheta, 0.0, kMaxTheta);
+  c.rope_theta = r.number_or("global_rope_theta", kModernBertGlobalTheta, kMinTheta, kMaxTheta);
+  c.local_rope_theta = r.number_or("local_rope_theta", kModernBertLocalTheta, kMinTheta, kMaxTheta);
   if (!r.has("rope_parameters")) return;
   const Reader rope = r.object("rope_parameters");
+  // ModernBertConfig takes rope_parameters only per attention kind; transformers refuses a flat one, which
+  // would otherwise leave both bases at their defaults here without a word.
+  for (const char* key : {"rope_type", "type", "rope_theta", "factor", "partial_rotary_factor"})
+    if (rope.present(key))
+      throw runtime_error(c.source + ": rope_parameters." + key + ": ModernBERT's rope_parameters holds one entry "
+                          "per attention kind ({\"full_attention\": {...}, \"sliding_attention\": {...}}), as "
+                          "transformers requires");
   for (auto [key, theta] : {std::pair{"full_attention", &c.rope_theta}, {"sliding_attention", &c.local_rope_theta}}) {
     if (!rope.has(key)) continue;
     const Reader one = rope.object(key);
     check_rope_kind(one, c.source);
-    *theta = one.number_or("rope_theta", *theta, 0.0, kMaxTheta);
+    *theta = one.number_or("rope_theta", *theta, kMinTheta, kMaxTheta);
   }
 }
 
 void read_qwen3_rope(const Reader& r, EncoderConfig& c) {
   check_rope_scaling(r, c.source);
-  c.rope_theta = r.number_or("rope_theta", kQwen3Theta, 0.0, kMaxTheta);
+  c.rope_theta = r.number_or("rope_theta", kQwen3Theta, kMinTheta, kMaxTheta);
   if (r.has("rope_parameters")) {
     const Reader rope = r.object("rope_parameters");
     check_rope_kind(rope, c.source);
-    c.rope_theta = rope.number_or("rope_theta", c.rope_theta, 0.0, kMaxTheta);
+    c.rope_theta = rope.number_or("rope_theta", c.rope_theta, kMinTheta, kMaxTheta);
   }
   c.local_rope_theta = c.rope_theta;  // Qwen3 has one rotary base for every layer
 }
@@ -108,7 +117,11 @@ void read_modernbert_shape(const Reader& r, EncoderConfig& c) {
 void read_qwen3_shape(const Reader& r, EncoderConfig& c) {
   read_rotary_common(r, c);
   c.num_key_value_heads = r.integer_or("num_key_value_heads", c.num_attention_heads, 1, kMaxHidden);
-  c.explicit_head_dim = r.integer_or("head_dim", 128, 1, kMaxHidden);  // Qwen3Config's default, not hidden / heads
+  // Qwen3Config's default, not hidden / heads; an explicit null transformers refuses (head_dim is an int).
+  if (r.present("head_dim") && !r.has("head_dim"))
+    throw runtime_error(c.source + ": head_dim must be an integer (Qwen3Config has no default for null; leave it out "
+                        "for 128)");
+  c.explicit_head_dim = r.integer_or("head_dim", 128, 1, kMaxHidden);
   c.hidden_act = r.string_or("hidden_act", "silu");
   c.layer_norm_eps = r.number_or("rms_norm_eps", 1e-6, 0.0, 1.0);
   c.attention_bias = r.boolean_or("attention_bias", false);

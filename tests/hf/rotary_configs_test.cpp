@@ -175,6 +175,21 @@ TEST(RotaryConfigs, RefusedInOneLineNamingTheField) {
   j = qwen3_json();
   j["rope_theta"] = -1.0;
   EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos);
+
+  // Values transformers refuses, or runs to NaN everywhere: refused naming the field.
+  for (const double theta : {1e-300, 0.5, 1.0}) {
+    j = qwen3_json();
+    j["rope_theta"] = theta;
+    EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos) << theta;
+  }
+  j = qwen3_json();
+  j["head_dim"] = nullptr;
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("head_dim must be an integer"), std::string::npos);
+  j = modernbert_json();
+  j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 5000.0}};
+  EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_parameters.rope_type: ModernBERT's rope_parameters holds "
+                                                     "one entry per attention kind"),
+            std::string::npos);
 }
 
 // The shipped architectures of both families (configs/models, sources in its README).
