@@ -169,4 +169,15 @@ AotiFacts aoti_facts_from(const std::map<std::string, std::string>& metadata, co
   return f;
 }
 
+void require_shape_ranges(const AotiFacts& facts, const std::string& path) {
+  const auto missing = [&](const char* what, const char* keys) {
+    throw usage_error(path + ": the package does not record the " + what + " it was built for (its metadata " + keys +
+                      "), and a package run at another shape computes the wrong one or crashes; build it with "
+                      "--compile:backend inductor (tools/aoti_export.py), or export it with aot_inductor.metadata "
+                      "holding fmwork.batch_min, fmwork.batch_max, fmwork.input_min and fmwork.input_max");
+  };
+  if (facts.batch_max == 0) missing("batch sizes", "fmwork.batch_min / fmwork.batch_max");
+  if (facts.input_max == 0) missing("input sizes", "fmwork.input_min / fmwork.input_max");
+}
+
 }  // namespace fmwork

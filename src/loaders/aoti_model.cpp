@@ -96,6 +96,7 @@ AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) :
     throw runtime_error(path + ": cannot load as an AOTInductor package: " + exception_cause(e));
   }
   facts_ = read_facts(loader_->loader, path);
+  require_shape_ranges(facts_, path);
   for (const auto& name : facts_.inputs)  // read_facts allows these three names only
     feeds_.push_back(name == "input_ids" ? &Batch::input_ids
                                          : name == "attention_mask" ? &Batch::attention_mask : &Batch::token_type_ids);

@@ -110,6 +110,27 @@ TEST(AotiMetadata, RangesAreCheckedAsPairs) {
   EXPECT_EQ(aoti_facts_from(m, no_spec(), "p.pt2").batch_max, 0);  // neither: not recorded
 }
 
+// Without its ranges a package cannot be run safely: refused, naming the keys that would say them.
+TEST(AotiMetadata, APackageWithoutItsShapeRangesIsRefused) {
+  EXPECT_NO_THROW(require_shape_ranges(aoti_facts_from(real_metadata(), no_spec(), "p.pt2"), "p.pt2"));
+  for (const auto& [keys, named] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"fmwork.batch_min", "fmwork.batch_max"}, "the batch sizes it was built for (its metadata fmwork.batch_min"},
+           {{"fmwork.input_min", "fmwork.input_max"},
+            "the input sizes it was built for (its metadata fmwork.input_min"}}) {
+    Metadata m = real_metadata();
+    for (const auto& k : keys) m.erase(k);
+    const AotiFacts f = aoti_facts_from(m, no_spec(), "p.pt2");
+    try {
+      require_shape_ranges(f, "p.pt2");
+      ADD_FAILURE() << "accepted without " << keys[0];
+    } catch (const fmwork::Error& e) {
+      EXPECT_EQ(e.kind(), fmwork::ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()).rfind("p.pt2: the package does not record " + named, 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(AotiMetadata, BadNamesDtypeAndText) {
   EXPECT_EQ(with("fmwork.inputs", "input_ids,pixel_values"),
             "p.pt2: the package's metadata names an input 'pixel_values'; the driver feeds only input_ids, "

@@ -49,6 +49,12 @@ using CallSpecSource = std::function<std::string()>;
 AotiFacts aoti_facts_from(const std::map<std::string, std::string>& metadata, const CallSpecSource& in_spec,
                           const std::string& path);
 
+// A package carries no shape checks of its own: run at a shape it was not built for, a static one computes its
+// own shape (reporting the asked one's throughput) or reads past the inputs and dies. So a package must say its
+// ranges: throws a one-line usage Error "<path>: the package does not record the batch sizes it was built for
+// (fmwork.batch_min/batch_max) ..." when `facts` lack either pair; nothing otherwise.
+void require_shape_ranges(const AotiFacts& facts, const std::string& path);
+
 // The inputs of a package whose metadata does not name them, from its call spec `in_spec` (JSON, read with
 // parse_json's limits). Keyword inputs are named by the kwargs dict's keys; positional ones are taken to be
 // input_ids, attention_mask, token_type_ids in that order, as forward() declares them in every Hugging Face
