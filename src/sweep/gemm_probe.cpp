@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -22,6 +23,8 @@ namespace {
 constexpr Nanos kLongEnough = 20'000'000;   // one product this long is timed well by the clock
 constexpr Nanos kBudget = 1'000'000'000;    // the repeats past the third stop after a second
 constexpr int kMinRepeats = 3, kMaxRepeats = 10;
+// Ten times a 2026 GPU's dense low-precision rate (about 10^6 GFLOP/s): no cached figure above is real.
+constexpr double kMaxPlausibleGflops = 1e7;
 
 // One product, timed as a rep is: the device synchronised before t0 and inside the timed region.
 Nanos time_mm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, Platform& platform) {
@@ -64,7 +67,11 @@ std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dty
   };
   GemmRate rate{fact("gflops"), static_cast<int64_t>(fact("n")), dtype_short_name(dtype),
                 at::get_num_threads(), static_cast<int>(fact("repeats")), true};
-  if (rate.gflops > 0 && rate.n > 0 && rate.n <= 16384 && rate.repeats > 0) return rate;
+  // The cache folder is the user's to edit or share: a figure no device reaches (inf, 1e308) would make every
+  // of_peak 0.0000, so only a finite rate up to kMaxPlausibleGflops is believed; anything else is measured again.
+  if (std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops <= kMaxPlausibleGflops && rate.n > 0 &&
+      rate.n <= 16384 && rate.repeats > 0 && rate.repeats <= 1000)
+    return rate;
   return std::nullopt;
 }
 

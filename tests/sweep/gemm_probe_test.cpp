@@ -4,6 +4,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -45,8 +46,8 @@ void keep_rate(const std::string& root, const std::map<std::string, std::string>
   });
 }
 
-// The cached figures below are ones no machine reaches (1e12 GFLOP/s) or every machine beats (0.001), so
-// that what the probe does with them holds on any machine, idle or loaded.
+// The cached figures below are ones no CPU reaches (5e6 GFLOP/s, still below the plausible bound) or every
+// machine beats (0.001), so that what the probe does with them holds on any machine, idle or loaded.
 TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   TempDir dir;
   fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
@@ -61,10 +62,10 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   ASSERT_TRUE(kept) << "the measured rate is stored under gemm_cache_fields()";
   EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", first.gflops)) << "kept with 3 decimals";
 
-  keep_rate(dir.path(), fields, "1000000000000.000");
+  keep_rate(dir.path(), fields, "5000000.000");
   const GemmRate second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
   EXPECT_TRUE(second.cached);
-  EXPECT_EQ(second.gflops, 1e12);
+  EXPECT_EQ(second.gflops, 5e6);
   EXPECT_EQ(second.n, 1024);
   EXPECT_EQ(second.repeats, 5);
   EXPECT_NE(fmwork::describe_gemm_rate(second).find("read from the cache"), std::string::npos);
@@ -95,6 +96,26 @@ TEST(GemmProbe, ARateBelowOneProductTimedNowIsMeasuredAgainAndReplaced) {
   const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", rate.gflops)) << "the entry holds the new figure";
+}
+
+// The cache is a folder the user may edit or share: a rate no device reaches is not believed but measured
+// again, and the entry replaced.
+TEST(GemmProbe, AnImplausibleCachedRateIsMeasuredAgain) {
+  for (const char* kept_figure : {"inf", "nan", "1e308", "-5", "20000000"}) {
+    SCOPED_TRACE(kept_figure);
+    TempDir dir;
+    fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
+    auto cpu = fmwork::make_platform("cpu", {});
+    const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
+    const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
+    keep_rate(dir.path(), fields, kept_figure);
+    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime);
+    EXPECT_FALSE(rate.cached);
+    EXPECT_TRUE(std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops < 1e7) << rate.gflops;
+    const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", rate.gflops)) << "the entry holds the new figure";
+  }
 }
 
 TEST(GemmProbe, AnUnusableCacheCostsOnlyTheKeeping) {
