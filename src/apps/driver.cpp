@@ -223,6 +223,7 @@ int finish(int failures, const FixedArgs& args) {
 
 int run(int argc, char** argv) {
   Options o = parse_and_validate(argc, argv);
+  check_thread_environment([](const char* name) { return std::getenv(name); });
   FixedArgs& args = o.command_line.args;
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);

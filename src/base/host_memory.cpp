@@ -1,6 +1,8 @@
 // Host memory available to this process (see host_memory.hpp).
 #include "fmwork/base/host_memory.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -95,6 +97,21 @@ std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usa
   return *l > used ? *l - used : 0;
 }
 
+std::optional<uint64_t> address_space_room(uint64_t limit, std::string_view status) {
+  if (limit == RLIM_INFINITY) return std::nullopt;
+  const std::string_view key = "VmSize:";
+  const auto at = status.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = status.substr(at + key.size());
+  rest = rest.substr(0, rest.find('\n'));
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  if (rest.size() < 3 || rest.substr(rest.size() - 3) != " kB") return std::nullopt;
+  const auto kib = parse_u64(rest.substr(0, rest.size() - 3));
+  if (!kib || *kib > (UINT64_MAX >> 10)) return std::nullopt;
+  const uint64_t used = *kib << 10;
+  return limit > used ? limit - used : 0;
+}
+
 std::optional<MemoryBudget> host_available_memory() {
   const auto meminfo = read_small_file("/proc/meminfo");
   const auto available = meminfo ? meminfo_available(*meminfo) : std::nullopt;
@@ -107,6 +124,13 @@ std::optional<MemoryBudget> host_available_memory() {
       budget = {*room, f.label};
     break;  // the first readable pair is this process's own cgroup
   }
+  // `ulimit -v` bounds the address space, not the memory: what is mapped but never touched (MKL's packed
+  // weights reserve megabytes each) counts against it, so an allocation fails there long before MemAvailable.
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0)
+    if (const auto status = read_small_file("/proc/self/status"))
+      if (const auto room = address_space_room(as.rlim_cur, *status); room && *room < budget.bytes)
+        budget = {*room, "the address-space limit (ulimit -v)"};
   return budget;
 }
 

@@ -3,7 +3,12 @@
 
 #include <c10/util/Exception.h>
 
+#include <new>
+#include <optional>
+#include <regex>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
 
@@ -25,10 +30,33 @@ std::string message_cause(const std::string& message) {
   return escape_controls(script_traceback ? lines.back() : lines.front());  // no \r or escape sequence either
 }
 
+namespace {
+
+// LibTorch's CPU allocator says "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes.
+// Error code 12 ...": the allocator's words, not the user's. The size is what a user can act on.
+std::optional<std::string> allocation_failure(const std::string& cause) {
+  static const std::regex pattern(R"(can't allocate memory: you tried to allocate ([0-9]+) bytes)");
+  std::smatch m;
+  if (!std::regex_search(cause, m, pattern)) return std::nullopt;
+  const double bytes = std::stod(m[1].str());
+  return fmt::format("out of memory: an allocation of {:.2f} GiB failed (the host's memory, a cgroup limit or "
+                     "ulimit -v); lower --batch_sizes or --input_sizes, or free memory",
+                     bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+}  // namespace
+
 std::string exception_cause(const std::exception& error) {
+  std::string cause;
   if (const auto* torch_error = dynamic_cast<const c10::Error*>(&error))
-    return message_cause(torch_error->what_without_backtrace());
-  return message_cause(error.what());
+    cause = message_cause(torch_error->what_without_backtrace());
+  else if (dynamic_cast<const std::bad_alloc*>(&error))
+    return "out of memory: an allocation failed (the host's memory, a cgroup limit or ulimit -v); lower "
+           "--batch_sizes or --input_sizes, or free memory";
+  else
+    cause = message_cause(error.what());
+  if (const auto oom = allocation_failure(cause)) return *oom;
+  return cause;
 }
 
 }  // namespace fmwork

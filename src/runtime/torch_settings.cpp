@@ -120,6 +120,31 @@ void check_one(const std::string& set, const std::map<std::string, Setting>& tab
 
 }  // namespace
 
+void check_thread_environment(const std::function<const char*(const char*)>& getenv) {
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t limit = kMaxThreadsPerCpu * cpus;
+  for (const auto& [name, list] : {std::pair{"OMP_NUM_THREADS", true}, {"MKL_NUM_THREADS", false}}) {
+    const char* raw = getenv(name);
+    if (!raw) continue;
+    const std::string value = raw;
+    bool good = !value.empty();
+    size_t start = 0;
+    while (good && start <= value.size()) {
+      const size_t end = list ? std::min(value.find(',', start), value.size()) : value.size();
+      const std::string word = value.substr(start, end - start);
+      good = !word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos &&
+             std::stoll(word) >= 1 && std::stoll(word) <= limit;
+      start = end + 1;
+    }
+    if (!good)
+      throw usage_error(fmt::format("environment variable {}='{}' is not a thread count: give a whole number from 1 "
+                                    "to {} ({} per CPU, {} CPUs here){}, or unset it (--torch.call:set_num_threads@ N "
+                                    "sets the driver's threads)",
+                                    name, excerpt(value), limit, kMaxThreadsPerCpu, cpus,
+                                    list ? ", or a comma-separated list of them" : ""));
+  }
+}
+
 void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   for (const auto& [name, value] : calls.calls) check_one("torch.call", call_table(), name, value);
   for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);

@@ -3,6 +3,7 @@
 #include "fmwork/base/host_memory.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 namespace fmwork {
 namespace {
@@ -37,4 +38,13 @@ TEST(HostMemory, ThisMachineHasSomeAvailable) {
 }
 
 }  // namespace
+TEST(HostMemory, AnAddressSpaceLimitLeavesItsRoom) {
+  const std::string status = "Name:\tdriver\nVmPeak:\t  900000 kB\nVmSize:\t  524288 kB\nVmRSS:\t 1000 kB\n";
+  EXPECT_EQ(fmwork::address_space_room(1ull << 30, status), 512ull << 20);  // 1 GiB limit, 512 MiB mapped
+  EXPECT_EQ(fmwork::address_space_room(256ull << 20, status), 0u);          // already past it
+  EXPECT_EQ(fmwork::address_space_room(RLIM_INFINITY, status), std::nullopt);
+  EXPECT_EQ(fmwork::address_space_room(1ull << 30, "VmRSS:\t 1000 kB\n"), std::nullopt);
+  EXPECT_EQ(fmwork::address_space_room(1ull << 30, "VmSize:\t many kB\n"), std::nullopt);
+}
+
 }  // namespace fmwork

@@ -148,6 +148,21 @@ TEST(HostileInput, DanglingLinksSayWhereTheyPoint) {
                            "at an existing file");
 }
 
+// A thread count in the environment that MKL would silently take as 1 (and libgomp ignore after a raw line)
+// is refused by name, before anything is loaded.
+TEST(HostileInput, JunkThreadCountsInTheEnvironmentAreRefused) {
+  TempDir dir;
+  const std::string model = test_support::make_small_torchscript(dir, "ts");
+  const CommandResult r = test_support::run_command(
+      {test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name", model,
+       "--input_sizes", "8", "--batch_sizes", "1", "--reps", "2"},
+      {"MKL_NUM_THREADS=abc"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("error: environment variable MKL_NUM_THREADS='abc' is not a thread count: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_EQ(r.out.find("FMWORK RES"), std::string::npos) << r.out;
+}
+
 TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
   TempDir dir;
   const std::string folder = model_folder(dir);
@@ -170,6 +185,20 @@ TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
 // The cause of a failure (a FAIL line's text, an error line) holds no control character either.
 TEST(HostileInput, FailureCauseIsOneLine) {
   EXPECT_EQ(message_cause("boom\x1b[2J\tx\r\nFMWORK RES forged"), "boom\\x1b[2J\\tx");
+}
+
+// A failed allocation reads as out of memory with the size, not in the allocator's words: a real one, from
+// LibTorch's CPU allocator asked for more than any machine has.
+TEST(HostileInput, AFailedAllocationSaysOutOfMemoryAndTheSize) {
+  try {
+    const at::Tensor huge = at::empty({int64_t{1} << 58}, at::kByte);
+    ADD_FAILURE() << "allocated " << huge.numel() << " bytes";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(exception_cause(e), "out of memory: an allocation of 268435456.00 GiB failed (the host's memory, a "
+                                  "cgroup limit or ulimit -v); lower --batch_sizes or --input_sizes, or free memory")
+        << e.what();
+  }
+  EXPECT_EQ(exception_cause(std::bad_alloc()).rfind("out of memory: an allocation failed (", 0), 0u);
 }
 
 // A log that cannot be written stops the run with exit 1 and says why, on one line: standard output on a full

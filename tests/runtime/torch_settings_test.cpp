@@ -6,6 +6,10 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 #include <thread>
 
 #include <fmt/format.h>
@@ -120,4 +124,33 @@ TEST(TorchSettings, TablesHoldEveryDocumentedKey) {
 }
 
 }  // namespace
+// Thread counts from the environment: what libgomp and MKL would ignore or take as 1 is refused by name.
+TEST(TorchSettings, ThreadCountsFromTheEnvironmentAreChecked) {
+  const auto with = [](std::map<std::string, std::string> env) {
+    return [env](const char* name) -> const char* {
+      const auto it = env.find(name);
+      return it == env.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_NO_THROW(check_thread_environment(with({})));
+  EXPECT_NO_THROW(check_thread_environment(with({{"OMP_NUM_THREADS", "1"}, {"MKL_NUM_THREADS", "1"}})));
+  EXPECT_NO_THROW(check_thread_environment(with({{"OMP_NUM_THREADS", "1,1"}})));
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"OMP_NUM_THREADS", "abc"}, {"OMP_NUM_THREADS", "0"}, {"OMP_NUM_THREADS", ""}, {"OMP_NUM_THREADS", "1,"},
+           {"OMP_NUM_THREADS", "99999999999"}, {"MKL_NUM_THREADS", "abc"}, {"MKL_NUM_THREADS", "1,2"},
+           {"MKL_NUM_THREADS", "-3"}}) {
+    SCOPED_TRACE(name + "=" + value);
+    try {
+      check_thread_environment(with({{name, value}}));
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()).rfind("environment variable " + name + "='" + value + "' is not a thread count: "
+                                            "give a whole number from 1 to ", 0),
+                0u)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace fmwork

@@ -13,7 +13,10 @@ namespace fmwork {
 // "unknown error" when the message has no text.
 std::string message_cause(const std::string& message);
 
-// message_cause of the exception's text; for a c10::Error, of its message without the C++ backtrace.
+// message_cause of the exception's text; for a c10::Error, of its message without the C++ backtrace. A failed
+// allocation (std::bad_alloc, or the CPU allocator's "can't allocate memory: you tried to allocate N bytes")
+// reads "out of memory: an allocation of X.XX GiB failed (...); lower --batch_sizes or --input_sizes, or free
+// memory" instead of the allocator's words.
 std::string exception_cause(const std::exception& error);
 
 }  // namespace fmwork

@@ -3,6 +3,7 @@
 // value type it takes. Validation runs before anything is loaded; application happens in RUNTIME.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,13 @@ namespace fmwork {
 // Checks every name and value type; throws a usage Error naming the option (`--torch.call:set_num_threads`)
 // and listing the known names or the expected type.
 void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets);
+
+// The thread counts the math runtimes read from the environment, checked before anything runs:
+// OMP_NUM_THREADS (a comma-separated list, OpenMP's nesting levels) and MKL_NUM_THREADS (one number), each a
+// whole number from 1 to 4 per CPU when set. A bad value is otherwise ignored by libgomp after one raw line
+// ("libgomp: Invalid value ...") or taken by MKL as 1 thread, silently. `getenv` reads a variable (nullptr:
+// unset). Throws a one-line usage Error naming the variable, its value and what would be right.
+void check_thread_environment(const std::function<const char*(const char*)>& getenv);
 
 // Applies them in order (calls first, then sets, as upstream does) and returns one RUNTIME line each,
 // e.g. "torch.call set_num_threads(2)". Throws a runtime Error when LibTorch refuses a value.
