@@ -59,6 +59,10 @@ EXTERNAL_NAMES = {
         "a public repository's file that pins a model's files (configs/models/README.md's sources)",
 }
 # First segments of C and C++ include paths that belong to other projects.
+# Executables a build folder holds under names that read like repository paths (scripts name them relative
+# to build/ or build-cuda/).
+BUILT_PATHS = {"tests/torch_tests", "tests/core_tests"}
+
 EXTERNAL_ROOTS = {"torch", "ATen", "c10", "caffe2", "fmt", "nlohmann", "CLI", "gtest", "gmock", "sys", "linux",
                   "cuda", "google", "benchmark", "mkl", "dnnl", "oneapi"}
 
@@ -187,7 +191,7 @@ def path_problem(tree, token, where, prose):
         return None
     if re.search(r"\{[^,{}]*\}", token):  # a variable in a format string: f"{name}.cpp"
         return None
-    if token in EXTERNAL_NAMES or token.rsplit("/", 1)[-1] in EXTERNAL_NAMES:
+    if token in EXTERNAL_NAMES or token.rsplit("/", 1)[-1] in EXTERNAL_NAMES or token in BUILT_PATHS:
         return None
     if token.startswith("../"):
         return outside_problem(tree, token, where) if prose else None

@@ -179,6 +179,11 @@ const FixedOption kFixed[] = {
     {"isolate", FixedKind::flag, false, false, "", "",
      "run each batch x input combination in a child process that loads the model itself (ours)",
      [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
+    {"isolate_timeout", FixedKind::count, false, false, "S", "600",
+     "with --isolate: a child still running after S seconds (a hung kernel, a stopped process) is killed and its "
+     "combination is a FAIL line; the sweep goes on (ours; default: no limit)",
+     [](A& a, const V& v) { a.isolate_timeout = v.integer; },
+     [](const A& a) { return std::optional(a.isolate_timeout ? Value::of_int(*a.isolate_timeout) : Value::none()); }},
     {"warmup", FixedKind::count, false, false, "N", "4",
      "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
      "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)",
@@ -248,6 +253,11 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   FixedArgs args;
   for (const auto& option : fixed_options())
     if (const std::string* text = given_text(option)) option.store(args, read_fixed_value(option, *text));
+  if (args.isolate_timeout && *args.isolate_timeout == 0)
+    throw usage_error("--isolate_timeout 0 would kill every child at once; give the seconds a combination may take, "
+                      "at least 1");
+  if (args.isolate_timeout && !args.isolate)
+    throw usage_error("--isolate_timeout bounds --isolate's children: give --isolate too, or leave it out");
   if (args.warmup && *args.warmup >= args.reps)
     throw usage_error(fmt::format("--warmup {} leaves none of --reps {} to time; give at most {} (or more --reps)",
                                   *args.warmup, args.reps, args.reps - 1));

@@ -6,8 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -52,6 +56,7 @@ std::string without_error_prefix(const std::string& line) {
 }
 
 struct Parent {
+  std::optional<int64_t> timeout_s;  // --isolate_timeout
   const std::string& program;
   const std::vector<std::string>& argv;
   std::ostream& out;
@@ -65,7 +70,43 @@ struct ChildWatch {
   bool result = false;      // its RES or FAIL line
   bool meta = false;        // its META line: RUNTIME and MODEL are in the log
   std::optional<std::string> held_err;  // its last stderr line, held until the next one or the end
+  bool timed_out = false;               // killed by the parent for running past --isolate_timeout
+  int stack_lines = 0;                  // lines of a C++ stack trace on its stderr, left out
   ChildExit exit;
+};
+
+// Kills the child (SIGKILL) if it is still running `seconds` after start(); stop() ends the watch. A
+// stopped or hung child would otherwise hold the sweep forever.
+class Watchdog {
+ public:
+  explicit Watchdog(std::optional<int64_t> seconds) : seconds_(seconds) {}
+  ~Watchdog() { stop(); }
+  void start(pid_t pid) {
+    if (!seconds_) return;
+    thread_ = std::thread([this, pid] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!done_.wait_for(lock, std::chrono::seconds(*seconds_), [this] { return stopped_; })) {
+        fired_ = true;
+        ::kill(pid, SIGKILL);  // the child is not reaped before run_streaming returns: the pid is still its own
+      }
+    });
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+    }
+    done_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool fired() const { return fired_; }
+
+ private:
+  std::optional<int64_t> seconds_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool stopped_ = false, fired_ = false;
 };
 
 // Runs one child, forwarding its lines. A line the child's death cut short is dropped when it is an
@@ -82,6 +123,12 @@ ChildWatch run_child(const Parent& p, const IsolatedChild& child) {
     p.out << line << '\n';
   };
   handlers.err_line = [&](std::string_view line, bool) {
+    // A child dying of an uncaught LibTorch exception prints its C++ stack, dozens of lines no user can act
+    // on: counted and left out (the signal and the line before them say what happened).
+    if (starts_with(line, "frame #") || starts_with(line, "Exception raised from ")) {
+      ++w.stack_lines;
+      return;
+    }
     if (w.held_err) p.err << *w.held_err << '\n';
     w.held_err = std::string(line);
   };
@@ -89,8 +136,12 @@ ChildWatch run_child(const Parent& p, const IsolatedChild& child) {
     p.out.flush();
     p.err.flush();
   };
+  Watchdog watchdog(p.timeout_s);
+  handlers.started = [&](pid_t pid) { watchdog.start(pid); };
   const std::string variable = std::string(kIsolatedChildVariable) + "=" + isolated_child_spec(child);
   w.exit = run_streaming(p.program, p.argv, {variable}, handlers);
+  watchdog.stop();
+  w.timed_out = watchdog.fired();
   return w;
 }
 
@@ -101,9 +152,17 @@ void forward_held(const Parent& p, const ChildWatch& w) {
 // The FAIL text for a child that ended without its combination's RES or FAIL line.
 std::string failure_of(const Parent& p, const ChildWatch& w) {
   const ChildExit& e = w.exit;
+  if (w.timed_out) {
+    forward_held(p, w);
+    return fmt::format("the isolated process was still running after --isolate_timeout {} s and was killed (peak "
+                       "memory {}); give it more seconds, or look for what hangs",
+                       *p.timeout_s, peak_memory_text(e.peak_rss_bytes));
+  }
   if (e.signal != 0) {
     forward_held(p, w);
-    return killed_child_error(e.signal, e.peak_rss_bytes);
+    std::string error = killed_child_error(e.signal, e.peak_rss_bytes);
+    if (w.stack_lines > 0) error += fmt::format(" ({} lines of its C++ stack trace left out)", w.stack_lines);
+    return error;
   }
   if (e.exit_code != 0 && w.held_err) return without_error_prefix(*w.held_err);
   forward_held(p, w);
@@ -115,12 +174,15 @@ bool settle(const Parent& p, const IsolatedChild& child, const ChildWatch& w) {
   const ChildExit& e = w.exit;
   if (w.result) {  // the child printed the combination's outcome and reported its own failures
     forward_held(p, w);
-    if (e.signal != 0)
+    if (w.timed_out)
+      p.report(fmt::format("combination input {} / batch {}: after its lines, the isolated process ran past "
+                           "--isolate_timeout {} s and was killed", child.input, child.batch, *p.timeout_s));
+    else if (e.signal != 0)
       p.report(fmt::format("combination input {} / batch {}: after its lines, {}", child.input, child.batch,
                            killed_child_error(e.signal, e.peak_rss_bytes)));
     return e.exit_code != 0;
   }
-  if (e.exit_code == 2)
+  if (e.exit_code == 2 && !w.timed_out)
     throw usage_error(w.held_err ? without_error_prefix(*w.held_err)
                                  : "the isolated process refused the command line (exit status 2) and said nothing");
   const std::string error = failure_of(p, w);
@@ -201,7 +263,7 @@ std::string killed_child_error(int signal, int64_t peak_rss_bytes) {
 
 int run_isolated_sweep(const FixedArgs& args, const std::string& program, const std::vector<std::string>& argv,
                        std::ostream& out, std::ostream& err, const std::function<void(const std::string&)>& report) {
-  const Parent parent{program, argv, out, err, report};
+  const Parent parent{args.isolate_timeout, program, argv, out, err, report};
   int failures = 0;
   bool sections_in_log = false;
   for (int64_t batch : args.batch_sizes) {

@@ -64,6 +64,7 @@ TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
     if (!option.required) {
       for (auto& w : words_of(option)) words.push_back(std::move(w));
     }
+    if (std::string(option.name) == "isolate_timeout") words.push_back("--isolate");  // it bounds --isolate only
     words.insert(words.end(), {"--model:seen@", std::string("args.") + option.name});
     const CommandLine cl = parse(words);
     const std::vector<std::string> typed = words_of(option);

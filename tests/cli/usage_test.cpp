@@ -40,8 +40,8 @@ TEST(Usage, UsageLinesOfTheFixedOptions) {
   EXPECT_EQ(driver_usage({}).substr(0, driver_usage({}).find("\n\n") + 1),
             "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
             "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
-            "              [--save_outputs DIR] [--check_outputs DIR] [--profile DIR] [--isolate] [--warmup N]\n"
-            "              [--quiet] [--SET:key[@] VALUE ...]\n");
+            "              [--save_outputs DIR] [--check_outputs DIR] [--profile DIR] [--isolate]\n"
+            "              [--isolate_timeout S] [--warmup N] [--quiet] [--SET:key[@] VALUE ...]\n");
 }
 
 TEST(Usage, NamesEverySubcommandWithItsSummary) {

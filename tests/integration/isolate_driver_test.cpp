@@ -115,30 +115,40 @@ pid_t child_running(pid_t parent, const std::string& combination) {
   return found;
 }
 
+// A driver sweep whose child of input 16 the test sends `signal` as soon as it sees it run.
+struct SignalledSweep {
+  ChildExit exit;
+  std::string out, err;
+  bool signalled = false;
+};
+SignalledSweep sweep_signalling_input_16(std::vector<std::string> argv, int signal) {
+  argv.insert(argv.begin(), driver_path());
+  std::atomic<pid_t> driver_pid{0};
+  std::atomic<bool> done{false}, signalled{false};
+  std::thread sender([&] {
+    while (!done && !signalled) {
+      if (const pid_t child = driver_pid ? child_running(driver_pid, "batch=1 input=16 ") : 0)
+        signalled = ::kill(child, signal) == 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  SignalledSweep r;
+  StreamHandlers h;
+  h.started = [&](pid_t pid) { driver_pid = pid; };
+  h.out_line = [&](std::string_view line, bool) { r.out += std::string(line) + "\n"; };
+  h.err_line = [&](std::string_view line, bool) { r.err += std::string(line) + "\n"; };
+  r.exit = run_streaming(argv[0], argv, {"FMWORK_CACHE=" + fmwork::test_support::test_cache_dir()}, h);
+  done = true;
+  sender.join();
+  r.signalled = signalled;
+  return r;
+}
+
 // The middle combination's process is killed with SIGKILL (what the OOM killer sends) by the test while it
 // runs: its FAIL line names the signal and the peak memory, and the next combination still has its RES.
 TEST_F(IsolateDriverTest, AChildKilledByASignalIsAFailLineAndTheSweepGoesOn) {
   TempDir scratch;
-  std::vector<std::string> argv = args("8,16,32", "1", {"--isolate"});
-  argv.insert(argv.begin(), driver_path());
-  std::atomic<pid_t> driver_pid{0};
-  std::atomic<bool> done{false}, killed{false};
-  std::thread killer([&] {
-    while (!done && !killed) {
-      if (const pid_t child = driver_pid ? child_running(driver_pid, "batch=1 input=16 ") : 0) {
-        killed = ::kill(child, SIGKILL) == 0;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
-  std::string out, err;
-  StreamHandlers h;
-  h.started = [&](pid_t pid) { driver_pid = pid; };
-  h.out_line = [&](std::string_view line, bool) { out += std::string(line) + "\n"; };
-  h.err_line = [&](std::string_view line, bool) { err += std::string(line) + "\n"; };
-  const ChildExit exit = run_streaming(argv[0], argv, {"FMWORK_CACHE=" + fmwork::test_support::test_cache_dir()}, h);
-  done = true;
-  killer.join();
+  const auto [exit, out, err, killed] = sweep_signalling_input_16(args("8,16,32", "1", {"--isolate"}), SIGKILL);
   ASSERT_TRUE(killed) << "the test never saw the child of input 16 to kill it:\n" << out << err;
 
   EXPECT_EQ(exit.exit_code, 1) << err;
@@ -153,6 +163,31 @@ TEST_F(IsolateDriverTest, AChildKilledByASignalIsAFailLineAndTheSweepGoesOn) {
   EXPECT_EQ(count_prefix(out, "FMWORK RES "), 2u);
   EXPECT_CONTAINS(err, "error: combination input 16 / batch 1 failed: the isolated process was killed by SIGKILL");
   EXPECT_CONTAINS(err, "error: 1 of 3 combinations failed");
+}
+
+// A child that stops (SIGSTOP here: a hung kernel or a debugger would do the same) is killed after
+// --isolate_timeout; its combination is a FAIL line that names the limit, and the sweep goes on. The limit
+// (30 s) is far past what a tiny TorchScript combination takes; only the stopped one reaches it.
+TEST_F(IsolateDriverTest, AStoppedChildIsKilledAtTheTimeoutAndTheSweepGoesOn) {
+  TempDir scratch;
+  const auto [exit, out, err, stopped] =
+      sweep_signalling_input_16(args("8,16,32", "1", {"--isolate", "--isolate_timeout", "30"}), SIGSTOP);
+  ASSERT_TRUE(stopped) << "the test never saw the child of input 16 to stop it:\n" << out << err;
+  EXPECT_EQ(exit.exit_code, 1) << err;
+  EXPECT_EQ(processed(scratch, "stopped.log", out), (std::vector<std::string>{"8,1,ok", "16,1,fail", "32,1,ok"}));
+  EXPECT_CONTAINS(out, "FMWORK FAIL input=16 batch=1 error=the isolated process was still running after "
+                       "--isolate_timeout 30 s and was killed");
+  EXPECT_CONTAINS(err, "error: 1 of 3 combinations failed");
+}
+
+TEST_F(IsolateDriverTest, TimeoutWithoutIsolateOrOfZeroIsRefused) {
+  for (const auto& [extra, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--isolate_timeout", "10"}, "error: --isolate_timeout bounds --isolate's children: give --isolate too"},
+           {{"--isolate", "--isolate_timeout", "0"}, "error: --isolate_timeout 0 would kill every child at once"}}) {
+    const CommandResult r = driver(args("8", "1", extra));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(message, 0), 0u) << r.err;
+  }
 }
 
 // A combination that fails inside its child (input 100 > the model's 64 positions) prints the child's own

@@ -38,6 +38,7 @@ struct FixedArgs {
   std::optional<std::string> save_outputs;   // --save_outputs DIR
   std::optional<std::string> check_outputs;  // --check_outputs DIR
   bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
+  std::optional<int64_t> isolate_timeout;    // --isolate_timeout S: a child running past S seconds is killed
   std::optional<std::string> profile;        // --profile DIR: a traced rep after each combination's timed ones
   bool quiet = false;                        // --quiet: no progress on stderr
   // --warmup N: the reps STAT and the verdicts leave out, instead of upstream's max(int(0.2*reps),1); at most
@@ -95,7 +96,8 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
 
 // The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
 // as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the
-// first bad value in table order, then for a --warmup that leaves no rep of --reps. model_path is derived: model_root/model_name (os.path.join), or model_name.
+// first bad value in table order, then for a --warmup that leaves no rep of --reps, then for an
+// --isolate_timeout of 0 or without --isolate. model_path is derived: model_root/model_name (os.path.join), or model_name.
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given);
 
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
