@@ -237,7 +237,8 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work) {
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
+                        const std::optional<CpuUse>& cpu) {
   using V = std::optional<FieldValue>;
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
@@ -251,6 +252,11 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
     if (work->peak_gflops && *work->peak_gflops > 0) of_peak = rate / *work->peak_gflops;
   }
   for (V* x : {&flops, &from, &gflops, &of_peak}) values.push_back(*x);
+  const auto share = [](const std::optional<double>& x) { return x ? V(*x) : V(); };
+  values.push_back(cpu ? share(cpu->cpu_share) : V());
+  values.push_back(cpu ? share(cpu->wait_share) : V());
+  values.push_back(cpu ? share(cpu->pressure) : V());
+  values.push_back(cpu ? share(cpu->steal_share) : V());
   return StatLine{make_some_fields(stat_line_spec(), values)};
 }
 

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/stat_values.hpp"
 
@@ -111,9 +112,11 @@ struct WorkFacts {
   std::optional<double> peak_gflops;
 };
 // STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
-// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak.
+// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
+// `cpu`, its shares (those it has).
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
-                        const std::optional<WorkFacts>& work = std::nullopt);
+                        const std::optional<WorkFacts>& work = std::nullopt,
+                        const std::optional<CpuUse>& cpu = std::nullopt);
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
