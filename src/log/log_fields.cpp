@@ -168,10 +168,18 @@ const LineSpec& mem_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec allocated = field("allocated_peak_bytes", FieldKind::integer);
     allocated.csv = {allocated.key};
-    allocated.summary = {"peak_MiB", 0, 1048576.0, 1};
+    allocated.summary = {"peak_MiB", 0, 1048576.0, 1, true};  // a CPU run's MEM has the host's peak only
     FieldSpec reserved = field("reserved_peak_bytes", FieldKind::integer);
     reserved.csv = {reserved.key};
-    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved},
+    // The host's: the process's peak resident memory while the reps ran, on every platform, and what the
+    // peak covers (the reps, or the whole process where the kernel would not reset it).
+    FieldSpec rss = field("host_rss_peak_bytes", FieldKind::integer);
+    rss.csv = {rss.key};
+    rss.summary = {"rss_MiB", 1, 1048576.0, 1, true};
+    FieldSpec since = field("host_rss_peak_of", FieldKind::text);
+    since.choices = "reps|process";
+    since.csv = {since.key};
+    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved, rss, since},
                     field("_bytes", FieldKind::integer)};
   }();
   return spec;

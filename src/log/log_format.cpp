@@ -271,7 +271,20 @@ ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {
-  return MemLine{make_fields(mem_line_spec(), {input, batch, allocated_peak_bytes, reserved_peak_bytes})};
+  MemFacts facts;
+  facts.allocated_peak_bytes = allocated_peak_bytes;
+  facts.reserved_peak_bytes = reserved_peak_bytes;
+  return make_mem_line(input, batch, facts);
+}
+
+MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
+  using V = std::optional<FieldValue>;
+  const auto bytes = [](const std::optional<int64_t>& x) { return x ? V(*x) : V(); };
+  return MemLine{make_some_fields(mem_line_spec(),
+                                  {V(input), V(batch), bytes(f.allocated_peak_bytes), bytes(f.reserved_peak_bytes),
+                                   bytes(f.host_rss_peak_bytes),
+                                   f.host_rss_peak_bytes ? V(std::string_view(f.host_rss_of_reps ? "reps" : "process"))
+                                                         : V()})};
 }
 
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,

@@ -176,25 +176,33 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
 
 // What a combination's reps were given, read before the first rep and after the last, never inside one: the
 // CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
-// device's memory peaks.
+// memory peaks (the device's, the host's resident set, reset first where the kernel allows).
 class RepsWatch {
  public:
   struct Seen {
     std::optional<CpuUse> cpu;
-    std::optional<MemoryPeaks> peaks;
+    std::optional<MemFacts> mem;
   };
   explicit RepsWatch(Platform& platform) {
     platform.reset_memory_peaks();
+    host_peak_reset_ = reset_host_rss_peak();
     if (platform.device().is_cpu()) cpu_before_ = sample_cpu();
   }
   Seen stop(Platform& platform) const {
     Seen seen;
     if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
-    seen.peaks = platform.memory_peaks();
+    const std::optional<MemoryPeaks> peaks = platform.memory_peaks();
+    const std::optional<uint64_t> host_peak = host_rss_peak();
+    if (!peaks && !host_peak) return seen;
+    MemFacts& mem = seen.mem.emplace();
+    if (peaks) mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
+    if (host_peak) mem.host_rss_peak_bytes = static_cast<int64_t>(*host_peak);
+    mem.host_rss_of_reps = host_peak_reset_;
     return seen;
   }
 
  private:
+  bool host_peak_reset_ = false;
   std::optional<CpuSample> cpu_before_;
 };
 
@@ -248,7 +256,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
   const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
   emit(out, make_note_line(input, batch, verdict));
-  if (seen.peaks) emit(out, make_mem_line(input, batch, seen.peaks->allocated_bytes, seen.peaks->reserved_bytes));
+  if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
   if (profiled.profile) emit_profile(out, batch, input, profiled);
   out.flush();

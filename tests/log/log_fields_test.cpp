@@ -33,9 +33,11 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
   EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
   EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
-  EXPECT_EQ(csv_headers(mem_line_spec()), (V{"allocated_peak_bytes", "reserved_peak_bytes"}));
-  ASSERT_EQ(mem_line_spec().summary_columns().size(), 1u);
+  EXPECT_EQ(csv_headers(mem_line_spec()),
+            (V{"allocated_peak_bytes", "reserved_peak_bytes", "host_rss_peak_bytes", "host_rss_peak_of"}));
+  ASSERT_EQ(mem_line_spec().summary_columns().size(), 2u);
   EXPECT_EQ(mem_line_spec().summary_columns()[0]->summary.header, "peak_MiB");
+  EXPECT_EQ(mem_line_spec().summary_columns()[1]->summary.header, "rss_MiB");
   EXPECT_EQ(csv_headers(fail_line_spec()), (V{"error"}));
   EXPECT_EQ(keys(check_line_spec().csv_columns()), (V{"result", "max_abs", "max_rel", "cosine"}));
   EXPECT_EQ(csv_headers(check_line_spec()), (V{"check", "check_max_abs", "check_max_rel", "check_cosine"}));

@@ -78,8 +78,12 @@ const LineSpec& meta_line_spec();
 // time over wall x threads), wait_share (run-queue wait over wall x threads), cpu_pressure (PSI "some" over
 // wall), steal_share (steal over the machine's CPU time).
 const LineSpec& stat_line_spec();
-// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
-// input and batch required; *_bytes keys are integers >= 0 where present.
+// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes= host_rss_peak_bytes= host_rss_peak_of=
+// input and batch required; *_bytes keys are integers >= 0 where present. allocated / reserved are the
+// device allocator's peaks (where the platform reports them); host_rss_peak_bytes the process's peak
+// resident memory, host_rss_peak_of what it covers: "reps" (the peak was reset before the combination's
+// reps) or "process" (the kernel refused the reset: the process's peak since it started).
+
 const LineSpec& mem_line_spec();
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
 // input, batch and error required; error last.

@@ -121,6 +121,13 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
+// MEM with what is known: the device's peaks where the platform reports them, the host's peak resident memory
+// and whether it covers the reps alone (host_rss_of_reps) or the whole process.
+struct MemFacts {
+  std::optional<int64_t> allocated_peak_bytes, reserved_peak_bytes, host_rss_peak_bytes;
+  bool host_rss_of_reps = true;
+};
+MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& facts);
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
