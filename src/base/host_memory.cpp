@@ -60,17 +60,36 @@ std::vector<CgroupFiles> cgroup_candidates() {
 
 }  // namespace
 
-std::optional<uint64_t> meminfo_available(std::string_view meminfo) {
-  const std::string_view key = "MemAvailable:";
-  const auto at = meminfo.find(key);
+// The "<key> <N> kB" line of a /proc text (meminfo, status) in bytes; nullopt when absent or malformed.
+std::optional<uint64_t> kib_line(std::string_view text, std::string_view key) {
+  size_t at = text.find(key);
+  while (at != std::string_view::npos && at > 0 && text[at - 1] != '\n') at = text.find(key, at + 1);  // a line's start
   if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = meminfo.substr(at + key.size());
+  std::string_view rest = text.substr(at + key.size());
   rest = rest.substr(0, rest.find('\n'));
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
   if (rest.size() < 3 || rest.substr(rest.size() - 3) != " kB") return std::nullopt;
   const auto kib = parse_u64(rest.substr(0, rest.size() - 3));
   if (!kib || *kib > (UINT64_MAX >> 10)) return std::nullopt;
   return *kib << 10;
+}
+
+std::optional<uint64_t> meminfo_available(std::string_view meminfo) { return kib_line(meminfo, "MemAvailable:"); }
+
+std::optional<uint64_t> status_rss_peak(std::string_view status) { return kib_line(status, "VmHWM:"); }
+
+bool reset_host_rss_peak() {
+  // "5" resets the peak resident set size (VmHWM) to the present one (linux/Documentation/filesystems/proc.rst).
+  std::ofstream out("/proc/self/clear_refs");
+  if (!out) return false;
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+std::optional<uint64_t> host_rss_peak() {
+  const auto status = read_small_file("/proc/self/status");
+  return status ? status_rss_peak(*status) : std::nullopt;
 }
 
 // The value of the line "<key> N" in a memory.stat text, or 0 when absent or unreadable.
@@ -99,17 +118,9 @@ std::optional<uint64_t> cgroup_room(std::string_view limit, std::string_view usa
 
 std::optional<uint64_t> address_space_room(uint64_t limit, std::string_view status) {
   if (limit == RLIM_INFINITY) return std::nullopt;
-  const std::string_view key = "VmSize:";
-  const auto at = status.find(key);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = status.substr(at + key.size());
-  rest = rest.substr(0, rest.find('\n'));
-  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
-  if (rest.size() < 3 || rest.substr(rest.size() - 3) != " kB") return std::nullopt;
-  const auto kib = parse_u64(rest.substr(0, rest.size() - 3));
-  if (!kib || *kib > (UINT64_MAX >> 10)) return std::nullopt;
-  const uint64_t used = *kib << 10;
-  return limit > used ? limit - used : 0;
+  const auto used = kib_line(status, "VmSize:");
+  if (!used) return std::nullopt;
+  return limit > *used ? limit - *used : 0;
 }
 
 std::optional<MemoryBudget> host_available_memory() {

@@ -97,6 +97,19 @@ std::vector<FieldSpec> work_fields() {
   return {flops, from, gflops, of_peak};
 }
 
+// STAT's CPU shares over the combination's timed reps (base/cpu_use.hpp), fractions with 4 decimals, CSV
+// columns only: the verdict (contended) is what people read of them. Last of STAT, all optional.
+std::vector<FieldSpec> cpu_fields() {
+  std::vector<FieldSpec> out;
+  for (std::string_view key : {"cpu_share", "wait_share", "cpu_pressure", "steal_share"}) {
+    FieldSpec f = field(key, FieldKind::number);
+    f.precision = 4;
+    f.csv = {key};
+    out.push_back(f);
+  }
+  return out;
+}
+
 // META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
 FieldSpec gemm_rate_field() {
   FieldSpec f = field("gemm_gflops", FieldKind::number);
@@ -145,6 +158,7 @@ const LineSpec& stat_line_spec() {
                                   ms_field("min_ms"),       ms_field("p50_ms", 0), ms_field("p90_ms", 1),
                                   ms_field("p99_ms", 2),    ms_field("max_ms"),    tokens_field()};
     for (FieldSpec& f : work_fields()) fields.push_back(f);
+    for (FieldSpec& f : cpu_fields()) fields.push_back(f);
     return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
   }();
   return spec;
@@ -154,10 +168,18 @@ const LineSpec& mem_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec allocated = field("allocated_peak_bytes", FieldKind::integer);
     allocated.csv = {allocated.key};
-    allocated.summary = {"peak_MiB", 0, 1048576.0, 1};
+    allocated.summary = {"peak_MiB", 0, 1048576.0, 1, true};  // a CPU run's MEM has the host's peak only
     FieldSpec reserved = field("reserved_peak_bytes", FieldKind::integer);
     reserved.csv = {reserved.key};
-    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved},
+    // The host's: the process's peak resident memory while the reps ran, on every platform, and what the
+    // peak covers (the reps, or the whole process where the kernel would not reset it).
+    FieldSpec rss = field("host_rss_peak_bytes", FieldKind::integer);
+    rss.csv = {rss.key};
+    rss.summary = {"rss_MiB", 1, 1048576.0, 1, true};
+    FieldSpec since = field("host_rss_peak_of", FieldKind::text);
+    since.choices = "reps|process";
+    since.csv = {since.key};
+    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved, rss, since},
                     field("_bytes", FieldKind::integer)};
   }();
   return spec;
@@ -207,7 +229,7 @@ const LineSpec& check_line_spec() {
 const LineSpec& note_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec verdict = field("verdict", FieldKind::text, FieldNeed::required);
-    verdict.choices = "ok|noisy|unstable|too-few-reps";
+    verdict.choices = "ok|noisy|unstable|too-few-reps|contended";
     verdict.csv = {"verdict"};
     verdict.summary = {"verdict", 1};
     FieldSpec kept = field("kept", FieldKind::integer);

@@ -237,7 +237,8 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work) {
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
+                        const std::optional<CpuUse>& cpu) {
   using V = std::optional<FieldValue>;
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
@@ -251,6 +252,11 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
     if (work->peak_gflops && *work->peak_gflops > 0) of_peak = rate / *work->peak_gflops;
   }
   for (V* x : {&flops, &from, &gflops, &of_peak}) values.push_back(*x);
+  const auto share = [](const std::optional<double>& x) { return x ? V(*x) : V(); };
+  values.push_back(cpu ? share(cpu->cpu_share) : V());
+  values.push_back(cpu ? share(cpu->wait_share) : V());
+  values.push_back(cpu ? share(cpu->pressure) : V());
+  values.push_back(cpu ? share(cpu->steal_share) : V());
   return StatLine{make_some_fields(stat_line_spec(), values)};
 }
 
@@ -265,7 +271,20 @@ ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {
-  return MemLine{make_fields(mem_line_spec(), {input, batch, allocated_peak_bytes, reserved_peak_bytes})};
+  MemFacts facts;
+  facts.allocated_peak_bytes = allocated_peak_bytes;
+  facts.reserved_peak_bytes = reserved_peak_bytes;
+  return make_mem_line(input, batch, facts);
+}
+
+MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
+  using V = std::optional<FieldValue>;
+  const auto bytes = [](const std::optional<int64_t>& x) { return x ? V(*x) : V(); };
+  return MemLine{make_some_fields(mem_line_spec(),
+                                  {V(input), V(batch), bytes(f.allocated_peak_bytes), bytes(f.reserved_peak_bytes),
+                                   bytes(f.host_rss_peak_bytes),
+                                   f.host_rss_peak_bytes ? V(std::string_view(f.host_rss_of_reps ? "reps" : "process"))
+                                                         : V()})};
 }
 
 CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,

@@ -20,15 +20,38 @@ double mean_of(const std::vector<double>& values, size_t from, size_t to) {
   return sum / static_cast<double>(to - from);
 }
 
-// The checks past their threshold, worst first kept in `word`.
+// The checks past their threshold, worst first kept in `word`; what kind of trouble each was, for the hint.
 struct Findings {
   VerdictWord word = VerdictWord::ok;
   std::string reason;
+  bool spread = false, slowing = false, speeding = false;
   void add(VerdictWord level, const std::string& why) {
     if (word == VerdictWord::ok || (word == VerdictWord::noisy && level == VerdictWord::unstable)) word = level;
     reason += (reason.empty() ? "" : "; ") + why;
   }
 };
+
+// The likely cause of each kind of finding and what to do next, in words a user can act on. A contended run's
+// other findings are the contention's doing: its hint alone.
+std::string hint_of(const Findings& f, bool contended, bool few) {
+  std::string hint;
+  const auto add = [&](const char* cause, const char* next) {
+    hint += fmt::format("{}cause: {}; next: {}", hint.empty() ? "" : "; ", cause, next);
+  };
+  if (contended)
+    add("other work held the CPU while the reps ran",
+        "rerun on a quiet machine, or ask for fewer threads than the free cores (--torch.call:set_num_threads@N)");
+  if (few) add("too few reps to judge", "raise --reps so that 5 or more are kept after the warm-up");
+  if (contended) return hint;
+  if (f.speeding)
+    add("the reps were still warming up (caches, allocator, lazy set-up)", "leave more first reps out (--warmup N)");
+  if (f.slowing)
+    add("the machine slowed while the reps ran (throttling, other work starting)", "a quiet machine, then more reps");
+  if (f.spread)
+    add("the reps vary (other work on the machine, threads moving between cores)",
+        "more reps, a quiet machine, pinned threads (--torch.call:set_num_threads@N below the cores)");
+  return hint;
+}
 
 std::string percent(double x) { return fmt::format("{:.1f}%", x * 100); }
 
@@ -51,6 +74,7 @@ std::string_view verdict_text(VerdictWord word) {
     case VerdictWord::noisy: return "noisy";
     case VerdictWord::unstable: return "unstable";
     case VerdictWord::too_few_reps: return "too-few-reps";
+    case VerdictWord::contended: return "contended";
   }
   return "ok";
 }
@@ -86,7 +110,36 @@ Spread spread_of_stat(const StatValues& v) {
   return s;
 }
 
-Verdict judge(const Spread& spread) {
+std::string contention_reason(const CpuUse& use) {
+  const auto past = [](const std::optional<double>& v, double limit) { return v && *v > limit; };  // NaN: not past
+  std::string why;
+  if (past(use.wait_share, kContendedWait))
+    why = fmt::format("threads waited for a CPU {} of the time > {}", percent(*use.wait_share), percent(kContendedWait));
+  else if (!use.wait_share && use.cpu_share && *use.cpu_share < kContendedCpuShare && past(use.pressure, kContendedPressure))
+    why = fmt::format("CPU time {:.2f} x wall x threads < {:.2f} with CPU pressure {} > {}", *use.cpu_share,
+                      kContendedCpuShare, percent(*use.pressure), percent(kContendedPressure));
+  if (past(use.steal_share, kContendedSteal))
+    why += fmt::format("{}steal {} > {}", why.empty() ? "" : "; ", percent(*use.steal_share), percent(kContendedSteal));
+  if (why.empty()) return why;
+  // The other measures beside it, so that the line says how much CPU the process got.
+  if (use.cpu_share && why.find("CPU time") == std::string::npos)
+    why += fmt::format(" (CPU time {:.2f} x wall x threads)", *use.cpu_share);
+  return why;
+}
+
+std::optional<CpuUse> cpu_use_of(const Fields& stat) {
+  CpuUse use;
+  use.cpu_share = stat.get_double("cpu_share");
+  use.wait_share = stat.get_double("wait_share");
+  use.pressure = stat.get_double("cpu_pressure");
+  use.steal_share = stat.get_double("steal_share");
+  if (!use.cpu_share && !use.wait_share && !use.pressure && !use.steal_share) return std::nullopt;
+  return use;
+}
+
+std::string Verdict::explained() const { return hint.empty() ? reason : reason + " -- " + hint; }
+
+Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu) {
   Findings f;
   hold(f, spread.cov, kNoisyCov, kUnstableCov, "CoV", false);
   if (spread.tail) {
@@ -97,14 +150,28 @@ Verdict judge(const Spread& spread) {
             fmt::format("p90/p50 {:.2f} > {:.2f}", *spread.tail, 1 + (bad ? kUnstableTail : kNoisyTail)));
     }
   }
-  hold(f, spread.drift, kNoisyDrift, kUnstableDrift, "drift", true);
-  if (spread.kept < kMinKeptReps) {
+  f.spread = f.word != VerdictWord::ok;
+  // Two quarter means of reps that scatter by CoV differ by about that much by chance: the drift limits are
+  // at least kDriftPerCov CoVs (a NaN CoV leaves them as they are).
+  const double scaled = spread.cov && *spread.cov > 0 ? kDriftPerCov * *spread.cov : 0;
+  const size_t reason_size = f.reason.size();
+  hold(f, spread.drift, std::max(kNoisyDrift, scaled), std::max(kUnstableDrift, scaled), "drift", true);
+  if (f.reason.size() != reason_size) (*spread.drift > 0 ? f.slowing : f.speeding) = true;
+  const bool few = spread.kept < kMinKeptReps;
+  if (few) {
     // First: with so few reps the other numbers are not worth reading.
     const std::string why = fmt::format("{} kept rep{} < {}", spread.kept, spread.kept == 1 ? "" : "s", kMinKeptReps);
     f.word = VerdictWord::too_few_reps;
     f.reason = f.reason.empty() ? why : why + "; " + f.reason;
   }
-  return Verdict{f.word, f.reason, spread};
+  const std::string contended = cpu ? contention_reason(*cpu) : std::string();
+  if (!contended.empty()) {
+    // First of all: the cause is known, and steady reps of a starved process are still wrong.
+    f.word = VerdictWord::contended;
+    f.reason = f.reason.empty() ? contended : contended + "; " + f.reason;
+  }
+  const std::string hint = f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), few);
+  return Verdict{f.word, f.reason, hint, spread};
 }
 
 NoteLine make_note_line(int64_t input, int64_t batch, const Verdict& verdict) {
@@ -115,7 +182,7 @@ NoteLine make_note_line(int64_t input, int64_t batch, const Verdict& verdict) {
   if (verdict.spread.cov) fields.add("cov", *verdict.spread.cov, 4);
   if (verdict.spread.tail) fields.add("p90_p50", *verdict.spread.tail, 4);
   if (verdict.spread.drift) fields.add("drift", *verdict.spread.drift, 4);
-  fields.add("reason", verdict.reason.empty() ? std::string("-") : verdict.reason);
+  fields.add("reason", verdict.reason.empty() ? std::string("-") : verdict.explained());
   return NoteLine{std::move(fields)};
 }
 

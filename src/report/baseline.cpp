@@ -146,26 +146,33 @@ std::string baseline_text(const BaselineTable& table) {
       s.key, s.value, table.paired_on.empty() ? "input and batch only" : fmt::format("{}", fmt::join(table.paired_on, ", ")),
       fmt::join(table.differ, ", "));
   std::vector<std::vector<std::string>> rows{
-      {s.key, "pair", "input", "batch", "baseline_ms", "latency_ms", "speedup", "spread"}};
+      {s.key, "pair", "input", "batch", "baseline_ms", "latency_ms", "speedup", "spread", "verdicts"}};
   for (const BaselineGroup& g : table.groups)
     for (const ComparedPair& p : g.comparison.pairs) {
       const std::optional<bool> noise = p.noise();
+      const std::string mark = verdict_mark(p, "baseline", "this");  // A is the baseline here
       rows.push_back({g.value, p.key.run, std::to_string(p.key.input), std::to_string(p.key.batch),
                       fmt::format("{:.4f}", p.a.latency_ms), fmt::format("{:.4f}", p.b.latency_ms), fx(speedup(p)),
-                      !noise ? "?" : *noise ? "noise" : ""});
+                      !noise ? "?" : *noise ? "noise" : "", mark});
     }
   TableLayout layout;
-  layout.right = {false, false, true, true, true, true, true, false};
+  layout.right = {false, false, true, true, true, true, true, false, false};
   out += aligned_table(rows, layout);
   size_t repeats = 1;
   for (const BaselineGroup& g : table.groups) {
     std::vector<double> ratios;
-    for (const ComparedPair& p : g.comparison.pairs)
+    size_t marked = 0;
+    for (const ComparedPair& p : g.comparison.pairs) {
       ratios.push_back(speedup(p)), repeats = std::max({repeats, p.a.repeats, p.b.repeats});
+      marked += verdict_mark(p).empty() ? 0 : 1;
+    }
     std::sort(ratios.begin(), ratios.end());
     if (!ratios.empty())
-      out += fmt::format("{}={}: median speedup {} over {} combinations ({} to {})\n", s.key, g.value,
-                         fx(median(ratios)), ratios.size(), fx(ratios.front()), fx(ratios.back()));
+      out += fmt::format("{}={}: median speedup {} over {} combinations ({} to {}){}\n", s.key, g.value,
+                         fx(median(ratios)), ratios.size(), fx(ratios.front()), fx(ratios.back()),
+                         marked == 0 ? std::string()
+                                     : fmt::format("; {} of them on runs whose verdict is not ok: not a speedup to quote",
+                                                   marked));
     if (!g.comparison.only_a.empty() || !g.comparison.only_b.empty())
       out += fmt::format("{}={}: {} combinations without a baseline to pair with, {} of the baseline without a partner\n",
                          s.key, g.value, g.comparison.only_b.size(), g.comparison.only_a.size());
@@ -178,7 +185,8 @@ std::string baseline_text(const BaselineTable& table) {
 
 std::string baseline_csv(const BaselineTable& table) {
   std::string out = csv_record({"key", "value", "pair", "input", "batch", "baseline_latency_ms", "latency_ms", "speedup",
-                                "latency_ratio", "baseline_repeats", "repeats", "baseline_cov", "cov", "noise"});
+                                "latency_ratio", "baseline_repeats", "repeats", "baseline_cov", "cov", "noise",
+                                "baseline_verdict", "verdict"});
   const auto exact = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
   for (const BaselineGroup& g : table.groups)
     for (const ComparedPair& p : g.comparison.pairs) {
@@ -186,7 +194,7 @@ std::string baseline_csv(const BaselineTable& table) {
       out += csv_record({table.spec.key, g.value, p.key.run, std::to_string(p.key.input), std::to_string(p.key.batch),
                          exact(p.a.latency_ms), exact(p.b.latency_ms), exact(speedup(p)), exact(p.latency_ratio()),
                          std::to_string(p.a.repeats), std::to_string(p.b.repeats), exact(p.a.cov), exact(p.b.cov),
-                         !noise ? "?" : *noise ? "noise" : "beyond"});
+                         !noise ? "?" : *noise ? "noise" : "beyond", p.a.verdict, p.b.verdict});
     }
   return out;
 }

@@ -169,6 +169,13 @@ bool one_to_one(const std::vector<std::string>& x, const std::vector<std::string
   return true;
 }
 
+std::string verdict_mark(const ComparedPair& pair, const std::string& a_name, const std::string& b_name) {
+  std::string out;
+  for (const auto& [name, side] : {std::make_pair(&a_name, &pair.a), std::make_pair(&b_name, &pair.b)})
+    if (!side->verdict.empty() && side->verdict != "ok") out += (out.empty() ? "" : ", ") + *name + " " + side->verdict;
+  return out;
+}
+
 double ComparedPair::latency_ratio() const { return b.latency_ms / a.latency_ms; }
 
 double ComparedPair::throughput_ratio() const { return b.throughput / a.throughput; }
@@ -241,21 +248,28 @@ std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<Pa
 
 std::string compare_report(const Comparison& comparison) {
   std::vector<std::vector<std::string>> rows{
-      {"run  input  batch", "A latency_ms", "B latency_ms", "B/A lat", "B/A thp", "spread"}};
+      {"run  input  batch", "A latency_ms", "B latency_ms", "B/A lat", "B/A thp", "spread", "verdicts"}};
+  size_t marked = 0;
   for (const ComparedPair& p : comparison.pairs) {
     const std::optional<bool> noise = p.noise();
+    const std::string mark = verdict_mark(p);
+    marked += mark.empty() ? 0 : 1;
     rows.push_back({p.key.text, fmt::format("{:.4f}", p.a.latency_ms), fmt::format("{:.4f}", p.b.latency_ms),
                     fmt::format("{:.3f}x", p.latency_ratio()), fmt::format("{:.3f}x", p.throughput_ratio()),
-                    !noise ? "?" : *noise ? "noise" : ""});
+                    !noise ? "?" : *noise ? "noise" : "", mark});
   }
   // The header's first cell spans the key's three parts: it is not measured (a short key column lets it
   // run over); the numbers' columns are as wide as their headings at least; no line is trimmed.
   TableLayout layout;
-  layout.right = {false, true, true, true, true, false};
-  layout.min_width = {3, 12, 12, 9, 9};
+  layout.right = {false, true, true, true, true, false, false};
+  layout.min_width = {3, 12, 12, 9, 9, 6};
   layout.first_row_sets_width = false;
   layout.trim = false;
   std::string out = aligned_table(rows, layout);
+  if (marked > 0)
+    out += fmt::format("{} of {} ratios rest on a run whose verdict is not ok (the verdicts column): `process --format "
+                       "summary` on its log says why and what to do\n",
+                       marked, comparison.pairs.size());
   out += fmt::format("{} combinations in A only, {} in B only\n", comparison.only_a.size(), comparison.only_b.size());
   const size_t ra = most_repeats(comparison, false), rb = most_repeats(comparison, true);
   if (ra > 1 || rb > 1)

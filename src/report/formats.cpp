@@ -296,7 +296,7 @@ std::string verdict_notes(const ParsedLog& log) {
     const std::optional<Verdict> verdict = verdict_of(run);
     if (!verdict || verdict->word == VerdictWord::ok) continue;
     out += "  " + std::string(verdict_text(verdict->word)) + ": input " + std::to_string(run.res.input) + " batch " +
-           std::to_string(run.res.batch) + ": " + verdict->reason + "\n";
+           std::to_string(run.res.batch) + ": " + verdict->explained() + "\n";
   }
   return out;
 }
@@ -401,7 +401,9 @@ std::optional<LatencyRange> latency_range(const CombinationRecord& run) {
 
 std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
-  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)));
+  // The CPU the process got is STAT's alone (the REP lines cannot say): the same verdict as the driver's NOTE.
+  const std::optional<CpuUse> cpu = run.stat ? cpu_use_of(run.stat->fields) : std::nullopt;
+  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu);
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;
   StatValues v;
@@ -411,7 +413,7 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   v.stddev_ms = f.get_double("stddev_ms").value_or(0);
   v.p50_ms = f.get_double("p50_ms").value_or(0);
   v.p90_ms = f.get_double("p90_ms").value_or(0);
-  return judge(spread_of_stat(v));
+  return judge(spread_of_stat(v), cpu);
 }
 
 std::string csv_record(const std::vector<std::string>& cells) { return csv_row(cells); }

@@ -25,20 +25,27 @@ std::string group_section(const BaselineTable& table, const BaselineGroup& g) {
   const std::string name = table.spec.key + "=" + g.value;
   std::vector<double> ratios;
   std::vector<TableRow> rows;
+  size_t marked = 0;
   for (const ComparedPair& p : g.comparison.pairs) {
-    const std::string v = pair_verdict(p);
+    const std::string v = pair_verdict(p), mark = verdict_mark(p, "baseline", "this");
     ratios.push_back(speedup(p));
+    marked += mark.empty() ? 0 : 1;
     rows.push_back({v, {text_cell(p.key.run, "name"), num_cell(std::to_string(p.key.input)),
                         num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
-                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(speedup(p), 3) + "&#215;", "num ratio"},
-                        text_cell(spread_text(v), "verdict")}});
+                        num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(speedup(p), mark),
+                        text_cell(spread_text(v), "verdict"), mark_cell(mark)}});
   }
   std::string out = "<section class=\"group\"><h2>" + esc(name);
   if (!ratios.empty()) out += ": median speedup " + html_fixed(median(ratios), 3) + "&#215;";
   out += "</h2>\n";
   if (rows.empty()) out += "<p class=\"note\">No combination pairs with one of the baseline.</p>\n";
   else
-    out += html_table("pairs", {"pair", "input", "batch", "baseline ms", esc(name) + " ms", "speedup", "spread"}, rows);
+    out += html_table("pairs", {"pair", "input", "batch", "baseline ms", esc(name) + " ms", "speedup", "spread", "verdicts"},
+                      rows);
+  if (marked > 0)
+    out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "speedup") + " of this table " +
+           (marked == 1 ? "rests" : "rest") + " on a run whose verdict is not ok (the verdicts column): not a speedup to quote; the "
+           "run's summary says why and what to do.</p>\n";
   if (!g.comparison.only_b.empty() || !g.comparison.only_a.empty())
     out += "<p class=\"note\">" + plural(g.comparison.only_b.size(), "combination") + " without a baseline to pair with, " +
            std::to_string(g.comparison.only_a.size()) + " of the baseline without a partner.</p>\n";

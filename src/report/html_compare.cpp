@@ -58,15 +58,22 @@ LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& 
 
 std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
   std::vector<TableRow> rows;
+  size_t marked = 0;
   for (const ComparedPair& p : c.pairs) {
-    const std::string v = pair_verdict(p);
+    const std::string v = pair_verdict(p), mark = verdict_mark(p);
+    marked += mark.empty() ? 0 : 1;
     rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
                         num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
-                        num_cell(html_fixed(p.b.latency_ms, 4)), {html_fixed(p.latency_ratio(), 3) + "&#215;", "num ratio"},
-                        {html_fixed(p.throughput_ratio(), 3) + "&#215;", "num ratio"}, text_cell(spread_text(v), "verdict")}});
+                        num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(p.latency_ratio(), mark),
+                        ratio_cell(p.throughput_ratio(), mark), text_cell(spread_text(v), "verdict"), mark_cell(mark)}});
   }
-  return html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency", "B/A throughput",
-                              "spread"}, rows);
+  std::string out = html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency",
+                                         "B/A throughput", "spread", "verdicts"}, rows);
+  if (marked > 0)
+    out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "ratio") + " of this table " +
+           (marked == 1 ? "rests" : "rest") + " on a run whose verdict is not ok (the verdicts column): the run's summary says why and "
+           "what to do.</p>\n";
+  return out;
 }
 
 std::string one_side_table(const Comparison& c) {

@@ -30,6 +30,7 @@ tr.fail td{background:#fdecea}
 .error{color:#b3261e}
 tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
 tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
+td.untrusted,span.untrusted{color:#b3261e;font-weight:bold}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
 svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
@@ -91,6 +92,14 @@ std::string paths_line(const std::string& what, const std::vector<std::string>& 
   for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";
   return out + "</p>\n";
 }
+
+Cell ratio_cell(double ratio, const std::string& mark) {
+  std::string html = html_fixed(ratio, 3) + "&#215;";
+  if (!mark.empty()) html += " <span class=\"untrusted\" title=\"" + esc(mark) + "\">!</span>";
+  return {html, "num ratio"};
+}
+
+Cell mark_cell(const std::string& mark) { return text_cell(mark, mark.empty() ? "" : "untrusted"); }
 
 std::string pair_verdict(const ComparedPair& p) {
   const std::optional<bool> noise = p.noise();

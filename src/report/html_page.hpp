@@ -53,6 +53,11 @@ std::string plural(size_t n, const std::string& word);
 // "<what> <code>path</code>, ..." as a paragraph of class "read".
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths);
 
+// A ratio's cell (3 decimals and a times sign, class "num ratio"), with a red "!" whose title is `mark` where
+// the ratio rests on a verdict that is not ok (verdict_mark()); the verdicts column's cell of `mark`.
+Cell ratio_cell(double ratio, const std::string& mark);
+Cell mark_cell(const std::string& mark);
+
 // A pair's verdict, also its table row's class: "noise", "faster", "slower" (B against A, beyond the
 // spread) or "unknown" (no STAT on a side, or a ratio that is not finite).
 std::string pair_verdict(const ComparedPair& p);

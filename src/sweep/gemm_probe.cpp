@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/log/verdicts.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/sweep/sweep.hpp"
 
@@ -146,7 +148,17 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
     cache.reset();
   }
   progress_line("measuring the machine's GEMM rate (about a second; kept for later runs) ...");
+  // A rate measured while other work held the CPU would make every later run's of_peak too high: the same
+  // test as a combination's contended verdict, its counters read outside the timed products.
+  const bool on_cpu = platform.device().is_cpu();
+  const std::optional<CpuSample> before = on_cpu ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
   GemmRate rate = measure_gemm_rate(dtype, platform);
+  const std::string contended = before ? contention_reason(cpu_use(*before, sample_cpu(), rate.threads)) : "";
+  if (!contended.empty()) {
+    tell("the GEMM rate was measured while other work held the CPU (" + contended +
+         "): used for this run, not kept; a run on a quiet machine measures it again");
+    return rate;
+  }
   if (cache) {
     try {
       cache->store("gemm", fields, [&](const std::string& dir) {

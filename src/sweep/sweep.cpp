@@ -5,8 +5,10 @@
 #include <map>
 #include <new>
 
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/base/host_memory.hpp"
@@ -21,12 +23,6 @@
 
 namespace fmwork {
 namespace {
-
-Nanos read_clock(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<Nanos>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
 
 // Lines are written as they come but flushed once per combination, after its last line: a flush per REP
 // line would put a write() system call between every two reps.
@@ -178,6 +174,38 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
   return t;
 }
 
+// What a combination's reps were given, read before the first rep and after the last, never inside one: the
+// CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
+// memory peaks (the device's, the host's resident set, reset first where the kernel allows).
+class RepsWatch {
+ public:
+  struct Seen {
+    std::optional<CpuUse> cpu;
+    std::optional<MemFacts> mem;
+  };
+  explicit RepsWatch(Platform& platform) {
+    platform.reset_memory_peaks();
+    host_peak_reset_ = reset_host_rss_peak();
+    if (platform.device().is_cpu()) cpu_before_ = sample_cpu();
+  }
+  Seen stop(Platform& platform) const {
+    Seen seen;
+    if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
+    const std::optional<MemoryPeaks> peaks = platform.memory_peaks();
+    const std::optional<uint64_t> host_peak = host_rss_peak();
+    if (!peaks && !host_peak) return seen;
+    MemFacts& mem = seen.mem.emplace();
+    if (peaks) mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
+    if (host_peak) mem.host_rss_peak_bytes = static_cast<int64_t>(*host_peak);
+    mem.host_rss_of_reps = host_peak_reset_;
+    return seen;
+  }
+
+ private:
+  bool host_peak_reset_ = false;
+  std::optional<CpuSample> cpu_before_;
+};
+
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where) {
@@ -191,7 +219,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     reference->inputs = to_device(reference->inputs, platform.device());
   }
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
-  platform.reset_memory_peaks();
+  RepsWatch watch(platform);
   RepProgress progress(where, reps);
   Nanos spent = 0;
   Batch batch_inputs;
@@ -213,10 +241,10 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     progress.done(rep + 1, spent);
   }
 
+  const RepsWatch::Seen seen = watch.stop(platform);  // the timed reps', not the profiler's
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   const Timings timings = timings_of(t0s, t1s, plan.warmup);
   const Summary& summary = timings.stat;
-  const std::optional<MemoryPeaks> peaks = platform.memory_peaks();  // the timed reps', not the profiler's
   const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
   outputs = torch::IValue();
@@ -224,11 +252,11 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled)));
-  // The verdict on these reps (too few, noisy, unstable): a line upstream's process ignores.
-  const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped));
+  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled), seen.cpu));
+  // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
+  const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
   emit(out, make_note_line(input, batch, verdict));
-  if (peaks) emit(out, make_mem_line(input, batch, peaks->allocated_bytes, peaks->reserved_bytes));
+  if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
   if (profiled.profile) emit_profile(out, batch, input, profiled);
   out.flush();
@@ -241,8 +269,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
 }  // namespace
 
 Nanos clock_now() {
-  static const Nanos offset = read_clock(CLOCK_REALTIME) - read_clock(CLOCK_MONOTONIC);
-  return read_clock(CLOCK_MONOTONIC) + offset;
+  static const Nanos offset = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  return clock_ns(CLOCK_MONOTONIC) + offset;
 }
 
 int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,

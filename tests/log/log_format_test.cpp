@@ -399,11 +399,27 @@ TEST(LogFormat, FieldTablesCheckTheLines) {
 }
 
 TEST(LogFormat, MakeFieldsFollowsItsTable) {
-  const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}});
-  EXPECT_EQ(f.items.size(), 4u);
+  const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5},
+                                                  std::string_view("reps")});
+  EXPECT_EQ(f.items.size(), 6u);
   EXPECT_EQ(*f.find("reserved_peak_bytes"), "4");
   EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}}), Error);
-  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}}), Error);
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}, int64_t{5}, std::string_view("reps")}),
+               Error);
+}
+
+// A CPU run's MEM: the host's peak alone, and what it covers; a device's peaks beside it where there are some.
+TEST(LogFormat, MemLineOfTheHostPeak) {
+  MemFacts host;
+  host.host_rss_peak_bytes = 371195904;
+  EXPECT_EQ(format_line(make_mem_line(128, 1, host)), "FMWORK MEM input=128 batch=1 host_rss_peak_bytes=371195904 host_rss_peak_of=reps");
+  host.host_rss_of_reps = false;
+  host.allocated_peak_bytes = 5, host.reserved_peak_bytes = 6;
+  const std::string text = format_line(make_mem_line(128, 1, host));
+  EXPECT_EQ(text, "FMWORK MEM input=128 batch=1 allocated_peak_bytes=5 reserved_peak_bytes=6 host_rss_peak_bytes=371195904 "
+                  "host_rss_peak_of=process");
+  EXPECT_EQ(format_line(*parse_line(text)), text);
+  EXPECT_THROW(parse_line("FMWORK MEM input=1 batch=1 host_rss_peak_of=combination"), Error) << "reps or process only";
 }
 
 TEST(LogFormat, Tokens) {

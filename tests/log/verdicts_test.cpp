@@ -91,13 +91,88 @@ TEST(Verdicts, TheNoteLineReadsBack) {
   const std::string text = format_line(make_note_line(16, 1, v));
   EXPECT_EQ(text,
             "FMWORK NOTE input=16 batch=1 verdict=unstable kept=8 cov=0.4120 p90_p50=18.7000 reason=CoV 41.2% > 10.0%; "
-            "p90/p50 18.70 > 1.25");
+            "p90/p50 18.70 > 1.25 -- cause: the reps vary (other work on the machine, threads moving between cores); "
+            "next: more reps, a quiet machine, pinned threads (--torch.call:set_num_threads@N below the cores)");
   const auto parsed = parse_line(text);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(format_line(*parsed), text);
   EXPECT_EQ(format_line(make_note_line(8, 2, judge(spread(20, 0.01, 1.01, 0.0)))),
             "FMWORK NOTE input=8 batch=2 verdict=ok kept=20 cov=0.0100 p90_p50=1.0100 drift=0.0000 reason=-");
   EXPECT_THROW(parse_line("FMWORK NOTE input=8 batch=2 verdict=fine reason=-"), Error) << "verdict outside its words";
+}
+
+// The case: a (128,1) point with CoV 1.1% was noisy for a drift of -2.51% against 2.5%. Two quarter means
+// of reps that scatter by 1.1% differ by that much by chance: the drift limits are at least 3 CoVs.
+TEST(Verdicts, TheDriftLimitScalesWithTheSpread) {
+  EXPECT_EQ(judge(spread(16, 0.011, 1.02, -0.0251)).word, VerdictWord::ok);
+  EXPECT_EQ(judge(spread(16, 0.011, 1.02, -0.034)).reason, "drift -3.4% > 3.3%") << "past 3 CoVs";
+  EXPECT_EQ(judge(spread(16, 0.005, 1.02, 0.026)).reason, "drift +2.6% > 2.5%") << "never below 2.5%";
+  EXPECT_EQ(judge(spread(16, 0.04, 1.02, 0.11)).word, VerdictWord::noisy) << "CoV 4%: 11% is within 12%";
+  EXPECT_EQ(judge(spread(16, 0.04, 1.02, 0.13)).reason, "CoV 4.0% > 2.5%; drift +13.0% > 12.0%");
+}
+
+// Each non-ok verdict ends with its likely cause and the next step, in NOTE's reason and the reports.
+TEST(Verdicts, EachVerdictNamesItsCauseAndTheNextStep) {
+  EXPECT_EQ(judge(spread(20, 0.01, 1.0, 0.0)).hint, "") << "ok needs none";
+  EXPECT_EQ(judge(spread(20, 0.01, 1.0, 0.0)).explained(), "");
+  const Verdict warming = judge(spread(20, 0.0, 1.0, -0.05));
+  EXPECT_EQ(warming.explained(), "drift -5.0% > 2.5% -- cause: the reps were still warming up (caches, allocator, "
+                                 "lazy set-up); next: leave more first reps out (--warmup N)");
+  EXPECT_NE(judge(spread(20, 0.0, 1.0, 0.05)).hint.find("the machine slowed"), std::string::npos);
+  EXPECT_NE(judge(spread(3, 0.0, 1.0, std::nullopt)).hint.find("raise --reps"), std::string::npos);
+  EXPECT_NE(judge(spread(20, 0.2, 1.0, 0.0)).hint.find("--torch.call:set_num_threads@N"), std::string::npos);
+}
+
+CpuUse cpu(std::optional<double> share, std::optional<double> wait, std::optional<double> pressure,
+           std::optional<double> steal) {
+  CpuUse u;
+  u.cpu_share = share;
+  u.wait_share = wait;
+  u.pressure = pressure;
+  u.steal_share = steal;
+  return u;
+}
+
+// The case: steady reps 3x slow because a neighbour held a core. The spread is fine; the CPU was not.
+TEST(Verdicts, AProcessThatDidNotGetItsCpuIsContended) {
+  const Spread steady = spread(20, 0.008, 1.01, 0.002);
+  EXPECT_EQ(judge(steady, cpu(0.97, 0.01, 0.05, 0.0)).word, VerdictWord::ok);
+  EXPECT_EQ(judge(steady, cpu(0.97, 0.10, 0.05, 0.0)).word, VerdictWord::ok) << "at the threshold is still ok";
+  const Verdict waited = judge(steady, cpu(0.52, 0.481, 0.97, 0.0));
+  EXPECT_EQ(waited.word, VerdictWord::contended);
+  EXPECT_EQ(waited.reason, "threads waited for a CPU 48.1% of the time > 10.0% (CPU time 0.52 x wall x threads)");
+  EXPECT_EQ(waited.hint, "cause: other work held the CPU while the reps ran; next: rerun on a quiet machine, or ask for "
+                         "fewer threads than the free cores (--torch.call:set_num_threads@N)");
+  EXPECT_EQ(judge(steady, cpu(0.95, 0.0, 0.0, 0.2)).reason, "steal 20.0% > 10.0% (CPU time 0.95 x wall x threads)");
+  // Without a run-queue wait (no schedstat): a low CPU share counts only beside pressure, since work that does not
+  // keep its threads busy (a tiny model, batch 1) has a low share on an idle machine too.
+  EXPECT_EQ(judge(steady, cpu(0.5, std::nullopt, 0.01, std::nullopt)).word, VerdictWord::ok);
+  EXPECT_EQ(judge(steady, cpu(0.5, std::nullopt, 0.9, std::nullopt)).reason,
+            "CPU time 0.50 x wall x threads < 0.80 with CPU pressure 90.0% > 20.0%");
+  EXPECT_EQ(judge(steady, cpu(0.5, 0.02, 0.9, std::nullopt)).word, VerdictWord::ok) << "the wait, where known, decides";
+  // First of the words, the other findings kept after it; NaN is no finding.
+  const Verdict both = judge(spread(3, 0.2, 1.0, std::nullopt), cpu(0.4, 0.5, 1.0, 0.0));
+  EXPECT_EQ(both.word, VerdictWord::contended);
+  EXPECT_EQ(both.reason.rfind("threads waited", 0), 0u) << both.reason;
+  EXPECT_NE(both.reason.find("; 3 kept reps < 5; CoV 20.0% > 10.0%"), std::string::npos) << both.reason;
+  EXPECT_EQ(judge(steady, cpu(std::nan(""), std::nan(""), std::nan(""), std::nan(""))).word, VerdictWord::ok);
+  EXPECT_EQ(verdict_text(VerdictWord::contended), "contended");
+}
+
+TEST(Verdicts, StatsCpuFieldsReadBack) {
+  const StatLine line = make_stat_line(128, 1, StatValues{20, 4, 3, 0.1, 2.9, 3, 3.1, 3.2, 3.2}, std::nullopt,
+                                       cpu(0.5212, 0.48071, 0.97, std::nullopt));
+  const std::string text = format_line(line);
+  EXPECT_NE(text.find(" cpu_share=0.5212 wait_share=0.4807 cpu_pressure=0.9700"), std::string::npos) << text;
+  EXPECT_EQ(text.find("steal_share"), std::string::npos) << "a share not measured is left out";
+  const auto parsed = parse_line(text);
+  ASSERT_TRUE(parsed.has_value());
+  const std::optional<CpuUse> use = cpu_use_of(std::get<StatLine>(*parsed).fields);
+  ASSERT_TRUE(use.has_value());
+  EXPECT_EQ(use->wait_share, 0.4807);
+  EXPECT_FALSE(use->steal_share.has_value());
+  EXPECT_FALSE(cpu_use_of(make_stat_line(128, 1, StatValues{}).fields).has_value()) << "an older STAT line";
+  EXPECT_EQ(judge(spread(16, 0.01, 1.0, 0.0), use).word, VerdictWord::contended);
 }
 
 }  // namespace

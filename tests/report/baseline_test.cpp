@@ -68,7 +68,7 @@ TEST(ProcessBaseline, SpeedupTableOfACampaignTree) {
   EXPECT_EQ(run({"--path", tree, "--baseline", "dtype=float32"}),
             "speedup over dtype=float32: its latency / the other's (> 1: faster than the baseline), per combination\n"
             "pairs agree on: threads; differ in: dtype, model:torch_dtype\n"
-            "dtype     pair       input  batch  baseline_ms  latency_ms  speedup  spread\n"
+            "dtype     pair       input  batch  baseline_ms  latency_ms  speedup  spread  verdicts\n"
             "bfloat16  threads=1     16      1      10.0000     20.0000   0.500x\n"
             "bfloat16  threads=1     16      4      40.0000     80.0000   0.500x\n"
             "bfloat16  threads=2     16      1       7.0000      3.5000   2.000x\n"
@@ -90,13 +90,38 @@ TEST(ProcessBaseline, SpeedupTableOfACampaignTree) {
       << threads;
 }
 
+// The case: a speedup shown without a mark although the run behind it was not ok. A run whose STAT
+// says its threads waited for a CPU half the time is contended, and every speedup on it is marked.
+TEST(ProcessBaseline, ASpeedupOnARunThatIsNotOkIsMarked) {
+  TempDir dir;
+  const std::string tree = example_tree(dir);
+  std::string log = run_log("bfloat16", 2, 3.5);
+  for (size_t at = 0; (at = log.find(" max_ms=", at)) != std::string::npos; at += 40)
+    log.insert(at, " cpu_share=0.4000 wait_share=0.5000");
+  dir.write("c/logs/enc.4.log", log);
+  const std::string out = run({"--path", tree, "--baseline", "dtype=float32"});
+  EXPECT_NE(out.find("bfloat16  threads=2     16      1       7.0000      3.5000   2.000x" + std::string(10, ' ') +
+                     "this contended\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("bfloat16  threads=1     16      1      10.0000     20.0000   0.500x\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("(0.500x to 2.000x); 2 of them on runs whose verdict is not ok: not a speedup to quote\n"),
+            std::string::npos)
+      << out;
+  const std::string csv = run({"--path", tree, "--baseline", "dtype=float32", "--format", "csv"});
+  EXPECT_NE(csv.find(",beyond,ok,contended\n"), std::string::npos) << csv;
+  const std::string html = run({"--path", tree, "--baseline", "dtype=float32", "--format", "html"});
+  EXPECT_NE(html.find("2.000&#215; <span class=\"untrusted\" title=\"this contended\">!</span>"), std::string::npos);
+  EXPECT_NE(html.find("2 speedups of this table rest on a run whose verdict is not ok"), std::string::npos);
+}
+
 TEST(ProcessBaseline, CsvJsonAndHtmlHoldTheSameNumbers) {
   TempDir dir;
   const std::string tree = example_tree(dir);
   const std::string csv = run({"--path", tree, "--baseline", "dtype=float32", "--format", "csv"});
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "key,value,pair,input,batch,baseline_latency_ms,latency_ms,speedup,latency_ratio,baseline_repeats,repeats,"
-            "baseline_cov,cov,noise");
+            "baseline_cov,cov,noise,baseline_verdict,verdict");
   EXPECT_NE(csv.find("\ndtype,bfloat16,threads=2,16,1,7,3.5,2,0.5,2,1,"), std::string::npos) << csv;
   const std::string json = run({"--path", tree, "--baseline", "dtype=float32", "--format", "json"});
   EXPECT_EQ(json.rfind("{\n    \"baseline\": {\n        \"key\": \"dtype\",\n        \"value\": \"float32\"\n    },\n"

@@ -30,7 +30,12 @@ TEST(Compare, RatiosPerMatchingCombinationWithTheNoiseFlag) {
   const std::string report = compare_report(a, b);
   EXPECT_NE(report.find("r.1      8      1       10.0000       10.5000     1.050x     0.952x  noise"), std::string::npos)
       << report;
-  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x  \n"), std::string::npos)
+  // Every ratio rests on 4 kept reps (too-few-reps): marked, and counted under the table.
+  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x          A too-few-reps, "
+                        "B too-few-reps\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\n2 of 2 ratios rest on a run whose verdict is not ok (the verdicts column)"), std::string::npos)
       << report;
   EXPECT_NE(report.find("1 combinations in A only, 1 in B only"), std::string::npos) << report;
 }

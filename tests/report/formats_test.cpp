@@ -12,6 +12,13 @@ namespace {
 
 using namespace process_fixtures;
 
+// The cause and next step each non-ok verdict's reason ends with (verdicts.cpp).
+const std::string kFewHint =
+    " -- cause: too few reps to judge; next: raise --reps so that 5 or more are kept after the warm-up";
+const std::string kSpreadHint =
+    "cause: the reps vary (other work on the machine, threads moving between cores); next: more reps, a quiet "
+    "machine, pinned threads (--torch.call:set_num_threads@N below the cores)";
+
 // ---- JSON ----
 
 TEST(ProcessReport, UpstreamModeIsByteIdenticalToUpstream) {
@@ -56,14 +63,15 @@ TEST(ProcessReport, Csv) {
   EXPECT_EQ(run({"--path", path, "--format", "csv", "--metadata_id", "run-42"}),
             "source,metadata_id,line,status,timestamp,model,class,input,batch,latency_ms,throughput,setup_s,"
             "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,tokens_per_s,flops,flops_from,"
-            "gflops,of_peak,allocated_peak_bytes,reserved_peak_bytes,error,check,check_max_abs,check_max_rel,check_cosine,verdict,cov,"
+            "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,allocated_peak_bytes,reserved_peak_bytes,"
+            "host_rss_peak_bytes,host_rss_peak_of,error,check,check_max_abs,check_max_rel,check_cosine,verdict,cov,"
             "p90_p50,drift,verdict_reason\n" +
                 path + ",run-42," + res_line +
                 ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
-                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,1048576,2097152,,pass,"
-                "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,1 kept rep < 5\n" +
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,1048576,2097152,,,,pass,"
+                "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,1 kept rep < 5" + kFewHint + "\n" +
                 path + ",run-42," + fail_line +
-                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,"
+                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,"
                 "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,,,,,,\n");
 }
 
@@ -98,7 +106,7 @@ TEST(ProcessReport, CsvComputesStatisticsFromRepLinesWithoutStat) {
   EXPECT_EQ(row2, "-,," + line2 +
                       ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
                       "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,34561.901,"
-                      ",,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5");
+                      ",,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
 }
 
 
@@ -117,9 +125,10 @@ TEST(ProcessReport, Summary) {
             "33842.0   3.782   4.287   4.450      0.317     5        1    8.1  too-few-reps  ok\n"
             "  ibm-granite/granite-embedding-125m-english  RobertaModel    128      2       7.407       270.0       "
             "34561.9   7.407   7.407   7.407      0.000     5        1    0.0  too-few-reps  ok\n"
-            "  too-few-reps: input 128 batch 1: 4 kept reps < 5; CoV 8.0% > 2.5%; p90/p50 1.13 > 1.10; "
-            "drift -17.1% > 10.0%\n"
-            "  too-few-reps: input 128 batch 2: 4 kept reps < 5\n"
+            "  too-few-reps: input 128 batch 1: 4 kept reps < 5; CoV 8.0% > 2.5%; p90/p50 1.13 > 1.10" + kFewHint +
+                "; " + kSpreadHint + "\n"
+            // drift -17.1% is within 3 CoVs (24%): two quarter means of one rep each differ that much by chance
+            "  too-few-reps: input 128 batch 2: 4 kept reps < 5" + kFewHint + "\n"
             "\n" +
                 b + ": 1 result, 1 failure\n"
             "  meta: driver=0.1.0 git=abc1234 torch=2.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
@@ -131,7 +140,7 @@ TEST(ProcessReport, Summary) {
             "1.000      0.000     2        1       1.0    0.0  too-few-reps  ok, check pass\n"
             "  mod\xc3\xa8le/bert-tiny  BertModel    512    256           -           -             -       -       -   "
             "    -          -     -        -         -      -             -  FAIL: out of memory, \"allocating\" 2.00 GiB\n"
-            "  too-few-reps: input 512 batch 1: 1 kept rep < 5\n");
+            "  too-few-reps: input 512 batch 1: 1 kept rep < 5" + kFewHint + "\n");
   EXPECT_EQ(run({"--format", "summary", "-"}, "FMWORK ARG --reps 5\n"), "<stdin>: 0 results, 0 failures\n  (no results)\n");
 }
 

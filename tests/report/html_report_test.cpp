@@ -329,6 +329,20 @@ TEST(ProcessHtml, ComparisonPage) {
   EXPECT_EQ(page.find("Repeats (up to"), std::string::npos);
 }
 
+// A ratio built on a run that is not ok (here B's STAT says its threads waited for a CPU half the time) gets a
+// red mark beside it, the verdicts column names the side, and a line under the table counts them.
+TEST(ProcessHtml, ComparisonMarksRatiosOnRunsThatAreNotOk) {
+  std::string contended = res(16, 4, 10.0, 0.1);
+  contended.insert(contended.size() - 1, " cpu_share=0.4000 wait_share=0.5000");
+  const std::string page = compare_html({log_of(res(16, 1, 10.0, 0.1) + res(16, 4, 20.0, 0.1), "a.log")},
+                                        {log_of(res(16, 1, 10.0, 0.1) + contended, "b.log")}, "A-dir", "B-dir");
+  EXPECT_NE(page.find("<td class=\"num ratio\">0.500&#215; <span class=\"untrusted\" title=\"B contended\">!</span></td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<td class=\"untrusted\">B contended</td>"), std::string::npos);
+  EXPECT_EQ(count(page, "title=\"B contended\">!</span>"), 2u) << "the latency and the throughput ratio";
+  EXPECT_NE(page.find("1 ratio of this table rests on a run whose verdict is not ok"), std::string::npos);
+}
+
 // A campaign's repeats are one side of a pair, and the page says what its numbers then are.
 TEST(ProcessHtml, ComparisonOfRepeats) {
   std::vector<ParsedLog> a, b;

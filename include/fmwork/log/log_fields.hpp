@@ -73,10 +73,17 @@ const LineSpec& meta_line_spec();
 // x input / p50, 3 decimals) a number where present. Where the FLOPs of a forward pass are known: flops (6
 // significant digits) and where they come from (the native encoders' formula, or the profiler's FLOP counter
 // on the --profile rep), gflops = flops / p50 (3 decimals) and, where the machine's GEMM rate was measured,
-// of_peak = gflops / META's gemm_gflops (a fraction, 4 decimals).
+// of_peak = gflops / META's gemm_gflops (a fraction, 4 decimals). Where the driver measured what CPU the
+// process got over the timed reps (base/cpu_use.hpp; 4 decimals each, any may be left out): cpu_share (CPU
+// time over wall x threads), wait_share (run-queue wait over wall x threads), cpu_pressure (PSI "some" over
+// wall), steal_share (steal over the machine's CPU time).
 const LineSpec& stat_line_spec();
-// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes=
-// input and batch required; *_bytes keys are integers >= 0 where present.
+// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes= host_rss_peak_bytes= host_rss_peak_of=
+// input and batch required; *_bytes keys are integers >= 0 where present. allocated / reserved are the
+// device allocator's peaks (where the platform reports them); host_rss_peak_bytes the process's peak
+// resident memory, host_rss_peak_of what it covers: "reps" (the peak was reset before the combination's
+// reps) or "process" (the kernel refused the reset: the process's peak since it started).
+
 const LineSpec& mem_line_spec();
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
 // input, batch and error required; error last.
@@ -92,7 +99,7 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
-// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps kept= cov= p90_p50= drift= reason=<text>:
+// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended kept= cov= p90_p50= drift= reason=<text>:
 // the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
 // reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
 // present. Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,

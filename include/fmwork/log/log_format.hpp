@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/stat_values.hpp"
 
@@ -111,13 +112,22 @@ struct WorkFacts {
   std::optional<double> peak_gflops;
 };
 // STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
-// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak.
+// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
+// `cpu`, its shares (those it has).
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
-                        const std::optional<WorkFacts>& work = std::nullopt);
+                        const std::optional<WorkFacts>& work = std::nullopt,
+                        const std::optional<CpuUse>& cpu = std::nullopt);
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
+// MEM with what is known: the device's peaks where the platform reports them, the host's peak resident memory
+// and whether it covers the reps alone (host_rss_of_reps) or the whole process.
+struct MemFacts {
+  std::optional<int64_t> allocated_peak_bytes, reserved_peak_bytes, host_rss_peak_bytes;
+  bool host_rss_of_reps = true;
+};
+MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& facts);
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
 // leading and trailing spaces are dropped), so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);

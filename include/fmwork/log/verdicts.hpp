@@ -14,8 +14,16 @@
 //   interquartile range over the median (_IQR_WARN_THRESHOLD 0.1, _IQR_GROSS_WARN_THRESHOLD 0.25), held
 //   here to the upper tail, where a slow outlier shows (a STAT line has no p25 / p75).
 // - drift = |mean(last quarter) / mean(first quarter) - 1| of the kept reps in run order: noisy above
-//   2.5 %, unstable above 10 %, as CoV: a machine warming up or throttling moves the mean, not the spread.
-// The verdict is the worst of the checks; too-few-reps comes before the others.
+//   max(2.5 %, 3 x CoV), unstable above max(10 %, 3 x CoV), as CoV: a machine warming up or throttling moves
+//   the mean, not the spread. Scaled by the spread because two quarter means of reps that vary by CoV differ
+//   by about that much by chance: a CoV of 1.1 % with a drift of -2.5 % is the reps' own scatter.
+// - contended (cpu_use.hpp, STAT's cpu fields): the process did not get the CPU it asked for while its reps
+//   ran: its threads waited on a run queue over 10 % of wall x threads, or the hypervisor stole over 10 % of
+//   the machine's CPU, or (where the kernel gives no run-queue wait) its CPU time was under 0.8 x wall x
+//   threads while some task waited for a CPU over 20 % of the time. Such reps can be steady and wrong (3x
+//   slow with a CoV under 1 %): no spread check sees it.
+// The verdict is contended when the CPU was taken (the cause is known), else too-few-reps when the reps are
+// too few, else the worst of the spread checks. Each reason ends with the likely cause and the next step.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/stat_values.hpp"
 
@@ -33,9 +42,12 @@ inline constexpr int64_t kMinKeptReps = 5;
 inline constexpr double kNoisyCov = 0.025, kUnstableCov = 0.10;
 inline constexpr double kNoisyTail = 0.10, kUnstableTail = 0.25;   // p90/p50 - 1
 inline constexpr double kNoisyDrift = 0.025, kUnstableDrift = 0.10;
+inline constexpr double kDriftPerCov = 3;  // the drift limits are at least this many CoVs
+inline constexpr double kContendedWait = 0.10, kContendedSteal = 0.10;
+inline constexpr double kContendedCpuShare = 0.80, kContendedPressure = 0.20;  // together, without a wait
 
-enum class VerdictWord { ok, noisy, unstable, too_few_reps };
-// "ok", "noisy", "unstable", "too-few-reps": the word NOTE's verdict= and the reports write.
+enum class VerdictWord { ok, noisy, unstable, too_few_reps, contended };
+// "ok", "noisy", "unstable", "too-few-reps", "contended": the word NOTE's verdict= and the reports write.
 std::string_view verdict_text(VerdictWord word);
 
 // The numbers a verdict is made of. cov, tail and drift are nullopt where they cannot be computed: cov and
@@ -55,19 +67,30 @@ Spread spread_of_durations(const std::vector<double>& durations, std::optional<s
 // = p90 / p50; no drift.
 Spread spread_of_stat(const StatValues& values);
 
+// Why the process did not get its CPU, as the thresholds above say ("threads waited for a CPU 48.1% of the
+// time > 10.0%"); "" when it did or nothing measured says otherwise.
+std::string contention_reason(const CpuUse& use);
+
+// The CPU shares a STAT line holds (cpu_share, wait_share, cpu_pressure, steal_share); nullopt when it has none.
+std::optional<CpuUse> cpu_use_of(const Fields& stat);
+
 struct Verdict {
   VerdictWord word = VerdictWord::ok;
   std::string reason;  // "" for ok; else each check past its threshold, "; " between them
+  std::string hint;    // "" for ok; else the likely cause and the next step ("cause: ...; next: ...")
   Spread spread;
+  // What NOTE's reason= and the reports show: the reason, then " -- " and the hint; "" for ok.
+  std::string explained() const;
 };
-// The verdict of a spread as the thresholds above say. Reasons read "CoV 41.20% > 10%", "p90/p50 18.70 >
-// 1.25", "drift +12.0% > 10%", "1 kept rep < 5".
-Verdict judge(const Spread& spread);
+// The verdict of a spread (and of the CPU the process got, where measured) as the thresholds above say.
+// Reasons read "CoV 41.20% > 10%", "p90/p50 18.70 > 1.25", "drift +12.0% > 10%", "1 kept rep < 5",
+// "threads waited for a CPU 48.1% of the time > 10.0%" (contended).
+Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu = std::nullopt);
 
 // FMWORK NOTE input= batch= verdict= kept= cov= p90_p50= drift= reason=: the verdict of one combination, for
 // the person reading the log (upstream's process reads only ARG and RES). cov, p90_p50 and drift are
-// written with 4 decimals, "-" where the spread has none; reason is free text to the end of the line, "-"
-// for ok. `process` computes the verdict again from the REP / STAT lines and does not read this line.
+// written with 4 decimals, left out where the spread has none; reason (Verdict::explained()) is free text to
+// the end of the line, "-" for ok. `process` computes the verdict again from the REP / STAT lines and does not read this line.
 NoteLine make_note_line(int64_t input, int64_t batch, const Verdict& verdict);
 
 }  // namespace fmwork

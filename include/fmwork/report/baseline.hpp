@@ -56,12 +56,14 @@ double speedup(const ComparedPair& pair);
 
 // The table for people: a heading line (the baseline, what a speedup is, the keys pairs agree and differ
 // on), one row per pair (the key's value, the pair's keys, input, batch, baseline and own latency in ms,
-// the speedup, "noise" or "?" as ComparedPair::noise() says), then per group a line with the median, lowest
-// and highest speedup, and lines counting what had no partner and the logs that do not state the key.
+// the speedup, "noise" or "?" as ComparedPair::noise() says, the verdicts that are not ok: "baseline noisy,
+// this contended"), then per group a line with the median, lowest and highest speedup (and how many rest on
+// a verdict that is not ok), and lines counting what had no partner and the logs that do not state the key.
 std::string baseline_text(const BaselineTable& table);
 
 // A header, then one row per pair: key, value, pair, input, batch, baseline_latency_ms, latency_ms, speedup,
-// latency_ratio, baseline_repeats, repeats, baseline_cov, cov, noise (noise, beyond, ?). Numbers unrounded.
+// latency_ratio, baseline_repeats, repeats, baseline_cov, cov, noise (noise, beyond, ?), baseline_verdict,
+// verdict (formats.hpp's verdict_of(); empty where the log cannot tell). Numbers unrounded.
 std::string baseline_csv(const BaselineTable& table);
 
 // {"baseline": {"key", "value"}, "paired_on": [...], "differ": [...], "unstated_logs": N, "groups":

@@ -77,6 +77,12 @@ struct ComparedPair {
   std::optional<bool> noise() const;
 };
 
+// The sides of a pair whose verdict (formats.hpp's verdict_of(): contended, noisy, unstable, too-few-reps) is
+// not ok, as "A contended, B noisy" (the sides named a_name and b_name); "" when both are ok or their logs
+// cannot tell. Every table that shows a ratio (--compare, --baseline, the HTML report) shows it beside the
+// ratio: a ratio of untrustworthy numbers is no speedup.
+std::string verdict_mark(const ComparedPair& pair, const std::string& a_name = "A", const std::string& b_name = "B");
+
 struct Comparison {
   std::vector<ComparedPair> pairs;            // in the order of key.text
   std::vector<CompareKey> only_a, only_b;     // combinations found on one side only, in that order too
@@ -102,8 +108,8 @@ std::vector<const ComparedPair*> slower_pairs(const Comparison& comparison, doub
 // One line per slower pair: "<key text>: B/A latency 1.120x (+12.0% > 5%, 2 x CoV 3.1%)".
 std::string slower_lines(const Comparison& comparison, double percent);
 
-// compare_logs() as a table, one row per pair: the key, A's and B's latency, the ratios, and the spread
-// column ("noise", empty, or "?" as noise() says). Then a line counting the combinations found on one side
+// compare_logs() as a table, one row per pair: the key, A's and B's latency, the ratios, the spread
+// column ("noise", empty, or "?" as noise() says) and the verdicts column (verdict_mark()). Then a line counting the combinations found on one side
 // only, and with repeats a line saying how many and what the columns then are.
 std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
 std::string compare_report(const Comparison& comparison);

@@ -43,7 +43,9 @@ inline constexpr double kStaleRateFactor = 1.25;
 // The rate for this machine, read from the artifact cache (default_cache_root(), kind "gemm") when measured
 // before with the same gemm_cache_fields(); else measured and stored. A cached rate is checked against one
 // product timed now (tens of milliseconds): past kStaleRateFactor, it is measured again, replaces the
-// entry, and `note` says so. A cache that cannot be read or written costs only the keeping: the rate is measured and
+// entry, and `note` says so. On the CPU, a rate measured while the process did not get its CPU
+// (contention_reason() of verdicts.hpp over the probe's products) is returned but not kept, and `note` says
+// why. A cache that cannot be read or written costs only the keeping: the rate is measured and
 // `note` (when not null) says why it was not kept. Throws as measure_gemm_rate does.
 GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr);
 
