@@ -150,7 +150,7 @@ void require_object(const std::optional<TokenizerFile>& f) {
 std::optional<TokenizerFile> read_if_present(const std::string& folder, const char* name) {
   const std::string path = folder + "/" + name;
   if (!fs::exists(fs::symlink_status(path))) return std::nullopt;  // a dangling link is refused, not skipped
-  return TokenizerFile{path, read_json_file(path)};
+  return TokenizerFile{path, read_json_file(path, kMaxTokenizerJsonBytes)};
 }
 
 }  // namespace

@@ -244,7 +244,7 @@ const Plan* campaign_plan(const fs::path& log, Plans& plans, std::ostream& err) 
   if (!fs::is_regular_file(plan_file, ec)) return nullptr;
   if (!plans.count(plan_file)) {
     try {
-      plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
+      plans[plan_file] = plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file);
     } catch (const Error& e) {
       plans[plan_file] = std::nullopt;
       err << "note: " << e.what() << "; not a campaign's plan, so the logs beside it have no labels\n";

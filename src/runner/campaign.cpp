@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 // `driver run --task DIR INDEX`: plan.json's run INDEX into DIR/logs, with the environment of the node it ran
 // on beside its log. Returns the run's exit status folded to 0 or 1.
 int run_task(const std::string& dir, const std::string& index_text, const std::string& program, std::ostream& err) {
-  const Plan plan = plan_from_json(read_json_file(dir + "/plan.json"), dir + "/plan.json");
+  const Plan plan = plan_from_json(read_json_file(dir + "/plan.json", kMaxPlanJsonBytes), dir + "/plan.json");
   const bool digits = !index_text.empty() && index_text.size() < 10 &&
                       index_text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || std::stoul(index_text) >= plan.runs.size())
@@ -50,8 +50,9 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   if (!o->task.empty()) return run_task(o->task[0], o->task[1], program, err);
   const std::vector<std::string> devices = o->devices.empty() ? std::vector<std::string>{} : parse_devices(o->devices);
   const bool resume = !o->resume.empty();
-  const Plan plan = resume ? plan_from_json(read_json_file(o->resume + "/plan.json"), o->resume + "/plan.json")
-                           : load_experiment(o->experiment);
+  const std::string plan_file = resume ? o->resume + "/plan.json" : "";
+  const Plan plan =
+      resume ? plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file) : load_experiment(o->experiment);
   if (o->list) {
     for (const auto& r : plan.runs) out << command_text("driver", r.argv) << "  # " << r.id << "\n";
     return 0;

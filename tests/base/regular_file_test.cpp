@@ -100,10 +100,12 @@ TEST(RegularFile, ReadErrorsNameTheFileAndTheReason) {
   EXPECT_EQ(read_error(absent, 1 << 20), absent + ": cannot open (No such file or directory)");
   EXPECT_EQ(read_error(absent, 1 << 20, "--path x.log"), "--path x.log: cannot open (No such file or directory)");
   EXPECT_EQ(read_error(tmp.path(), 1 << 20), tmp.path() + ": cannot open (Is a directory)");
-  const std::string big = tmp.write("big.json", std::string((2 << 20) + 1, ' '));
-  EXPECT_EQ(read_error(big, 2 << 20), big + ": larger than 2 MiB; it is not a file this program reads");
+  const std::string big = tmp.write("big.json", std::string(3 << 20, ' '));
+  EXPECT_EQ(read_error(big, 2 << 20),
+            big + ": 3.0 MiB is more than the 2 MiB this program reads from a file of its kind; is it the right file?");
   // A bound also ends what has no end.
-  EXPECT_EQ(read_error("/dev/zero", 1 << 20), "/dev/zero: larger than 1 MiB; it is not a file this program reads");
+  EXPECT_EQ(read_error("/dev/zero", 1 << 20),
+            "/dev/zero: more than the 1 MiB this program reads from a file of its kind; is it the right file?");
 }
 
 // ---- write_output_file: what the user named is written into, never replaced unless a regular file ----
