@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <vector>
@@ -196,6 +197,12 @@ void write_output_file(const std::string& path, const std::string& text) {
   }
   if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return write_stream(path, text);
   throw usage_error(name + " is " + kind_of(st.st_mode) + "; name a regular file, a FIFO or a character device");
+}
+
+void make_folders(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw runtime_error(path + ": cannot make the folder (" + ec.message() + ")");
 }
 
 std::optional<FileId> file_id(const std::string& path) {

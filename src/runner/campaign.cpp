@@ -32,7 +32,7 @@ int run_task(const std::string& dir, const std::string& index_text, const std::s
     throw usage_error(fmt::format("--task {} {}: INDEX is a run of {}/plan.json, 0 to {}", dir, excerpt(index_text),
                                   dir, plan.runs.size() - 1));
   const PlannedRun& run = plan.runs[std::stoul(index_text)];
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   write_file_atomically(dir + "/logs/" + run.id + ".environment.json",
                    environment_json(program, {}, {"driver", "run", "--task", dir, index_text}).dump(2) + "\n");
   const RunEnd end = execute_run(run, "", dir + "/logs", program);
@@ -63,7 +63,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   std::vector<size_t> todo;
   for (size_t i = 0; i < plan.runs.size(); ++i)
     if (!resume || !run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv)) todo.push_back(i);
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   err << "campaign: " << dir << ": " << todo.size() << " of " << plan.runs.size() << " runs to do"
       << (resume ? " (the others are complete)" : "") << std::endl;
   if (o->slurm) {

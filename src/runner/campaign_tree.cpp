@@ -67,7 +67,7 @@ std::string start_campaign(const std::string& root, const std::string& experimen
   std::vector<std::string> command = {"driver", "run"};
   command.insert(command.end(), args.begin(), args.end());
   write_file_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   return dir;
 }
 
