@@ -17,6 +17,7 @@
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/version.hpp"
+#include "fmwork/cli/parse_errors.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/json_input.hpp"
@@ -214,7 +215,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
+    throw usage_error(parse_error_text(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
   }
   if (version) {
     out << version_text("process");
