@@ -13,11 +13,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <vector>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -135,14 +137,20 @@ void read_file_pieces(const std::string& path, const std::function<void(std::str
 }
 
 std::string read_file(const std::string& path, size_t max_bytes, const std::string& name) {
+  const std::string what = name.empty() ? path : name;
+  struct stat st {};
+  // Refused from its size before a byte is read (what it would cost is what parsing it costs, ~10x).
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes)
+    throw runtime_error(what + ": " + bytes_text(static_cast<uint64_t>(st.st_size), 1) + " is more than the " +
+                        bytes_text(max_bytes, 0) + " this program reads from a file of its kind; is it the right file?");
   std::string text;
   read_file_pieces(
       path,
       [&](std::string_view piece) {
         text.append(piece);
         if (text.size() > max_bytes)  // so a FIFO or /dev/zero ends too
-          throw runtime_error((name.empty() ? path : name) + ": larger than " + std::to_string(max_bytes >> 20) +
-                              " MiB; it is not a file this program reads");
+          throw runtime_error(what + ": more than the " + bytes_text(max_bytes, 0) +
+                              " this program reads from a file of its kind; is it the right file?");
       },
       name);
   return text;
@@ -189,6 +197,12 @@ void write_output_file(const std::string& path, const std::string& text) {
   }
   if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return write_stream(path, text);
   throw usage_error(name + " is " + kind_of(st.st_mode) + "; name a regular file, a FIFO or a character device");
+}
+
+void make_folders(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw runtime_error(path + ": cannot make the folder (" + ec.message() + ")");
 }
 
 std::optional<FileId> file_id(const std::string& path) {

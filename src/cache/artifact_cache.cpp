@@ -247,13 +247,16 @@ std::optional<Checked> check_entry(const fs::path& dir, const std::string& kind,
 // The files the builder wrote, sorted by name: plain files only, since only those are checked later.
 std::vector<std::string> built_files(const fs::path& tmp, const std::string& kind) {
   std::vector<std::string> names;
-  for (const auto& de : fs::directory_iterator(tmp)) {
+  std::error_code ec;
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& de = *it;
     const std::string name = de.path().filename().string();
     if (!is_plain_file_name(name) || !de.is_regular_file() || de.is_symlink())
       throw runtime_error("the " + kind + " builder left '" + name + "' in " + tmp.string() +
                           ": only plain files (not named manifest.json) can be cached");
     names.push_back(name);
   }
+  if (ec) throw runtime_error(tmp.string() + ": cannot read the " + kind + " builder's folder (" + ec.message() + ")");
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -149,8 +149,9 @@ void require_object(const std::optional<TokenizerFile>& f) {
 // The file `name` of `folder` read, or nothing when absent.
 std::optional<TokenizerFile> read_if_present(const std::string& folder, const char* name) {
   const std::string path = folder + "/" + name;
-  if (!fs::exists(fs::symlink_status(path))) return std::nullopt;  // a dangling link is refused, not skipped
-  return TokenizerFile{path, read_json_file(path)};
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;  // a dangling link is refused, not skipped
+  return TokenizerFile{path, read_json_file(path, kMaxTokenizerJsonBytes)};
 }
 
 }  // namespace

@@ -242,7 +242,7 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   using V = std::optional<FieldValue>;
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
-                        V(tokens_per_s(input, batch, v.p50_ms))};
+                        v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V()};  // never inf
   V flops, from, gflops, of_peak;
   if (work && work->flops > 0 && v.p50_ms > 0) {
     const double rate = work->flops / (v.p50_ms / 1000.0) / 1e9;

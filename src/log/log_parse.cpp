@@ -89,7 +89,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "SETUP") {
     auto parts = split_spaces(line);
     expect_field_count(word, parts.size(), 3);
-    return SetupLine{field_double(word, "seconds", parts[2])};
+    return SetupLine{field_double(word, "seconds", parts[2], NumberRange::non_negative)};
   }
   if (word == "REP") {
     auto parts = split_spaces(line);
@@ -117,8 +117,8 @@ std::optional<LogLine> parse_line(std::string_view line) {
     res.model_class = field_token(word, "model_class", parts[5]);
     res.input = field_int(word, "input", parts[6], 1);
     res.batch = field_int(word, "batch", parts[7], 1);
-    res.latency_ms = field_double(word, "latency_ms", parts[8]);
-    res.throughput = field_double(word, "throughput", parts[9]);
+    res.latency_ms = field_double(word, "latency_ms", parts[8], NumberRange::non_negative);
+    res.throughput = field_double(word, "throughput", parts[9], NumberRange::non_negative);
     return res;
   }
   if (word == "META") return MetaLine{parse_checked_fields(meta_line_spec(), rest)};

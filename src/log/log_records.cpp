@@ -201,6 +201,7 @@ class LogStreamParser::Impl {
     }
     while (pos < piece.size()) {
       const size_t end = piece.find_first_of("\r\n", pos);
+      check_gap(piece.substr(pos, (end == std::string_view::npos ? piece.size() : end + 1) - pos));
       append(piece.substr(pos, (end == std::string_view::npos ? piece.size() : end) - pos));
       if (end == std::string_view::npos) return;
       end_line(true);
@@ -219,6 +220,20 @@ class LogStreamParser::Impl {
 
  private:
   static constexpr std::string_view kPrefix = log_rules::kPrefix;
+
+  // Counts the bytes of `piece` (a line or a part of one, with its line end) against the bound on bytes without an FMWORK line (kMaxLogGapBytes), and
+  // refuses a NUL byte before the first FMWORK line: either way, what is read cannot be a driver log.
+  void check_gap(std::string_view piece) {
+    if (taken_ == 0 && piece.find('\0') != std::string_view::npos)
+      throw runtime_error(where_ + ":" + std::to_string(line_number_ + 1) +
+                          ": binary data (a NUL byte) before any FMWORK line; a driver log is text: is this a driver log?");
+    gap_ += piece.size();
+    if (gap_ <= limits_.gap_bytes) return;
+    throw runtime_error(where_ + ":" + std::to_string(line_number_ + 1) + ": no FMWORK line in the " +
+                        bytes_text(limits_.gap_bytes, 0) + " read since " +
+                        (taken_ == 0 ? std::string("the start") : "line " + std::to_string(gap_from_)) +
+                        "; a driver writes one per rep: is this a driver log, or a stream with no end?");
+  }
 
   void append(std::string_view bytes) {
     if (skipping_ || bytes.empty()) return;
@@ -260,7 +275,11 @@ class LogStreamParser::Impl {
       reader_.note(at + ": the last line is cut short (no newline at its end; " + e.what() +
                    "): left out, the lines before it are read");
     }
-    if (parsed) reader_.take(*parsed, line_, line_number_);
+    if (!parsed) return;
+    reader_.take(*parsed, line_, line_number_);
+    ++taken_;
+    gap_ = 0;
+    gap_from_ = line_number_;
   }
 
   const std::string where_;
@@ -270,6 +289,9 @@ class LogStreamParser::Impl {
   bool skipping_ = false;  // the line being read is not an FMWORK line
   bool after_cr_ = false;  // the last piece ended with "\r"
   size_t line_number_ = 0; // lines ended so far
+  size_t taken_ = 0;       // FMWORK lines read
+  size_t gap_ = 0;         // bytes fed since the last FMWORK line (check_gap)
+  size_t gap_from_ = 0;    // the line number of the last FMWORK line
 };
 
 LogStreamParser::LogStreamParser(const std::string& source, LogLimits limits)

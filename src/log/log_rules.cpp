@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -194,9 +195,13 @@ int64_t field_int(std::string_view word, std::string_view name, std::string_view
   return *v;
 }
 
-double field_double(std::string_view word, std::string_view name, std::string_view text) {
+double field_double(std::string_view word, std::string_view name, std::string_view text, NumberRange range) {
   auto v = to_double(text);
   if (!v) throw line_error(word, std::string(name) + " must be a number, got " + quote(text));
+  // No driver writes nan or inf, and JSON has no such numbers: jq refuses the output that would carry them.
+  if (!std::isfinite(*v) || (range == NumberRange::non_negative && *v < 0))
+    throw line_error(word, std::string(name) + " must be a finite number" +
+                               (range == NumberRange::non_negative ? " >= 0" : "") + ", got " + quote(text));
   return *v;
 }
 

@@ -49,8 +49,12 @@ bool is_key(std::string_view key);
 // The runtime Error "FMWORK <word> <what>".
 Error line_error(std::string_view word, const std::string& what);
 // A field's integer (at least `min_value`) or number; a runtime Error naming the line's word and `name`.
+// A number is finite (nan and inf refused: JSON has no such numbers), and with non_negative at least 0
+// (a latency, a throughput, setup seconds).
+enum class NumberRange { any, non_negative };
 int64_t field_int(std::string_view word, std::string_view name, std::string_view text, int64_t min_value);
-double field_double(std::string_view word, std::string_view name, std::string_view text);
+double field_double(std::string_view word, std::string_view name, std::string_view text,
+                    NumberRange range = NumberRange::any);
 // The field that runs to the end of the line (FAIL's error=), or nullptr.
 const FieldSpec* to_end_field(const LineSpec& spec);
 // Typed checks shared by parse and format, in the order of their errors: the key fields (input, batch),

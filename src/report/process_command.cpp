@@ -17,6 +17,7 @@
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/version.hpp"
+#include "fmwork/cli/parse_errors.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/json_input.hpp"
@@ -214,7 +215,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
+    throw usage_error(parse_error_text(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
   }
   if (version) {
     out << version_text("process");
@@ -244,7 +245,7 @@ const Plan* campaign_plan(const fs::path& log, Plans& plans, std::ostream& err) 
   if (!fs::is_regular_file(plan_file, ec)) return nullptr;
   if (!plans.count(plan_file)) {
     try {
-      plans[plan_file] = plan_from_json(read_json_file(plan_file), plan_file);
+      plans[plan_file] = plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file);
     } catch (const Error& e) {
       plans[plan_file] = std::nullopt;
       err << "note: " << e.what() << "; not a campaign's plan, so the logs beside it have no labels\n";

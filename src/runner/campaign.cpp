@@ -25,14 +25,14 @@ namespace fs = std::filesystem;
 // `driver run --task DIR INDEX`: plan.json's run INDEX into DIR/logs, with the environment of the node it ran
 // on beside its log. Returns the run's exit status folded to 0 or 1.
 int run_task(const std::string& dir, const std::string& index_text, const std::string& program, std::ostream& err) {
-  const Plan plan = plan_from_json(read_json_file(dir + "/plan.json"), dir + "/plan.json");
+  const Plan plan = plan_from_json(read_json_file(dir + "/plan.json", kMaxPlanJsonBytes), dir + "/plan.json");
   const bool digits = !index_text.empty() && index_text.size() < 10 &&
                       index_text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || std::stoul(index_text) >= plan.runs.size())
     throw usage_error(fmt::format("--task {} {}: INDEX is a run of {}/plan.json, 0 to {}", dir, excerpt(index_text),
                                   dir, plan.runs.size() - 1));
   const PlannedRun& run = plan.runs[std::stoul(index_text)];
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   write_file_atomically(dir + "/logs/" + run.id + ".environment.json",
                    environment_json(program, {}, {"driver", "run", "--task", dir, index_text}).dump(2) + "\n");
   const RunEnd end = execute_run(run, "", dir + "/logs", program);
@@ -50,8 +50,9 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   if (!o->task.empty()) return run_task(o->task[0], o->task[1], program, err);
   const std::vector<std::string> devices = o->devices.empty() ? std::vector<std::string>{} : parse_devices(o->devices);
   const bool resume = !o->resume.empty();
-  const Plan plan = resume ? plan_from_json(read_json_file(o->resume + "/plan.json"), o->resume + "/plan.json")
-                           : load_experiment(o->experiment);
+  const std::string plan_file = resume ? o->resume + "/plan.json" : "";
+  const Plan plan =
+      resume ? plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file) : load_experiment(o->experiment);
   if (o->list) {
     for (const auto& r : plan.runs) out << command_text("driver", r.argv) << "  # " << r.id << "\n";
     return 0;
@@ -62,7 +63,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   std::vector<size_t> todo;
   for (size_t i = 0; i < plan.runs.size(); ++i)
     if (!resume || !run_log_complete(dir + "/logs/" + plan.runs[i].id + ".log", plan.runs[i].argv)) todo.push_back(i);
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   err << "campaign: " << dir << ": " << todo.size() << " of " << plan.runs.size() << " runs to do"
       << (resume ? " (the others are complete)" : "") << std::endl;
   if (o->slurm) {

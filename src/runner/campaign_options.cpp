@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/parse_errors.hpp"
 
 namespace fmwork {
 namespace {
@@ -91,7 +92,7 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(std::string(e.what()) + " (see driver run --help)");
+    throw usage_error(parse_error_text(e.what()) + " (see driver run --help)");
   }
   check_runner_options(o);
   return o;

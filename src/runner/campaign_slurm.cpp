@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -23,10 +24,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// slurm/jobs holds a line per job submitted (~30 bytes): 1 MiB is 30,000 submissions of one campaign.
+constexpr size_t kMaxJobsFileBytes = size_t{1} << 20;
+
 // The Slurm jobs submitted for a campaign: the first word of each line of DIR/slurm/jobs.
+// Checked as a log is (a regular file, bounded): a FIFO there would block, /dev/zero never end.
 std::vector<std::string> submitted_jobs(const std::string& dir) {
   std::vector<std::string> ids;
-  std::ifstream in(dir + "/slurm/jobs");
+  const std::string path = dir + "/slurm/jobs";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return ids;
+  refuse_special_file(path);
+  std::istringstream in(read_file(path, kMaxJobsFileBytes));
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) ids.push_back(line.substr(0, line.find(' ')));
   return ids;
@@ -79,14 +88,16 @@ int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string&
     return 0;
   }
   SlurmJob job;
-  job.campaign_dir = fs::absolute(dir).lexically_normal().string();
+  std::error_code ec;
+  job.campaign_dir = fs::absolute(dir, ec).lexically_normal().string();
   job.driver = executable_path(program);
-  job.workdir = fs::current_path().string();
+  job.workdir = fs::current_path(ec).string();
+  if (ec) throw runtime_error("the current folder cannot be read (" + ec.message() + "); run from a folder that exists");
   job.name = "fmwork-" + fs::path(job.campaign_dir).filename().string();
   job.indices = todo;
   job.options = o.sbatch;
   job.max_running = o.max_tasks;
-  fs::create_directories(dir + "/slurm");
+  make_folders(dir + "/slurm");
   const std::string script = fmt::format("{}/slurm/submit-{}.sbatch", dir, submitted_jobs(dir).size() + 1);
   write_file_atomically(script, sbatch_script(job));
   if (o.no_submit) {

@@ -16,6 +16,7 @@
 #include "campaign_environment.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/regular_file.hpp"
 
 namespace fmwork {
@@ -52,14 +53,21 @@ std::string make_campaign_dir(const std::string& root, const std::string& user, 
 std::string start_campaign(const std::string& root, const std::string& experiment, const Plan& plan,
                            const std::string& program, const std::vector<std::string>& devices,
                            const std::vector<std::string>& args) {
+  // The plan is read back (a resume, process's labels) under kMaxPlanJsonBytes: one past it is refused now,
+  // before anything is made, not when the campaign is resumed.
+  const std::string plan_text = plan_to_json(plan).dump(2) + "\n";
+  if (plan_text.size() > kMaxPlanJsonBytes)
+    throw usage_error(experiment + ": its plan of " + std::to_string(plan.runs.size()) + " runs is " +
+                      bytes_text(plan_text.size(), 1) + " as plan.json, more than the " +
+                      bytes_text(kMaxPlanJsonBytes, 0) + " a campaign holds; split the experiment");
   const std::string dir = make_campaign_dir(root, user_name(), host_name(), std::chrono::system_clock::now());
   // Under the bound load_experiment read it with, so the copy cannot fail where the plan did not.
   write_file_atomically(dir + "/experiment.json", read_file(experiment, kMaxJsonFileBytes));
-  write_file_atomically(dir + "/plan.json", plan_to_json(plan).dump(2) + "\n");
+  write_file_atomically(dir + "/plan.json", plan_text);
   std::vector<std::string> command = {"driver", "run"};
   command.insert(command.end(), args.begin(), args.end());
   write_file_atomically(dir + "/environment.json", environment_json(program, devices, command).dump(2) + "\n");
-  fs::create_directories(dir + "/logs");
+  make_folders(dir + "/logs");
   return dir;
 }
 

@@ -380,7 +380,7 @@ Plan plan_from_json(const json& doc, const std::string& source) {
       plan.runs.push_back(std::move(run));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw runtime_error(source + ": not a plan written by driver run (" + e.what() + ")");
+    throw runtime_error(source + ": not a plan written by driver run (" + json_error_reason(e) + ")");
   } catch (const Error& e) {
     throw runtime_error(source + ": " + e.what());
   }

