@@ -2,6 +2,9 @@
 // every input kept from --out) and how it writes (log by log, the same output; a closed output ends it).
 #include "fmwork/report/process_io.hpp"
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -119,6 +122,22 @@ TEST(ProcessIo, AClosedOutputStopsTheReading) {
   for (const auto& w : words) argv.push_back(w.c_str());
   EXPECT_NO_THROW(run_process(static_cast<int>(argv.size()), argv.data(), in, out, err));
   EXPECT_EQ(err.str(), "");
+}
+
+// `process ... | head -1` died of SIGPIPE (rc 141, nothing said): the output is far more than a pipe holds,
+// so process writes into the pipe after head has gone, whatever the timing. It ends quietly with status 0.
+TEST(ProcessIo, HeadClosingTheOutputIsAQuietEnd) {
+  TempDir dir;
+  const std::string x = dir.write("x.log", kOurLog);
+  std::string paths;
+  for (int i = 0; i < 400; ++i) paths += " " + x;
+  const std::string err = dir.file("err.txt");
+  const std::string command = "bash -c 'set -o pipefail; \"" FMWORK_PROCESS_BINARY "\" --format csv" + paths +
+                              " 2>" + err + " | head -1 >/dev/null'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(slurp(err), "");
 }
 
 }  // namespace
