@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <csignal>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #include <fmt/format.h>
@@ -348,7 +349,7 @@ int leave(int status, std::optional<uint64_t> log_start) {
   errno = 0;
   const bool written = fmwork::finish_whole_lines(stdout, STDOUT_FILENO, log_start);
   if (fmwork::crash_guard_tripped()) std::_Exit(status != 0 ? status : 1);
-  if (written || status != 0) return status;
+  if (written || status != 0 || fmwork::reader_gone(STDOUT_FILENO)) return status;
   std::cerr << "error: cannot write the log to standard output (" << std::strerror(errno ? errno : EIO)
             << "): the disk may be full or the output closed" << std::endl;
   return 1;
@@ -362,12 +363,21 @@ int main(int argc, char** argv) {
   if (!isatty(STDOUT_FILENO)) setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   // A file size limit (ulimit -f) is a failed write with a reason (EFBIG), not a death by SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+  // `driver ... | head` is reading what it wants: a write into a pipe with no reader fails (EPIPE) instead
+  // of killing the driver (rc 141), and the run ends quietly with status 0 at its next flush.
+  std::signal(SIGPIPE, SIG_IGN);
   const std::optional<uint64_t> log_start = fmwork::whole_lines_start(STDOUT_FILENO);
   try {
     return leave(fmwork::dispatch(argc, argv), log_start);
   } catch (const fmwork::Error& e) {
+    if (std::cout.fail() && fmwork::reader_gone(STDOUT_FILENO)) return leave(0, log_start);  // the log's reader left
     std::cerr << "error: " << e.what() << std::endl;
     return leave(e.exit_code(), log_start);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory while running (ulimit -v?); smaller batch or input sizes, or a smaller model, "
+                 "need less"
+              << std::endl;
+    return leave(1, log_start);
   } catch (const c10::Error& e) {
     std::cerr << "error: " << fmwork::escape_controls(e.what_without_backtrace()) << std::endl;
     return leave(1, log_start);

@@ -232,9 +232,9 @@ void dump_json(std::string& out, const nlohmann::ordered_json& v, int level, Bad
 
 }  // namespace
 
-std::string python_json_dumps(const nlohmann::ordered_json& value, BadBytes bad) {
+std::string python_json_dumps(const nlohmann::ordered_json& value, BadBytes bad, int level) {
   std::string out;
-  dump_json(out, value, 0, bad);
+  dump_json(out, value, level, bad);
   return out;
 }
 

@@ -43,7 +43,7 @@ std::string link_target(const std::string& path) {
 // Writes all of `text` to `fd`: 0, or the errno of the write that failed. SIGPIPE is held back meanwhile
 // (a FIFO whose reader left is EPIPE, an Error, rather than the death of the process) and one it raised is
 // taken out of the pending set before the mask is restored.
-int write_all(int fd, const std::string& text) {
+int write_all(int fd, std::string_view text) {
   sigset_t pipe_only, old;
   sigemptyset(&pipe_only);
   sigaddset(&pipe_only, SIGPIPE);
@@ -84,15 +84,6 @@ int create_beside(const std::string& path, std::string& tmp) {
   tmp.clear();
   errno = err;
   return -1;
-}
-
-// `text` written into the FIFO or device at `path` as a shell's `>` would: opened, never created or renamed.
-void write_stream(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) throw runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  const int err = write_all(fd, text);
-  if (::close(fd) != 0 && err == 0) throw runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-  if (err != 0) throw runtime_error(path + ": cannot write (" + std::strerror(err) + ")");
 }
 
 }  // namespace
@@ -156,28 +147,27 @@ std::string read_file(const std::string& path, size_t max_bytes, const std::stri
   return text;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp;
-  auto fail = [&](const char* what, int err, int fd) {
-    if (fd >= 0) ::close(fd);
-    if (!tmp.empty()) ::unlink(tmp.c_str());
-    throw runtime_error(path + ": cannot " + what + " (" + std::strerror(err) + ")");
-  };
-  const int fd = create_beside(path, tmp);
-  if (fd < 0) fail("create its .tmp file", errno, -1);
+OutputFile::OutputFile(const std::string& target, Atomic) : path_(target), target_(target) {
+  fd_ = create_beside(target, tmp_);
+  if (fd_ < 0) fail("create its .tmp file", errno);
   struct stat old {};
   // A report rewritten keeps the permissions its owner gave it (mode 0644 less the umask when it is new).
-  if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) (void)::fchmod(fd, old.st_mode & 07777);
-  if (const int err = write_all(fd, text); err != 0) fail("write", err, fd);
-  if (::fsync(fd) != 0) fail("write", errno, fd);
-  if (::close(fd) != 0) fail("write", errno, -1);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename its .tmp file into place", errno, -1);
+  if (::stat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode)) (void)::fchmod(fd_, old.st_mode & 07777);
 }
 
-void write_output_file(const std::string& path, const std::string& text) {
+OutputFile::OutputFile(const std::string& path, Stream) : path_(path) {
+  // As a shell's `>` would: opened, never created or renamed (a FIFO's open waits for its reader).
+  fd_ = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+  if (fd_ < 0) fail("open", errno);
+}
+
+// What write_output_file writes: the decision of its contract, made once as the output is opened.
+OutputFile::OutputFile(const std::string& path) {
   struct stat lst {};
-  if (::lstat(path.c_str(), &lst) != 0) return write_file_atomically(path, text);  // missing: its own message
-  if (S_ISREG(lst.st_mode)) return write_file_atomically(path, text);
+  if (::lstat(path.c_str(), &lst) != 0 || S_ISREG(lst.st_mode)) {  // missing (its own message) or a file
+    *this = OutputFile(path, Atomic{});
+    return;
+  }
   struct stat st {};
   const std::string name = excerpt(path, 200);
   if (::stat(path.c_str(), &st) != 0) {
@@ -191,12 +181,62 @@ void write_output_file(const std::string& path, const std::string& text) {
     // same file (a /proc/self/fd link to a deleted file) is written in place instead.
     std::vector<char> real(PATH_MAX + 1);
     const std::optional<FileId> id = file_id(path);
-    if (::realpath(path.c_str(), real.data()) && file_id(real.data()) == id)
-      return write_file_atomically(real.data(), text);
-    return write_stream(path, text);
+    if (::realpath(path.c_str(), real.data()) && file_id(real.data()) == id) *this = OutputFile(real.data(), Atomic{});
+    else *this = OutputFile(path, Stream{});
+    return;
   }
-  if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return write_stream(path, text);
-  throw usage_error(name + " is " + kind_of(st.st_mode) + "; name a regular file, a FIFO or a character device");
+  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+    throw usage_error(name + " is " + kind_of(st.st_mode) + "; name a regular file, a FIFO or a character device");
+  *this = OutputFile(path, Stream{});
+}
+
+OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
+  std::swap(path_, o.path_);
+  std::swap(target_, o.target_);
+  std::swap(tmp_, o.tmp_);
+  std::swap(fd_, o.fd_);
+  return *this;
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void OutputFile::fail(const char* what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  tmp_.clear();
+  throw runtime_error(path_ + ": cannot " + what + " (" + std::strerror(err) + ")");
+}
+
+void OutputFile::write(std::string_view text) {
+  if (fd_ < 0) throw runtime_error(path_ + ": cannot write (it is closed)");
+  if (const int err = write_all(fd_, text); err != 0) fail("write", err);
+}
+
+void OutputFile::commit() {
+  if (fd_ < 0) throw runtime_error(path_ + ": cannot write (it is closed)");
+  if (!target_.empty() && ::fsync(fd_) != 0) fail("write", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("write", errno);
+  if (target_.empty()) return;
+  if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail("rename its .tmp file into place", errno);
+  tmp_.clear();
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  OutputFile file(path, OutputFile::Atomic{});
+  file.write(text);
+  file.commit();
+}
+
+void write_output_file(const std::string& path, const std::string& text) {
+  OutputFile file(path);
+  file.write(text);
+  file.commit();
 }
 
 void make_folders(const std::string& path) {

@@ -2,6 +2,7 @@
 #include "fmwork/base/whole_lines.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio_ext.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,6 +54,13 @@ bool finish_whole_lines(std::FILE* stream, int fd, std::optional<uint64_t> start
   ::close(reader);
   if (keep < end && ::ftruncate(fd, static_cast<off_t>(keep)) == 0) ::lseek(fd, 0, SEEK_END);
   return false;
+}
+
+bool reader_gone(int fd) {
+  // A pipe's write end with no reader polls as POLLERR (Linux, and POSIX for FIFOs); a socket whose peer
+  // shut down as POLLHUP or POLLERR.
+  pollfd p{fd, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 }  // namespace fmwork

@@ -145,7 +145,6 @@ std::pair<std::optional<double>, std::optional<std::string>> context_at(const Pa
 }
 
 // ---- CSV ----
-
 const std::vector<std::string> kCsvResColumns = {"source",  "metadata_id", "line",       "status",  "timestamp",
                                                  "model",   "class",       "input",      "batch",   "latency_ms",
                                                  "throughput", "setup_s",  "precision"};
@@ -416,8 +415,6 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   return judge(spread_of_stat(v), cpu);
 }
 
-std::string csv_record(const std::vector<std::string>& cells) { return csv_row(cells); }
-
 // Leaves out the columns marked when_present (STAT's gflops and of_peak) where no row has a value: a log of a
 // model whose FLOPs are unknown shows no column of dashes.
 void drop_absent_columns(SummaryTable& table, const std::vector<const LineSpec*>& lines) {
@@ -457,24 +454,34 @@ static std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs
 
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id) {
   const std::vector<std::string> labels = label_columns(logs);
+  std::string out = csv_header_row(labels);  // then each log's rows, as process writes them log by log
+  for (const ParsedLog& log : logs) out += csv_rows(log, metadata_id, labels);
+  return out;
+}
+
+std::string csv_record(const std::vector<std::string>& cells) { return csv_row(cells); }
+std::string csv_header_row(const std::vector<std::string>& label_columns) {
   std::vector<std::string> header = csv_header();
-  header.insert(header.end(), labels.begin(), labels.end());
-  std::string out = csv_row(header);
-  for (const ParsedLog& log : logs) {
-    for (const Row& row : rows_of(log)) {
-      std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
-      for (std::string& cell : csv_res_cells(log, row)) cells.push_back(std::move(cell));
-      const std::optional<StatLine> stat = row.run ? stat_of(*row.run) : std::nullopt;
-      const std::optional<NoteLine> note = note_of(row);  // outlives the loop: row_lines points into it
-      for (const auto& [spec, fields] : row_lines(row, stat, note)) {
-        for (const FieldSpec* f : spec->csv_columns()) {
-          const std::string* value = fields ? fields->find(f->key) : nullptr;
-          cells.push_back(value ? *value : "");
-        }
+  header.insert(header.end(), label_columns.begin(), label_columns.end());
+  return csv_row(header);
+}
+
+std::string csv_rows(const ParsedLog& log, const std::optional<std::string>& metadata_id,
+                     const std::vector<std::string>& labels) {
+  std::string out;
+  for (const Row& row : rows_of(log)) {
+    std::vector<std::string> cells = {log.source, metadata_id.value_or(""), std::to_string(row.line)};
+    for (std::string& cell : csv_res_cells(log, row)) cells.push_back(std::move(cell));
+    const std::optional<StatLine> stat = row.run ? stat_of(*row.run) : std::nullopt;
+    const std::optional<NoteLine> note = note_of(row);  // outlives the loop: row_lines points into it
+    for (const auto& [spec, fields] : row_lines(row, stat, note)) {
+      for (const FieldSpec* f : spec->csv_columns()) {
+        const std::string* value = fields ? fields->find(f->key) : nullptr;
+        cells.push_back(value ? *value : "");
       }
-      for (const std::string& column : labels) cells.push_back(label_of(log, column));
-      out += csv_row(cells);
     }
+    for (const std::string& column : labels) cells.push_back(label_of(log, column));
+    out += csv_row(cells);
   }
   return out;
 }

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <new>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -21,8 +23,10 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/log_records.hpp"
 #include "fmwork/report/html_report.hpp"
+#include "fmwork/report/process_io.hpp"
 #include "fmwork/report/formats.hpp"
 #include "fmwork/base/python_text.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -58,7 +62,7 @@ std::vector<std::string> compare_keys(const std::vector<std::string>& values, co
       const size_t comma = std::min(value.find(',', from), value.size());
       const std::string key = value.substr(from, comma - from);
       const bool shape = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                               "0123456789_.-") == std::string::npos;
+                                                               "0123456789_.:-") == std::string::npos;
       if (!shape) throw usage_error(option + " takes META keys separated by commas (dtype,threads); got '" + excerpt(value) + "'");
       if (keys.size() == kMaxCompareKeys) throw usage_error(option + " takes at most " + std::to_string(kMaxCompareKeys) + " keys");
       keys.push_back(key);
@@ -119,6 +123,53 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
   }
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
+  if (compare && !options.paths.empty())
+    throw usage_error("--path and --compare A B: --compare reads its two logs, --path is not read; give one of them");
+  // The page of a comparison draws every pair: it pairs by run and flags nothing.
+  for (const auto& [given, name] : {std::make_pair(!match.empty(), "--match"), std::make_pair(!ignore.empty(), "--ignore-meta"),
+                                    std::make_pair(fail.has_value(), "--fail-if-slower")})
+    if (given && options.format == "html")
+      throw usage_error(std::string(name) + " is for --compare's table, json or csv; the html page does not use it: leave "
+                        "it out or pick another --format");
+}
+
+// The options that only some outputs use, refused where they would do nothing: --metadata_id goes into the
+// records of json and csv, --upstream is a way of writing the json records.
+void check_output_options(const ProcessOptions& options, bool metadata_given, bool upstream_given) {
+  const bool records = options.compare.empty() && !options.baseline && (options.format == "json" || options.format == "csv");
+  if (metadata_given && !records)
+    throw usage_error("--metadata_id goes into the records of --path ... --format json or csv (the default json); "
+                      "this output has none: leave it out");
+  if (upstream_given && !(records && options.format == "json"))
+    throw usage_error("--upstream writes the records of --path ... --format json (the default) as upstream does; "
+                      "this output is not those records: leave it out");
+}
+
+// The keys --match and --ignore-meta may name, once the logs are read: model, input, batch, the META
+// keys of the field table and of the logs, and the campaign label keys (matrix columns). An unknown key
+// would pair nothing differently, silently: refused, listing them.
+void check_compare_keys(const ProcessOptions& options, const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
+  std::vector<std::string> known = {"model", "input", "batch"};
+  const auto add = [&](const std::string& key) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) known.push_back(key);
+  };
+  for (const FieldSpec& f : meta_line_spec().fields) add(std::string(f.key));
+  for (const auto* logs : {&a, &b})
+    for (const ParsedLog& log : *logs) {
+      for (const MetaLine& meta : log.meta)
+        for (const auto& item : meta.fields.items) add(item.first);
+      for (const auto& label : log.labels) add(label.first);
+    }
+  for (const auto& [keys, name] : {std::make_pair(&options.pairing.match, "--match"),
+                                   std::make_pair(&options.pairing.ignore_meta, "--ignore-meta")})
+    for (const std::string& key : *keys) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      const std::optional<std::string> close = closest_option(key, known);
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw usage_error(std::string(name) + " " + excerpt(key) + ": no log read has this key" +
+                        (close ? "; did you mean " + *close + "?" : "") + " It takes: " + list);
+    }
 }
 
 // The raw values of --baseline and --chart-scale (check_report_options reads them). Held by pointer in the
@@ -198,7 +249,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   auto* out_option = app.add_option("--out", out_file,
                                     "write the output to FILE instead of standard output: a regular file is\n"
                                     "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
-                                    "a device is written into; one of the logs read is refused")
+                                    "a device is written into; a file process reads (a log, a plan.json) is refused")
                          ->type_name("FILE");
   app.add_flag("--upstream", options.upstream_only,
                "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
@@ -227,99 +278,18 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   check_compare_options(options, compare_args);
   if (out_option->count() > 0) options.out_file = out_file;
   check_report_options(options, report_args);
+  check_output_options(options, metadata_option->count() > 0, options.upstream_only);
   return options;
 }
 
 namespace fs = std::filesystem;
 
-// Each campaign plan.json read once: the plan, or nullopt for one that is not a campaign's.
-using Plans = std::map<std::string, std::optional<Plan>>;
-
-// The plan of the campaign whose logs/ folder holds `log`, nullopt when there is none. Only a campaign tree
-// (docs/campaigns.md: DIR/plan.json beside DIR/logs/) carries labels: a plan.json anywhere else is not
-// looked at, and one beside a logs/ folder that is not a plan is passed over with a note, never an Error.
-const Plan* campaign_plan(const fs::path& log, Plans& plans, std::ostream& err) {
-  if (log.parent_path().filename() != "logs") return nullptr;
-  const std::string plan_file = (log.parent_path().parent_path() / "plan.json").string();
-  std::error_code ec;
-  if (!fs::is_regular_file(plan_file, ec)) return nullptr;
-  if (!plans.count(plan_file)) {
-    try {
-      plans[plan_file] = plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file);
-    } catch (const Error& e) {
-      plans[plan_file] = std::nullopt;
-      err << "note: " << e.what() << "; not a campaign's plan, so the logs beside it have no labels\n";
-    }
-  }
-  return plans[plan_file] ? &*plans[plan_file] : nullptr;
-}
-
-// The labels of a campaign's log: run_id, run and the matrix values of its run in the campaign's plan.
-std::vector<std::pair<std::string, std::string>> campaign_labels(const fs::path& log, Plans& plans, std::ostream& err) {
-  const Plan* plan = campaign_plan(log, plans, err);
-  if (!plan) return {};
-  for (const PlannedRun& run : plan->runs) {
-    if (run.id + ".log" != log.filename().string()) continue;
-    std::vector<std::pair<std::string, std::string>> labels = {{"run_id", run.id}, {"run", run.run}};
-    labels.insert(labels.end(), run.matrix.begin(), run.matrix.end());
-    return labels;
-  }
-  return {};
-}
-
-// The logs a --path or --compare argument names: "-", the file itself, or every *.log under a folder (in
-// path order).
-std::vector<std::string> log_files(const std::string& path) {
-  std::error_code ec;
-  if (path == "-" || !fs::is_directory(path, ec)) return {path};
-  std::vector<std::string> files;
-  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".log" && it->is_regular_file(ec)) files.push_back(it->path().string());
-  if (ec) throw runtime_error("--path " + path + ": cannot read the folder (" + ec.message() + ")");
-  if (files.empty()) throw runtime_error("--path " + path + ": no *.log file under this folder");
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// What reading the logs needs: standard input, where notes go, and the plans read so far.
-struct LogSource {
-  std::istream& in;
-  std::ostream& err;
-  Plans plans;
-};
-
-// The logs of `files` (log_files), each with its campaign labels. Notes of the reader (a cut last line)
-// go to stderr; a file with no FMWORK line at all is a runtime Error.
-std::vector<ParsedLog> read_logs(const std::vector<std::string>& files, LogSource& source) {
-  std::vector<ParsedLog> logs;
-  for (const std::string& f : files) {
-    // Streamed: memory follows the records kept, not the size of the file (log_records.hpp's LogLimits).
-    logs.push_back(f == "-" ? parse_log(source.in, "-") : parse_log_file(f, "--path " + f));
-    for (const std::string& note : logs.back().notes) source.err << "note: " << escape_controls(note) << "\n";
-    if (logs.back().fmwork_lines == 0)
-      throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
-    if (f != "-") logs.back().labels = campaign_labels(f, source.plans, source.err);
-  }
-  return logs;
-}
-
 // The files `options` reads, by argument, in order: [0] and [1] are A and B with --compare.
-std::vector<std::vector<std::string>> input_files(const ProcessOptions& options) {
-  std::vector<std::vector<std::string>> inputs;
+std::vector<std::vector<LogFile>> input_files(const ProcessOptions& options) {
+  std::vector<std::vector<LogFile>> inputs;
   for (const std::string& path : options.compare.empty() ? options.paths : options.compare)
     inputs.push_back(log_files(path));
   return inputs;
-}
-
-// Refuses an --out that is one of the logs read (the same file through any path or link; "-" is standard
-// input): writing it would replace the log with its own report.
-void refuse_output_among_inputs(const std::string& out, const std::vector<std::vector<std::string>>& inputs) {
-  const std::optional<FileId> target = file_id(out);
-  if (!target) return;  // a new file cannot be an input
-  for (const auto& files : inputs)
-    for (const std::string& f : files)
-      if ((f == "-" ? file_id_of_descriptor(0) : file_id(f)) == target)
-        throw usage_error("--out " + out + " is the log " + source_name(f) + " that process reads; name another file");
 }
 
 // The most combinations (results and failures, every log together) one HTML page draws: each costs a few KB
@@ -346,37 +316,51 @@ std::string render_baseline(const ProcessOptions& options, const std::vector<Par
   return python_json_dumps(baseline_json(table), BadBytes::replace) + "\n";
 }
 
-// The output of --path logs in the format asked for.
-std::string render_logs(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
-                        LogSource& source) {
-  std::vector<ParsedLog> logs;
-  for (const auto& files : inputs) {
-    std::vector<ParsedLog> more = read_logs(files, source);
-    logs.insert(logs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
-  if (options.baseline) return render_baseline(options, logs);
-  if (options.format == "csv") return to_csv(logs, options.metadata_id);
-  if (options.format == "summary") return to_summary(logs);
-  if (options.format == "html") {
-    check_html_size({&logs});
-    return report_html(logs, options.paths, options.chart_scale);
-  }
-  return python_json_dumps(to_upstream_json(logs, options.metadata_id, options.upstream_only), BadBytes::replace) + "\n";
+// Whether the output of the options is written log by log (json, csv and summary of --path logs): its
+// memory is one log's, whatever the number of logs. Everything else needs every log at once.
+bool streamed(const ProcessOptions& options) {
+  return options.compare.empty() && !options.baseline && options.format != "html";
 }
 
-// --out FILE written as write_output_file does, its Error told as an --out one.
-void write_out(const std::string& out_file, const std::string& text) {
-  try {
-    write_output_file(out_file, text);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::usage) throw usage_error("--out " + std::string(e.what()));
-    // The advice is for a file to be made or replaced; a FIFO or a device says what went wrong by itself
-    // (/dev/full: "No space left on device").
-    std::error_code ec;
-    const bool file = !fs::exists(out_file, ec) || fs::is_regular_file(out_file, ec);
-    throw runtime_error("--out " + std::string(e.what()) +
-                        (file ? "; name a file in a folder that exists and that you may write to" : ""));
-  }
+// Every argument has a log once the skipped ones are left out (process_io's require_logs).
+void require_logs(const ProcessOptions& options, const std::vector<std::vector<LogFile>>& inputs,
+                  const LogSource& source) {
+  const bool compare = !options.compare.empty();
+  fmwork::require_logs(compare ? "--compare" : "--path", compare ? options.compare : options.paths, inputs, source);
+}
+
+// The --path logs as json, csv or summary, read a second time and written one at a time: every log has been
+// read once already (a bad one refused, or skipped, before anything is written).
+void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source,
+                    Output& output) {
+  for (auto& files : inputs) read_checked(files, source, nullptr);
+  require_logs(options, inputs, source);
+  const std::vector<std::string> labels = options.format == "csv" ? label_columns_of(inputs, source) : std::vector<std::string>();
+  output.open();
+  bool first = true, open = true;
+  if (options.format == "csv") open = output.write(csv_header_row(labels));
+  else if (options.format == "json") open = output.write("[");
+  for (const auto& files : inputs)
+    for (const LogFile& f : files) {
+      if (!open) return;  // the reader has gone: nothing more to read for it
+      std::vector<ParsedLog> log;  // one: what the writers of many take
+      log.push_back(read_log(f.path, source, true));
+      std::string text;
+      if (options.format == "csv") {
+        text = csv_rows(log[0], options.metadata_id, labels);
+      } else if (options.format == "summary") {
+        text = (first ? "" : "\n") + to_summary(log);
+        first = false;
+      } else {
+        for (const auto& record : to_upstream_json(log, options.metadata_id, options.upstream_only)) {
+          text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
+          first = false;
+        }
+      }
+      open = output.write(text);
+    }
+  if (open && options.format == "json") open = output.write(first ? "]\n" : "\n]\n");
+  if (open) output.commit();
 }
 
 // What --compare writes, and with --fail-if-slower the runtime Error's text when B is slower (written after
@@ -386,13 +370,13 @@ struct Rendered {
   std::optional<std::string> failure;
 };
 
-Rendered render_compare(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
-                        LogSource& source) {
-  const std::vector<ParsedLog> a = read_logs(inputs[0], source), b = read_logs(inputs[1], source);
+Rendered render_compare(const ProcessOptions& options, const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,
+                        std::ostream& err) {
   if (options.format == "html") {
     check_html_size({&a, &b});
     return {compare_html(a, b, options.compare[0], options.compare[1]), std::nullopt};
   }
+  check_compare_keys(options, a, b);
   const Comparison comparison = compare_logs(a, b, options.pairing);
   Rendered out;
   if (options.format_given && options.format == "json")
@@ -408,7 +392,7 @@ Rendered render_compare(const ProcessOptions& options, const std::vector<std::ve
   // The text table lists them under it; JSON and CSV hold them in their data, and stderr lists them for a
   // CI log.
   if (!options.format_given && slower > 0) out.text += "slower beyond the limit and the noise:\n" + lines;
-  else if (slower > 0) source.err << lines;
+  else if (slower > 0) err << lines;
   if (slower > 0)
     out.failure = fmt::format("--fail-if-slower {:g}: {} of {} combinations are slower beyond {:g}% and beyond 2x "
                               "their CoV",
@@ -416,27 +400,39 @@ Rendered render_compare(const ProcessOptions& options, const std::vector<std::ve
   return out;
 }
 
-// The output of the options, every file read before anything is written (a bad file leaves no output).
-Rendered render(const ProcessOptions& options, const std::vector<std::vector<std::string>>& inputs,
-                LogSource& source) {
-  if (!options.compare.empty()) return render_compare(options, inputs, source);
-  return {render_logs(options, inputs, source), std::nullopt};
+// The output of the options that need every log at once (--compare, --format html, --baseline), every file
+// read before anything is written (a bad file leaves no output).
+Rendered render_whole(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
+  std::vector<std::vector<ParsedLog>> sets = read_all(inputs, source);
+  require_logs(options, inputs, source);
+  if (!options.compare.empty()) return render_compare(options, sets[0], sets[1], source.err);
+  const std::vector<ParsedLog> logs = joined(std::move(sets));
+  if (options.baseline) return {render_baseline(options, logs), std::nullopt};
+  check_html_size({&logs});
+  return {report_html(logs, options.paths, options.chart_scale), std::nullopt};
 }
+
 }  // namespace
 
 void run_process(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::optional<ProcessOptions> options = parse_options(argc, argv, out);
   if (!options) return;
-  const std::vector<std::vector<std::string>> inputs = input_files(*options);
+  std::vector<std::vector<LogFile>> inputs = input_files(*options);
   if (options->out_file) refuse_output_among_inputs(*options->out_file, inputs);
-  LogSource source{in, err, {}};
-  const Rendered rendered = render(*options, inputs, source);
-  if (!options->out_file) {
-    out << rendered.text;
+  LogSource source{in, err, {}, std::nullopt, {}, 0};
+  Output output(out, options->out_file);
+  std::optional<std::string> failure;
+  if (streamed(*options)) {
+    write_streamed(*options, inputs, source, output);
   } else {
-    write_out(*options->out_file, rendered.text);
+    const Rendered rendered = render_whole(*options, inputs, source);
+    output.open();
+    if (output.write(rendered.text)) output.commit();
+    failure = rendered.failure;
   }
-  if (rendered.failure) throw runtime_error(*rendered.failure);
+  const std::optional<std::string> skipped = skipped_failure(source);
+  if (failure && skipped) throw runtime_error(*failure + "; and " + *skipped);
+  if (failure || skipped) throw runtime_error(failure ? *failure : *skipped);
 }
 
 }  // namespace fmwork

@@ -20,6 +20,11 @@
 namespace fmwork {
 namespace {
 
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::string usage_message(const std::string& path) {
   try {
     refuse_special_file(path);
@@ -107,6 +112,24 @@ TEST(RegularFile, ReadErrorsNameTheFileAndTheReason) {
   // A bound also ends what has no end.
   EXPECT_EQ(read_error("/dev/zero", 1 << 20),
             "/dev/zero: more than the 1 MiB this program reads from a file of its kind; is it the right file?");
+}
+
+// An output written in pieces (process writes one log at a time): a regular file takes its new text whole
+// at commit(); an Error on the way (no commit) leaves it as it was and no .tmp file behind.
+TEST(RegularFile, AnOutputFileWrittenInPiecesIsWholeOrUntouched) {
+  TempDir tmp;
+  const std::string file = tmp.write("out.json", "old");
+  {
+    OutputFile out(file);
+    out.write("[");
+    out.write("1]\n");
+    EXPECT_EQ(slurp_file(file), "old");  // nothing seen before commit()
+    out.commit();
+  }
+  EXPECT_EQ(slurp_file(file), "[1]\n");
+  OutputFile(file).write("half");  // a temporary, destroyed without commit()
+  EXPECT_EQ(slurp_file(file), "[1]\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(tmp.path()), std::filesystem::directory_iterator()), 1);
 }
 
 // std::filesystem's "filesystem error: cannot create directories: Not a directory [...]" never reaches a

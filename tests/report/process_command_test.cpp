@@ -139,6 +139,9 @@ TEST(Process, UsageErrors) {
   EXPECT_EQ(run_error({"--format", "xml", "-"}).kind(), ErrorKind::usage);
   EXPECT_EQ(run_error({"--bogus", "-"}).kind(), ErrorKind::usage);
   EXPECT_EQ(run_error({"--metadata_id"}).kind(), ErrorKind::usage);
+  // CLI11's "--format: At Most 1 required but received 2" in our words.
+  EXPECT_EQ(std::string(run_error({"--format", "csv", "--format", "json", "-"}).what()),
+            "--format is given 2 times; give it once (see process --help)");
 }
 
 // ---- --out and --format html ----
@@ -376,6 +379,37 @@ TEST(Process, CompareOptionsAreCheckedInOneLine) {
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--fail-if-slower", "-3"}).what()),
             "--fail-if-slower takes a percentage >= 0, such as 5; got '-3'");
   EXPECT_EQ(run_error({"--compare", a, b, "--fail-if-slower", "nan"}).exit_code(), 2);
+}
+
+// --match and --ignore-meta take the keys a log can say (model, input, batch, META's keys, a campaign's
+// matrix columns); a misspelt one paired nothing differently, silently. Options that do nothing in the mode
+// chosen are refused too.
+TEST(Process, UnknownKeysAndOptionsThatDoNothingAreRefused) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", one_combination(10.0)), b = dir.write("b.log", one_combination(10.0));
+  const Error typo = run_error({"--compare", a, b, "--match", "dtpye"});
+  EXPECT_EQ(typo.exit_code(), 2);
+  const std::string what = typo.what();
+  EXPECT_EQ(what.rfind("--match dtpye: no log read has this key; did you mean dtype? It takes: model, input, batch, ", 0),
+            0u) << what;
+  EXPECT_NE(what.find("threads"), std::string::npos) << what;
+  EXPECT_EQ(std::string(run_error({"--compare", a, b, "--ignore-meta", "zzzzzzzzzz"}).what()).find("did you mean"),
+            std::string::npos);
+  EXPECT_NE(run({"--compare", a, b, "--match", "threads", "--ignore-meta", "model"}).find("1.000x"), std::string::npos);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> idle = {
+      {{"--compare", a, b, "--metadata_id", "x"}, "--metadata_id goes into the records"},
+      {{"--path", a, "--format", "summary", "--metadata_id", "x"}, "--metadata_id goes into the records"},
+      {{"--path", a, "--format", "csv", "--upstream"}, "--upstream writes the records"},
+      {{"--compare", a, b, "--upstream"}, "--upstream writes the records"},
+      {{"--path", a, "--compare", a, b}, "--path and --compare A B: "},
+      {{"--compare", a, b, "--format", "html", "--match", "dtype"}, "--match is for --compare's table, json or csv"},
+      {{"--compare", a, b, "--format", "html", "--fail-if-slower", "5"}, "--fail-if-slower is for --compare's"}};
+  for (const auto& [args, start] : idle) {
+    const Error e = run_error(args);
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_EQ(std::string(e.what()).rfind(start, 0), 0u) << e.what();
+  }
+  EXPECT_NE(run({"--path", a, "--format", "csv", "--metadata_id", "x"}).find(",x,"), std::string::npos);
 }
 
 TEST(Process, VersionAndDidYouMean) {

@@ -31,7 +31,9 @@ std::string python_float_repr(double value);
 
 // json.dumps(value, indent=4) of Python, byte for byte: ", " / ": " separators with newlines, "{}" and
 // "[]" when empty, ASCII only (\uXXXX escapes; strings decoded with `bad`), floats as repr() writes them
-// (NaN, Infinity, -Infinity as Python's json writes those). No trailing newline.
-std::string python_json_dumps(const nlohmann::ordered_json& value, BadBytes bad);
+// (NaN, Infinity, -Infinity as Python's json writes those). No trailing newline. `level` > 0 writes the value
+// as it is written that many levels deep (its inner lines indented 4 * level more): an element of a list
+// written one by one.
+std::string python_json_dumps(const nlohmann::ordered_json& value, BadBytes bad, int level = 0);
 
 }  // namespace fmwork

@@ -51,6 +51,37 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // A failure to write is a runtime Error "<path>: cannot open|write (<reason>)" or write_file_atomically's.
 void write_output_file(const std::string& path, const std::string& text);
 
+// The output write_output_file writes, opened once and written in pieces: what the output of many logs is
+// written as, never held whole. Opening decides as write_output_file does (and throws what it throws); a
+// regular file is written into its .tmp file beside and takes its place at commit(), a FIFO or a device is
+// written as it comes. write() and commit() throw write_output_file's runtime Errors, and after one the
+// output is spent. Destroyed without commit() (an Error on the way), a .tmp file is removed: the file named
+// is left as it was.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::string_view text);
+  void commit();
+
+ private:
+  friend void write_file_atomically(const std::string& path, const std::string& text);
+  struct Atomic {};
+  struct Stream {};
+  OutputFile(const std::string& target, Atomic);
+  OutputFile(const std::string& path, Stream);
+  OutputFile& operator=(OutputFile&& o) noexcept;
+  [[noreturn]] void fail(const char* what, int err);
+
+  std::string path_;    // as messages name it
+  std::string target_;  // the file the .tmp file replaces at commit(); empty for a stream
+  std::string tmp_;     // the .tmp file, while it exists
+  int fd_ = -1;
+};
+
 // Makes the folder `path` and any parent it lacks (a folder that exists is fine): std::filesystem's
 // "filesystem error: cannot create directories: ..." told as a runtime Error "<path>: cannot make the
 // folder (<the system's reason>)".

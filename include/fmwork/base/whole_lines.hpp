@@ -20,4 +20,10 @@ std::optional<uint64_t> whole_lines_start(int fd);
 // true when every write succeeded. Never throws: it runs on the way out, after an error was reported.
 bool finish_whole_lines(std::FILE* stream, int fd, std::optional<uint64_t> start);
 
+// Whether `fd` is a pipe or socket whose reader has gone (`process ... | head -1` after head exits): a write
+// failed because nobody reads, not because something broke. The programs ignore SIGPIPE and, where a
+// write to standard output failed and this is true, end quietly: the reader has taken what it wanted.
+// Never throws; false for anything it cannot tell.
+bool reader_gone(int fd);
+
 }  // namespace fmwork

@@ -27,6 +27,11 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
 // are the STAT line's as written, else computed from the REP lines as the driver computes them; the NOTE
 // columns are verdict_of()'s (a NOTE line in the log is not read: the verdict is computed again).
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
+// to_csv() in parts, for output written log by log: the header row with the campaign label columns given
+// (each log's labels' keys, in first-seen order), then each log's rows.
+std::string csv_header_row(const std::vector<std::string>& label_columns);
+std::string csv_rows(const ParsedLog& log, const std::optional<std::string>& metadata_id,
+                     const std::vector<std::string>& label_columns);
 
 // One CSV line of `cells` (with its "\n"), each quoted as RFC 4180 says and guarded against spreadsheet
 // formulas as to_csv() writes its cells: for the other CSV writers (process --compare --format csv).
