@@ -2,6 +2,7 @@
 // and docs/report.md.
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <exception>
 #include <iostream>
@@ -18,7 +19,11 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     fmwork::run_process(argc, argv, std::cin, std::cout, std::cerr);
-    if (!std::cout.flush() && fmwork::reader_gone(STDOUT_FILENO)) return 0;
+    errno = 0;
+    if (!std::cout.flush()) {
+      fmwork::note_write_error(std::cout);  // the reason (a full disk), before anything else sets errno
+      if (fmwork::reader_gone(STDOUT_FILENO)) return 0;
+    }
     fmwork::flush_or_throw(std::cout, "the output to standard output");
     return 0;
   } catch (const fmwork::Error& e) {

@@ -77,4 +77,6 @@ std::optional<std::string> closest_option(const std::string& word, const std::ve
   return best;
 }
 
+std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
 }  // namespace fmwork

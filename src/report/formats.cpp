@@ -189,7 +189,6 @@ std::string csv_row(const std::vector<std::string>& cells) {
 }
 
 // ---- summary ----
-
 std::string render(const SummaryTable& table, const std::string& margin) {
   std::vector<std::vector<std::string>> rows{table.header};
   rows.insert(rows.end(), table.rows.begin(), table.rows.end());
@@ -258,10 +257,6 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
   }
   cells.push_back(check_status(run));
   return cells;
-}
-
-std::string plural(size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 // The lines above a log's table: counts, META lines, the distinct setup times.

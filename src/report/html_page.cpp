@@ -85,7 +85,6 @@ std::string key_values(const std::string& cls, const KeyValues& items) {
 
 std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
 
-std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
   std::string out = "<p class=\"read\">" + what;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/log/log_records.hpp"
 #include "fmwork/report/compare.hpp"
 
@@ -47,8 +48,6 @@ std::string key_values(const std::string& cls, const KeyValues& items);
 // The color square of series style `style` (svg_chart's series_color).
 std::string swatch(size_t style);
 
-// "1 log", "2 logs".
-std::string plural(size_t n, const std::string& word);
 
 // "<what> <code>path</code>, ..." as a paragraph of class "read".
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths);

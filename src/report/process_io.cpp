@@ -2,6 +2,7 @@
 #include "fmwork/report/process_io.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <iterator>
 #include <new>
@@ -11,6 +12,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/log/log_format.hpp"
 
 namespace fmwork {
 
@@ -190,7 +192,9 @@ bool Output::write(std::string_view text) {
     as_out_error([&] { file_->write(text); });
     return true;
   }
+  errno = 0;
   out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  note_write_error(out_);  // a full disk: the reason, while errno still holds it (flush_or_throw says it)
   return static_cast<bool>(out_);
 }
 

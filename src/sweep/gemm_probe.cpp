@@ -124,7 +124,8 @@ GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
   return rate;
 }
 
-GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note) {
+GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note,
+                   KeepContended keep_contended) {
   const std::map<std::string, std::string> fields = gemm_cache_fields(dtype, platform, runtime);
   const auto tell = [&](const std::string& why) {
     if (note) *note = why;
@@ -154,7 +155,7 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
   const std::optional<CpuSample> before = on_cpu ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
   GemmRate rate = measure_gemm_rate(dtype, platform);
   const std::string contended = before ? contention_reason(cpu_use(*before, sample_cpu(), rate.threads)) : "";
-  if (!contended.empty()) {
+  if (!contended.empty() && keep_contended == KeepContended::no) {
     tell("the GEMM rate was measured while other work held the CPU (" + contended +
          "): used for this run, not kept; a run on a quiet machine measures it again");
     return rate;

@@ -38,6 +38,20 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
+// A CSV row's cells: a quoted cell may hold commas (a verdict's reason does), and "" is a quote in it.
+std::vector<std::string> csv_cells(const std::string& row) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < row.size(); ++i) {
+    const char c = row[i];
+    if (quoted && c == '"' && i + 1 < row.size() && row[i + 1] == '"') cells.back() += row[++i];
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) cells.emplace_back();
+    else cells.back() += c;
+  }
+  return cells;
+}
+
 std::set<std::string> complete_logs(const std::string& logs) {
   std::set<std::string> names;
   std::error_code ec;
@@ -103,14 +117,14 @@ TEST(CampaignDriver, KilledHalfwayResumesOnlyTheMissingRunsAndProcessReadsTheTre
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   const auto rows = split(csv.out, '\n');
   ASSERT_EQ(rows.size(), 1u + 16u) << csv.out;  // 8 runs x 2 batch sizes
-  const auto header = split(rows[0], ',');
+  const auto header = csv_cells(rows[0]);
   const size_t n = header.size();
   ASSERT_GE(n, 4u);
   EXPECT_EQ(std::vector<std::string>(header.end() - 4, header.end()),
             (std::vector<std::string>{"run_id", "run", "model:torch_dtype", "torch.call:set_num_threads"}));
   std::set<std::string> seen;
   for (size_t i = 1; i < rows.size(); ++i) {
-    const auto cells = split(rows[i], ',');
+    const auto cells = csv_cells(rows[i]);
     ASSERT_EQ(cells.size(), n) << rows[i];
     EXPECT_EQ(cells[3], "ok") << rows[i];
     seen.insert(cells[n - 4] + " " + cells[n - 2] + " " + cells[n - 1] + " " + cells[8]);

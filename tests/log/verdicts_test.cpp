@@ -101,7 +101,7 @@ TEST(Verdicts, TheNoteLineReadsBack) {
   EXPECT_THROW(parse_line("FMWORK NOTE input=8 batch=2 verdict=fine reason=-"), Error) << "verdict outside its words";
 }
 
-// The case: a (128,1) point with CoV 1.1% was noisy for a drift of -2.51% against 2.5%. Two quarter means
+// Seen on a shared machine: a (128,1) point with CoV 1.1% was noisy for a drift of -2.51% against 2.5%. Two quarter means
 // of reps that scatter by 1.1% differ by that much by chance: the drift limits are at least 3 CoVs.
 TEST(Verdicts, TheDriftLimitScalesWithTheSpread) {
   EXPECT_EQ(judge(spread(16, 0.011, 1.02, -0.0251)).word, VerdictWord::ok);
@@ -133,7 +133,7 @@ CpuUse cpu(std::optional<double> share, std::optional<double> wait, std::optiona
   return u;
 }
 
-// The case: steady reps 3x slow because a neighbour held a core. The spread is fine; the CPU was not.
+// Seen on a shared machine: steady reps 3x slow because a neighbour held a core. The spread is fine; the CPU was not.
 TEST(Verdicts, AProcessThatDidNotGetItsCpuIsContended) {
   const Spread steady = spread(20, 0.008, 1.01, 0.002);
   EXPECT_EQ(judge(steady, cpu(0.97, 0.01, 0.05, 0.0)).word, VerdictWord::ok);

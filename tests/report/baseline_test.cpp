@@ -90,7 +90,7 @@ TEST(ProcessBaseline, SpeedupTableOfACampaignTree) {
       << threads;
 }
 
-// The case: a speedup shown without a mark although the run behind it was not ok. A run whose STAT
+// Seen before: a speedup shown without a mark although the run behind it was not ok. A run whose STAT
 // says its threads waited for a CPU half the time is contended, and every speedup on it is marked.
 TEST(ProcessBaseline, ASpeedupOnARunThatIsNotOkIsMarked) {
   TempDir dir;

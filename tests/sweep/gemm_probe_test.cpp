@@ -19,6 +19,8 @@
 namespace {
 
 using fmwork::GemmRate;
+// These tests are of the caching: a rate measured while other tests hold the CPU is kept all the same.
+constexpr auto kKeep = fmwork::KeepContended::yes;
 using fmwork::TempDir;
 
 TEST(GemmProbe, MeasuresTheRunsDtypeAndThreads) {
@@ -55,7 +57,7 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
   const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
   std::string note;
-  const GemmRate first = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
+  const GemmRate first = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
   EXPECT_FALSE(first.cached);
   EXPECT_EQ(note, "") << "the cache folder is writable";
   const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
@@ -63,7 +65,7 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", first.gflops)) << "kept with 3 decimals";
 
   keep_rate(dir.path(), fields, "5000000.000");
-  const GemmRate second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
+  const GemmRate second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
   EXPECT_TRUE(second.cached);
   EXPECT_EQ(second.gflops, 5e6);
   EXPECT_EQ(second.n, 1024);
@@ -72,7 +74,7 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   // Another thread count is another entry: measured again.
   const int threads = at::get_num_threads();
   at::set_num_threads(threads == 1 ? 2 : 1);
-  const GemmRate other = fmwork::gemm_rate(at::kFloat, *cpu, fmwork::runtime_info(), &note);
+  const GemmRate other = fmwork::gemm_rate(at::kFloat, *cpu, fmwork::runtime_info(), &note, kKeep);
   at::set_num_threads(threads);
   EXPECT_FALSE(other.cached);
 }
@@ -87,7 +89,7 @@ TEST(GemmProbe, ARateBelowOneProductTimedNowIsMeasuredAgainAndReplaced) {
   const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
   keep_rate(dir.path(), fields, "0.001");
   std::string note;
-  const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note);
+  const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
   EXPECT_FALSE(rate.cached);
   EXPECT_GT(rate.gflops, 0.001 * fmwork::kStaleRateFactor);
   EXPECT_EQ(note.rfind("the cached GEMM rate, 0.0 GFLOP/s, is below one product timed now (", 0), 0u) << note;
@@ -109,7 +111,7 @@ TEST(GemmProbe, AnImplausibleCachedRateIsMeasuredAgain) {
     const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
     const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
     keep_rate(dir.path(), fields, kept_figure);
-    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime);
+    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, nullptr, kKeep);
     EXPECT_FALSE(rate.cached);
     EXPECT_TRUE(std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops < 1e7) << rate.gflops;
     const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
@@ -124,7 +126,7 @@ TEST(GemmProbe, AnUnusableCacheCostsOnlyTheKeeping) {
   fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.file("not-a-folder"));
   auto cpu = fmwork::make_platform("cpu", {});
   std::string note;
-  const GemmRate r = fmwork::gemm_rate(at::kFloat, *cpu, fmwork::runtime_info(), &note);
+  const GemmRate r = fmwork::gemm_rate(at::kFloat, *cpu, fmwork::runtime_info(), &note, kKeep);
   EXPECT_GT(r.gflops, 0);
   EXPECT_FALSE(r.cached);
   EXPECT_EQ(note.rfind("the GEMM rate is measured but not kept: ", 0), 0u) << note;

@@ -19,6 +19,9 @@ enum class ByteUnit { automatic, KiB, MiB, GiB };
 // bytes_text(3 << 29, 2, ByteUnit::GiB) "1.50 GiB", bytes_text(700 << 20, 0, ByteUnit::MiB) "700 MiB".
 std::string bytes_text(uint64_t bytes, int decimals, ByteUnit unit = ByteUnit::automatic);
 
+// "1 log", "3 logs": a count with its noun, an s added unless it is one.
+std::string plural(size_t n, const std::string& word);
+
 // How aligned_table lays out its rows.
 struct TableLayout {
   std::vector<bool> right;             // per column: aligned right (numbers); columns past its end: left

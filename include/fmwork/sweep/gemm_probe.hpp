@@ -47,7 +47,11 @@ inline constexpr double kStaleRateFactor = 1.25;
 // (contention_reason() of verdicts.hpp over the probe's products) is returned but not kept, and `note` says
 // why. A cache that cannot be read or written costs only the keeping: the rate is measured and
 // `note` (when not null) says why it was not kept. Throws as measure_gemm_rate does.
-GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr);
+// KeepContended::yes keeps a contended measurement too: for tests of the caching itself, which run beside
+// other tests and would otherwise see their rate kept or not as the machine's load decides.
+enum class KeepContended { no, yes };
+GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr,
+                   KeepContended keep_contended = KeepContended::no);
 
 // "gemm rate: 87.3 GFLOP/s (at::mm 1024x1024 float32, 2 threads, best of 7; read from the cache ...)": the
 // line the driver prints above META.
