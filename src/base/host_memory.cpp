@@ -58,8 +58,6 @@ std::vector<CgroupFiles> cgroup_candidates() {
   return out;
 }
 
-}  // namespace
-
 // The "<key> <N> kB" line of a /proc text (meminfo, status) in bytes; nullopt when absent or malformed.
 std::optional<uint64_t> kib_line(std::string_view text, std::string_view key) {
   size_t at = text.find(key);
@@ -73,6 +71,8 @@ std::optional<uint64_t> kib_line(std::string_view text, std::string_view key) {
   if (!kib || *kib > (UINT64_MAX >> 10)) return std::nullopt;
   return *kib << 10;
 }
+
+}  // namespace
 
 std::optional<uint64_t> meminfo_available(std::string_view meminfo) { return kib_line(meminfo, "MemAvailable:"); }
 
