@@ -287,8 +287,9 @@ namespace fs = std::filesystem;
 // The files `options` reads, by argument, in order: [0] and [1] are A and B with --compare.
 std::vector<std::vector<LogFile>> input_files(const ProcessOptions& options) {
   std::vector<std::vector<LogFile>> inputs;
-  for (const std::string& path : options.compare.empty() ? options.paths : options.compare)
-    inputs.push_back(log_files(path));
+  const bool compare = !options.compare.empty();
+  for (const std::string& path : compare ? options.compare : options.paths)
+    inputs.push_back(log_files(path, compare ? "--compare" : "--path"));
   return inputs;
 }
 
@@ -419,7 +420,7 @@ void run_process(int argc, const char* const* argv, std::istream& in, std::ostre
   if (!options) return;
   std::vector<std::vector<LogFile>> inputs = input_files(*options);
   if (options->out_file) refuse_output_among_inputs(*options->out_file, inputs);
-  LogSource source{in, err, {}, std::nullopt, {}, 0};
+  LogSource source{in, err, {}, std::nullopt, {}, 0, options->compare.empty() ? "--path" : "--compare"};
   Output output(out, options->out_file);
   std::optional<std::string> failure;
   if (streamed(*options)) {

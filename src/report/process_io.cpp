@@ -67,14 +67,14 @@ std::vector<std::pair<std::string, std::string>> campaign_labels(const std::stri
 
 // The logs a --path or --compare argument names: "-", the file itself, or every *.log under a folder (in
 // path order).
-std::vector<LogFile> log_files(const std::string& path) {
+std::vector<LogFile> log_files(const std::string& path, const std::string& option) {
   std::error_code ec;
   if (path == "-" || !fs::is_directory(path, ec)) return {{path, false}};
   std::vector<LogFile> files;
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".log" && it->is_regular_file(ec)) files.push_back({it->path().string(), true});
-  if (ec) throw runtime_error("--path " + path + ": cannot read the folder (" + ec.message() + ")");
-  if (files.empty()) throw runtime_error("--path " + path + ": no *.log file under this folder");
+  if (ec) throw runtime_error(option + " " + path + ": cannot read the folder (" + ec.message() + ")");
+  if (files.empty()) throw runtime_error(option + " " + path + ": no *.log file under this folder");
   std::sort(files.begin(), files.end(), [](const LogFile& x, const LogFile& y) { return x.path < y.path; });
   return files;
 }
@@ -101,7 +101,7 @@ void refuse_output_among_inputs(const std::string& out, const std::vector<std::v
 // `again`: the log has been read before (written log by log), and its notes have been told.
 ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   if (f == "-" && source.stdin_log) return *source.stdin_log;
-  ParsedLog log = f == "-" ? parse_log(source.in, "-") : parse_log_file(f, "--path " + f);
+  ParsedLog log = f == "-" ? parse_log(source.in, "-") : parse_log_file(f, source.option + " " + f);
   if (log.fmwork_lines == 0) throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
   if (!again)
     for (const std::string& note : log.notes) source.err << "note: " << escape_controls(note) << "\n";

@@ -84,6 +84,11 @@ TEST(Process, MissingFile) {
   EXPECT_EQ(std::string(e.what()), "--path " + path + ": cannot open (No such file or directory)");
   e = run_error({"--path", dir.path()});  // a folder is read as a campaign tree: every *.log under it
   EXPECT_EQ(std::string(e.what()), "--path " + dir.path() + ": no *.log file under this folder");
+  // A log named by --compare is said to come from --compare, the option the user can correct.
+  e = run_error({"--compare", path, dir.path() + "/b.log"});
+  EXPECT_EQ(std::string(e.what()), "--compare " + path + ": cannot open (No such file or directory)");
+  e = run_error({"--compare", dir.path(), path});
+  EXPECT_EQ(std::string(e.what()), "--compare " + dir.path() + ": no *.log file under this folder");
 }
 
 TEST(Process, MalformedLineNamesFileAndLine) {

@@ -28,8 +28,9 @@ struct LogFile {
 };
 
 // The logs a --path or --compare argument names: "-", the file itself, or every *.log under a folder (in
-// path order, each `found`). A runtime Error for a folder that cannot be read or holds no *.log file.
-std::vector<LogFile> log_files(const std::string& path);
+// path order, each `found`). A runtime Error, naming `option` and `path`, for a folder that cannot be read or
+// holds no *.log file.
+std::vector<LogFile> log_files(const std::string& path, const std::string& option = "--path");
 
 // Refuses (usage Error) an --out that is any file process reads, the same file through any path or link:
 // one of `inputs` ("-": standard input), or the plan.json of a campaign whose logs it labels.
@@ -46,7 +47,8 @@ struct LogSource {
   Plans plans;
   std::optional<ParsedLog> stdin_log;
   std::vector<std::string> skipped;
-  size_t found = 0;  // logs found under folders, skipped or not
+  size_t found = 0;                // logs found under folders, skipped or not
+  std::string option = "--path";  // the option that named the logs (--path or --compare), for the errors
 };
 
 // One log read, with its campaign labels (run_id, run and its matrix values, from the plan.json beside a
