@@ -1,6 +1,7 @@
 // Masks and attention for the rotary families. See include/fmwork/encoders/attention.hpp.
 #include "fmwork/encoders/attention.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "fmwork/encoders/linear.hpp"
@@ -37,6 +38,24 @@ AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, c
   return m;
 }
 
+bool sdpa_repeats_kv(at::DeviceType device, at::ScalarType dtype, bool masked, int64_t h, int64_t kv) {
+  if (device != at::kCUDA || h == kv) return false;
+  return masked || (dtype != at::kHalf && dtype != at::kBFloat16);
+}
+
+long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, int64_t B, int64_t T, int64_t h,
+                                 int64_t kv, int64_t d) {
+  const long double e = static_cast<long double>(c10::elementSize(dtype)), tokens = static_cast<long double>(B) * T;
+  long double bytes = 0;
+  if (sdpa_repeats_kv(device, dtype, /*masked=*/true, h, kv)) bytes += 2 * tokens * static_cast<long double>(h * d) * e;
+  if (device == at::kCUDA) {
+    const bool half = dtype == at::kHalf || dtype == at::kBFloat16;
+    const bool fused = (half && d % 8 == 0) || (dtype == at::kFloat && d % 4 == 0);
+    if (!fused) bytes += 2 * tokens * static_cast<long double>(h) * T * std::max(e, 4.0L);
+  }
+  return bytes;
+}
+
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const AttentionMask& mask,
                   AttentionImpl impl, double sdpa_scale) {
   const int64_t B = q.size(0), h = q.size(1), T = q.size(2), d = q.size(3), kv = k.size(1), rep = h / kv;
@@ -44,7 +63,11 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   if (impl == AttentionImpl::sdpa) {
     std::optional<at::Tensor> m;
     if (mask.allowed.defined() && !mask.causal_only) m = mask.allowed;
-    ctx = at::scaled_dot_product_attention(q, k, v, m, 0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/kv != h);
+    if (sdpa_repeats_kv(q.device().type(), q.scalar_type(), m.has_value(), h, kv))
+      ctx = at::scaled_dot_product_attention(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), m, 0.0,
+                                             mask.causal_only, sdpa_scale);
+    else
+      ctx = at::scaled_dot_product_attention(q, k, v, m, 0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/kv != h);
   } else {
     // The rep query heads of one key/value head are adjacent in q: one [rep T, T] score matrix per kv head,
     // no copy of k and v per query head.

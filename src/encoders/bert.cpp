@@ -13,6 +13,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/attention.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/text_format.hpp"
 
@@ -182,18 +183,24 @@ at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at:
 }
 
 struct AttentionMasks {
-  at::Tensor additive, boolean;  // both undefined when no token is masked
+  at::Tensor additive, boolean;  // undefined when no token is masked; each only for the kernel that reads it
 };
 
 // An all-ones mask on the CPU (checked for free) is dropped, as Hugging Face's sdpa path does; off the CPU the
-// check would synchronise the device (and break graph capture), so the mask is always applied.
-AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int64_t T, const at::Tensor& x) {
+// check would synchronise the device (and break graph capture), so a given mask is applied (the model leaves
+// it out when the batch says nothing is padded). Only the form the attention reads is built: eager adds the
+// additive one, sdpa takes the boolean one; the other would be kernels in the timed region for nothing.
+AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int64_t T, const at::Tensor& x,
+                               AttentionImpl impl) {
   AttentionMasks m;
   if (!attention_mask.defined()) return m;
   bool all_ones = attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>();
   if (all_ones) return m;
-  m.boolean = attention_mask.ne(0).view({B, 1, 1, T});
-  m.additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(m.boolean.logical_not(), lowest_of(x.scalar_type()));
+  const at::Tensor boolean = attention_mask.ne(0).view({B, 1, 1, T});
+  if (impl == AttentionImpl::sdpa)
+    m.boolean = boolean;
+  else
+    m.additive = at::zeros({B, 1, 1, T}, x.options()).masked_fill_(boolean.logical_not(), lowest_of(x.scalar_type()));
   return m;
 }
 
@@ -209,7 +216,7 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   const double eps = config_.layer_norm_eps;
 
   auto x = embed(config_, w_, input_ids, token_type_ids);
-  const AttentionMasks masks = attention_masks(attention_mask, B, T, x);
+  const AttentionMasks masks = attention_masks(attention_mask, B, T, x, attention_);
   for (const auto& L : w_.layers) {
     auto a = attention(x, L, masks.additive, masks.boolean);
     a.add_(x);
@@ -238,6 +245,9 @@ uint64_t BertEncoder::activation_bytes(int64_t batch, int64_t input) const {
   const long double attention = attention_ == AttentionImpl::eager ? 10 * N * H + 2 * B * heads * T * T : 7 * N * H;
   const long double feed_forward = 3 * N * H + N * I;  // the residual, the new x, the hidden state, the output
   long double bytes = static_cast<long double>(at::elementSize(dtype())) * (std::max(attention, feed_forward) + N * H);
+  if (attention_ == AttentionImpl::sdpa)  // the math kernel's scores where no fused kernel takes the call
+    bytes += sdpa_workspace_bytes(w_.word.device().type(), dtype(), batch, input, config_.num_attention_heads,
+                                  config_.num_attention_heads, config_.head_dim());
   if (packs()) {  // prepare() packs every linear weight for this shape: about one more copy of each
     for (const auto& L : w_.layers)
       for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out})

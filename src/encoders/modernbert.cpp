@@ -216,6 +216,9 @@ uint64_t ModernBertEncoder::activation_bytes(int64_t batch, int64_t input) const
   const long double feed_forward = 3 * N * H + 3 * N * I;  // x, normed, Wi's 2 I, the activation, the output
   const long double masks = 2 * B * T * T * (attention_ == AttentionImpl::eager ? 1 + 1 / e : 1 / e);
   long double bytes = e * (std::max(attention, feed_forward) + N * H) + masks * e;
+  if (attention_ == AttentionImpl::sdpa)
+    bytes += sdpa_workspace_bytes(embeddings_.device().type(), dtype(), batch, input, config_.num_attention_heads,
+                                  config_.num_attention_heads, config_.head_dim());
   if (packs_here(packed_gemm_, dtype(), embeddings_.device()))
     for (Linear* l : const_cast<ModernBertEncoder*>(this)->linears()) bytes += static_cast<long double>(l->weight.nbytes());
   return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);

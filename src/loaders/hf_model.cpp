@@ -151,7 +151,10 @@ HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<Na
       seed_(seed) {}
 
 torch::IValue HfModel::forward(const Batch& batch) {
-  EncoderOutput out = encoder_->forward(batch.input_ids, batch.attention_mask, batch.token_type_ids);
+  // No mask when nothing is padded (the encoders' contract allows an undefined one): on CUDA a mask makes
+  // flash attention ineligible, and BERT would build it inside the timed region.
+  EncoderOutput out = encoder_->forward(batch.input_ids, batch.padded ? batch.attention_mask : at::Tensor(),
+                                        batch.token_type_ids);
   if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
   return out.last_hidden_state;
 }

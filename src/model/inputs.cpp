@@ -30,6 +30,7 @@ Batch InputGenerator::make(int64_t batch, int64_t input, const torch::Device& de
   Batch b;
   b.input_ids = allowed_.index({picks}).to(device);
   b.attention_mask = torch::ones({batch, input}, options);
+  b.padded = false;
   b.token_type_ids = torch::zeros({batch, input}, options);
   return b;
 }

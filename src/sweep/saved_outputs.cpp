@@ -100,6 +100,8 @@ Reference load_reference(const std::string& dir, int64_t input, int64_t batch, i
                                     path, lowest, highest, vocab_size - 1));
   ref.inputs.attention_mask = read_input("attention_mask");
   if (!ref.inputs.attention_mask.defined()) ref.inputs.attention_mask = torch::ones({batch, input}, torch::kLong);
+  // Read on the host, before the move to the device: checking there would synchronise it.
+  ref.inputs.padded = ref.inputs.attention_mask.eq(0).any().item<bool>();
   ref.inputs.token_type_ids = read_input("token_type_ids");
   if (!ref.inputs.token_type_ids.defined()) ref.inputs.token_type_ids = torch::zeros({batch, input}, torch::kLong);
   const int64_t low_type = ref.inputs.token_type_ids.min().item<int64_t>();

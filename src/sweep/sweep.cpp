@@ -32,7 +32,7 @@ void emit(std::ostream& out, const LogLine& line) {
 }
 
 Batch to_device(const Batch& b, const torch::Device& device) {
-  return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device)};
+  return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device), b.padded};
 }
 
 // After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a

@@ -89,4 +89,27 @@ TEST(Attention, GroupedQueryHeadsReadTheirGroupsKeys) {
   }
 }
 
+// Defect 2: on CUDA grouped heads with a mask or in float32 fell to the math kernel. attend() repeats the
+// heads there, and only there; the admission counts the copies, and the math kernel's scores where no fused
+// kernel takes the head size.
+TEST(Attention, GroupedHeadsAreRepeatedOnlyWhereNoFusedCudaKernelTakesThem) {
+  using fmwork::hf::sdpa_repeats_kv;
+  EXPECT_FALSE(sdpa_repeats_kv(at::kCUDA, at::kBFloat16, /*masked=*/false, 16, 8));  // flash / cuDNN: GQA
+  EXPECT_TRUE(sdpa_repeats_kv(at::kCUDA, at::kBFloat16, /*masked=*/true, 16, 8));   // flash takes no mask
+  EXPECT_TRUE(sdpa_repeats_kv(at::kCUDA, at::kFloat, /*masked=*/false, 16, 8));     // mem-efficient: no GQA
+  EXPECT_FALSE(sdpa_repeats_kv(at::kCUDA, at::kFloat, /*masked=*/true, 8, 8));      // nothing grouped
+  EXPECT_FALSE(sdpa_repeats_kv(at::kCPU, at::kFloat, /*masked=*/true, 16, 8));      // the CPU's flash: both
+}
+
+TEST(Attention, WorkspaceCountsRepeatedHeadsAndTheMathKernelsScores) {
+  using fmwork::hf::sdpa_workspace_bytes;
+  const int64_t B = 2, T = 64, h = 16, kv = 8;
+  EXPECT_EQ(sdpa_workspace_bytes(at::kCPU, at::kFloat, B, T, h, kv, 128), 0.0L);
+  EXPECT_EQ(sdpa_workspace_bytes(at::kCUDA, at::kBFloat16, B, T, h, h, 128), 0.0L);
+  EXPECT_EQ(sdpa_workspace_bytes(at::kCUDA, at::kBFloat16, B, T, h, kv, 128), 2.0L * B * T * h * 128 * 2);
+  // A head size no fused kernel takes: the math kernel's scores and probabilities, float32 wide at least.
+  EXPECT_EQ(sdpa_workspace_bytes(at::kCUDA, at::kBFloat16, B, T, h, h, 6), 2.0L * B * h * T * T * 4);
+  EXPECT_EQ(sdpa_workspace_bytes(at::kCUDA, at::kDouble, B, T, h, h, 8), 2.0L * B * h * T * T * 8);
+}
+
 }  // namespace

@@ -13,6 +13,7 @@
 #include "fmwork/encoders/bert.hpp"
 #include "fmwork/loaders/hf_model.hpp"
 #include "fmwork/model/safetensors.hpp"
+#include "fmwork/model/inputs.hpp"
 #include "fmwork/model/model.hpp"
 #include "support/test_support.hpp"
 
@@ -126,6 +127,29 @@ TEST(HfEncoder, AllOnesMaskEqualsNoPadding) {
   auto h = outputs(model->forward(Batch{ids, ones, zeros})).first;
   RefOut ref = reference(cfg, to_double(w), ids, ones, zeros);
   EXPECT_LE(max_diff(h, ref.hidden), 1e-4);
+}
+
+// Defect 2: a batch the generator made (padded false) runs with no mask at all, whatever its mask tensor
+// holds (on CUDA a mask rules flash attention out); a batch that may be padded applies it.
+TEST(HfEncoder, AnUnpaddedBatchRunsWithoutItsMask) {
+  TempDir dir;
+  json cfg = tiny_config("bert");
+  write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
+  for (const char* attn : {"eager", "sdpa"}) {
+    ModelOptions opt;
+    opt.attn_implementation = attn;
+    auto model = load(dir.path(), "BertModel", opt);
+    auto ids = at::randint(3, 99, {2, 9}, at::kLong), zeros = at::zeros({2, 9}, at::kLong);
+    auto ones = at::ones({2, 9}, at::kLong), holes = ones.clone();
+    holes[1].narrow(0, 6, 3).zero_();
+    const at::Tensor plain = outputs(model->forward(Batch{ids, ones, zeros})).first;
+    Batch unpadded{ids, holes, zeros};
+    unpadded.padded = false;
+    EXPECT_TRUE(at::equal(outputs(model->forward(unpadded)).first, plain)) << attn;
+    EXPECT_FALSE(at::allclose(outputs(model->forward(Batch{ids, holes, zeros})).first, plain)) << attn;
+  }
+  fmwork::InputGenerator gen(fmwork::TokenFacts{99, {0}}, 1);
+  EXPECT_FALSE(gen.make(2, 3, at::kCPU).padded);
 }
 
 // ---- random weights ---------------------------------------------------------------------------------------

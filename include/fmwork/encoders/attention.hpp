@@ -33,6 +33,21 @@ struct AttentionMask {
 AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, const AttentionPattern& pattern,
                                   const at::TensorOptions& options, AttentionImpl impl);
 
+// Whether attend() gives sdpa the key/value heads repeated to h (as transformers' repeat_kv) instead of
+// enable_gqa, for `masked` calls of `dtype` on `device` with h query and kv key/value heads. Only on CUDA,
+// where in LibTorch 2.11 only flash and cuDNN attention take grouped heads, neither in float32 and flash with
+// no mask: grouped heads there with a mask or in float32 would leave only the math kernel and its [B, h, T, T]
+// scores, while repeated heads let the memory-efficient kernel take the call. Elsewhere (the CPU's flash
+// kernel takes masks and groups) and with h == kv: false.
+bool sdpa_repeats_kv(at::DeviceType device, at::ScalarType dtype, bool masked, int64_t h, int64_t kv);
+
+// The bytes sdpa takes beyond q, k, v and its output for B x T tokens, h query and kv key/value heads of
+// size d, for the memory admission: the repeated keys and values (sdpa_repeats_kv, counted as if masked), and
+// on CUDA the math kernel's scores and probabilities ([B, h, T, T] each, at least float32 wide) when no fused
+// kernel takes `dtype` and d (float32 needs d a multiple of 4, float16 / bfloat16 of 8; any other dtype).
+long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, int64_t B, int64_t T, int64_t h,
+                                 int64_t kv, int64_t d);
+
 // Attention of q [B, h, T, d] over k and v [B, kv, T, d], contiguous, h a multiple of kv (query head i reads
 // key/value head i / (h / kv), as transformers' repeat_kv), as [B, T, h d]. Eager: softmax(q k^T + mask) v,
 // the softmax in float32 as transformers' eager path, q already scaled by the caller. sdpa:

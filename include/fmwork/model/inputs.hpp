@@ -16,7 +16,7 @@ class InputGenerator {
   InputGenerator(const TokenFacts& facts, uint64_t seed);
 
   // A [batch, input] batch on `device`: random input_ids, attention_mask all ones, token_type_ids zeros
-  // (all int64). Each call draws new ids.
+  // (all int64), padded false. Each call draws new ids.
   Batch make(int64_t batch, int64_t input, const torch::Device& device);
 
   int64_t allowed_ids() const { return allowed_.numel(); }

@@ -21,8 +21,12 @@ namespace fmwork {
 // The inputs of one rep, already on the model's device. All three are [batch, input] int64.
 struct Batch {
   torch::Tensor input_ids;
-  torch::Tensor attention_mask;  // all ones
+  torch::Tensor attention_mask;  // all ones for generated inputs; saved reference inputs may hold zeros
   torch::Tensor token_type_ids;  // all zeros
+  // false: attention_mask is known, from where the batch was made, to be all ones (the generator's batches),
+  // so a model may run without a mask (on CUDA any mask rules flash attention out, and checking the mask
+  // there would synchronise the device); true: it may hold zeros and is applied.
+  bool padded = true;
 };
 
 // What the input generator needs to know about the vocabulary: ids drawn uniformly from
