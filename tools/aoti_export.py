@@ -357,7 +357,8 @@ def metadata(args, inputs, outputs, vec_isa):
     import transformers
 
     facts = {"inputs": ",".join(inputs), "outputs": ",".join(outputs), "dtype": args.dtype,
-             "device": args.device, "threads": args.threads,
+             # the kind only: the package runs on any index of it (the C++ loader is given the index)
+             "device": args.device.split(":")[0], "threads": args.threads,
              "batch_min": args.batch_range[0], "batch_max": args.batch_range[1],
              "input_min": args.input_range[0], "input_max": args.input_range[1],
              "vec_isa": vec_isa, "torch": torch.__version__, "transformers": transformers.__version__}

@@ -51,6 +51,10 @@ std::string option_text(const Value& tree, const std::string& key) {
 struct PackageSpec {
   InductorTools tools;
   std::string model_hash, exporter_hash;  // hashed once per run, not once per package
+  // The key's `device` is the kind (the code is the same on every index); the exporter builds on the run's own
+  // device (cuda:1), never on device 0 by default beside another process's run there.
+  std::string export_device;
+  std::string arch;  // Platform::architecture(): the GPU's compute capability and CUDA version; cpu ""
   std::string folder, model_class, dtype, device, attn, pooling, mode, options_json;
   int64_t threads = 1;
   bool dynamic = false;
@@ -96,7 +100,7 @@ std::map<std::string, std::string> key_fields(const PackageSpec& s) {
 
 std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTools& tools, const std::string& out) {
   std::vector<std::string> argv = {tools.python, tools.exporter, "--model", s.folder, "--out", out,
-                                   "--device", s.device, "--dtype", s.dtype, "--model-class", s.model_class,
+                                   "--device", s.export_device, "--dtype", s.dtype, "--model-class", s.model_class,
                                    "--threads", std::to_string(s.threads), "--libtorch-version", torch_version()};
   if (!s.attn.empty()) argv.insert(argv.end(), {"--attn-implementation", s.attn});
   if (s.pooling == "False") argv.push_back("--no-pooling-layer");
@@ -261,6 +265,7 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   s.model_class = source.model_class;
   s.dtype = eager.dtype_name();
   s.device = torch::Device(device.type()).str();
+  s.export_device = device.str();
   s.attn = option_text(source.options, "attn_implementation");
   s.pooling = option_text(source.options, "add_pooling_layer");
   s.mode = options.mode.value_or("");

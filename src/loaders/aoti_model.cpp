@@ -101,7 +101,8 @@ AotiPackage::AotiPackage(const std::string& path, const torch::Device& device) :
     feeds_.push_back(name == "input_ids" ? &Batch::input_ids
                                          : name == "attention_mask" ? &Batch::attention_mask : &Batch::token_type_ids);
   inputs_.resize(feeds_.size());
-  if (!facts_.device.empty() && facts_.device != torch::Device(device.type()).str())
+  // Kinds compared, not indices: a package built on cuda:0 runs on cuda:1 (the loader is given the index).
+  if (!facts_.device.empty() && facts_.device.substr(0, facts_.device.find(':')) != torch::Device(device.type()).str())
     throw usage_error(fmt::format("{}: the package was built for {}, not {}; build it for this device", path,
                                   facts_.device, device.str()));
 }

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -39,9 +40,11 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
     note(err);
   };
   std::vector<std::string> argv = {executable_path(program)};
-  const std::vector<std::string> options = device.empty() ? run.argv : with_platform(run.argv, device);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const SlotLaunch launch = slot_launch(device, visible ? std::optional<std::string>(visible) : std::nullopt);
+  const std::vector<std::string> options = device.empty() ? run.argv : with_platform(run.argv, launch.platform);
   argv.insert(argv.end(), options.begin(), options.end());
-  const ChildExit exit = run_streaming(program, argv, {}, handlers);
+  const ChildExit exit = run_streaming(program, argv, launch.env, handlers);
   errno = 0;
   out.close();
   note(out);
@@ -51,6 +54,27 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
     throw runtime_error(log + ": cannot rename into place (" + std::strerror(errno) + ")");
   end.status = exit.signal ? 128 + exit.signal : exit.exit_code;
   return end;
+}
+
+SlotLaunch slot_launch(const std::string& device, const std::optional<std::string>& visible) {
+  const std::string prefix = "cuda:";
+  if (device.rfind(prefix, 0) != 0) return {device, {}};
+  const std::string digits = device.substr(prefix.size());
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3)
+    return {device, {}};  // the driver refuses it, in its own words
+  const size_t index = std::stoul(digits);
+  if (!visible || visible->empty()) return {"cuda", {"CUDA_VISIBLE_DEVICES=" + digits}};
+  // Already narrowed (Slurm, the user): cuda:N is the N-th device of that list, as it would be in the driver.
+  std::vector<std::string> listed;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = visible->find(',', start);
+    listed.push_back(visible->substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (index >= listed.size()) return {device, {}};  // the driver says how many devices there are
+  return {"cuda", {"CUDA_VISIBLE_DEVICES=" + listed[index]}};
 }
 
 std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device) {

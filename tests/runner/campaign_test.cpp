@@ -111,6 +111,23 @@ TEST(Campaign, DevicesAndPlatforms) {
   EXPECT_EQ(with_platform({"--reps", "2"}, "cpu"), (std::vector<std::string>{"--platform", "cpu", "--reps", "2"}));
 }
 
+// Defect: every run of a --devices cuda:0,cuda:1 campaign made a context on GPU 0. Each GPU slot's run sees
+// its one GPU only.
+TEST(Campaign, AGpuSlotRunsOnItsOwnVisibleDevice) {
+  const auto env = [](const SlotLaunch& l) { return l.env.empty() ? std::string() : l.env.front(); };
+  EXPECT_EQ(slot_launch("cuda:1", std::nullopt).platform, "cuda");
+  EXPECT_EQ(env(slot_launch("cuda:1", std::nullopt)), "CUDA_VISIBLE_DEVICES=1");
+  EXPECT_EQ(env(slot_launch("cuda:1", std::string("4,6,7"))), "CUDA_VISIBLE_DEVICES=6");
+  EXPECT_EQ(env(slot_launch("cuda:0", std::string("GPU-1234"))), "CUDA_VISIBLE_DEVICES=GPU-1234");
+  // Past the visible list, and names that are not cuda:N, go on unchanged for the driver to judge.
+  EXPECT_EQ(slot_launch("cuda:2", std::string("4,6")).platform, "cuda:2");
+  EXPECT_TRUE(slot_launch("cuda:2", std::string("4,6")).env.empty());
+  EXPECT_EQ(slot_launch("cuda", std::nullopt).platform, "cuda");
+  EXPECT_TRUE(slot_launch("cuda", std::nullopt).env.empty());
+  EXPECT_EQ(slot_launch("cpu", std::nullopt).platform, "cpu");
+  EXPECT_TRUE(slot_launch("refdev", std::string("0")).env.empty());
+}
+
 TEST(Campaign, TheFolderIsClaimedOncePerSecond) {
   TempDir dir;
   const auto now = std::chrono::system_clock::now();

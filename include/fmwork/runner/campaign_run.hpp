@@ -4,6 +4,7 @@
 // No LibTorch here.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,20 @@ struct RunEnd {
 };
 
 // Runs `run` with `program` (the driver; its link followed for the child's argv[0]) on `device` (its
-// --platform; "" keeps the run's own) into the folder `logs`, and waits for it. Throws a runtime Error
+// --platform through slot_launch(); "" keeps the run's own) into the folder `logs`, and waits for it. Throws a runtime Error
 // naming the log when a log cannot be written or renamed into place.
 RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
                    const std::string& program);
+
+// How a run is started on a slot's device: the --platform it is given and the environment entries it adds.
+// A GPU slot "cuda:N" runs as --platform cuda with CUDA_VISIBLE_DEVICES naming that one GPU (the N-th of
+// `visible`, the inherited CUDA_VISIBLE_DEVICES, when one is set), so that no run makes a context on, or
+// allocates from, another slot's GPU. Any other device, or an index past `visible`, is passed on as it is.
+struct SlotLaunch {
+  std::string platform;
+  std::vector<std::string> env;  // "KEY=VALUE"
+};
+SlotLaunch slot_launch(const std::string& device, const std::optional<std::string>& visible);
 
 // `argv` with its --platform set to `device` (added when absent).
 std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device);
