@@ -95,7 +95,10 @@ std::map<std::string, std::string> key_fields(const PackageSpec& s) {
           // The kernels Inductor writes use the vector instructions ATen allows when they are built: a
           // package built for AVX-512 dies of SIGILL on an AVX2 node sharing the cache, and one built
           // under ATEN_CPU_CAPABILITY=avx2 is not what an unheld run should time.
-          {"isa", runtime_info().isa}};
+          {"isa", runtime_info().isa},
+          // Likewise on a GPU: the package holds cubins for one architecture, built by one CUDA; a cache shared
+          // by H100 and A100 nodes would load sm_90 code on sm_80.
+          {"arch", s.arch}};
 }
 
 std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTools& tools, const std::string& out) {
@@ -217,6 +220,11 @@ class InductorModel : public Model {
   std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
     return eager_->forward_flops(batch, input);
   }
+  // The eager model's estimate stands in for the package's (the same architecture's activations): what the
+  // admission, and CUDA graphs around the package, count.
+  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
+    return eager_->activation_bytes(batch, input);
+  }
   void eval() override {}
 
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
@@ -289,7 +297,7 @@ InductorTools inductor_tools() {
 }
 
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
-                          const torch::Device& device) {
+                          const torch::Device& device, const std::string& arch) {
   Compiled out;
   if (options.disable) {
     out.notes.push_back("compile: --compile:disable@ True: not compiling, as torch.compile(disable=True)");
@@ -297,6 +305,9 @@ Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& op
     return out;
   }
   PackageSpec spec = spec_of(*eager, options, source, device);
+  spec.arch = arch;
+  // The package holds its own weights: on a GPU the eager copy beside it would halve what the batches can have.
+  if (!device.is_cpu()) eager->leave_device();
   auto model = std::make_unique<InductorModel>(std::move(eager), spec, device);
   if (!spec.dynamic) {
     out.notes.push_back("compile: inductor, one AOTInductor package per batch x input, built or taken from the "

@@ -159,6 +159,8 @@ torch::IValue HfModel::forward(const Batch& batch) {
   return out.last_hidden_state;
 }
 
+void HfModel::leave_device() { encoder_->to(at::kCPU); }
+
 std::vector<std::string> HfModel::fed_inputs() const {
   if (!encoder_->has_token_types()) return {"input_ids", "attention_mask"};
   return {"input_ids", "attention_mask", "token_type_ids"};

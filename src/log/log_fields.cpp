@@ -75,30 +75,32 @@ FieldSpec tokens_field() {
   return f;
 }
 
+// An optional number with a CSV column of its own name, `precision` decimals (or significant digits).
+FieldSpec csv_number(std::string_view key, int precision, bool significant = false) {
+  FieldSpec f = field(key, FieldKind::number);
+  f.precision = precision;
+  f.significant = significant;
+  f.csv = {f.key};
+  return f;
+}
+
 // STAT's work fields (--profile and the native encoders' FLOP formula, see hf/forward_flops.hpp): the
 // FLOPs of one forward pass and where the count comes from, the achieved rate over the median latency and
 // its fraction of the machine's GEMM rate (META's gemm_gflops). Last of STAT, all optional.
 std::vector<FieldSpec> work_fields() {
-  FieldSpec flops = field("flops", FieldKind::number);
-  flops.precision = 6;
-  flops.significant = true;
-  flops.csv = {flops.key};
+  FieldSpec flops = csv_number("flops", 6, true);
   FieldSpec from = field("flops_from", FieldKind::text);
   from.choices = "formula|profiler";
   from.csv = {from.key};
-  FieldSpec gflops = field("gflops", FieldKind::number);
-  gflops.precision = 3;
-  gflops.csv = {gflops.key};
+  FieldSpec gflops = csv_number("gflops", 3);
   gflops.summary = {gflops.key, 6, 1, 1, true};
-  FieldSpec of_peak = field("of_peak", FieldKind::number);
-  of_peak.precision = 4;
-  of_peak.csv = {of_peak.key};
+  FieldSpec of_peak = csv_number("of_peak", 4);
   of_peak.summary = {"of_peak_%", 7, 0.01, 1, true};  // a percentage for people, the fraction in the CSV
   return {flops, from, gflops, of_peak};
 }
 
 // STAT's CPU shares over the combination's timed reps (base/cpu_use.hpp), fractions with 4 decimals, CSV
-// columns only: the verdict (contended) is what people read of them. Last of STAT, all optional.
+// columns only: the verdict (contended) is what people read of them. After the work, all optional.
 std::vector<FieldSpec> cpu_fields() {
   std::vector<FieldSpec> out;
   for (std::string_view key : {"cpu_share", "wait_share", "cpu_pressure", "steal_share"}) {
@@ -108,6 +110,15 @@ std::vector<FieldSpec> cpu_fields() {
     out.push_back(f);
   }
   return out;
+}
+
+// STAT's energy fields (cuda, where NVML has the GPU's energy counter): the device's joules over the timed
+// reps divided by the reps, and per 1000 sequences (/ batch * 1000). Last of STAT, optional.
+std::vector<FieldSpec> energy_fields() {
+  FieldSpec per_rep = csv_number("joules_per_rep", 6, true);
+  FieldSpec per_1000 = csv_number("joules_per_1000_seq", 6, true);
+  per_1000.summary = {"J_per_1000_seq", 8, 1, 3, true};
+  return {per_rep, per_1000};
 }
 
 // META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
@@ -159,6 +170,7 @@ const LineSpec& stat_line_spec() {
                                   ms_field("p99_ms", 2),    ms_field("max_ms"),    tokens_field()};
     for (FieldSpec& f : work_fields()) fields.push_back(f);
     for (FieldSpec& f : cpu_fields()) fields.push_back(f);
+    for (FieldSpec& f : energy_fields()) fields.push_back(f);
     return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
   }();
   return spec;
@@ -171,15 +183,22 @@ const LineSpec& mem_line_spec() {
     allocated.summary = {"peak_MiB", 0, 1048576.0, 1, true};  // a CPU run's MEM has the host's peak only
     FieldSpec reserved = field("reserved_peak_bytes", FieldKind::integer);
     reserved.csv = {reserved.key};
+    // Where the platform knows what was resident at the reset (cuda): the weights and what stays across the
+    // reps, and the combination's own peak above it; allocated_peak_bytes counts both.
+    FieldSpec weights = field("weights_bytes", FieldKind::integer);
+    weights.csv = {weights.key};
+    FieldSpec activations = field("activation_peak_bytes", FieldKind::integer);
+    activations.csv = {activations.key};
+    activations.summary = {"activation_MiB", 1, 1048576.0, 1, true};
     // The host's: the process's peak resident memory while the reps ran, on every platform, and what the
     // peak covers (the reps, or the whole process where the kernel would not reset it).
     FieldSpec rss = field("host_rss_peak_bytes", FieldKind::integer);
     rss.csv = {rss.key};
-    rss.summary = {"rss_MiB", 1, 1048576.0, 1, true};
+    rss.summary = {"rss_MiB", 2, 1048576.0, 1, true};
     FieldSpec since = field("host_rss_peak_of", FieldKind::text);
     since.choices = "reps|process";
     since.csv = {since.key};
-    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved, rss, since},
+    return LineSpec{"MEM", {key_field("input"), key_field("batch"), allocated, reserved, weights, activations, rss, since},
                     field("_bytes", FieldKind::integer)};
   }();
   return spec;

@@ -238,7 +238,7 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
 }
 
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
-                        const std::optional<CpuUse>& cpu) {
+                        const std::optional<CpuUse>& cpu, std::optional<double> joules_per_rep) {
   using V = std::optional<FieldValue>;
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
@@ -257,6 +257,13 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   values.push_back(cpu ? share(cpu->wait_share) : V());
   values.push_back(cpu ? share(cpu->pressure) : V());
   values.push_back(cpu ? share(cpu->steal_share) : V());
+  V per_rep, per_1000;
+  if (joules_per_rep && batch > 0) {
+    per_rep = *joules_per_rep;
+    per_1000 = *joules_per_rep / static_cast<double>(batch) * 1000.0;
+  }
+  values.push_back(per_rep);
+  values.push_back(per_1000);
   return StatLine{make_some_fields(stat_line_spec(), values)};
 }
 
@@ -280,8 +287,12 @@ MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes
 MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
   using V = std::optional<FieldValue>;
   const auto bytes = [](const std::optional<int64_t>& x) { return x ? V(*x) : V(); };
+  V activations;
+  if (f.weights_bytes && f.allocated_peak_bytes)
+    activations = std::max<int64_t>(*f.allocated_peak_bytes - *f.weights_bytes, 0);
   return MemLine{make_some_fields(mem_line_spec(),
                                   {V(input), V(batch), bytes(f.allocated_peak_bytes), bytes(f.reserved_peak_bytes),
+                                   f.allocated_peak_bytes ? bytes(f.weights_bytes) : V(), activations,
                                    bytes(f.host_rss_peak_bytes),
                                    f.host_rss_peak_bytes ? V(std::string_view(f.host_rss_of_reps ? "reps" : "process"))
                                                          : V()})};

@@ -17,6 +17,7 @@
 
 #ifdef FMWORK_WITH_CUDA
 #include "platform/cuda/cuda_device.hpp"
+#include "platform/cuda/nvml_energy.hpp"
 #endif
 
 namespace fmwork {
@@ -55,8 +56,25 @@ class CudaPlatform : public Platform {
   void synchronize() override { torch::cuda::synchronize(index_); }
 #ifdef FMWORK_WITH_CUDA
   std::string description() const override { return cuda_device_description(index_); }
-  void reset_memory_peaks() override { cuda_reset_memory_peaks(index_); }
-  std::optional<MemoryPeaks> memory_peaks() override { return cuda_memory_peaks(index_); }
+  std::string architecture() const override { return cuda_architecture(index_); }
+  void reset_memory_peaks() override { resident_ = cuda_reset_memory_peaks(index_); }
+  std::optional<MemoryPeaks> memory_peaks() override {
+    std::optional<MemoryPeaks> peaks = cuda_memory_peaks(index_);
+    if (peaks && resident_) peaks->resident_bytes = *resident_;
+    return peaks;
+  }
+  void release_cached_memory() override { cuda_release_cached_memory(); }
+  std::optional<double> energy_joules() override {
+    if (!energy_tried_) {  // opened once: a machine without NVML says so by the fields' absence
+      energy_tried_ = true;
+      std::string why;
+      energy_ = NvmlEnergy::open(index_, why);
+    }
+    return energy_ ? energy_->joules() : std::nullopt;
+  }
+  std::optional<std::string> unrecoverable_error(const std::string& failure) override {
+    return cuda_sticky_error(index_, failure);
+  }
   std::optional<MemoryBudget> available_memory() override { return cuda_available_memory(index_); }
 #else
   std::string description() const override { return fmt::format("CUDA device {}", index_); }
@@ -65,6 +83,11 @@ class CudaPlatform : public Platform {
  private:
   std::string name_;
   int index_;
+#ifdef FMWORK_WITH_CUDA
+  std::optional<int64_t> resident_;  // allocated at the last reset_memory_peaks()
+  bool energy_tried_ = false;
+  std::unique_ptr<NvmlEnergy> energy_;
+#endif
 };
 
 std::unique_ptr<Platform> make_cuda(const std::string& name) {
@@ -83,6 +106,9 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
   const auto count = static_cast<int>(torch::cuda::device_count());
   if (index >= count)
     throw usage_error(fmt::format("--platform {}: there are {} CUDA devices (indices 0 to {})", name, count, count - 1));
+#ifdef FMWORK_WITH_CUDA
+  cuda_make_current(index);  // once, here: the device and its context for the whole run (cuda_device.hpp)
+#endif
   return std::make_unique<CudaPlatform>(name, index);
 }
 

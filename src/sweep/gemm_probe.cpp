@@ -79,6 +79,17 @@ std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dty
 
 }  // namespace
 
+std::string matmul_precision_text() {
+  const at::Context& ctx = at::globalContext();
+  const char* precision = "highest";
+  switch (ctx.float32MatmulPrecision()) {
+    case at::Float32MatmulPrecision::HIGHEST: precision = "highest"; break;
+    case at::Float32MatmulPrecision::HIGH: precision = "high"; break;
+    case at::Float32MatmulPrecision::MEDIUM: precision = "medium"; break;
+  }
+  return fmt::format("float32_matmul_precision={} cublas_tf32={}", precision, ctx.allowTF32CuBLAS() ? "on" : "off");
+}
+
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime) {
   return {
@@ -88,6 +99,10 @@ std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, cons
       {"device", platform.name() + " " + platform.description()},
       {"dtype", dtype_short_name(dtype)},
       {"threads", std::to_string(at::get_num_threads())},
+      // A float32 product on a GPU runs 8x faster with TF32 allowed; a rate kept with it on, then compared with
+      // a run that has it off (or across GPU generations sharing a cache), is another machine's figure.
+      {"matmul", matmul_precision_text()},
+      {"arch", platform.architecture()},
   };
 }
 

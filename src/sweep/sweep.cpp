@@ -176,26 +176,39 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
 
 // What a combination's reps were given, read before the first rep and after the last, never inside one: the
 // CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
-// memory peaks (the device's, the host's resident set, reset first where the kernel allows).
+// memory peaks (the device's, the host's resident set, reset first where the kernel allows) and the device's
+// energy (where it reports it).
 class RepsWatch {
  public:
   struct Seen {
     std::optional<CpuUse> cpu;
     std::optional<MemFacts> mem;
+    std::optional<double> joules_per_rep;
   };
   explicit RepsWatch(Platform& platform) {
     platform.reset_memory_peaks();
     host_peak_reset_ = reset_host_rss_peak();
+    platform.synchronize();  // the energy counter's first read after everything before the reps
+    joules_before_ = platform.energy_joules();
     if (platform.device().is_cpu()) cpu_before_ = sample_cpu();
   }
-  Seen stop(Platform& platform) const {
+  // After the last rep's synchronisation. The energy window holds the reps and what runs between them (the
+  // next rep's inputs: small beside a forward pass); a window shorter than the counter's update period
+  // (20-100 ms) reads no difference, and then no figure is given.
+  Seen stop(Platform& platform, size_t reps) const {
     Seen seen;
     if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
+    const std::optional<double> joules_after = joules_before_ ? platform.energy_joules() : std::nullopt;
+    if (joules_after && *joules_after > *joules_before_ && reps > 0)
+      seen.joules_per_rep = (*joules_after - *joules_before_) / static_cast<double>(reps);
     const std::optional<MemoryPeaks> peaks = platform.memory_peaks();
     const std::optional<uint64_t> host_peak = host_rss_peak();
     if (!peaks && !host_peak) return seen;
     MemFacts& mem = seen.mem.emplace();
-    if (peaks) mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
+    if (peaks) {
+      mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
+      mem.weights_bytes = peaks->resident_bytes;
+    }
     if (host_peak) mem.host_rss_peak_bytes = static_cast<int64_t>(*host_peak);
     mem.host_rss_of_reps = host_peak_reset_;
     return seen;
@@ -203,6 +216,7 @@ class RepsWatch {
 
  private:
   bool host_peak_reset_ = false;
+  std::optional<double> joules_before_;
   std::optional<CpuSample> cpu_before_;
 };
 
@@ -241,7 +255,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     progress.done(rep + 1, spent);
   }
 
-  const RepsWatch::Seen seen = watch.stop(platform);  // the timed reps', not the profiler's
+  const RepsWatch::Seen seen = watch.stop(platform, reps);  // the timed reps', not the profiler's
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   const Timings timings = timings_of(t0s, t1s, plan.warmup);
   const Summary& summary = timings.stat;
@@ -252,7 +266,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled), seen.cpu));
+  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled), seen.cpu,
+                           seen.joules_per_rep));
   // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
   const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
   emit(out, make_note_line(input, batch, verdict));
@@ -313,6 +328,14 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
         out << "\n";
         emit(out, make_fail_line(input, batch, error));
         out.flush();
+        // A dead device context fails every combination after it the same way, and says nothing new: stop.
+        if (const std::optional<std::string> fatal = platform.unrecoverable_error(error)) {
+          flush_or_throw(out, "the log");
+          progress_clear();
+          throw runtime_error(fmt::format("combination input {} / batch {}: {}; the sweep stops ({} of {} "
+                                          "combinations not run)",
+                                          input, batch, *fatal, combinations - k, combinations));
+        }
         tell(combination_failure(input, batch, error));
       }
       flush_or_throw(out, "the log");  // outside the try: a lost log ends the sweep, it is no combination's failure

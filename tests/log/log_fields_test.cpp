@@ -25,19 +25,22 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_EQ(csv_headers(stat_line_spec()),
             (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
                 "tokens_per_s", "flops", "flops_from", "gflops", "of_peak", "cpu_share", "wait_share", "cpu_pressure",
-                "steal_share"}));
+                "steal_share", "joules_per_rep", "joules_per_1000_seq"}));
   EXPECT_EQ(keys(stat_line_spec().summary_columns()),
-            (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak"}))
+            (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak",
+               "joules_per_1000_seq"}))
       << "tokens/s first, beside RES's throughput; the work last";
   EXPECT_EQ(stat_line_spec().find("of_peak")->summary.header, "of_peak_%");
   EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
   EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
   EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
   EXPECT_EQ(csv_headers(mem_line_spec()),
-            (V{"allocated_peak_bytes", "reserved_peak_bytes", "host_rss_peak_bytes", "host_rss_peak_of"}));
-  ASSERT_EQ(mem_line_spec().summary_columns().size(), 2u);
+            (V{"allocated_peak_bytes", "reserved_peak_bytes", "weights_bytes", "activation_peak_bytes",
+               "host_rss_peak_bytes", "host_rss_peak_of"}));
+  ASSERT_EQ(mem_line_spec().summary_columns().size(), 3u);
   EXPECT_EQ(mem_line_spec().summary_columns()[0]->summary.header, "peak_MiB");
-  EXPECT_EQ(mem_line_spec().summary_columns()[1]->summary.header, "rss_MiB");
+  EXPECT_EQ(mem_line_spec().summary_columns()[1]->summary.header, "activation_MiB");
+  EXPECT_EQ(mem_line_spec().summary_columns()[2]->summary.header, "rss_MiB");
   EXPECT_EQ(csv_headers(fail_line_spec()), (V{"error"}));
   EXPECT_EQ(keys(check_line_spec().csv_columns()), (V{"result", "max_abs", "max_rel", "cosine"}));
   EXPECT_EQ(csv_headers(check_line_spec()), (V{"check", "check_max_abs", "check_max_rel", "check_cosine"}));

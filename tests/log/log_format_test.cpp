@@ -163,6 +163,12 @@ TEST(LogFormat, NotOurLinesGiveNothing) {
 TEST(LogFormat, MemMetaFailLines) {
   EXPECT_EQ(format_line(make_mem_line(128, 4, 1048576, 2097152)),
             "FMWORK MEM input=128 batch=4 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152");
+  // Defect 3: the weights apart from the combination's own peak, where the platform knows them (cuda).
+  MemFacts on_cuda;
+  on_cuda.allocated_peak_bytes = 1048576, on_cuda.reserved_peak_bytes = 2097152, on_cuda.weights_bytes = 1048000;
+  EXPECT_EQ(format_line(make_mem_line(128, 4, on_cuda)),
+            "FMWORK MEM input=128 batch=4 allocated_peak_bytes=1048576 reserved_peak_bytes=2097152 "
+            "weights_bytes=1048000 activation_peak_bytes=576");
   MetaLine meta;
   meta.fields.add("driver", "0.1.0").add("torch", "2.13.0").add("threads", int64_t{2}).add("dtype", "float32");
   meta.fields.add("device", to_log_token("NVIDIA H100 80GB HBM3")).add("empty", "");
@@ -414,11 +420,12 @@ TEST(LogFormat, FieldTablesCheckTheLines) {
 
 TEST(LogFormat, MakeFieldsFollowsItsTable) {
   const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5},
-                                                  std::string_view("reps")});
-  EXPECT_EQ(f.items.size(), 6u);
+                                                  int64_t{6}, int64_t{7}, std::string_view("reps")});
+  EXPECT_EQ(f.items.size(), 8u);
   EXPECT_EQ(*f.find("reserved_peak_bytes"), "4");
   EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}}), Error);
-  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}, int64_t{5}, std::string_view("reps")}),
+  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}, int64_t{5}, int64_t{6},
+                                                   int64_t{7}, std::string_view("reps")}),
                Error);
 }
 

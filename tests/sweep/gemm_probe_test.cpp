@@ -133,3 +133,21 @@ TEST(GemmProbe, AnUnusableCacheCostsOnlyTheKeeping) {
 }
 
 }  // namespace
+
+// Defect 4: a rate kept with TF32 allowed (or on another GPU generation) answered a run without it.
+TEST(GemmProbe, TheKeyHoldsTheMatmulPrecisionAndTheArchitecture) {
+  auto cpu = fmwork::make_platform("cpu", {});
+  const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
+  at::Context& ctx = at::globalContext();
+  const auto before = ctx.float32MatmulPrecision();
+  ctx.setFloat32MatmulPrecision("highest");
+  const auto highest = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
+  ctx.setFloat32MatmulPrecision("high");
+  const auto high = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
+  ctx.setFloat32MatmulPrecision(before == at::Float32MatmulPrecision::HIGHEST ? "highest"
+                                : before == at::Float32MatmulPrecision::HIGH  ? "high"
+                                                                              : "medium");
+  EXPECT_EQ(highest.at("matmul").rfind("float32_matmul_precision=highest ", 0), 0u) << highest.at("matmul");
+  EXPECT_NE(highest.at("matmul"), high.at("matmul"));
+  EXPECT_EQ(highest.at("arch"), "") << "the cpu's facts are its own fields (cpu, isa)";
+}

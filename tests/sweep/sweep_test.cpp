@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/loaders/model_loader.hpp"
@@ -62,6 +63,47 @@ TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
   }
   EXPECT_EQ(order, (std::vector<std::string>{"RUN 8 / 1", "RES 8x1", "STAT", "RUN 100 / 1", "FAIL 100x1",
                                              "RUN 8 / 2", "RES 8x2", "STAT", "RUN 100 / 2", "FAIL 100x2"}));
+}
+
+// A cpu platform whose device "dies" with the first failure, as a CUDA context does after an illegal address.
+class DyingPlatform : public Platform {
+ public:
+  DyingPlatform() : cpu_(make_platform("cpu", {})) {}
+  std::string name() const override { return "dying"; }
+  torch::Device device() const override { return cpu_->device(); }
+  void synchronize() override {}
+  std::string description() const override { return "cpu that dies"; }
+  std::optional<std::string> unrecoverable_error(const std::string& failure) override {
+    return "dying:0: an illegal memory access was encountered (after: " + failure.substr(0, 20) + ")";
+  }
+
+ private:
+  std::unique_ptr<Platform> cpu_;
+};
+
+// Defect 6: after a sticky CUDA error the sweep "went on", failing every combination left the same way.
+TEST(RunSweep, AnUnrecoverableDeviceErrorStopsTheSweepNamingIt) {
+  TempDir dir;
+  const std::string path = dir.file("encoder/model.pt");
+  ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
+  DyingPlatform platform;
+  auto model = load_model(LoadRequest{path, "BertModel", {}, platform.device()});
+  InputGenerator inputs(model->token_facts(), 0);
+  SweepPlan plan{{1, 2}, {8, 100}, 2, "m", "BertModel"};
+  std::ostringstream out;
+  std::vector<std::string> reported;
+  try {
+    run_sweep(plan, *model, platform, inputs, out, [&](const std::string& m) { reported.push_back(m); });
+    ADD_FAILURE() << "the sweep went on";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_EQ(std::string(e.what()).rfind("combination input 100 / batch 1: dying:0: an illegal memory access", 0), 0u)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the sweep stops (2 of 4 combinations not run)"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(reported.empty()) << "one line, the Error's, not a failure line beside it";
+  EXPECT_NE(out.str().find("FMWORK FAIL input=100 batch=1 "), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("RUN 8 / 2"), std::string::npos) << out.str();
 }
 
 }  // namespace

@@ -37,6 +37,6 @@ InductorTools inductor_tools();
 // script, dtype, device type, shape or ranges, model class and --model: options, mode, options and the
 // intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles).
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
-                          const torch::Device& device);
+                          const torch::Device& device, const std::string& arch = "");
 
 }  // namespace fmwork

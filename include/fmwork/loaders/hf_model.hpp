@@ -53,6 +53,7 @@ class HfModel : public Model {
     return std::nullopt;
   }
   void eval() override {}  // no dropout in the native encoder: always eval
+  void leave_device() override;
 
   // For the run metadata.
   bool random_weights() const { return random_weights_; }

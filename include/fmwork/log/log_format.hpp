@@ -113,18 +113,22 @@ struct WorkFacts {
 };
 // STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
 // with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
-// `cpu`, its shares (those it has).
+// `cpu`, its shares (those it has); with `joules_per_rep` (the device's energy over the timed reps / reps),
+// joules_per_rep and joules_per_1000_seq = joules_per_rep / batch * 1000.
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
                         const std::optional<WorkFacts>& work = std::nullopt,
-                        const std::optional<CpuUse>& cpu = std::nullopt);
+                        const std::optional<CpuUse>& cpu = std::nullopt,
+                        std::optional<double> joules_per_rep = std::nullopt);
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes);
-// MEM with what is known: the device's peaks where the platform reports them, the host's peak resident memory
-// and whether it covers the reps alone (host_rss_of_reps) or the whole process.
+// MEM with what is known: the device's peaks where the platform reports them; `weights_bytes`, what was
+// allocated on the device when the peaks were reset (the weights and what stays across the reps), which adds
+// activation_peak_bytes = allocated_peak_bytes - weights_bytes; the host's peak resident memory and whether it
+// covers the reps alone (host_rss_of_reps) or the whole process.
 struct MemFacts {
-  std::optional<int64_t> allocated_peak_bytes, reserved_peak_bytes, host_rss_peak_bytes;
+  std::optional<int64_t> allocated_peak_bytes, reserved_peak_bytes, weights_bytes, host_rss_peak_bytes;
   bool host_rss_of_reps = true;
 };
 MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& facts);

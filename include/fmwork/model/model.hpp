@@ -81,6 +81,12 @@ class Model {
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
 
+  // Moves the weights off the device into host memory, when a compiled replacement with its own copy (an
+  // AOTInductor package) runs instead; the facts (describe, parameter_count, token_facts, forward_flops,
+  // activation_bytes) still answer, forward() is not called again. Models without weights of their own on the
+  // device: nothing.
+  virtual void leave_device() {}
+
   // The TorchScript module behind the model, for compilers that rewrite it (freeze, plugin compilers);
   // nullptr for models that are not TorchScript (the native encoders).
   virtual torch::jit::Module* torchscript_module() { return nullptr; }

@@ -19,7 +19,14 @@
 
 namespace fmwork {
 
-struct MemoryPeaks { int64_t allocated_bytes = 0, reserved_bytes = 0; };
+// The allocator's peaks since reset_memory_peaks(). allocated_bytes counts everything live, the weights
+// included; resident_bytes, where the platform knows it, is what was live at the reset (the weights and
+// whatever stays across the reps: saved reference inputs, CUDA graphs' pools), so that the combination's own
+// peak is allocated_bytes - resident_bytes.
+struct MemoryPeaks {
+  int64_t allocated_bytes = 0, reserved_bytes = 0;
+  std::optional<int64_t> resident_bytes;
+};
 
 // Where the model came from, for compilers that rebuild it from its files (a plugin's backend).
 struct ModelSource {
@@ -47,14 +54,33 @@ class Platform {
   virtual void synchronize() = 0;
   // Free text for the RUNTIME section and the META line (device model, threads, ...).
   virtual std::string description() const = 0;
+  // What code compiled for the device is tied to, for the keys of what is measured or compiled once and kept
+  // (the GEMM rate, AOTInductor packages): cuda "sm_90 cuda=13.0" (compute capability, CUDA runtime); empty
+  // where nothing beyond the CPU's own facts matters (cpu, plugins).
+  virtual std::string architecture() const { return ""; }
 
-  // Memory peaks since the last reset; nullopt when the platform cannot tell.
+  // Memory peaks since the last reset; nullopt when the platform cannot tell. cuda: the reset first hands the
+  // allocator's unused cached blocks back (emptyCache), so that reserved_bytes is this combination's and not
+  // the high-water mark of the GEMM probe and every combination before it.
   virtual void reset_memory_peaks() {}
   virtual std::optional<MemoryPeaks> memory_peaks() { return std::nullopt; }
   // The memory a combination may still take on the device, for the sweep's admission (the cpu: the host's
   // MemAvailable or cgroup room; cuda: free device memory plus what the caching allocator holds unused);
   // nullopt when the platform cannot tell, and then nothing is refused.
   virtual std::optional<MemoryBudget> available_memory() { return std::nullopt; }
+  // The device's energy counter in joules (cuda: NVML's total energy since the driver loaded), read now (the
+  // caller synchronises first); nullopt where the device reports none (cpu, plugins, GPUs before Volta, no
+  // NVML). Only differences mean anything.
+  virtual std::optional<double> energy_joules() { return std::nullopt; }
+  // Hands memory the allocator caches but nothing uses back to the device (cuda: emptyCache), after a
+  // one-off user of it (the GEMM probe); nothing elsewhere.
+  virtual void release_cached_memory() {}
+
+  // After a combination failed with `failure` (its FAIL text): one line naming the device error when the
+  // device can run nothing more in this process (cuda: a sticky error, an illegal address or a device-side
+  // assert, which every later CUDA call returns), so that the sweep stops instead of failing every
+  // combination left; nullopt when the device is still usable (an out-of-memory, a refused shape).
+  virtual std::optional<std::string> unrecoverable_error(const std::string& failure) { return std::nullopt; }
 
   // The rules a run on this platform must follow (none by default); the driver checks them against the
   // command line with check_constraints() before anything is loaded and reports every refusal at once.

@@ -52,7 +52,9 @@ Nanos clock_now();
 // FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
 // Each failed combination (a FAIL line, or a failed output check) is also handed to `report`, as it happens,
 // as one line ("combination input 512 / batch 256 failed: ...; the sweep goes on"): the library prints
-// nothing to stderr, the executable decides. Returns the number of failed combinations.
+// nothing to stderr, the executable decides. Returns the number of failed combinations. After a failure the
+// platform calls unrecoverable (Platform::unrecoverable_error: a sticky CUDA error), the FAIL line is
+// written and flushed, and a runtime Error naming the device error ends the sweep: nothing more can run.
 using FailureReport = std::function<void(const std::string& message)>;
 int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
               const FailureReport& report = {});
