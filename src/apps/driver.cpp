@@ -228,6 +228,7 @@ int run(int argc, char** argv) {
   FixedArgs& args = o.command_line.args;
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
+  check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
   const std::optional<IsolatedChild> child = isolated_child(args, std::cerr);
   // Progress on stderr (never stdout: the log). An --isolate child says nothing: it would count its one
   // combination as "1 of 1"; its parent's lines and the FAIL lines say what happens.

@@ -172,12 +172,12 @@ const SetTable<CompileOptions>& compile_table() {
   static const SetTable<O> table{
       "compile", "torch.compile options", "",
       {{"backend", nullptr, &kString, " torchscript", "backend",
-        "the compiler: inductor (an AOTInductor package), torchscript (freeze + optimize_for_inference) or a "
-        "platform's own",
+        "the compiler: inductor (an AOTInductor package), torchscript (freeze + optimize_for_inference), "
+        "cudagraphs (CUDA graphs around the model as loaded; cuda only) or a platform's own",
         [](O& o, const std::string&, const Value& v) { o.backend = v.text; }},
        {"mode", nullptr, &kString, " default", "mode",
-        "torch.compile's mode: default, max-autotune or max-autotune-no-cudagraphs; reduce-overhead (CUDA "
-        "graphs) is refused unless a plugin's own backend takes it",
+        "torch.compile's mode: default, max-autotune, max-autotune-no-cudagraphs, or reduce-overhead (CUDA "
+        "graphs around the compiled model; cuda only)",
         [](O& o, const std::string&, const Value& v) { o.mode = v.text; }},
        {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) {

@@ -9,6 +9,10 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/compile/inductor_backend.hpp"
 
+#ifdef FMWORK_WITH_CUDA
+#include "platform/cuda/cuda_graphs.hpp"
+#endif
+
 namespace fmwork {
 namespace {
 
@@ -44,10 +48,29 @@ bool compiles_from_folder(bool compile, const CompileOptions& options, const Pla
   return platform_backends.empty() ? options.backend == "inductor" : platform_backends.front() == "inductor";
 }
 
-std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor"}; }
+std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor", "cudagraphs"}; }
+
+bool wants_cuda_graphs(bool compile, const CompileOptions& options) {
+  if (!compile || options.disable) return false;
+  return options.backend == "cudagraphs" || options.mode == std::string("reduce-overhead");
+}
+
+void check_compile_request(bool compile, const CompileOptions& options, const Platform& platform) {
+  if (!wants_cuda_graphs(compile, options)) return;
+  const auto own = platform.compile_backends();
+  // A plugin's own compiler takes its modes itself (a platform that captures graphs of its own kind).
+  if (!backend_given(options) ? !own.empty() : std::find(own.begin(), own.end(), options.backend) != own.end()) return;
+  if (platform.device().is_cuda()) return;
+  throw usage_error(fmt::format(
+      "--compile:{} captures CUDA graphs, which need --platform cuda (this run: --platform {}); on {} use "
+      "--compile:backend inductor with --compile:mode default, max-autotune or max-autotune-no-cudagraphs",
+      options.backend == "cudagraphs" ? "backend cudagraphs" : "mode reduce-overhead", platform.name(),
+      platform.name()));
+}
 
 Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform) {
   const CompileOptions& options = request.options;
+  check_compile_request(request.compile, options, platform);
   std::vector<std::string> notes;
   if (!request.compile) {
     if (!options.raw.entries.empty()) notes.push_back("compile: --compile: options given without --compile; not compiling");
@@ -73,11 +96,9 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
   } else if (backend == "torchscript") {
     out = compile_torchscript(std::move(model), request.eval);
   } else if (backend == "inductor") {
-    out = compile_inductor(std::move(model), options, request.source, platform.device());
-  } else if (backend == "cudagraphs" || options.mode == std::string("reduce-overhead")) {
-    throw usage_error("--compile:backend cudagraphs / --compile:mode reduce-overhead capture CUDA graphs, which this "
-                      "driver does not do yet; use --compile:backend inductor (--compile:mode default, max-autotune "
-                      "or max-autotune-no-cudagraphs)");
+    out = compile_inductor(std::move(model), options, request.source, platform.device(), platform.architecture());
+  } else if (backend == "cudagraphs") {
+    out.model = std::move(model);  // the graphs come below, around the model as loaded
   } else {
     std::vector<std::string> available = builtin_compile_backends();
     available.insert(available.end(), platform_backends.begin(), platform_backends.end());
@@ -88,6 +109,18 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
   }
   notes.insert(notes.end(), out.notes.begin(), out.notes.end());
   out.notes = std::move(notes);
+  const bool platform_compiled = std::find(platform_backends.begin(), platform_backends.end(), backend) != platform_backends.end();
+  if (wants_cuda_graphs(request.compile, options) && !platform_compiled) {
+#ifdef FMWORK_WITH_CUDA
+    const std::string label = backend == "cudagraphs" ? "the model as loaded" : "the " + backend + " backend's model";
+    out.notes.push_back("compile: cuda graphs around " + label +
+                        ", one per batch x input, captured before its reps (a COMPILE line each; a shape whose "
+                        "capture fails runs eager, backend=eager:capture_failed)");
+    out.model = capture_cuda_graphs(std::move(out.model), platform.device().index() < 0 ? 0 : platform.device().index(), label);
+#else
+    throw usage_error("--compile: CUDA graphs need a CUDA build of the driver (scripts/cuda-build.sh)");
+#endif
+  }
   return out;
 }
 

@@ -259,10 +259,8 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
                                   "--compile:backend torchscript",
                                   kPrefix, source.path));
   // max-autotune-no-cudagraphs is max-autotune for a package: AOTInductor never captures CUDA graphs.
-  if (options.mode == std::string("reduce-overhead"))
-    throw usage_error(std::string(kPrefix) + "--compile:mode reduce-overhead captures CUDA graphs around the "
-                      "compiled code, which the driver does not do yet; use --compile:mode default, max-autotune "
-                      "or max-autotune-no-cudagraphs");
+  // reduce-overhead is the default package with CUDA graphs around it (compile_model.cpp; refused off cuda
+  // by check_compile_request before anything is loaded).
   if (device.type() != torch::kCPU && device.type() != torch::kCUDA)
     throw usage_error(std::string(kPrefix) + "AOTInductor packages run on cpu or cuda, not " + device.str());
   PackageSpec s;
@@ -276,7 +274,8 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   s.export_device = device.str();
   s.attn = option_text(source.options, "attn_implementation");
   s.pooling = option_text(source.options, "add_pooling_layer");
-  s.mode = options.mode.value_or("");
+  // reduce-overhead's package is the default one (the graphs are captured around it, not in it): one entry.
+  s.mode = options.mode == std::string("reduce-overhead") ? "" : options.mode.value_or("");
   s.options_json = value_to_json(options.options);
   s.threads = device.is_cpu() ? at::get_num_threads() : 0;
   s.dynamic = options.dynamic.value_or(false);

@@ -60,11 +60,26 @@ TEST(Compile, RefusesWhatItCannotDo) {
   EXPECT_NE(inductor.find("--compile:backend torchscript"), std::string::npos) << inductor;
   auto aot_eager = message(true, "aot_eager");
   EXPECT_NE(aot_eager.find("--compile:backend aot_eager: not available here"), std::string::npos) << aot_eager;
-  EXPECT_NE(aot_eager.find("torchscript, inductor"), std::string::npos) << aot_eager;
-  // Not "needs --platform cuda": no platform of this driver captures CUDA graphs yet.
+  EXPECT_NE(aot_eager.find("torchscript, inductor, cudagraphs"), std::string::npos) << aot_eager;
   const std::string graphs = message(true, "cudagraphs");
-  EXPECT_NE(graphs.find("capture CUDA graphs, which this driver does not do yet; use --compile:backend inductor"),
-            std::string::npos) << graphs;
+  EXPECT_EQ(graphs.rfind("--compile:backend cudagraphs captures CUDA graphs, which need --platform cuda (this run: "
+                         "--platform cpu)", 0), 0u) << graphs;
+}
+
+// CUDA graphs off cuda: one refusal, one wording, made before the model is loaded (the driver calls it
+// first), whichever backend the graphs were to go around.
+TEST(Compile, CudaGraphsAreRefusedOffCudaBeforeLoading) {
+  auto cpu = make_platform("cpu", {});
+  CompileOptions mode;
+  mode.mode = "reduce-overhead";
+  const std::string m = expect_error([&] { check_compile_request(true, mode, *cpu); }).what();
+  EXPECT_EQ(m.rfind("--compile:mode reduce-overhead captures CUDA graphs, which need --platform cuda", 0), 0u) << m;
+  EXPECT_NO_THROW(check_compile_request(false, mode, *cpu)) << "without --compile nothing is compiled";
+  mode.disable = true;
+  EXPECT_NO_THROW(check_compile_request(true, mode, *cpu));
+  CompileOptions plain;
+  EXPECT_NO_THROW(check_compile_request(true, plain, *cpu));
+  EXPECT_FALSE(wants_cuda_graphs(true, plain));
 }
 
 }  // namespace

@@ -19,6 +19,15 @@ bool compiles_from_folder(bool compile, const CompileOptions& options, const Pla
 // The backends this build provides (the platform's own come on top).
 std::vector<std::string> builtin_compile_backends();
 
+// Whether the request asks for CUDA graphs: --compile with --compile:backend cudagraphs (CUDA graphs around
+// the model as loaded, torch.compile's "cudagraphs") or --compile:mode reduce-overhead (around the compiled
+// model, inductor's package), not disabled.
+bool wants_cuda_graphs(bool compile, const CompileOptions& options);
+
+// Refuses, before anything is loaded, what the compile step would refuse whatever the model: CUDA graphs off
+// cuda (one usage Error, one wording; a platform whose own backend is asked for judges its options itself).
+void check_compile_request(bool compile, const CompileOptions& options, const Platform& platform);
+
 // What the command line asks of the compile step.
 struct CompileRequest {
   bool compile = false;    // --compile
@@ -31,8 +40,10 @@ struct CompileRequest {
 // comes back as is (with a note when --compile: options were given anyway). Backends: the platform's own
 // (first when --compile:backend is not given); "torchscript" (freeze + optimize_for_inference, a TorchScript
 // model in eval mode; the default for TorchScript files); "inductor" (torch.compile's default: an
-// AOTInductor package built from a Hugging Face folder, inductor_backend.hpp). Other torch.compile backends
-// (cudagraphs, ...) and --compile:mode reduce-overhead are refused with a usage Error naming what exists.
+// AOTInductor package built from a Hugging Face folder, inductor_backend.hpp); "cudagraphs" (the model as
+// loaded, CUDA graphs around it). --compile:mode reduce-overhead adds CUDA graphs around what the backend
+// made (platform/cuda/cuda_graphs.hpp: one graph per batch x input); both only on cuda
+// (check_compile_request). Other torch.compile backends are refused with a usage Error naming what exists.
 Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform);
 
 }  // namespace fmwork

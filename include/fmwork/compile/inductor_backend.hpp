@@ -31,11 +31,15 @@ InductorTools inductor_tools();
 // Each package gives a COMPILE line (log_fields.hpp), in the notes (dynamic) or printed by the sweep from
 // what prepare() returns (static). --compile:mode default / max-autotune and --compile:options:KEY map to Inductor's options
 // (the exporter refuses unknown keys); max-autotune-no-cudagraphs is max-autotune (a package captures no CUDA
-// graphs); reduce-overhead (CUDA graphs) and a TorchScript model are refused with a usage Error.
+// graphs); reduce-overhead builds the default package (compile_model captures CUDA graphs around it); a
+// TorchScript model is refused with a usage Error.
 // --compile:disable@ True returns `eager` with a note, as torch.compile does.
 // The cache key holds the folder's config and weights' content hash, the LibTorch version, the exporter
 // script, dtype, device type, shape or ranges, model class and --model: options, mode, options and the
-// intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles).
+// intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles), and `arch`
+// (Platform::architecture(): a GPU's compute capability and CUDA version). The package is built on `device`
+// itself (cuda:1 stays on cuda:1). Off the CPU the eager model's weights leave the device
+// (Model::leave_device()) once the package runs instead: it holds its own copy.
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
                           const torch::Device& device, const std::string& arch = "");
 

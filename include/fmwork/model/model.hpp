@@ -48,6 +48,11 @@ class Model {
   // One forward pass. Returns the outputs so that they stay alive until after the device synchronisation.
   virtual torch::IValue forward(const Batch& batch) = 0;
 
+  // Readies `batch` for the next forward(), before the timed region: a model that replays a CUDA graph copies
+  // it into the graph's static input buffers (queued on the device; the caller synchronises before t0).
+  // Returns the batch to hand to forward(): by default `batch` itself.
+  virtual const Batch& stage(const Batch& batch) { return batch; }
+
   // The MODEL section text: architecture, sizes, dtype, parameter count, attention implementation, ...
   virtual std::string describe() const = 0;
   // "float32", "bfloat16", ...: the dtype the weights run in (META dtype=, process "precision").
