@@ -151,7 +151,7 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
   platform.synchronize();
   const Nanos t1 = clock_now();
 
-  section << model->describe() << "\n";
+  section << model->facts().description << "\n";
   for (const auto& note : o.model.ignored) section << note << "\n";
   for (const auto& note : compiled.notes) section << note << "\n";
   section << "\n";
@@ -164,8 +164,9 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
 // refuses costs only of_peak, with a line saying why.
 std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo& runtime, Platform& platform,
                                         const Model& model, std::ostream& section) {
-  if (!model.forward_flops(1, 1) && !args.profile) return std::nullopt;
-  const std::optional<c10::ScalarType> dtype = float_dtype_of(model.dtype_name());
+  const ModelFacts facts = model.facts();
+  if (!facts.forward_flops && !args.profile) return std::nullopt;
+  const std::optional<c10::ScalarType> dtype = float_dtype_of(facts.dtype_name);
   if (!dtype) return std::nullopt;
   std::string note;
   try {
@@ -192,9 +193,10 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.device = to_log_token(platform.description());
   f.threads = runtime.intra_op_threads;
   f.interop_threads = runtime.inter_op_threads;
-  f.dtype = model.dtype_name();
-  f.parameters = model.parameter_count();
-  f.weights = model.weights_source();
+  const ModelFacts facts = model.facts();
+  f.dtype = facts.dtype_name;
+  f.parameters = facts.parameter_count;
+  f.weights = facts.weights_source;
   f.seed = std::to_string(args.seed);
   f.grad = grad ? "on" : "off";
   f.eval = args.eval ? "true" : "false";
@@ -261,14 +263,16 @@ int run(int argc, char** argv) {
   section << format_line(meta_line(args, runtime, *platform, *model, grad, rate)) << "\n";
   flush_or_throw(std::cout, "the log to standard output");
   if (platform->device().is_cpu() && (!child || child->sections)) {
-    const std::string warning = native_dtype_warning(model->dtype_name(), runtime.isa);
+    const std::string warning = native_dtype_warning(model->facts().dtype_name, runtime.isa);
     if (!warning.empty()) std::cerr << "warning: " << warning << std::endl;
   }
 
-  InputGenerator inputs(model->token_facts(), args.seed);
-  SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
-                 args.model_class, args.save_outputs, args.check_outputs, o.check,
-                 args.profile};
+  InputGenerator inputs(model->facts().tokens, args.seed);
+  SweepPlan plan;
+  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
+  plan.model_name = args.model_name, plan.model_class = args.model_class;
+  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.profile = args.profile;
   if (rate) plan.peak_gflops = rate->gflops;
   plan.warmup = args.warmup;
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);

@@ -1,5 +1,6 @@
 // config.json of the encoder family. See include/fmwork/hf/config.hpp.
 #include "fmwork/hf/config.hpp"
+#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -82,7 +83,6 @@ std::string EncoderConfig::summary() const {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
 Family family_of(const std::string& model_type, const std::string& source) {
   if (model_type == "bert") return Family::bert;

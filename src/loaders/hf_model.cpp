@@ -1,5 +1,6 @@
 // load_hf_model(): a Hugging Face model folder run by the native encoder. See include/fmwork/loaders/hf_model.hpp.
 #include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -31,11 +32,6 @@ std::string join_first(const std::vector<std::string>& items, size_t n) {
   return out + " (" + std::to_string(items.size()) + " in all)";
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
@@ -69,11 +65,6 @@ std::optional<std::string> native_model_type(const std::string& cls) {
   return std::nullopt;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 // What runs natively, and how the rest runs: the second half of every "no native encoder" message.
 std::string native_and_compile_hint() {
@@ -161,22 +152,29 @@ torch::IValue HfModel::forward(const Batch& batch) {
 
 void HfModel::leave_device() { encoder_->to(at::kCPU); }
 
-std::vector<std::string> HfModel::fed_inputs() const {
-  if (!encoder_->has_token_types()) return {"input_ids", "attention_mask"};
-  return {"input_ids", "attention_mask", "token_type_ids"};
-}
-
-std::string HfModel::dtype_name() const { return dtype_short_name(encoder_->dtype()); }
-
-TokenFacts HfModel::token_facts() const {
-  if (!facts_) {
-    TokenFacts f;
-    f.vocab_size = encoder_->config().vocab_size;
-    f.type_vocab_size = encoder_->config().type_vocab_size;
-    f.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
-    facts_ = f;
+ModelFacts HfModel::facts() const {
+  if (!tokens_) {  // read on the first call: tokenizer.json can be large
+    TokenFacts t;
+    t.vocab_size = encoder_->config().vocab_size;
+    t.type_vocab_size = encoder_->config().type_vocab_size;
+    t.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
+    tokens_ = t;
   }
-  return *facts_;
+  ModelFacts f;
+  f.description = description_;
+  f.dtype_name = dtype_short_name(encoder_->dtype());
+  f.tokens = *tokens_;
+  f.parameter_count = encoder_->parameter_count();
+  if (random_weights_) f.weights_source = "random:seed=" + std::to_string(seed_.value_or(0));
+  f.fed_inputs = {"input_ids", "attention_mask"};
+  if (encoder_->has_token_types()) f.fed_inputs.push_back("token_type_ids");
+  f.output_names = {"last_hidden_state", "pooler_output"};
+  const NativeEncoder* encoder = encoder_.get();  // owned by this model, which outlives its facts' use
+  f.forward_flops = [encoder](int64_t batch, int64_t input) {
+    return hf::forward_flops(encoder->config(), batch, input, encoder->has_pooler()).total();
+  };
+  f.activation_bytes = [encoder](int64_t batch, int64_t input) { return encoder->activation_bytes(batch, input); };
+  return f;
 }
 
 }  // namespace hf
@@ -301,8 +299,8 @@ void read_tensors(const Checkpoint& ck, const NamedShapes& expected, const std::
     const std::string& orig = source.at(name);
     const TensorEntry& e = ck.entry(orig);
     if (e.shape != shape)
-      throw runtime_error(label + ": tensor " + orig + " has shape " + shape_str(e.shape) + ", but " + p.config_path +
-                          " implies " + shape_str(shape));
+      throw runtime_error(label + ": tensor " + orig + " has shape " + shape_text(e.shape) + ", but " + p.config_path +
+                          " implies " + shape_text(shape));
     if (!at::isFloatingType(e.scalar_type))
       throw runtime_error(label + ": tensor " + orig + " is " + e.dtype + "; weights must be floating point");
     const SafetensorsFile& file = ck.file_of(orig);

@@ -1,17 +1,10 @@
 // The field tables of our key=value log lines (see log_fields.hpp).
 #include "fmwork/log/log_fields.hpp"
+#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 
 namespace fmwork {
-
-namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
 
 const FieldSpec* LineSpec::find(std::string_view key) const {
   for (const FieldSpec& f : fields) {

@@ -3,6 +3,8 @@
 // hold to are in log_rules.hpp. See docs/log-lines.md for the formats.
 #include "fmwork/log/log_format.hpp"
 
+#include "fmwork/base/text_format.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -298,12 +300,10 @@ MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
                                                          : V()})};
 }
 
-CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
-                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass) {
-  std::string names;
-  for (const auto& n : outputs) names += (names.empty() ? "" : ",") + n;
-  return CheckLine{make_fields(check_line_spec(), {input, batch, to_log_token(names), max_abs, max_rel, cosine, atol,
-                                                   rtol, min_cosine, std::string_view(pass ? "pass" : "fail")})};
+CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& f) {
+  return CheckLine{make_fields(check_line_spec(),
+                               {input, batch, to_log_token(joined(f.outputs, ",")), f.max_abs, f.max_rel, f.cosine,
+                                f.atol, f.rtol, f.min_cosine, std::string_view(f.pass ? "pass" : "fail")})};
 }
 
 CompileLine make_compile_line(const CompileFacts& f) {

@@ -45,14 +45,18 @@ struct Checked {
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
   if (!plan.save_outputs && !reference) return {};
-  const NamedTensors named = name_outputs(outputs, model.output_names());
-  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
+  const ModelFacts facts = model.facts();
+  const NamedTensors named = name_outputs(outputs, facts.output_names);
+  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, facts.fed_inputs, named);
   if (!reference) return {};
-  const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
+  const Tolerance tolerance = tolerance_for(facts.dtype_name, plan.check);
   const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
-  return {make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
-                          tolerance.cosine, r.pass),
-          r.pass};
+  CheckFacts f;
+  f.outputs = r.names;
+  f.max_abs = r.max_abs, f.max_rel = r.max_rel, f.cosine = r.cosine;
+  f.atol = tolerance.atol, f.rtol = tolerance.rtol, f.min_cosine = tolerance.cosine;
+  f.pass = r.pass;
+  return {make_check_line(input, batch, f), r.pass};
 }
 
 // The --profile rep: the last timed rep's inputs once more under the profiler, after the timed reps. Its
@@ -101,8 +105,8 @@ void emit_profile(std::ostream& out, int64_t batch, int64_t input, const Profile
 // STAT's work fields: the model's FLOP formula, else what the --profile rep's FLOP counter saw.
 std::optional<WorkFacts> work_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
                                  const Profiled& profiled) {
-  if (const std::optional<double> flops = model.forward_flops(batch, input))
-    return WorkFacts{*flops, "formula", plan.peak_gflops};
+  if (const ModelFacts facts = model.facts(); facts.forward_flops)
+    return WorkFacts{facts.forward_flops(batch, input), "formula", plan.peak_gflops};
   if (profiled.profile && profiled.profile->counted_flops > 0)
     return WorkFacts{profiled.profile->counted_flops, "profiler", plan.peak_gflops};
   return std::nullopt;
@@ -113,7 +117,9 @@ std::optional<WorkFacts> work_of(const SweepPlan& plan, int64_t batch, int64_t i
 // combination that would not fit becomes a FAIL line with the figures instead of an OOM kill that takes the
 // whole sweep with it. The model's own shape check (an input longer than its positions) comes first.
 void admit(int64_t batch, int64_t input, const Model& model, Platform& platform) {
-  const std::optional<uint64_t> activations = model.activation_bytes(batch, input);
+  const ModelFacts facts = model.facts();
+  const std::optional<uint64_t> activations =
+      facts.activation_bytes ? std::optional<uint64_t>(facts.activation_bytes(batch, input)) : std::nullopt;
   const std::optional<MemoryBudget> budget = platform.available_memory();
   if (!budget) return;
   const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
@@ -228,7 +234,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference;
   if (plan.check_outputs) {
-    const TokenFacts facts = model.token_facts();
+    const TokenFacts facts = model.facts().tokens;
     reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }

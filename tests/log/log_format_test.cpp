@@ -401,8 +401,12 @@ TEST(LogFormat, ResLineWritesTheNumbersItIsGiven) {
 }
 
 TEST(LogFormat, CheckLineOfTheDocs) {
-  EXPECT_EQ(format_line(make_check_line(128, 2, {"last_hidden_state", "pooler_output"}, 3.8147e-06, 0.0484125, 1.0,
-                                        1e-4, 1e-4, 0.99999, true)),
+  CheckFacts f;
+  f.outputs = {"last_hidden_state", "pooler_output"};
+  f.max_abs = 3.8147e-06, f.max_rel = 0.0484125, f.cosine = 1.0;
+  f.atol = 1e-4, f.rtol = 1e-4, f.min_cosine = 0.99999;
+  f.pass = true;
+  EXPECT_EQ(format_line(make_check_line(128, 2, f)),
             "FMWORK CHECK input=128 batch=2 outputs=last_hidden_state,pooler_output max_abs=3.8147e-06 "
             "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
 }

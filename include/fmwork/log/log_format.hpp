@@ -17,6 +17,7 @@
 #include "fmwork/base/cpu_use.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/stat_values.hpp"
+#include "fmwork/domain/compile_facts.hpp"
 
 namespace fmwork {
 
@@ -138,9 +139,14 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
 // The FAIL line's companion on stderr, for the person watching: "combination input 512 / batch 256 failed:
 // <error>; the sweep goes on". One wording for the sweep and for --isolate's parent.
 std::string combination_failure(int64_t input, int64_t batch, std::string_view error);
-// CHECK: result pass or fail.
-CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
-                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
+// CHECK: what an output check measured (the worst over the compared outputs) against its tolerances.
+struct CheckFacts {
+  std::vector<std::string> outputs;            // the outputs compared, by name
+  double max_abs = 0, max_rel = 0, cosine = 0;  // measured
+  double atol = 0, rtol = 0, min_cosine = 0;    // allowed
+  bool pass = false;
+};
+CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& facts);
 
 // META: what meta_line_spec() lists, in its order (text fields already log tokens: to_log_token).
 struct MetaFacts {
@@ -156,13 +162,7 @@ struct MetaFacts {
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 
-// COMPILE: what compile_line_spec() lists; ranges "1-1024" (empty for a static shape: left out).
-struct CompileFacts {
-  std::string backend, shape;  // "inductor", "8x128" or "dynamic"
-  bool cache_hit = false;
-  double build_seconds = 0, ready_seconds = 0;
-  std::string key, vec_isa, batch_range, input_range;
-};
+// COMPILE: what compile_line_spec() lists (domain/compile_facts.hpp).
 CompileLine make_compile_line(const CompileFacts& facts);
 
 // PROFILE: one operator of a --profile rep (profile_line_spec() says what each field holds). `op` is made a
