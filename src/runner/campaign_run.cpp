@@ -7,14 +7,35 @@
 #include <cstring>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/subprocess.hpp"
 
 namespace fmwork {
 
+namespace {
+
+// Makes room for a run's new log or .err file at `path`. What a killed runner or a user left there (a
+// symbolic link to a file elsewhere, a FIFO) is removed first: opened as it was, the run's output went
+// through the link into a file the campaign does not own. A folder in its place is an error naming it.
+void make_room(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
+  if (S_ISDIR(st.st_mode))
+    throw runtime_error(path + " is a folder; a run's log goes there: move the folder away, then resume");
+  if (::unlink(path.c_str()) != 0)
+    throw runtime_error(path + ": cannot remove what is in the way of the run's log (" + std::strerror(errno) + ")");
+}
+
+}  // namespace
+
 RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
                    const std::string& program) {
   const std::string log = logs + "/" + run.id + ".log";
+  make_room(log + ".partial");
+  make_room(logs + "/" + run.id + ".err");
   std::ofstream out(log + ".partial", std::ios::binary | std::ios::trunc);
   std::ofstream err(logs + "/" + run.id + ".err", std::ios::binary | std::ios::trunc);
   if (!out || !err) throw runtime_error(log + ": cannot write the run's log (" + std::strerror(errno) + ")");

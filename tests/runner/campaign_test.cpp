@@ -209,6 +209,36 @@ TEST(Campaign, UsageErrors) {
             "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
 }
 
+// A resumed run's .partial or .err that is a symbolic link (left by hand, or by another tool) is replaced,
+// not written through: the file it leads to, outside the campaign, keeps its bytes.
+TEST(Campaign, ARunNeverWritesThroughALinkInItsLogsFolder) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  std::ostringstream out, err;
+  run_campaign_command({experiment(dir), "--out", root}, driver, out, err);
+  const std::string campaign = only_child(only_child(only_child(root)));
+  const std::string victim = dir.write("victim.txt", "precious\n"), victim2 = dir.write("victim2.txt", "kept\n");
+  fs::remove(campaign + "/logs/a.1.log");
+  fs::remove(campaign + "/logs/a.1.err");
+  fs::create_symlink(victim, campaign + "/logs/a.1.log.partial");
+  fs::create_symlink(victim2, campaign + "/logs/a.1.err");
+  std::ostringstream err2;
+  EXPECT_EQ(run_campaign_command({"--resume", campaign}, driver, out, err2), 0) << err2.str();
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(slurp(victim2), "kept\n");
+  EXPECT_FALSE(fs::is_symlink(campaign + "/logs/a.1.log"));
+  EXPECT_NE(slurp(campaign + "/logs/a.1.log").find("m1 c 16 1"), std::string::npos);
+  // A folder where the log goes is named, not written into.
+  fs::remove(campaign + "/logs/a.1.log");
+  fs::create_directory(campaign + "/logs/a.1.log.partial");
+  try {
+    run_campaign_command({"--resume", campaign}, driver, out, err2);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a.1.log.partial is a folder"), std::string::npos) << e.what();
+  }
+}
+
 // Two runners of one campaign would run the same runs into the same .partial files: the second is refused
 // at once, naming the folder and the holder's pid, and the folder is free again once the first has ended.
 TEST(Campaign, OneRunnerAtATimeHoldsACampaign) {

@@ -19,8 +19,10 @@ struct RunEnd {
 };
 
 // Runs `run` with `program` (the driver; its link followed for the child's argv[0]) on `device` (its
-// --platform through slot_launch(); "" keeps the run's own) into the folder `logs`, and waits for it. Throws a runtime Error
-// naming the log when a log cannot be written or renamed into place.
+// --platform through slot_launch(); "" keeps the run's own) into the folder `logs`, and waits for it. What
+// stands at logs/<id>.log.partial or logs/<id>.err (a stale symbolic link, a FIFO) is removed before they
+// are made, never written through. Throws a runtime Error naming the log when a log cannot be written or
+// renamed into place, or a folder stands where it goes.
 RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::string& logs,
                    const std::string& program);
 
