@@ -44,6 +44,9 @@ void check_runner_options(const RunnerOptions& o) {
   }
   if (o.resume.empty() == o.experiment.empty())
     throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
+  if (!o.resume.empty() && !o.out.empty())
+    throw usage_error("driver run --resume " + o.resume + ": the campaign stays in its folder; --out names the root "
+                      "of a new campaign's tree: leave it out");
   if (!o.experiment.empty() && !o.list && o.out.empty())
     throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
   if (!o.slurm && (o.wait || o.no_submit || o.max_tasks || !o.sbatch.empty()))
@@ -94,6 +97,10 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
   } catch (const CLI::ParseError& e) {
     throw usage_error(parse_error_text(e.what()) + " (see driver run --help)");
   }
+  // CLI11 leaves an empty value as if the option were absent: --devices "" ran on the runs' own platforms.
+  if (app.count("--devices") > 0 && o.devices.empty())
+    throw usage_error("--devices is empty; give platforms such as cpu or cuda:0,cuda:1, or leave it out");
+  if (app.count("--resume") > 0 && o.resume.empty()) throw usage_error("--resume is empty; give a campaign folder");
   check_runner_options(o);
   return o;
 }

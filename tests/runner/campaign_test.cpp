@@ -205,6 +205,18 @@ TEST(Campaign, UsageErrors) {
             "--slurm:time: a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
   EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--slurm:array=0-3"}).find("the runner sets --array"),
             std::string::npos);
+  EXPECT_EQ(message({"--resume", "c", "--out", "r"}),
+            "driver run --resume c: the campaign stays in its folder; --out names the root of a new campaign's tree: "
+            "leave it out");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--devices", ""}),
+            "--devices is empty; give platforms such as cpu or cuda:0,cuda:1, or leave it out");
+  EXPECT_EQ(message({"--resume", ""}), "--resume is empty; give a campaign folder");
+  TempDir dir;
+  const std::string plan = dir.write("plan.json", "{}");
+  EXPECT_EQ(message({"--resume", plan}), "--resume " + plan + ": not a folder; give the campaign's folder (the one "
+                                         "holding plan.json and logs/)");
+  EXPECT_EQ(message({"--resume", dir.path() + "/gone"}), "--resume " + dir.path() + "/gone: no such folder; give "
+                                                          "the campaign's folder (the one holding plan.json and logs/)");
   EXPECT_EQ(message({"--task", "d", "0", "--slurm"}),
             "driver run --task DIR INDEX runs one run of a campaign (a Slurm array task) and takes no other option");
 }
