@@ -124,6 +124,39 @@ bool orphaned_build(const std::string& name) {
   return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+// Whether `name` is one temp_name() makes (or discard() / forget() set aside): .tmp-<hex key>-<pid>-<8 hex>,
+// then "@<host>..." or nothing (the older names). A user's ".tmp-notes" in a folder mistaken for the cache
+// is not one, and clear() leaves it.
+bool is_build_folder_name(const std::string& name) {
+  if (name.rfind(kTmpPrefix, 0) != 0) return false;
+  const std::string rest = name.substr(std::string(kTmpPrefix).size());
+  const std::string head = rest.substr(0, rest.find('@'));
+  const auto hex = [](const std::string& s, size_t at, size_t n) {
+    return n > 0 && at + n <= s.size() && std::all_of(s.begin() + at, s.begin() + at + n, [](char c) {
+             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+  };
+  const size_t dash1 = head.find('-'), dash2 = dash1 == std::string::npos ? dash1 : head.find('-', dash1 + 1);
+  if (dash2 == std::string::npos || head.find('-', dash2 + 1) != std::string::npos) return false;
+  const std::string pid = head.substr(dash1 + 1, dash2 - dash1 - 1);
+  return hex(head, 0, dash1) && !pid.empty() && pid.size() <= 10 &&
+         std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         head.size() - dash2 - 1 == 8 && hex(head, dash2 + 1, 8);
+}
+
+// Whether `dir` is a folder (not a link to one) of plain files only, as every entry the cache makes is
+// (built_files refuses a builder's subfolder): a folder of a user's that merely has a key-like name holds
+// anything else, and clear() leaves it. Past 100,000 names it is not one of ours either.
+bool holds_plain_files_only(const fs::path& dir) {
+  if (!is_dir_no_follow(dir)) return false;
+  std::error_code ec;
+  size_t seen = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (++seen > 100000 || it->symlink_status(ec).type() == fs::file_type::directory) return false;
+  }
+  return !ec;
+}
+
 // Removes the orphaned build folders of one kind's folder (see orphaned_build).
 void remove_orphaned_builds(const fs::path& kind_dir) {
   std::error_code ec;
@@ -420,7 +453,8 @@ size_t ArtifactCache::clear() {
     std::vector<fs::path> doomed;  // collected first: removing while iterating is unspecified
     for (const auto& de : fs::directory_iterator(kind_de.path(), ec)) {
       const std::string name = de.path().filename().string();
-      if (is_key(name) || name.rfind(kTmpPrefix, 0) == 0) doomed.push_back(de.path());
+      if ((is_key(name) && holds_plain_files_only(de.path())) || is_build_folder_name(name))
+        doomed.push_back(de.path());
     }
     for (const auto& p : doomed) {
       std::error_code rm;

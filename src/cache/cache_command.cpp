@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
@@ -86,6 +87,12 @@ std::string run_cache_command(const std::vector<std::string>& args) {
       throw usage_error(std::string(e.what()) + ", or pass --cache_dir DIR");
     }
   }
+  // A root that is a file (FMWORK_CACHE set to one) listed as "no entries in FILE": it is named instead.
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw usage_error("--cache " + command + ": " + dir + " (" +
+                      (args.size() > 1 ? "--cache_dir" : "from FMWORK_CACHE, XDG_CACHE_HOME or HOME") +
+                      ") is not a folder; the cache is a folder: name one with --cache_dir or FMWORK_CACHE");
   ArtifactCache cache(dir);
   if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
   const std::vector<CacheEntry> entries = cache.list();

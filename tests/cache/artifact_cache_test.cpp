@@ -398,6 +398,36 @@ TEST(ArtifactCache, ClearRemovesEntriesAndTempFoldersOnly) {
   EXPECT_EQ(ArtifactCache(tmp.path() + "/absent").clear(), 0u);
 }
 
+// clear() on a folder that is not a cache (--cache_dir mistaken) removed a user's ".tmp-notes" folder and any
+// folder named like a key, and said "removed 0 entries". Only what the cache makes goes now.
+TEST(ArtifactCache, ClearLeavesAUsersFoldersThatMerelyLookLikeTheCaches) {
+  TempDir tmp("fmwork-cache-test");
+  const fs::path root = tmp.path();
+  const std::string key = ArtifactCache::key_of("aoti", kFields);
+  const std::vector<fs::path> kept = {root / "work" / ".tmp-mystuff", root / "work" / ".tmp-a-b-c",
+                                      root / "work" / (".tmp-" + key + "-12-deadbeefX"),
+                                      root / "photos" / key / "album"};  // a key-named folder with a subfolder
+  for (const auto& p : kept) {
+    fs::create_directories(p);
+    write(p / "mine.txt", "precious");
+  }
+  write(root / "photos" / "0123456789abcdef0123456789abcdef", "a file with a key-like name");
+  const fs::path link = root / "photos" / "fedcba9876543210fedcba9876543210";
+  fs::create_directory_symlink(root / "work", link);
+  ArtifactCache cache(root.string());
+  EXPECT_EQ(cache.clear(), 0u);
+  for (const auto& p : kept) EXPECT_EQ(read(p / "mine.txt"), "precious") << p;
+  EXPECT_TRUE(fs::exists(root / "photos" / "0123456789abcdef0123456789abcdef"));
+  EXPECT_TRUE(fs::is_symlink(link));
+  // What the cache makes still goes: a damaged entry of plain files, a build folder of any host.
+  fs::create_directories(root / "aoti" / key);
+  write(root / "aoti" / key / "model.pt2", "x");
+  fs::create_directories(root / "aoti" / (".tmp-" + key + "-12-deadbeef@host-damaged"));
+  EXPECT_EQ(cache.clear(), 1u);
+  EXPECT_FALSE(fs::exists(root / "aoti" / key));
+  EXPECT_FALSE(fs::exists(root / "aoti" / (".tmp-" + key + "-12-deadbeef@host-damaged")));
+}
+
 TEST(ArtifactCache, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
   Fields forward, backward;
   forward["a"] = "1", forward["b"] = "2", forward["c"] = "3";

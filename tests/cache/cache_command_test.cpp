@@ -135,6 +135,25 @@ TEST(CacheCommand, ClearSaysHowManyFromWhere) {
   EXPECT_EQ(run_cache_command({"clear"}), "removed 0 entries from " + tmp.path() + "\n");
 }
 
+// FMWORK_CACHE naming a file listed "no entries in FILE" and cleared "0 entries": the file is named instead.
+TEST(CacheCommand, ARootThatIsAFileIsNamed) {
+  TempDir tmp("fmwork-cache-command-test");
+  const std::string file = tmp.write("cachefile", "x\n");
+  for (const std::string command : {"list", "report", "clear"}) {
+    try {
+      run_cache_command({command, "--cache_dir", file});
+      ADD_FAILURE() << "no error for " << command;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()), "--cache " + command + ": " + file +
+                                           " (--cache_dir) is not a folder; the cache is a folder: name one with "
+                                           "--cache_dir or FMWORK_CACHE");
+    }
+  }
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "x\n");
+}
+
 TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
   const std::vector<std::vector<std::string>> bad = {
       {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="},

@@ -81,7 +81,8 @@ class ArtifactCache {
   std::vector<CacheEntry> list() const;
 
   // Removes every entry (intact or not) and every leftover temporary folder; returns how many entries.
-  // Only folders named as the cache names them are touched, so a mistaken root loses nothing else.
+  // Only what the cache makes is touched, so a mistaken root loses nothing else: an entry is a folder
+  // named by a key that holds plain files only, a temporary folder is named .tmp-<hex>-<pid>-<8 hex>[@...].
   size_t clear();
 
  private:
