@@ -124,6 +124,16 @@ void read_bert_shape(const Reader& r, const std::string& source, EncoderConfig& 
   c.type_vocab_size = r.integer("type_vocab_size", 1, kMaxTypes, "the number of token types: 2 for BERT, 1 for RoBERTa");
   c.hidden_act = r.string_or("hidden_act", "gelu");
   c.layer_norm_eps = r.number_or("layer_norm_eps", 1e-12, 0.0, 1.0);
+  // BertModel / RobertaModel read these two: is_decoder makes every layer's attention causal (each token
+  // sees those before it), add_cross_attention adds cross-attention layers (and is refused without
+  // is_decoder). The native encoder attends both ways and has no such layers: refused, not run otherwise.
+  if (r.boolean_or("is_decoder", false))
+    throw usage_error(source + ": is_decoder is true: transformers then runs the model as a decoder (causal "
+                      "attention), the native encoder attends both ways; set it false or remove it");
+  if (r.boolean_or("add_cross_attention", false))
+    throw usage_error(source + ": add_cross_attention is true: transformers then adds cross-attention layers "
+                      "(and refuses them without is_decoder), which the native encoder has not; set it false or "
+                      "remove it");
   c.position_embedding_type = r.string_or("position_embedding_type", "absolute");
   if (c.position_embedding_type != "absolute")
     throw usage_error(source + ": position_embedding_type \"" + excerpt(c.position_embedding_type) +
@@ -145,9 +155,10 @@ void read_common_fields(const Reader& r, EncoderConfig& c) {
     *field = r.optional_integer(key, 0, kMaxVocab);
 }
 
-// torch_dtype ("dtype" in transformers >= 4.56).
+// torch_dtype ("dtype" in transformers >= 4.56). With both, transformers keeps "dtype" (PretrainedConfig:
+// self.dtype if it is set, else torch_dtype), and so does this.
 void read_torch_dtype(const Reader& r, const std::string& source, EncoderConfig& c) {
-  for (const char* key : {"torch_dtype", "dtype"}) {
+  for (const char* key : {"dtype", "torch_dtype"}) {
     if (!r.has(key)) continue;
     std::string d = r.string_or(key, "");
     if (d.rfind("torch.", 0) == 0) d = d.substr(6);

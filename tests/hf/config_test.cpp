@@ -149,6 +149,42 @@ TEST(HfConfig, UnsupportedFeaturesAreUsageErrors) {
   EXPECT_NE(config_error(j, ErrorKind::usage).find("hidden_act \"mish\" is not supported"), std::string::npos);
 }
 
+// transformers' BertModel / RobertaModel with is_decoder: true attend causally (checked: 1.8e-2 apart from
+// the bidirectional run on a 1-layer BERT, transformers 5.23), and refuse add_cross_attention without it.
+// The native encoder ran both as an encoder with exit 0: they are refused by name. False, or absent, runs.
+TEST(HfConfig, DecoderSettingsOfBertAndRobertaAreRefusedByName) {
+  for (const char* type : {"bert", "roberta", "xlm-roberta"}) {
+    json j = bert_json();
+    j["model_type"] = type;
+    j["pad_token_id"] = 1;
+    j["is_decoder"] = true;
+    EXPECT_NE(config_error(j, ErrorKind::usage).find("m/config.json: is_decoder is true: transformers then runs the "
+                                                     "model as a decoder (causal attention)"),
+              std::string::npos) << type;
+    j["is_decoder"] = false;
+    j["add_cross_attention"] = true;
+    EXPECT_NE(config_error(j, ErrorKind::usage).find("add_cross_attention is true"), std::string::npos) << type;
+    j["add_cross_attention"] = false;
+    EXPECT_NO_THROW(parse_config(j, "m/config.json")) << type;
+  }
+  json j = bert_json();
+  j["is_decoder"] = "yes";
+  EXPECT_NE(config_error(j).find("is_decoder must be true or false"), std::string::npos);
+}
+
+// A config with both keys: transformers keeps "dtype" (PretrainedConfig prefers it to the older torch_dtype);
+// --model:dtype auto ran the torch_dtype's instead.
+TEST(HfConfig, DtypeWinsOverTorchDtypeAsInTransformers) {
+  json j = bert_json();
+  j["dtype"] = "bfloat16";
+  EXPECT_EQ(parse_config(j, "m/config.json").torch_dtype, "bfloat16");
+  j.erase("dtype");
+  EXPECT_EQ(parse_config(j, "m/config.json").torch_dtype, "float32");
+  j.erase("torch_dtype");
+  j["dtype"] = "float16";
+  EXPECT_EQ(parse_config(j, "m/config.json").torch_dtype, "float16");
+}
+
 TEST(HfConfig, RobertaNeedsRoomAfterPad) {
   json j = bert_json();
   j["model_type"] = "roberta";
