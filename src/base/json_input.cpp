@@ -102,6 +102,13 @@ std::string json_error_reason(const nlohmann::json::exception& e) {
 }
 
 nlohmann::json parse_json(std::string_view text, const std::string& source, const JsonKeyObserver& observe) {
+  // nlohmann's lexer takes a NUL byte for the end of the input: what followed one ("{...}\0{junk") was
+  // never read, and the file passed. JSON text has no NUL outside a \u0000 escape, so one is refused.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto [line, column] = line_and_column(text, nul);
+    throw runtime_error(source + ": not valid JSON at line " + std::to_string(line) + ", column " +
+                        std::to_string(column) + " (a NUL byte; JSON is text: is it the right file?)");
+  }
   try {
     json result;
     LimitedDomParser parser(result, observe);

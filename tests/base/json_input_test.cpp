@@ -90,6 +90,23 @@ TEST(JsonInput, AParseErrorSaysWhereWithoutTheLibrarysTextOrTheFilesBytes) {
 
 // A file is refused from its size, before it is read or parsed (parsing costs ~10x its size): a 230 MB
 // config.json took 2.4 GB. The file here is sparse: nothing is written.
+// nlohmann stops at a NUL byte as at the end of the input: a config.json followed by "\0{junk" passed, the
+// junk unread. A NUL anywhere is refused, saying where; an escaped one (\u0000) is a string's character.
+TEST(JsonInput, ANulByteIsRefusedNotTakenForTheEnd) {
+  for (const std::string text : {std::string("{\"a\": 1}\0{\"b\"", 11), std::string("{\"a\": 1}\0", 9),
+                                 std::string("{\"a\":\n \0 1}", 10)}) {
+    try {
+      parse_json(text, "x.json");
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::runtime);
+      EXPECT_NE(std::string(e.what()).find("x.json: not valid JSON at line "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("(a NUL byte; JSON is text: is it the right file?)"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(parse_json(R"({"a": "x\u0000y"})", "x.json")["a"].get<std::string>(), std::string("x\0y", 3));
+}
+
 TEST(JsonInput, AFilePastItsKindsBoundIsRefusedFromItsSizeBeforeReading) {
   TempDir tmp("fmwork-json-test");
   const std::string path = tmp.write("config.json", "{}");

@@ -29,7 +29,8 @@ using JsonKeyObserver = std::function<void(int depth, const std::string& key)>;
 
 // Parses `text` in time linear in its size (a header of 100,000 entries is read in well under a second);
 // throws a one-line runtime Error "<source>: ..." when it is not valid JSON ("not valid JSON at line L,
-// column C (<why>)", never the library's text nor the file's bytes), nests deeper than kMaxJsonDepth
+// column C (<why>)", never the library's text nor the file's bytes; a NUL byte anywhere is one such line),
+// nests deeper than kMaxJsonDepth
 // (refused as the deeper level opens, before anything recurses over it), or holds one key twice in an
 // object ("the key \"runs\" appears twice ...": JSON would silently keep the last).
 nlohmann::json parse_json(std::string_view text, const std::string& source, const JsonKeyObserver& observe = {});
