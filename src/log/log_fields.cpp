@@ -34,6 +34,12 @@ FieldSpec field(std::string_view key, FieldKind kind, FieldNeed need = FieldNeed
   return f;
 }
 
+// A number that cannot be below 0: a time, a rate, a count of FLOPs or joules, a share, a ratio of two such.
+FieldSpec non_negative(FieldSpec f) {
+  f.non_negative = true;
+  return f;
+}
+
 // The fields every per-combination line starts with.
 FieldSpec key_field(std::string_view key) {
   FieldSpec f = field(key, FieldKind::integer, FieldNeed::key);
@@ -51,7 +57,7 @@ FieldSpec count_field(std::string_view key, int summary_rank) {
 
 // 6 decimals: nanosecond resolution. In the summary (with 3) where summary_rank >= 0.
 FieldSpec ms_field(std::string_view key, int summary_rank = -1) {
-  FieldSpec f = field(key, FieldKind::number);
+  FieldSpec f = non_negative(field(key, FieldKind::number));
   f.precision = 6;
   f.csv = {key};
   if (summary_rank >= 0) f.summary = {key, summary_rank, 1, 3};
@@ -61,7 +67,7 @@ FieldSpec ms_field(std::string_view key, int summary_rank = -1) {
 // STAT's tokens_per_s: batch x input / the median, 3 decimals; first of STAT's summary columns, beside
 // RES's throughput.
 FieldSpec tokens_field() {
-  FieldSpec f = field("tokens_per_s", FieldKind::number);
+  FieldSpec f = non_negative(field("tokens_per_s", FieldKind::number));
   f.precision = 3;
   f.csv = {f.key};
   f.summary = {f.key, -1, 1, 1};
@@ -70,7 +76,7 @@ FieldSpec tokens_field() {
 
 // An optional number with a CSV column of its own name, `precision` decimals (or significant digits).
 FieldSpec csv_number(std::string_view key, int precision, bool significant = false) {
-  FieldSpec f = field(key, FieldKind::number);
+  FieldSpec f = non_negative(field(key, FieldKind::number));
   f.precision = precision;
   f.significant = significant;
   f.csv = {f.key};
@@ -97,7 +103,7 @@ std::vector<FieldSpec> work_fields() {
 std::vector<FieldSpec> cpu_fields() {
   std::vector<FieldSpec> out;
   for (std::string_view key : {"cpu_share", "wait_share", "cpu_pressure", "steal_share"}) {
-    FieldSpec f = field(key, FieldKind::number);
+    FieldSpec f = non_negative(field(key, FieldKind::number));
     f.precision = 4;
     f.csv = {key};
     out.push_back(f);
@@ -116,7 +122,7 @@ std::vector<FieldSpec> energy_fields() {
 
 // META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
 FieldSpec gemm_rate_field() {
-  FieldSpec f = field("gemm_gflops", FieldKind::number);
+  FieldSpec f = non_negative(field("gemm_gflops", FieldKind::number));
   f.precision = 1;
   return f;
 }
@@ -164,7 +170,7 @@ const LineSpec& stat_line_spec() {
     for (FieldSpec& f : work_fields()) fields.push_back(f);
     for (FieldSpec& f : cpu_fields()) fields.push_back(f);
     for (FieldSpec& f : energy_fields()) fields.push_back(f);
-    return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
+    return LineSpec{"STAT", std::move(fields), non_negative(field("_ms", FieldKind::number))};
   }();
   return spec;
 }
@@ -211,7 +217,8 @@ const LineSpec& compile_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec cache = field("cache", FieldKind::text, FieldNeed::required);
     cache.choices = "hit|built";
-    FieldSpec build = field("build_seconds", FieldKind::number), ready = field("ready_seconds", FieldKind::number);
+    FieldSpec build = non_negative(field("build_seconds", FieldKind::number)),
+              ready = non_negative(field("ready_seconds", FieldKind::number));
     build.precision = ready.precision = 3;
     return LineSpec{"COMPILE",
                     {field("backend", FieldKind::text, FieldNeed::required),
@@ -230,9 +237,10 @@ const LineSpec& check_line_spec() {
     result.csv = {"check", -1};  // the outcome first, then the numbers behind it
     return LineSpec{"CHECK",
                     {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
-                     check_number("max_abs", "check_max_abs"), check_number("max_rel", "check_max_rel"),
-                     check_number("cosine", "check_cosine"), check_number("atol"), check_number("rtol"),
-                     check_number("min_cosine"), result},
+                     non_negative(check_number("max_abs", "check_max_abs")),
+                     non_negative(check_number("max_rel", "check_max_rel")), check_number("cosine", "check_cosine"),
+                     non_negative(check_number("atol")), non_negative(check_number("rtol")),
+                     non_negative(check_number("min_cosine")), result},
                     std::nullopt};
   }();
   return spec;
@@ -245,7 +253,8 @@ const LineSpec& note_line_spec() {
     verdict.csv = {"verdict"};
     verdict.summary = {"verdict", 1};
     FieldSpec kept = field("kept", FieldKind::integer);
-    FieldSpec cov = field("cov", FieldKind::number), tail = field("p90_p50", FieldKind::number),
+    FieldSpec cov = non_negative(field("cov", FieldKind::number)),
+              tail = non_negative(field("p90_p50", FieldKind::number)),
               drift = field("drift", FieldKind::number);
     cov.precision = tail.precision = drift.precision = 4;
     cov.csv = {"cov"};

@@ -51,7 +51,9 @@ bool is_choice(std::string_view choices, std::string_view value) {
 void check_value(std::string_view word, const FieldSpec& spec, std::string_view key, std::string_view value) {
   switch (spec.kind) {
     case FieldKind::integer: field_int(word, key, value, spec.min); break;
-    case FieldKind::number: field_double(word, key, value); break;
+    case FieldKind::number:
+      field_double(word, key, value, spec.non_negative ? NumberRange::non_negative : NumberRange::any);
+      break;
     case FieldKind::text:
       if (!spec.choices.empty() && !is_choice(spec.choices, value)) {
         throw line_error(word, std::string(key) + " must be " + choices_text(spec.choices) + ", got " + quote(value));

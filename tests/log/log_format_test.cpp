@@ -141,8 +141,29 @@ TEST(LogFormat, NumbersAreFiniteAndLatenciesNotNegative) {
   EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 1 1 1e999 2"),
             "FMWORK RES latency_ms must be a finite number >= 0, got '1e999'");
   EXPECT_EQ(parse_error("FMWORK SETUP -1.0"), "FMWORK SETUP seconds must be a finite number >= 0, got '-1.0'");
-  EXPECT_EQ(parse_error("FMWORK STAT input=1 batch=1 mean_ms=NaN"), "FMWORK STAT mean_ms must be a finite number, got 'NaN'");
+  EXPECT_EQ(parse_error("FMWORK STAT input=1 batch=1 mean_ms=NaN"),
+            "FMWORK STAT mean_ms must be a finite number >= 0, got 'NaN'");
   EXPECT_EQ(parse_as<ResLine>("FMWORK RES 1.000000000 2.000000000 m c 1 1 0.000 0.0").latency_ms, 0.0);
+}
+
+// RES's latency could not be negative, but STAT's p50_ms=-1 was read, shown in the summary as -1.000 and
+// written to CSV with exit 0. Every time, rate, count of work and share of the extension lines is >= 0;
+// NOTE's drift (a trend, either way) and CHECK's cosine ([-1, 1]) may be negative.
+TEST(LogFormat, TimesRatesAndSharesOfTheExtensionLinesAreNotNegative) {
+  for (const std::string line :
+       {"FMWORK STAT input=1 batch=1 p50_ms=-1", "FMWORK STAT input=1 batch=1 other_ms=-0.5",
+        "FMWORK STAT input=1 batch=1 tokens_per_s=-3", "FMWORK STAT input=1 batch=1 gflops=-2",
+        "FMWORK STAT input=1 batch=1 of_peak=-0.1", "FMWORK STAT input=1 batch=1 wait_share=-0.2",
+        "FMWORK STAT input=1 batch=1 joules_per_rep=-1", "FMWORK META gemm_gflops=-5",
+        "FMWORK NOTE input=1 batch=1 verdict=ok cov=-0.1 reason=x",
+        "FMWORK CHECK input=1 batch=1 max_abs=-1 result=pass",
+        "FMWORK COMPILE backend=inductor shape=1x1 cache=hit build_seconds=-2"}) {
+    const std::string message = parse_error(line);
+    EXPECT_NE(message.find("must be a finite number >= 0, got '-"), std::string::npos) << line << ": " << message;
+  }
+  EXPECT_NO_THROW(parse_line("FMWORK NOTE input=1 batch=1 verdict=ok drift=-0.2 reason=x"));
+  EXPECT_NO_THROW(parse_line("FMWORK CHECK input=1 batch=1 cosine=-0.5 result=fail"));
+  EXPECT_NO_THROW(parse_line("FMWORK STAT input=1 batch=1 p50_ms=0 tokens_per_s=0"));
 }
 
 TEST(LogFormat, UpstreamTimestampUnderOneSecondParses) {
