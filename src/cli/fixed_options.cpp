@@ -84,9 +84,11 @@ int64_t parse_reps(const std::string& option, const std::string& text) {
 int64_t parse_count(const std::string& option, const std::string& text) {
   const std::optional<int64_t> count = parse_python_int(text);
   if (!count) throw usage_error(option + " expects a non-negative integer; got '" + excerpt(text) + "'");
+  // Only --warmup's bound involves --reps; --isolate_timeout's is in seconds (and 0 is refused by its caller).
+  const bool warmup = option == "--warmup";
   if (*count < 0 || *count >= kMaxReps)
-    throw usage_error(fmt::format("{} {} is out of range: it must be from 0 to {} (and below --reps)", option,
-                                  excerpt(text, 40), kMaxReps - 1));
+    throw usage_error(fmt::format("{} {} is out of range: it must be from 0 to {}{}", option, excerpt(text, 40),
+                                  kMaxReps - 1, warmup ? " (and below --reps)" : " seconds"));
   return *count;
 }
 

@@ -116,6 +116,8 @@ TEST(FixedOptions, EachKindChecksItsValue) {
   EXPECT_EQ(read_fixed_value(*find_fixed_option("warmup"), "0").integer, 0);  // count: 0 keeps every rep
   EXPECT_EQ(message("warmup", "-1"), "--warmup -1 is out of range: it must be from 0 to 999999 (and below --reps)");
   EXPECT_EQ(message("warmup", "two"), "--warmup expects a non-negative integer; got 'two'");
+  // --isolate_timeout shares the reader but not --warmup's bound: its range is in seconds, --reps has no part.
+  EXPECT_EQ(message("isolate_timeout", "-5"), "--isolate_timeout -5 is out of range: it must be from 0 to 999999 seconds");
 }
 
 // --warmup is checked against --reps once both are read: at least one rep must be left to time.
