@@ -178,7 +178,15 @@ const SetTable<CompileOptions>& compile_table() {
        {"mode", nullptr, &kString, " default", "mode",
         "torch.compile's mode: default, max-autotune, max-autotune-no-cudagraphs, or reduce-overhead (CUDA "
         "graphs around the compiled model; cuda only)",
-        [](O& o, const std::string&, const Value& v) { o.mode = v.text; }},
+        [](O& o, const std::string& option, const Value& v) {
+          // torch.compile knows these four and raises for any other; refused here, before anything loads,
+          // instead of per combination in the exporter's argparse words.
+          if (v.text != "default" && v.text != "max-autotune" && v.text != "max-autotune-no-cudagraphs" &&
+              v.text != "reduce-overhead")
+            throw usage_error(option + " must be default, max-autotune, max-autotune-no-cudagraphs or "
+                              "reduce-overhead (torch.compile's modes); got '" + excerpt(v.text) + "'");
+          o.mode = v.text;
+        }},
        {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) {
           o.dynamic = is_bool(v) ? std::optional<bool>(v.boolean) : std::nullopt;

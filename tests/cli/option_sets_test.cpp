@@ -86,6 +86,13 @@ TEST(OptionSets, CompileErrors) {
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:options", "max_autotune"})); }),
             "--compile:options expects a dict (--compile:options:KEY VALUE, or a dict given with '@'); got the "
             "string 'max_autotune'");
+  // A mode torch.compile does not know failed each combination in the exporter's argparse words ("argument
+  // --mode: invalid choice: 'turbo'"), after the model had loaded; now one usage line first.
+  EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:mode", "turbo"})); }),
+            "--compile:mode must be default, max-autotune, max-autotune-no-cudagraphs or reduce-overhead "
+            "(torch.compile's modes); got 'turbo'");
+  for (const char* mode : {"default", "max-autotune", "max-autotune-no-cudagraphs", "reduce-overhead"})
+    EXPECT_EQ(compile_options_from(tree_of("compile", {"--compile:mode", mode})).mode, std::optional<std::string>(mode));
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:options", "{}"})); }),
             "--compile:options expects a dict (--compile:options:KEY VALUE, or a dict given with '@'); got the "
             "string '{}' \u2014 add '@' to the key to pass a typed value: --compile:options@ {}");
