@@ -86,7 +86,16 @@ Matrix matrix_of(const json& object, const std::string& where) {
     check_option_name(item.key(), where);
     if (!item.value().is_array() || item.value().empty())
       throw usage_error(at + ": must be a non-empty list of values, not " + json_excerpt(item.value()));
-    for (const auto& v : item.value()) check_value(v, at);
+    std::set<std::string> seen;
+    for (const auto& v : item.value()) {
+      check_value(v, at);
+      // [1, 1] (or [1, "1"]: one word) ran the same command line twice under two ids, without a word; runs
+      // of one configuration again are "repeat": N, which interleaves them.
+      const std::string word = v.is_null() || v == false ? "\x01left out" : v == true ? "\x01flag" : value_text(v);
+      if (!seen.insert(word).second)
+        throw usage_error(at + ": lists " + json_excerpt(v) + " twice; give each value once (\"repeat\": N runs "
+                          "the plan again)");
+    }
     matrix.emplace_back(item.key(), std::vector<json>(item.value().begin(), item.value().end()));
   }
   return matrix;

@@ -141,6 +141,22 @@ TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
             std::string::npos);
 }
 
+// A matrix value given twice ran one command line twice under two ids, without a word ("repeat" is the
+// way to run a configuration again). Values are compared as the words they become: 1 and "1" are one;
+// false and null both leave the option out.
+TEST(Experiment, AMatrixValueGivenTwiceIsRefused) {
+  EXPECT_EQ(message_of(R"({"runs": [{"id": "a", "matrix": {"--seed": [1, 2, 1]}}]})"),
+            "x.json: run \"a\": matrix: \"--seed\": lists 1 twice; give each value once (\"repeat\": N runs the plan "
+            "again)");
+  EXPECT_NE(message_of(R"({"defaults": {"matrix": {"--seed": [1, "1"]}}, "runs": [{"id": "a"}]})")
+                .find("defaults: matrix: \"--seed\": lists \"1\" twice"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", "matrix": {"--eval": [false, null]}}]})").find("lists null twice"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", "matrix": {"--input_sizes": [[8, 16], "8,16"]}}]})").find("twice"),
+            std::string::npos);
+}
+
 // The runs are counted before any is expanded: a matrix of 10^12 points or a split over 2000 x 2000 sizes
 // is one line with the count and its factors, at once, not hours of growing memory.
 TEST(Experiment, APlanPastMaxRunsIsRefusedBeforeItIsExpanded) {
