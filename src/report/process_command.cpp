@@ -168,7 +168,7 @@ void check_compare_keys(const ProcessOptions& options, const std::vector<ParsedL
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw usage_error(std::string(name) + " " + excerpt(key) + ": no log read has this key" +
-                        (close ? "; did you mean " + *close + "?" : "") + " It takes: " + list);
+                        (close ? "; did you mean " + *close + "?" : "") + " (keys of the logs read: " + list + ")");
     }
 }
 

@@ -395,8 +395,13 @@ TEST(Process, UnknownKeysAndOptionsThatDoNothingAreRefused) {
   const Error typo = run_error({"--compare", a, b, "--match", "dtpye"});
   EXPECT_EQ(typo.exit_code(), 2);
   const std::string what = typo.what();
-  EXPECT_EQ(what.rfind("--match dtpye: no log read has this key; did you mean dtype? It takes: model, input, batch, ", 0),
+  EXPECT_EQ(what.rfind("--match dtpye: no log read has this key; did you mean dtype? (keys of the logs read: model, "
+                       "input, batch, ", 0),
             0u) << what;
+  EXPECT_EQ(what.back(), ')') << what;
+  // Without a near key the list follows the reason as one clause, not a new sentence run into it ("key It takes").
+  const std::string far = run_error({"--compare", a, b, "--match", "zzzzzzzzzz"}).what();
+  EXPECT_EQ(far.rfind("--match zzzzzzzzzz: no log read has this key (keys of the logs read: model, ", 0), 0u) << far;
   EXPECT_NE(what.find("threads"), std::string::npos) << what;
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--ignore-meta", "zzzzzzzzzz"}).what()).find("did you mean"),
             std::string::npos);
