@@ -60,6 +60,14 @@ SortedWords sort_words(int argc, const char* const* argv) {
   SortedWords out;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i] ? argv[i] : "";
+    // The words that start a mode of their own (driver.cpp reads them first on the line) said "unknown option"
+    // or "unexpected argument" anywhere else, as if the driver had no such thing.
+    if (word == "run" || word == "--cache" || word == "--version") {
+      throw usage_error(word == "run" ? "'run' is a sub-command and comes first: driver run EXPERIMENT (--out ROOT | --list)"
+                        : word == "--cache" ? "--cache is a sub-command and comes first: driver --cache "
+                                              "list|report|clear [--cache_dir DIR]"
+                                            : "--version stands alone on the command line: driver --version");
+    }
     if (word.rfind("--", 0) != 0) {
       throw usage_error("unexpected argument '" + word + "'; options are written --NAME VALUE, flags --NAME, and " +
                         sub_option_shape());

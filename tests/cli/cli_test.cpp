@@ -124,6 +124,12 @@ TEST(Cli, UsageErrors) {
       {{"--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1"},
        "missing required options --platform, --reps"},
       {{}, "missing required options --platform, --model_class, --model_name, --input_sizes, --batch_sizes, --reps"},
+      // The words of the driver's other modes, placed among a sweep's options ("unknown option --cache").
+      {{"--platform", "cpu", "--cache", "list"},
+       "--cache is a sub-command and comes first: driver --cache list|report|clear [--cache_dir DIR]"},
+      {{"--platform", "cpu", "--version"}, "--version stands alone on the command line: driver --version"},
+      {{"--platform", "cpu", "run", "x.json"},
+       "'run' is a sub-command and comes first: driver run EXPERIMENT (--out ROOT | --list)"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "64,,128", "--batch_sizes",
         "1", "--reps", "2"},
        "--input_sizes expects comma-separated positive integers like 64,128; got '64,,128'"},
