@@ -51,7 +51,9 @@ class Scheduler {
         --running_;
         ++done_;
         if (end.status != 0) ++failed_;
-        report(end.status == 0 ? "" : fmt::format("{} {} failed (exit status {}): {}", run.id, describe_run(run),
+        // "a run "a" failed" named a run twice where its id is its name: the id only where it adds to it.
+        const std::string who = run.id == run.run ? describe_run(run) : run.id + ": " + describe_run(run);
+        report(end.status == 0 ? "" : fmt::format("{} failed (exit status {}): {}", who,
                                                   end.status, end.last_error));
       } catch (const std::exception& e) {  // not past the thread: that would be std::terminate
         const Error error = dynamic_cast<const Error*>(&e)

@@ -154,7 +154,7 @@ TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
   EXPECT_TRUE(read_json_file(campaign + "/environment.json").contains("kernel"));
   const std::string log1 = slurp(campaign + "/logs/a.1.log");
   EXPECT_TRUE(log1.rfind("platform deva\n", 0) == 0 || log1.rfind("platform devb\n", 0) == 0) << log1;
-  EXPECT_NE(err.str().find("campaign: a.3 run \"a\" (model_name=bad) failed (exit status 1): error: no"),
+  EXPECT_NE(err.str().find("campaign: a.3: run \"a\" (model_name=bad) failed (exit status 1): error: no"),
             std::string::npos) << err.str();
   EXPECT_NE(err.str().find("campaign: 2 done, 1 failed, 0 left (0 running)"), std::string::npos) << err.str();
   // The failed run is complete (its FAIL line); a truncated and a missing log are not.
@@ -166,6 +166,17 @@ TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
   EXPECT_NE(err2.str().find("2 of 3 runs to do (the others are complete)"), std::string::npos) << err2.str();
   EXPECT_NE(slurp(campaign + "/logs/a.2.log").find("m2 c 16 1"), std::string::npos);
   EXPECT_NE(slurp(campaign + "/logs/a.1.log").find("m1 c 16 1"), std::string::npos);
+}
+
+// A run whose id is its name was reported as "a run \"a\" failed": named once now.
+TEST(Campaign, AFailedRunIsNamedOnce) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  const std::string exp = dir.write("one.json", R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "C",
+      "--reps": 2, "--input_sizes": "8,16", "--batch_sizes": "1"}}, "runs": [{"id": "b", "options": {"--model_name": "bad"}}]})");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_campaign_command({exp, "--out", root}, driver, out, err), 1);
+  EXPECT_NE(err.str().find("campaign: run \"b\" failed (exit status 1): error: no"), std::string::npos) << err.str();
 }
 
 TEST(Campaign, ListPrintsCommandLinesAndRunsNothing) {
