@@ -27,8 +27,10 @@ std::optional<std::string> plan_file_of(const std::string& log) {
   const fs::path path(log);
   if (log == "-" || path.parent_path().filename() != "logs") return std::nullopt;
   const std::string plan_file = (path.parent_path().parent_path() / "plan.json").string();
+  // Anything there is looked at: a FIFO, a folder or a dangling link named plan.json was passed over
+  // without the note a plan.json that is not a plan gets (read_json_file refuses it without opening it).
   std::error_code ec;
-  if (!fs::is_regular_file(plan_file, ec)) return std::nullopt;
+  if (fs::symlink_status(plan_file, ec).type() == fs::file_type::not_found) return std::nullopt;
   return plan_file;
 }
 

@@ -256,6 +256,12 @@ TEST(Process, APlanJsonThatIsNotACampaignsIsIgnored) {
   EXPECT_EQ(err.rfind("note: " + dir.path() + "/c/plan.json: ", 0), 0u) << err;
   EXPECT_NE(err.find("; not a campaign's plan, so the logs beside it have no labels\n"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
+  // A FIFO in its place was passed over without a word (and is never opened: that would wait for a writer).
+  std::filesystem::remove(dir.path() + "/c/plan.json");
+  ASSERT_EQ(::mkfifo((dir.path() + "/c/plan.json").c_str(), 0600), 0);
+  EXPECT_EQ(run({"--path", in_tree, "--format", "csv"}, "", &err), tree_csv);
+  EXPECT_EQ(err, "note: " + dir.path() + "/c/plan.json is a FIFO, not a file; give the path of a regular file; not a "
+                 "campaign's plan, so the logs beside it have no labels\n");
 }
 
 // A log cut short by a full disk: its last line (no newline, does not parse) is left out with a note naming
