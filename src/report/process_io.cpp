@@ -107,6 +107,12 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   if (log.fmwork_lines == 0) throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
   if (!again)
     for (const std::string& note : log.notes) source.err << "note: " << escape_controls(note) << "\n";
+  // A run that died during setup (or is still loading) has FMWORK lines but no result: its output was an
+  // empty list or table with exit 0 and not a word of why.
+  if (!again && log.results.empty() && log.failures.empty())
+    source.err << "note: " << escape_controls(source_name(f))
+               << ": no RES or FAIL line: the run ended before its first combination (its stderr says why) or is "
+                  "still running; nothing of it is in the output\n";
   log.notes.clear();
   if (f != "-") log.labels = campaign_labels(f, source.plans, source.err);
   if (f == "-") source.stdin_log = log;

@@ -264,6 +264,20 @@ TEST(Process, APlanJsonThatIsNotACampaignsIsIgnored) {
                  "campaign's plan, so the logs beside it have no labels\n");
 }
 
+// A log of a run that died before its first combination (ARG, META, no RES or FAIL) gave "[]" and exit 0
+// without a word: a note says so; the output and the exit status are as before.
+TEST(Process, ALogWithoutAResultIsNoted) {
+  TempDir dir;
+  const std::string early = dir.write("early.log", "FMWORK ARG --reps 5\nFMWORK META dtype=float32\n");
+  std::string err;
+  EXPECT_EQ(run({"--path", early}, "", &err), "[]\n");
+  EXPECT_EQ(err, "note: " + early + ": no RES or FAIL line: the run ended before its first combination (its stderr "
+                 "says why) or is still running; nothing of it is in the output\n");
+  const std::string fine = dir.write("fine.log", kOurLog);
+  run({"--path", fine}, "", &err);
+  EXPECT_EQ(err, "");
+}
+
 // A log cut short by a full disk: its last line (no newline, does not parse) is left out with a note naming
 // the file and line; every combination before it is kept.
 TEST(Process, ALogWhoseLastLineIsCutKeepsTheRest) {
