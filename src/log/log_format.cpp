@@ -3,6 +3,8 @@
 // hold to are in log_rules.hpp. See docs/log-lines.md for the formats.
 #include "fmwork/log/log_format.hpp"
 
+#include <cmath>
+
 #include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
@@ -301,9 +303,16 @@ MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
 }
 
 CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& f) {
-  return CheckLine{make_fields(check_line_spec(),
-                               {input, batch, to_log_token(joined(f.outputs, ",")), f.max_abs, f.max_rel, f.cosine,
-                                f.atol, f.rtol, f.min_cosine, std::string_view(f.pass ? "pass" : "fail")})};
+  // A NaN or inf in the outputs or the reference makes a measured figure NaN (and the check fail); no FMWORK
+  // line carries one, and writing it was an internal error in place of the CHECK line. It is left out.
+  using V = std::optional<FieldValue>;
+  const auto measured = [](double x) { return std::isfinite(x) ? V(x) : V(); };
+  const std::string outputs = to_log_token(joined(f.outputs, ","));
+  const bool finite = std::isfinite(f.max_abs) && std::isfinite(f.max_rel) && std::isfinite(f.cosine);
+  return CheckLine{make_some_fields(check_line_spec(),
+                                    {V(input), V(batch), V(std::string_view(outputs)), measured(f.max_abs),
+                                     measured(f.max_rel), measured(f.cosine), V(f.atol), V(f.rtol), V(f.min_cosine),
+                                     V(std::string_view(f.pass && finite ? "pass" : "fail"))})};
 }
 
 CompileLine make_compile_line(const CompileFacts& f) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <limits>
 
 #include "fmwork/base/error.hpp"
 
@@ -430,6 +431,25 @@ TEST(LogFormat, CheckLineOfTheDocs) {
   EXPECT_EQ(format_line(make_check_line(128, 2, f)),
             "FMWORK CHECK input=128 batch=2 outputs=last_hidden_state,pooler_output max_abs=3.8147e-06 "
             "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
+}
+
+// A reference holding NaN (or a model giving it) made the measured figures NaN; the writer refused them
+// ("FMWORK CHECK max_abs must be a finite number, got '-nan'" as the combination's error) instead of writing
+// the failed check. The non-finite figures are left out now, the result is fail, and the line reads back.
+TEST(LogFormat, CheckLineLeavesOutFiguresThatAreNotFinite) {
+  CheckFacts f;
+  f.outputs = {"last_hidden_state"};
+  f.max_abs = std::nan(""), f.max_rel = std::numeric_limits<double>::infinity(), f.cosine = std::nan("");
+  f.atol = 1e-4, f.rtol = 1e-4, f.min_cosine = 0.99999;
+  f.pass = true;  // a caller's slip: figures that are not finite never pass
+  const std::string line = format_line(make_check_line(8, 1, f));
+  EXPECT_EQ(line, "FMWORK CHECK input=8 batch=1 outputs=last_hidden_state atol=0.0001 rtol=0.0001 min_cosine=0.99999 "
+                  "result=fail");
+  EXPECT_TRUE(parse_line(line).has_value());
+  f.max_abs = 0.5, f.max_rel = 0.25, f.cosine = -0.5, f.pass = false;
+  EXPECT_EQ(format_line(make_check_line(8, 1, f)),
+            "FMWORK CHECK input=8 batch=1 outputs=last_hidden_state max_abs=0.5 max_rel=0.25 cosine=-0.5 atol=0.0001 "
+            "rtol=0.0001 min_cosine=0.99999 result=fail");
 }
 
 TEST(LogFormat, FieldTablesCheckTheLines) {

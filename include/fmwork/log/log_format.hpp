@@ -146,6 +146,8 @@ struct CheckFacts {
   double atol = 0, rtol = 0, min_cosine = 0;    // allowed
   bool pass = false;
 };
+// A measured figure that is not finite (NaN or inf in the outputs or the reference) is left out of the line,
+// and its result is fail.
 CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& facts);
 
 // META: what meta_line_spec() lists, in its order (text fields already log tokens: to_log_token).
