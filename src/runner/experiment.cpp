@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "fmwork/cli/cli.hpp"
@@ -245,6 +246,67 @@ std::vector<PlannedRun> repeated(const std::vector<PlannedRun>& runs, size_t tim
   return out;
 }
 
+// ---- runs that would write the same files ----
+
+// The value of `option` in a planned run's argv ("--save_outputs", "DIR"), nullopt when it is not given.
+std::optional<std::string> argv_value(const std::vector<std::string>& argv, const std::string& option) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i)
+    if (argv[i] == option) return argv[i + 1];
+  return std::nullopt;
+}
+
+// The integers of a comma-separated size list as the driver checked them ("8,16"); none for anything else.
+std::vector<int64_t> sizes_in(const std::optional<std::string>& text) {
+  std::vector<int64_t> out;
+  if (!text) return out;
+  size_t start = 0;
+  while (start <= text->size()) {
+    const size_t comma = std::min(text->find(',', start), text->size());
+    try {
+      out.push_back(std::stoll(text->substr(start, comma - start)));
+    } catch (const std::exception&) {
+      return {};
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Two runs of one folder given to --save_outputs or --profile write <input>x<batch>.* there: a run with other
+// options at a shared size replaced the files of the one before it, without a word (a matrix over dtypes with
+// one --save_outputs kept the last dtype's outputs only). Refused, naming both runs. Runs whose options are
+// the same but for the sizes ("sizes": "split", "repeat") write what the other would, and pass. The check
+// stops after 1,000,000 sizes: a plan past that is a campaign no one keeps outputs of.
+void refuse_shared_output_folders(const std::vector<PlannedRun>& runs, const std::string& source) {
+  size_t budget = 1000000;
+  for (const std::string option : {"--save_outputs", "--profile"}) {
+    // folder -> (input, batch) -> the first run writing it there and its options without the sizes
+    std::map<std::string, std::map<std::pair<int64_t, int64_t>, std::pair<const PlannedRun*, std::string>>> written;
+    for (const PlannedRun& run : runs) {
+      const std::optional<std::string> folder = argv_value(run.argv, option);
+      if (!folder) continue;
+      std::string options;
+      for (size_t i = 0; i < run.argv.size(); ++i) {
+        if (run.argv[i] == "--input_sizes" || run.argv[i] == "--batch_sizes") {
+          ++i;
+          continue;
+        }
+        options += run.argv[i] + '\0';
+      }
+      for (int64_t input : sizes_in(argv_value(run.argv, "--input_sizes")))
+        for (int64_t batch : sizes_in(argv_value(run.argv, "--batch_sizes"))) {
+          if (budget-- == 0) return;
+          const auto [at, fresh] = written[*folder].try_emplace({input, batch}, &run, options);
+          if (fresh || at->second.second == options) continue;
+          throw usage_error(source + ": runs \"" + at->second.first->id + "\" and \"" + run.id + "\" both write " +
+                            option + " " + *folder + " for input " + std::to_string(input) + ", batch " +
+                            std::to_string(batch) + ": the later would replace the earlier's files; give each run a "
+                            "folder of its own (put " + option + " in the matrix)");
+        }
+    }
+  }
+}
+
 // ---- the size of a plan, counted before it is expanded ----
 
 // A count for a message: whole below 10^15, else in exponent form ("1.00e+12").
@@ -350,6 +412,7 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   Plan plan{source, {}};
   for (const RunSpec& spec : specs) expand_run(spec, source, plan.runs);
   if (repeat > 1) plan.runs = repeated(plan.runs, repeat);
+  refuse_shared_output_folders(plan.runs, source);
   return plan;
 }
 

@@ -157,6 +157,33 @@ TEST(Experiment, AMatrixValueGivenTwiceIsRefused) {
             std::string::npos);
 }
 
+// A matrix over dtypes with one --save_outputs folder wrote both runs' <input>x<batch>.safetensors there, the
+// second replacing the first's without a word. Runs that differ but write the same files are refused; runs
+// that differ only in their sizes (split), or repeat one another, write what the other would and pass.
+TEST(Experiment, RunsThatWouldReplaceEachOthersOutputsAreRefused) {
+  const std::string base = R"("options": {"--platform": "cpu", "--model_class": "B", "--model_name": "m", "--reps": 2,
+      "--input_sizes": "8,16", "--batch_sizes": "1", )";
+  EXPECT_EQ(message_of(R"({"runs": [{"id": "a", )" + base + R"("--save_outputs": "out"},
+      "matrix": {"--model:torch_dtype": ["float32", "bfloat16"]}}]})"),
+            "x.json: runs \"a.1\" and \"a.2\" both write --save_outputs out for input 8, batch 1: the later would "
+            "replace the earlier's files; give each run a folder of its own (put --save_outputs in the matrix)");
+  EXPECT_NE(message_of(R"({"runs": [{"id": "a", )" + base + R"("--profile": "p"}}, {"id": "b", )" + base +
+                       R"("--profile": "p", "--eval": true}}]})")
+                .find("runs \"a\" and \"b\" both write --profile p"),
+            std::string::npos);
+  const auto expands = [](const std::string& text) {
+    return expand_experiment(json::parse(text), "x.json").runs.size();
+  };
+  // Each its own folder; other sizes in one folder; the same run again; sizes split over one folder.
+  EXPECT_EQ(expands(R"({"runs": [{"id": "a", )" + base + R"("--save_outputs": "out"},
+      "matrix": {"--save_outputs": ["o1", "o2"]}}]})"), 2u);
+  EXPECT_EQ(expands(R"({"runs": [{"id": "a", )" + base + R"("--save_outputs": "out"}},
+      {"id": "b", "options": {"--platform": "cpu", "--model_class": "B", "--model_name": "m2", "--reps": 2,
+       "--input_sizes": "32", "--batch_sizes": "1", "--save_outputs": "out"}}]})"), 2u);
+  EXPECT_EQ(expands(R"({"repeat": 2, "runs": [{"id": "a", )" + base + R"("--save_outputs": "out"}}]})"), 2u);
+  EXPECT_EQ(expands(R"({"runs": [{"id": "a", "sizes": "split", )" + base + R"("--save_outputs": "out"}}]})"), 2u);
+}
+
 // The runs are counted before any is expanded: a matrix of 10^12 points or a split over 2000 x 2000 sizes
 // is one line with the count and its factors, at once, not hours of growing memory.
 TEST(Experiment, APlanPastMaxRunsIsRefusedBeforeItIsExpanded) {
