@@ -1,8 +1,8 @@
 // The field tables of our key=value log lines (see log_fields.hpp).
 #include "fmwork/log/log_fields.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
@@ -164,6 +164,8 @@ const LineSpec& stat_line_spec() {
     for (FieldSpec& f : work_fields()) fields.push_back(f);
     for (FieldSpec& f : cpu_fields()) fields.push_back(f);
     for (FieldSpec& f : energy_fields()) fields.push_back(f);
+    // The --profile rep's wall time (under the profiler): what the plausibility check holds the timed reps to.
+    fields.push_back(csv_number("profile_ms", 3));
     return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
   }();
   return spec;
@@ -241,7 +243,7 @@ const LineSpec& check_line_spec() {
 const LineSpec& note_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec verdict = field("verdict", FieldKind::text, FieldNeed::required);
-    verdict.choices = "ok|noisy|unstable|too-few-reps|contended";
+    verdict.choices = "ok|noisy|unstable|too-few-reps|contended|implausible";
     verdict.csv = {"verdict"};
     verdict.summary = {"verdict", 1};
     FieldSpec kept = field("kept", FieldKind::integer);

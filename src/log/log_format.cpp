@@ -239,8 +239,10 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
-                        const std::optional<CpuUse>& cpu, std::optional<double> joules_per_rep) {
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const StatExtras& extras) {
+  const std::optional<WorkFacts>& work = extras.work;
+  const std::optional<CpuUse>& cpu = extras.cpu;
+  const std::optional<double>& joules_per_rep = extras.joules_per_rep;
   using V = std::optional<FieldValue>;
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
@@ -266,6 +268,7 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   }
   values.push_back(per_rep);
   values.push_back(per_1000);
+  values.push_back(extras.profile_ms ? V(*extras.profile_ms) : V());
   return StatLine{make_some_fields(stat_line_spec(), values)};
 }
 

@@ -65,6 +65,7 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
 // written, and the run fails at its end.
 struct Profiled {
   std::optional<OpProfile> profile;
+  std::optional<double> ms;  // the rep's wall time under the profiler (model call and sync)
   std::string trace;  // the file's name in the folder
   std::string error;
 };
@@ -76,8 +77,10 @@ Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   try {
     p.profile = profile_call(
         [&] {
+          const Nanos t0 = clock_now();
           const torch::IValue outputs = model.forward(fed);
           platform.synchronize();
+          p.ms = static_cast<double>(clock_now() - t0) / 1e6;
         },
         platform.device().type(), *plan.profile + "/" + p.trace);
   } catch (const std::exception& e) {
@@ -226,9 +229,31 @@ class RepsWatch {
   std::optional<CpuSample> cpu_before_;
 };
 
-// One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
+// STAT, then NOTE: the verdict on the reps (contended, implausible against the run's `earlier` combinations,
+// too few, noisy, unstable), a line upstream's process ignores. Adds this combination to `earlier`.
+Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                           const Timings& timings, const RepsWatch::Seen& seen, const Profiled& profiled,
+                           std::vector<RunPoint>& earlier, std::ostream& out) {
+  StatExtras extras;
+  extras.work = work_of(plan, batch, input, model, profiled);
+  extras.cpu = seen.cpu;
+  extras.joules_per_rep = seen.joules_per_rep;
+  if (profiled.profile) extras.profile_ms = profiled.ms;
+  const StatLine stat = make_stat_line(input, batch, stat_values(timings.stat), extras);
+  emit(out, stat);
+  const RunPoint point = run_point_of(input, batch, stat.fields);
+  const Verdict verdict =
+      judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu, implausible_reason(point, earlier));
+  earlier.push_back(point);
+  emit(out, make_note_line(input, batch, verdict));
+  return verdict;
+}
+
+// One combination; throws whatever the model or the device throws. `where` names it for the progress lines;
+// `earlier` holds the run's combinations so far (their STAT numbers), this one's added when it printed STAT.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
-                        InputGenerator& inputs, std::ostream& out, const std::string& where) {
+                        InputGenerator& inputs, std::ostream& out, const std::string& where,
+                        std::vector<RunPoint>& earlier) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
@@ -273,11 +298,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled), seen.cpu,
-                           seen.joules_per_rep));
-  // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
-  const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
-  emit(out, make_note_line(input, batch, verdict));
+  const Verdict verdict = emit_stat_and_note(plan, batch, input, model, timings, seen, profiled, earlier, out);
   if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
   if (profiled.profile) emit_profile(out, batch, input, profiled);
@@ -304,6 +325,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   };
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
+  std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
   for (int64_t batch : plan.batch_sizes) {
     for (int64_t input : plan.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
@@ -312,7 +334,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       progress_live(where + ": preparing");
       std::string error;
       try {
-        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where);
+        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where, earlier);
         if (!outcome.check_pass) {
           ++failures;
           tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "

@@ -1,11 +1,11 @@
 // Tests of the typed option sets built from the sub-option trees: values, unknown keys, wrong types.
 #include "fmwork/cli/option_sets.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
 

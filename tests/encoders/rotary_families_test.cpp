@@ -110,6 +110,7 @@ TEST(RotaryFamilies, MemoryEstimateGrowsWithTheScoresOfEagerAttention) {
   ModelOptions opt;
   opt.random_weights = true;
   opt.packed_gemm = false;
+  opt.attn_implementation = "eager";
   auto eager = load(dir.path(), "Qwen3Model", opt);
   opt.attn_implementation = "sdpa";
   auto sdpa = load(dir.path(), "Qwen3Model", opt);

@@ -112,14 +112,18 @@ struct WorkFacts {
   std::string flops_from;
   std::optional<double> peak_gflops;
 };
+// What a STAT line may carry beyond the timing statistics, each where known.
+struct StatExtras {
+  std::optional<WorkFacts> work;
+  std::optional<CpuUse> cpu;
+  std::optional<double> joules_per_rep;  // the device's energy over the timed reps / reps
+  std::optional<double> profile_ms;      // the --profile rep's wall time, under the profiler
+};
 // STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
 // with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
-// `cpu`, its shares (those it has); with `joules_per_rep` (the device's energy over the timed reps / reps),
-// joules_per_rep and joules_per_1000_seq = joules_per_rep / batch * 1000.
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
-                        const std::optional<WorkFacts>& work = std::nullopt,
-                        const std::optional<CpuUse>& cpu = std::nullopt,
-                        std::optional<double> joules_per_rep = std::nullopt);
+// `cpu`, its shares (those it has); with `joules_per_rep`, joules_per_rep and joules_per_1000_seq =
+// joules_per_rep / batch * 1000; with `profile_ms`, profile_ms.
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values, const StatExtras& extras = {});
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
