@@ -279,19 +279,25 @@ std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<T
   return TokenRates{real / kept, computed / kept, real / seconds, computed / seconds};
 }
 
+// --check_outputs: the saved inputs and outputs of the combination, the inputs on the device (packed for
+// --batching unpadded); nullopt without the option.
+std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                                      Platform& platform) {
+  if (!plan.check_outputs) return std::nullopt;
+  const TokenFacts facts = model.token_facts();
+  Reference reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
+  reference.inputs = to_device(reference.inputs, platform.device());
+  if (plan.batching == Batching::unpadded) pack_batch(reference.inputs);
+  return reference;
+}
+
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
-  std::optional<Reference> reference;
-  if (plan.check_outputs) {
-    const TokenFacts facts = model.token_facts();
-    reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
-    reference->inputs = to_device(reference->inputs, platform.device());
-  }
-  if (reference && plan.batching == Batching::unpadded) pack_batch(reference->inputs);
+  std::optional<Reference> reference = reference_of(plan, batch, input, model, platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
   std::optional<RepLengths> lengths;
   if (plan.lengths) lengths.emplace(*plan.lengths, plan.batching, batch, plan.reps, plan.sort_window, plan.seed);

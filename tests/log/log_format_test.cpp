@@ -480,13 +480,9 @@ TEST(LogFormat, StatLineComputesTokensPerSecondFromTheMedian) {
   EXPECT_DOUBLE_EQ(tokens_per_s(128, 4, 2.0), 256000.0);
 }
 
-// Under a length distribution tokens_per_s counts real tokens (the rates handed in), and the token fields
-// follow: the real and computed tokens of a rep, the padding fraction and the computed rate.
+// Mixed lengths: tokens_per_s counts real tokens, then real and computed tokens, padding and computed rate.
 TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
-  StatValues v;
-  v.reps = 5;
-  v.dropped = 1;
-  v.p50_ms = 100.0;
+  StatValues v{5, 1, 0, 0, 0, 100.0};
   const StatLine line = make_stat_line(512, 32, v, std::nullopt, std::nullopt, std::nullopt,
                                        TokenRates{2841.5, 9872.0, 11960.4124, 41553.9071});
   EXPECT_EQ(*line.fields.find("tokens_per_s"), "11960.412");
@@ -495,7 +491,7 @@ TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
   EXPECT_EQ(*line.fields.find("padding"), "0.7122");
   EXPECT_EQ(*line.fields.find("padded_tokens_per_s"), "41553.907");
   EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " padded_tokens_per_s=41553.907");
-  const StatLine plain = make_stat_line(512, 32, v);
+  const StatLine plain = make_stat_line(512, 32, v);  // batch x input / p50, no token fields
   EXPECT_EQ(plain.fields.find("padding"), nullptr);
   EXPECT_EQ(*plain.fields.find("tokens_per_s"), "163840.000");
 }
