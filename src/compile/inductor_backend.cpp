@@ -206,6 +206,7 @@ class InductorModel : public Model {
                      std::string(spec_.dynamic ? "one package, dynamic batch and input" : "one package per batch x input") +
                      ")";
     if (package_) f.fed_inputs = package_->facts().inputs;
+    f.runs_unpadded = false;  // the package runs padded batches
     return f;
   }
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
