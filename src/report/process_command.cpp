@@ -164,11 +164,8 @@ void check_compare_keys(const ProcessOptions& options, const std::vector<ParsedL
                                    std::make_pair(&options.pairing.ignore_meta, "--ignore-meta")})
     for (const std::string& key : *keys) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      const std::optional<std::string> close = closest_option(key, known);
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw usage_error(std::string(name) + " " + excerpt(key) + ": no log read has this key" +
-                        (close ? "; did you mean " + *close + "?" : "") + " It takes: " + list);
+                        did_you_mean(closest_option(key, known)) + " It takes: " + joined(known));
     }
 }
 
@@ -216,8 +213,7 @@ std::string suggestion(const CLI::App& app, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
     if (word.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), word) != names.end()) continue;
-    const std::optional<std::string> close = closest_option(word, names);
-    return close ? "; did you mean " + *close + "?" : std::string();
+    return did_you_mean(closest_option(word, names));
   }
   return "";
 }
