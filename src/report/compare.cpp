@@ -72,11 +72,20 @@ CompareSide side_of(const CombinationRecord& r) {
   return side;
 }
 
+}  // namespace
+
+std::string compare_run(const ParsedLog& log, const CombinationRecord& r) {
+  const std::string run_id = repeated_run(log);
+  return !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
+}
+
+namespace {
+
 // What a record is paired by: today's run text, or with explicit keys the values of the matched ones.
 std::string run_text(const ParsedLog& log, const CombinationRecord& r, const std::string& run_id,
                      const CompareOptions& options) {
   if (!options.explicit_keys())
-    return !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
+    return !run_id.empty() ? run_id : compare_run(log, r);
   std::string text;
   for (const std::string& key : options.match) {
     if (key == "input" || key == "batch") continue;

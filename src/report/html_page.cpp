@@ -1,7 +1,9 @@
 // The HTML pages' shared building blocks (see html_page.hpp).
 #include "html_page.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "fmwork/report/formats.hpp"
@@ -107,6 +109,11 @@ std::string pair_verdict(const ComparedPair& p) {
   return p.latency_ratio() < 1 ? "faster" : "slower";
 }
 
+std::string cov_pair_text(const ComparedPair& p) {
+  const auto one = [](const std::optional<double>& cov) { return cov ? html_fixed(*cov * 100, 1) + "%" : std::string("-"); };
+  return one(p.a.cov) + " / " + one(p.b.cov);
+}
+
 std::string spread_text(const std::string& verdict) {
   if (verdict == "noise") return "noise";
   if (verdict == "unknown") return "? (no STAT)";
@@ -122,6 +129,31 @@ size_t failure_count(const ParsedLog& log) {
 KeyValues meta_of(const ParsedLog& log) {
   KeyValues out;
   for (const MetaLine& m : log.meta) out.insert(out.end(), m.fields.items.begin(), m.fields.items.end());
+  return out;
+}
+
+std::vector<std::string> difference_names(const std::vector<const ParsedLog*>& logs) {
+  std::vector<std::string> keys = significant_meta_keys();
+  for (const ParsedLog* log : logs)
+    for (const auto& label : log->labels)
+      if (label.first != "run_id" && label.first != "repeat" &&
+          std::find(keys.begin(), keys.end(), label.first) == keys.end())
+        keys.push_back(label.first);
+  std::vector<std::vector<std::string>> kept;
+  std::vector<std::string> names;
+  for (const std::string& key : keys) {
+    std::vector<std::string> column;
+    for (const ParsedLog* log : logs) {
+      const std::string value = log_value(*log, key).value_or("-");
+      column.push_back(key == "model" ? model_short_name(value) : value);
+    }
+    const bool varies = std::adjacent_find(column.begin(), column.end(), std::not_equal_to<>()) != column.end();
+    if (!varies || std::any_of(kept.begin(), kept.end(), [&](const auto& c) { return one_to_one(c, column); })) continue;
+    kept.push_back(std::move(column)), names.push_back(key);
+  }
+  std::vector<std::string> out(logs.size());
+  for (size_t i = 0; i < logs.size(); ++i)
+    for (size_t k = 0; k < names.size(); ++k) out[i] += (out[i].empty() ? "" : ", ") + names[k] + "=" + kept[k][i];
   return out;
 }
 

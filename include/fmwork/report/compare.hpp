@@ -92,6 +92,10 @@ struct Comparison {
 // "repeat": N adds (the log's repeat label says k); the run_id as it is without a repeat label; "" without one.
 std::string repeated_run(const ParsedLog& log);
 
+// The run a record pairs by without --match / --ignore-meta (CompareKey::run): repeated_run(log), else
+// "model class precision".
+std::string compare_run(const ParsedLog& log, const CombinationRecord& record);
+
 // Matches the records of A and B by key. Records of one key from logs labelled `repeat` are gathered into
 // one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run).
 // Throws a usage Error of one line naming the key and both values: when one side has a key twice with a
