@@ -59,8 +59,9 @@ std::string group_section(const BaselineTable& table, const BaselineGroup& g) {
 std::string baseline_html(const BaselineTable& table, const std::vector<std::string>& paths) {
   const std::string base = table.spec.key + "=" + table.spec.value;
   std::string body = "<h1>fmwork speedups over " + esc(base) + "</h1>\n" + paths_line("Read:", paths);
+  const std::string latency = table.statistic == Statistic::median ? "the unrounded medians" : statistic_note(table.statistic);
   body += "<p class=\"note\">Speedup: the baseline's latency / the other's, per input and batch (above 1: faster than "
-          "the baseline), from the unrounded medians; a campaign's repeats are their median. Spread: noise when the "
+          "the baseline), from " + latency + "; a campaign's repeats are their median. Spread: noise when the "
           "two latencies differ by less than their combined standard deviation.</p>\n";
   body += "<p>Pairs agree on: " + (table.paired_on.empty() ? std::string("input and batch only") : code_list(table.paired_on)) +
           "; differ in: " + code_list(table.differ) + ".</p>\n";

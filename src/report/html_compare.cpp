@@ -98,8 +98,9 @@ std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>
                         num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(p.latency_ratio(), mark),
                         ratio_cell(p.throughput_ratio(), mark), text_cell(spread_text(v), "verdict")}});
   }
-  std::string out = html_table("pairs", {"verdicts", "CoV A / B", "run", "input", "batch", "A latency_ms",
-                                         "B latency_ms", "B/A latency", "B/A throughput", "spread"}, rows);
+  const std::string latency = statistic_spec(c.statistic).heading;
+  std::string out = html_table("pairs", {"verdicts", "CoV A / B", "run", "input", "batch", "A " + latency,
+                                         "B " + latency, "B/A latency", "B/A throughput", "spread"}, rows);
   if (marked > 0)
     out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "ratio") + " of this table " +
            (marked == 1 ? "rests" : "rest") + " on a run whose verdict is not ok (the verdicts column): the run's summary says why and "
@@ -165,8 +166,10 @@ std::string compare_counts(const Comparison& c) {
 }  // namespace
 
 std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
-                         const std::string& path_b) {
-  const Comparison c = compare_logs(a, b);
+                         const std::string& path_b, Statistic statistic) {
+  CompareOptions options;
+  options.statistic = statistic;
+  const Comparison c = compare_logs(a, b, options);
   std::map<std::string, size_t> styles;
   std::set<int64_t> inputs;
   for (const ComparedPair& p : c.pairs) styles.emplace(p.key.run, styles.size()), inputs.insert(p.key.input);
@@ -174,7 +177,7 @@ std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<Pars
   std::string body = "<h1>fmwork comparison: B against A</h1>\n" + side_line("A", path_a, a) + side_line("B", path_b, b) +
                      compare_counts(c);
   body += "<p class=\"note\">Combinations match by run (the run_id label, else model, class and precision), input "
-          "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
+          "and batch. Latency is " + statistic_note(c.statistic) + "; <i>noise</i>: |B &#8722; A| is within the combined spread "
           "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
           "spread carried over to the ratio; a ringed point rests on a run whose verdict is not ok (the verdicts "
           "column). Each run is named by what differs between the runs, its id beside it in the table.</p>\n";

@@ -114,6 +114,12 @@ std::string cov_pair_text(const ComparedPair& p) {
   return one(p.a.cov) + " / " + one(p.b.cov);
 }
 
+std::string statistic_note(Statistic statistic) {
+  if (statistic == Statistic::median) return "the RES median";
+  const StatisticSpec& s = statistic_spec(statistic);
+  return esc(std::string(s.heading) + ", " + s.help + " (--statistic " + s.name + "; repeats: the median of theirs)");
+}
+
 std::string spread_text(const std::string& verdict) {
   if (verdict == "noise") return "noise";
   if (verdict == "unknown") return "? (no STAT)";

@@ -65,6 +65,10 @@ std::string pair_verdict(const ComparedPair& p);
 // verdicts in the comparison and speedup tables.
 std::string cov_pair_text(const ComparedPair& p);
 
+// What the pages' latencies are, for their notes: "the RES median" or "min_ms, the fastest kept rep: ...
+// (--statistic min)".
+std::string statistic_note(Statistic statistic);
+
 // The spread column's text of a verdict: "noise", "? (no STAT)", "beyond noise".
 std::string spread_text(const std::string& verdict);
 
