@@ -18,6 +18,8 @@ body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#22
 h1{font-size:22px;margin:0 0 8px}
 h2{font-size:18px;border-bottom:2px solid #ccc;padding-bottom:4px;margin:30px 0 10px}
 h3{font-size:16px;margin:22px 0 6px}
+h3 small.path{font-weight:normal;color:#777;font-size:12px;margin-left:8px;font-family:"DejaVu Sans Mono",monospace}
+td.name small{color:#777;font-size:11px}
 h4{font-size:14px;margin:12px 0 4px;color:#444}
 nav{margin:8px 0 4px}nav a{margin-right:14px}
 code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
@@ -33,6 +35,7 @@ tr.fail td{background:#fdecea}
 tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
 tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
 td.untrusted,span.untrusted{color:#b3261e;font-weight:bold}
+td.untrusted{white-space:nowrap}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
 svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
