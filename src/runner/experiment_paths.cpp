@@ -29,7 +29,7 @@ std::optional<ValueAt> value_of_option(const std::vector<std::string>& argv, con
 std::string text_at(const std::vector<std::string>& argv, const ValueAt& at) { return argv[at.word].substr(at.offset); }
 
 // What a path is on this machine, for the checks: nullopt when nothing is there.
-std::optional<fs::file_type> kind_of(const fs::path& path) {
+std::optional<fs::file_type> path_kind(const fs::path& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);  // follows links: what the driver will open
   if (ec || status.type() == fs::file_type::not_found) return std::nullopt;
@@ -38,7 +38,7 @@ std::optional<fs::file_type> kind_of(const fs::path& path) {
 
 // The problem with `path` for its use, "" when none.
 std::string problem_of(const fs::path& path, PathUse use) {
-  const std::optional<fs::file_type> kind = kind_of(path);
+  const std::optional<fs::file_type> kind = path_kind(path);
   const bool folder = kind == fs::file_type::directory, file = kind == fs::file_type::regular;
   switch (use) {
     case PathUse::model:
@@ -51,8 +51,8 @@ std::string problem_of(const fs::path& path, PathUse use) {
     case PathUse::output_folder: {
       if (kind) return folder ? "" : "a file of that name exists; name a folder (it is made when absent)";
       fs::path up = path.parent_path();
-      while (!up.empty() && !kind_of(up) && up != up.parent_path()) up = up.parent_path();
-      return kind_of(up) == fs::file_type::directory ? "" : up.string() + " is not a folder, so it cannot be made";
+      while (!up.empty() && !path_kind(up) && up != up.parent_path()) up = up.parent_path();
+      return path_kind(up) == fs::file_type::directory ? "" : up.string() + " is not a folder, so it cannot be made";
     }
   }
   return "";
@@ -80,16 +80,18 @@ void resolve_plan_paths(Plan& plan, const std::string& folder) {
   if (!base.has_filename() && base != base.root_path()) base = base.parent_path();  // "/a/b/" -> "/a/b"
   std::map<std::pair<std::string, PathUse>, std::string> judged;  // (absolute path, use) -> problem: runs share paths
   for (PlannedRun& run : plan.runs) {
+    // `in_folder`: `as_typed` was a path relative to the file's folder (the message says so).
     const auto check = [&](const std::string& option, const std::string& as_typed, const fs::path& resolved,
-                           PathUse use) {
+                           PathUse use, bool in_folder) {
       auto [it, fresh] = judged.try_emplace({resolved.string(), use});
       if (fresh) it->second = problem_of(resolved, use);
       if (it->second.empty()) return;
-      const bool moved = resolved.string() != as_typed;
+      std::string where;
+      if (resolved.string() != as_typed)
+        where = " (looked for " + resolved.string() +
+                (in_folder ? ": a relative path in an experiment file is relative to the file's folder)" : ")");
       throw usage_error(plan.source + ": " + describe_run(run) + ": " + option + " " + excerpt(as_typed) + ": " +
-                        it->second +
-                        (moved ? " (looked for " + resolved.string() + ": a relative path in an experiment file "
-                                 "is relative to the file's folder)" : ""));
+                        it->second + where);
     };
     for (const PathOption& p : path_options()) {
       const std::optional<ValueAt> at = value_of_option(run.argv, p.option);
@@ -97,7 +99,7 @@ void resolve_plan_paths(Plan& plan, const std::string& folder) {
       const std::string text = text_at(run.argv, *at);
       if (text.empty()) continue;  // an empty --model_root joins nothing; the driver refuses the others
       const fs::path resolved = absolute_in(base, text);
-      check(p.option, text, resolved, p.use);
+      check(p.option, text, resolved, p.use, fs::path(text).is_relative());
       run.argv[at->word] = run.argv[at->word].substr(0, at->offset) + resolved.string();
     }
     const std::optional<ValueAt> name = value_of_option(run.argv, "--model_name");
@@ -106,10 +108,10 @@ void resolve_plan_paths(Plan& plan, const std::string& folder) {
     const std::optional<ValueAt> root = value_of_option(run.argv, "--model_root");
     const std::string root_text = root ? text_at(run.argv, *root) : "";
     if (!root_text.empty()) {
-      check("--model_name", model, absolute_in(root_text, model), PathUse::model);
+      check("--model_name", model, absolute_in(root_text, model), PathUse::model, false);  // under --model_root
       continue;
     }
-    check("--model_name", model, absolute_in(base, model), PathUse::model);
+    check("--model_name", model, absolute_in(base, model), PathUse::model, fs::path(model).is_relative());
     if (fs::path(model).is_absolute()) continue;
     if (root) {  // given empty: it joins nothing, so it is set to the folder in place
       run.argv[root->word] = run.argv[root->word].substr(0, root->offset) + base.string();

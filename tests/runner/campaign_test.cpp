@@ -347,8 +347,8 @@ TEST(Campaign, PathsAreTheExperimentFilesAndCheckedBeforeTheTree) {
             head + "--model_root models/enc/config.json: not a folder (looked for " + folder +
                 "/models/enc/config.json: a relative path in an experiment file is relative to the file's folder)");
   EXPECT_EQ(refusal(R"("--model_root": "models", "--model_name": "enc2")"),
-            head + "--model_name enc2: no such file or folder (looked for " + folder +
-                "/models/enc2: a relative path in an experiment file is relative to the file's folder)");
+            head + "--model_name enc2: no such file or folder (looked for " + folder + "/models/enc2)")
+      << "under --model_root, made absolute against the file's folder";
   EXPECT_EQ(refusal(R"("--model_name": "/dev/null")"),
             head + "--model_name /dev/null: not a file or a folder (a model is a Hugging Face folder, a .pt or a "
                    ".pt2 file)");
