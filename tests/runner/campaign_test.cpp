@@ -4,6 +4,7 @@
 #include "fmwork/runner/campaign.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -377,10 +378,11 @@ TEST(Campaign, AStopSaysTheResumeCommand) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      FILE* to = std::freopen(said.c_str(), "w", stderr);
+      const int to = ::open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // the note writes to fd 2
       std::ostringstream out, err;
       try {
-        if (to) run_campaign_command({exp, "--out", root, "--devices", "cpu"}, driver, out, err);
+        if (to >= 0 && ::dup2(to, STDERR_FILENO) == STDERR_FILENO)
+          run_campaign_command({exp, "--out", root, "--devices", "cpu"}, driver, out, err);
       } catch (...) {
       }
       std::_Exit(3);  // not reached when the signal ends it
