@@ -86,8 +86,9 @@ std::optional<std::string> one_typo_from(const std::string& word, const std::vec
   const std::string w = lower(word);
   for (const std::string& name : names) {
     const std::string n = lower(name);
+    if (w.size() > 64 || n.size() > 64) continue;  // edit_distance looks at 64 bytes: past them, no typo
     if (edit_distance(w, n) <= 1) return name;
-    if (w.size() != n.size() || w.size() > 64) continue;  // edit_distance looks at 64 bytes; so does a swap
+    if (w.size() != n.size()) continue;
     size_t first = 0;  // a swap: the words differ in exactly two neighbouring places, crosswise
     while (first < w.size() && w[first] == n[first]) ++first;
     if (first + 1 < w.size() && w[first] == n[first + 1] && w[first + 1] == n[first] &&

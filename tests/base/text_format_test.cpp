@@ -121,6 +121,8 @@ TEST(TextFormat, OneTypoFromTakesOneSlipOnlyAndIgnoresCase) {
   EXPECT_EQ(one_typo_from("cup", {"cpu", "cuda"}), std::optional<std::string>("cpu"));
   EXPECT_EQ(one_typo_from("", {"cpu"}), std::nullopt);
   EXPECT_EQ(one_typo_from(std::string(10000, 'x'), {"cpu"}), std::nullopt);
+  EXPECT_EQ(one_typo_from(std::string(64, 'a') + "b", {std::string(64, 'a') + "c"}), std::nullopt)
+      << "past the 64 bytes edit_distance reads, nothing is a typo of anything";
 }
 
 TEST(TextFormat, DidYouMeanIsTheHintOrNothing) {
