@@ -77,7 +77,8 @@ std::string native_and_compile_hint() {
 }
 
 [[noreturn]] void refuse_class(const std::string& cls) {
-  throw usage_error("--model_class " + cls + " has no native encoder " + native_and_compile_hint());
+  throw usage_error("--model_class " + cls + " has no native encoder" +
+                    did_you_mean(one_typo_from(cls, supported_model_classes())) + " " + native_and_compile_hint());
 }
 
 // The model_type the class requires (empty for AutoModel); a usage Error for a head or non-native class.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/runner/experiment_paths.hpp"
 
 namespace fmwork {
 
@@ -351,7 +353,9 @@ Plan load_experiment(const std::string& path) {
   } catch (const Error& e) {
     throw usage_error(e.what());
   }
-  return expand_experiment(doc, path);
+  Plan plan = expand_experiment(doc, path);
+  resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
+  return plan;
 }
 
 nlohmann::ordered_json plan_to_json(const Plan& plan) {

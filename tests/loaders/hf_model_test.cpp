@@ -424,6 +424,13 @@ TEST(HfModelClass, HeadAndUnknownClasses) {
             std::string::npos) << gpt2;
   EXPECT_NE(gpt2.find("ModernBertModel, Qwen3Model, and AutoModel on model_type"), std::string::npos) << gpt2;
   EXPECT_NE(gpt2.find("add --compile"), std::string::npos) << gpt2;
+  // A typo of a native class is offered it (its only hint was --compile); a class of its own, two edits from
+  // a native one, is not "corrected".
+  const std::string typo = message("BertModle");
+  EXPECT_EQ(typo.rfind("--model_class BertModle has no native encoder; did you mean BertModel? (native: BertModel, ", 0),
+            0u) << typo;
+  EXPECT_EQ(message("AlbertModel").find("did you mean"), std::string::npos);
+  EXPECT_EQ(message("DebertaModel").find("did you mean"), std::string::npos);
   EXPECT_NE(message("Qwen3ForCausalLM").find("use --model_class Qwen3Model"), std::string::npos);
 }
 

@@ -42,6 +42,8 @@ struct Plan {
 // <the driver's message>`, `x.json: runs[1]: unknown key "option" (known: id, options, matrix, sizes)`.
 // The runs are counted before any is expanded: a plan of more than "max_runs" (kDefaultMaxRuns) is refused
 // with the count and its factors, `x.json: run "big" expands to 1000000000000 runs (1000 values of --reps x ...)`.
+// load_experiment then resolves and checks the runs' paths against the file's folder (experiment_paths.hpp);
+// expand_experiment touches no file.
 Plan load_experiment(const std::string& path);
 Plan expand_experiment(const nlohmann::json& doc, const std::string& source);
 
