@@ -1,3 +1,4 @@
+// over 500 lines: the three formats of the records (JSON, CSV, summary) share their column and verdict code.
 // The records of driver logs written out: upstream's JSON, CSV, a summary table. The extension lines'
 // columns are read off their field tables (log_format), so that a new field is added in one place.
 #include "fmwork/report/formats.hpp"

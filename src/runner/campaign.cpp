@@ -18,6 +18,7 @@
 #include "fmwork/base/subprocess.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/runner/experiment_paths.hpp"
 
 namespace fmwork {
 namespace {

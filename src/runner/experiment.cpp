@@ -12,7 +12,6 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/cli/option_sets.hpp"
-#include "fmwork/runner/experiment_paths.hpp"
 
 namespace fmwork {
 
@@ -343,18 +342,6 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   Plan plan{source, {}};
   for (const RunSpec& spec : specs) expand_run(spec, source, plan.runs);
   if (repeat > 1) plan.runs = repeated(plan.runs, repeat);
-  return plan;
-}
-
-Plan load_experiment(const std::string& path) {
-  nlohmann::json doc;
-  try {
-    doc = read_json_file(path);
-  } catch (const Error& e) {
-    throw usage_error(e.what());
-  }
-  Plan plan = expand_experiment(doc, path);
-  resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
   return plan;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
 
 namespace fmwork {
 namespace {
@@ -120,6 +121,18 @@ void resolve_plan_paths(Plan& plan, const std::string& folder) {
     run.argv.insert(run.argv.begin() + static_cast<long>(name->word - (name->offset ? 0 : 1)),
                     {"--model_root", base.string()});
   }
+}
+
+Plan load_experiment(const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = read_json_file(path);
+  } catch (const Error& e) {
+    throw usage_error(e.what());
+  }
+  Plan plan = expand_experiment(doc, path);
+  resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
+  return plan;
 }
 
 }  // namespace fmwork

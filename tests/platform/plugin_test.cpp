@@ -1,3 +1,4 @@
+// over 500 lines: one plugin exercised end to end, every loading error, option and constraint in one place.
 // Platform plugins: the search path and every loading error, options reaching the plugin, constraints
 // turned into refusals, the reference device (tensors on privateuseone, the same results as on CPU,
 // memory peaks, synchronise counted) and a plugin's compile hook.

@@ -1,6 +1,7 @@
 // Tests of experiment files: expansion order and ids, option values as typed, split sizes, the plan file's
 // round trip, and the one-line errors that name the file, the run and the key.
 #include "fmwork/runner/experiment.hpp"
+#include "fmwork/runner/experiment_paths.hpp"
 
 #include <gtest/gtest.h>
 

@@ -32,4 +32,8 @@ const std::vector<PathOption>& path_options();
 // /abs/models/m; paths in an experiment file are relative to its folder, /abs)`.
 void resolve_plan_paths(Plan& plan, const std::string& folder);
 
+// The experiment file at `path` read (read_json_file's limits; its errors as usage Errors), expanded
+// (expand_experiment, experiment.hpp) and its paths resolved against its folder (resolve_plan_paths).
+Plan load_experiment(const std::string& path);
+
 }  // namespace fmwork
