@@ -224,8 +224,8 @@ int forward(std::vector<std::string> args) {
   std::printf("HF_BENCH threads=%d rss_baseline_mb=%.1f rss_after_load_mb=%.1f rss_peak_mb=%.1f params=%lld "
               "admission_estimate_mb=%.1f\n",
               at::get_num_threads(), rss_base, rss_loaded, rss_mb("VmHWM:"),
-              static_cast<long long>(model->parameter_count()),
-              static_cast<double>(model->activation_bytes(B, L).value_or(0) + 3 * B * L * 8) / (1 << 20));
+              static_cast<long long>(model->facts().parameter_count),
+              static_cast<double>(model->facts().activation_bytes(B, L) + 3 * B * L * 8) / (1 << 20));
   return 0;
 }
 

@@ -42,7 +42,7 @@ def main():
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
     parser.add_argument("--keep", default=None, help="keep the pages and full screenshots here")
     # Where to cut, in pixels of the 1400 px wide page: top, bottom of each part (found by looking).
-    parser.add_argument("--charts", type=int, nargs=2, default=(1225, 2330), help="the first model's charts")
+    parser.add_argument("--charts", type=int, nargs=2, default=(1150, 1935), help="the first model's charts")
     parser.add_argument("--speedups", type=int, nargs=2, default=(0, 620), help="the speedup page's top")
     args = parser.parse_args()
     if not args.chromium:

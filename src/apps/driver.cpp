@@ -204,11 +204,25 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.cpu = to_log_token(runtime.cpu);
   f.isa = runtime.isa;
   f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
+  if (args.lengths || args.batching) f.batching = batching_name(args.batching.value_or(Batching::padded));
+  if (args.lengths) f.lengths = to_log_token(length_spec_text(*args.lengths));
   if (rate) {
     f.gemm_gflops = rate->gflops;
     f.gemm_probe = rate->how();
   }
   return make_meta_line(f);
+}
+
+// --batching unpadded needs a model that runs packed tokens and a platform that takes more than one shape:
+// refused before the sweep, in one line.
+void check_batching(const SweepPlan& plan, const Model& model, const Platform& platform) {
+  if (plan.batching != Batching::unpadded) return;
+  if (plan.one_shape)
+    throw usage_error("--batching unpadded: --platform " + platform.name() + " runs one shape per run; its batches are "
+                      "padded to the input size (--batching padded)");
+  if (!model.facts().runs_unpadded)
+    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
+                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
 }
 
 void report_failure(const std::string& message) { std::cerr << "error: " << escape_controls(message) << std::endl; }
@@ -222,6 +236,24 @@ int finish(int failures, const FixedArgs& args) {
                            args.batch_sizes.size() * args.input_sizes.size())
             << std::endl;
   return 1;
+}
+
+// The sweep the command line asks for, field by field.
+SweepPlan sweep_plan(const Options& o, const std::optional<GemmRate>& rate, const Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  SweepPlan plan;
+  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
+  plan.model_name = args.model_name, plan.model_class = args.model_class;
+  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.profile = args.profile;
+  if (rate) plan.peak_gflops = rate->gflops;
+  plan.warmup = args.warmup;
+  plan.lengths = args.lengths;
+  plan.batching = args.batching.value_or(Batching::padded);
+  plan.sort_window = args.sort_window;
+  plan.seed = args.seed;
+  plan.one_shape = platform.constraints().single_input_size;
+  return plan;
 }
 
 int run(int argc, char** argv) {
@@ -268,13 +300,8 @@ int run(int argc, char** argv) {
   }
 
   InputGenerator inputs(model->facts().tokens, args.seed);
-  SweepPlan plan;
-  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
-  plan.model_name = args.model_name, plan.model_class = args.model_class;
-  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
-  plan.profile = args.profile;
-  if (rate) plan.peak_gflops = rate->gflops;
-  plan.warmup = args.warmup;
+  const SweepPlan plan = sweep_plan(o, rate, *platform);
+  check_batching(plan, *model, *platform);
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
   if (child) return failures > 0 ? 1 : 0;
   return finish(failures, args);

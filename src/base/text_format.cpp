@@ -2,6 +2,7 @@
 #include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -75,6 +76,30 @@ std::optional<std::string> closest_option(const std::string& word, const std::ve
     if (d < best_distance) best = name, best_distance = d;
   }
   return best;
+}
+
+std::optional<std::string> one_typo_from(const std::string& word, const std::vector<std::string>& names) {
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string w = lower(word);
+  for (const std::string& name : names) {
+    const std::string n = lower(name);
+    if (w.size() > 64 || n.size() > 64) continue;  // edit_distance looks at 64 bytes: past them, no typo
+    if (edit_distance(w, n) <= 1) return name;
+    if (w.size() != n.size()) continue;
+    size_t first = 0;  // a swap: the words differ in exactly two neighbouring places, crosswise
+    while (first < w.size() && w[first] == n[first]) ++first;
+    if (first + 1 < w.size() && w[first] == n[first + 1] && w[first + 1] == n[first] &&
+        w.compare(first + 2, std::string::npos, n, first + 2, std::string::npos) == 0)
+      return name;
+  }
+  return std::nullopt;
+}
+
+std::string did_you_mean(const std::optional<std::string>& name) {
+  return name ? "; did you mean " + *name + "?" : std::string();
 }
 
 std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }

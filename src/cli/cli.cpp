@@ -85,8 +85,7 @@ SortedWords sort_words(int argc, const char* const* argv) {
     if (name.find(':') == std::string::npos) {
       std::vector<std::string> names;
       for (const auto& option : fixed_options()) names.push_back("--" + std::string(option.name));
-      const std::optional<std::string> near = closest_option(word, names);
-      throw usage_error("unknown option " + word + (near ? "; did you mean " + *near + "?" : "") +
+      throw usage_error("unknown option " + word + did_you_mean(closest_option(word, names)) +
                         "; the fixed options are " + fixed_list() + ", and " + sub_option_shape());
     }
     if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_option_shape());

@@ -7,6 +7,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_literal.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/hf/config.hpp"
 
 namespace fmwork {
@@ -34,20 +35,27 @@ Entries sorted_entries(const Value& tree, const std::string& set) {
   return entries;
 }
 
-// `more`, when given, is appended to the message (what else the set accepts).
+// `more`, when given, is appended to the message (what else the set accepts); `also_known` are the keys it
+// names, offered with `known` as the key meant.
 [[noreturn]] void unknown_key(const std::string& set, const std::string& key, std::vector<std::string> known,
-                              const std::string& more = "") {
+                              const std::string& more = "", const std::vector<std::string>& also_known = {}) {
   std::sort(known.begin(), known.end());
-  std::string list;
-  for (size_t i = 0; i < known.size(); ++i) list += (i ? ", " : "") + known[i];
-  throw usage_error("unknown option " + option_name(set, key) + "; known --" + set + ": keys are " + list + more);
+  std::vector<std::string> keys = known;  // the bare keys: "--model:" would make every key look close
+  keys.insert(keys.end(), also_known.begin(), also_known.end());
+  const std::optional<std::string> meant = closest_option(key, keys);
+  throw usage_error("unknown option " + option_name(set, key) +
+                    did_you_mean(meant ? std::optional<std::string>(option_name(set, *meant)) : std::nullopt) +
+                    "; known --" + set + ": keys are " + joined(known) + more);
 }
 
 // A wrong type. When a plain string was given that, read as with '@', would have been accepted, the
 // message says to add the '@'.
+// `suggest`, when given, names the value meant ("bf16" -> bfloat16), for a "did you mean" at the end.
 [[noreturn]] void wrong_type(const std::string& set, const std::string& key, const std::string& expected,
-                             const Value& got, const std::function<bool(const Value&)>& accepts) {
+                             const Value& got, const std::function<bool(const Value&)>& accepts,
+                             std::optional<std::string> (*suggest)(const Value&)) {
   std::string message = option_name(set, key) + " expects " + expected + "; got " + describe(got);
+  if (suggest) message += did_you_mean(suggest(got));
   if (got.type == Value::Type::string) {
     try {
       const Value typed = parse_value(got.text, option_name(set, key) + "@");
@@ -81,11 +89,27 @@ std::optional<std::string> model_dtype(const Value& v) {
 
 bool is_model_dtype(const Value& v) { return model_dtype(v).has_value(); }
 
+// The short names of the model dtypes that other tools take (bf16, fp16, ...), for "did you mean": the
+// option keeps torch's spellings, as upstream's from_pretrained does.
+const std::pair<const char*, const char*> kDtypeShorthands[] = {
+    {"bf16", "bfloat16"}, {"fp16", "float16"}, {"f16", "float16"}, {"fp32", "float32"}, {"f32", "float32"}};
+
+// The model dtype a string that is none meant: a shorthand's, else the closest spelling.
+std::optional<std::string> meant_model_dtype(const Value& v) {
+  if (v.type != Value::Type::string) return std::nullopt;
+  std::string text = v.text;
+  if (text.rfind("torch.", 0) == 0) text = text.substr(6);
+  for (const auto& [shorthand, dtype] : kDtypeShorthands)
+    if (text == shorthand) return std::string(dtype);
+  return closest_option(text, {"float32", "float16", "bfloat16", "auto"});
+}
+
 // A value type a key takes: how messages name it, and the test. The same test decides whether a plain
 // string, read with '@', would have passed (the hint of wrong_type).
 struct Kind {
   const char* expected;
   bool (*accepts)(const Value&);
+  std::optional<std::string> (*suggest)(const Value&) = nullptr;  // the value meant, for a refused one
 };
 
 const Kind kString{"a string", is_string};
@@ -96,7 +120,7 @@ const Kind kNumber{"a number (an int or a float)", is_number};  // a tolerance: 
 const Kind kCompileDict{"a dict (--compile:options:KEY VALUE, or a dict given with '@')", is_dict};
 const Kind kModelDtype{
     "torch.float32, torch.float16, torch.bfloat16, or one of the strings float32, float16, bfloat16, auto",
-    is_model_dtype};
+    is_model_dtype, meant_model_dtype};
 
 // One key of a set's table. `store` runs once the kind accepted the value: it checks what the kind cannot
 // (ranges, choices), naming the option as typed, and writes the struct.
@@ -130,22 +154,24 @@ std::vector<std::string> known_keys(const SetTable<Options>& table) {
 }
 
 // Applies the table to the entries (sorted by key), so errors come in the order upstream meets the keys.
-// `more` is appended to the unknown-key message.
+// `more` is appended to the unknown-key message, which offers the closest of the table's keys and
+// `also_known` as the key meant.
 template <typename Options>
-void apply_table(const SetTable<Options>& table, const Entries& entries, Options& out, const std::string& more = "") {
+void apply_table(const SetTable<Options>& table, const Entries& entries, Options& out, const std::string& more = "",
+                 const std::vector<std::string>& also_known = {}) {
   const std::string set = table.set;
   std::vector<std::pair<const KeySpec<Options>*, std::string>> given;  // spec, the spelling that set it
   for (const auto& [key, v] : entries) {
     auto spec = std::find_if(table.keys.begin(), table.keys.end(), [&key = key](const KeySpec<Options>& s) {
       return key == s.key || (s.alias && key == s.alias);
     });
-    if (spec == table.keys.end()) unknown_key(set, key, known_keys(table), more);
+    if (spec == table.keys.end()) unknown_key(set, key, known_keys(table), more, also_known);
     for (const auto& [earlier, spelling] : given)
       if (earlier == &*spec)
         throw usage_error(option_name(set, spelling) + " and " + option_name(set, key) +
                           " are both given; give one of them");
     given.emplace_back(&*spec, key);
-    if (!spec->kind->accepts(v)) wrong_type(set, key, spec->kind->expected, v, spec->kind->accepts);
+    if (!spec->kind->accepts(v)) wrong_type(set, key, spec->kind->expected, v, spec->kind->accepts, spec->kind->suggest);
     spec->store(out, option_name(set, key), v);
   }
 }
@@ -246,7 +272,8 @@ const SetTable<ModelOptions>& model_table() {
        {"attn_implementation", nullptr, &kString, " sdpa", "attn_implementation", "eager or sdpa",
         [](O& o, const std::string& option, const Value& v) {
           if (v.text != "eager" && v.text != "sdpa")
-            throw usage_error(option + " must be eager or sdpa; got '" + v.text + "'");
+            throw usage_error(option + " must be eager or sdpa; got '" + v.text + "'" +
+                              did_you_mean(closest_option(v.text, {"eager", "sdpa"})));
           o.attn_implementation = v.text;
         }},
        {"add_pooling_layer", nullptr, &kBool, "@ False", "add_pooling_layer", "whether the model has its pooler",
@@ -289,9 +316,10 @@ ModelOptions model_options_from(const Value& tree) {
     else
       entries.emplace_back(key, std::move(v));
   }
-  std::string accepted;
-  for (const auto& ignored : kIgnoredModelKeys) accepted += std::string(accepted.empty() ? "" : ", ") + ignored.key;
-  apply_table(model_table(), entries, out, " (accepted and ignored, as meaningless for a local folder: " + accepted + ")");
+  std::vector<std::string> accepted;
+  for (const auto& ignored : kIgnoredModelKeys) accepted.emplace_back(ignored.key);
+  apply_table(model_table(), entries, out,
+              " (accepted and ignored, as meaningless for a local folder: " + joined(accepted) + ")", accepted);
   return out;
 }
 

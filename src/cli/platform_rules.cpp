@@ -11,6 +11,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -107,6 +108,11 @@ bool is_platform_name(const std::string& name) {
   if (name.empty() || name == "." || name == "..") return false;
   return name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
          std::string::npos;
+}
+
+std::string platform_suggestion(const std::string& name) {
+  if (name.rfind("cuda:", 0) == 0) return "";  // a bad index: make_platform's own message says what is right
+  return did_you_mean(one_typo_from(name, {"cpu", "cuda"}));
 }
 
 std::string format_requirement(const PlatformRequirement& requirement) {

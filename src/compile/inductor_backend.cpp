@@ -1,7 +1,6 @@
 // The inductor backend (see inductor_backend.hpp): packages made by the Python exporter, kept in the
 // artifact cache, run by aoti_model.
 #include "fmwork/compile/inductor_backend.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <ATen/Parallel.h>
 #include <torch/version.h>
@@ -14,10 +13,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/loaders/aoti_model.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/log/log_format.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/base/subprocess.hpp"
@@ -205,6 +206,7 @@ class InductorModel : public Model {
                      std::string(spec_.dynamic ? "one package, dynamic batch and input" : "one package per batch x input") +
                      ")";
     if (package_) f.fed_inputs = package_->facts().inputs;
+    f.runs_unpadded = false;  // the package runs padded batches
     return f;
   }
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }

@@ -1,6 +1,5 @@
 // config.json of the encoder family. See include/fmwork/hf/config.hpp.
 #include "fmwork/hf/config.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "config_reader.hpp"

@@ -1,6 +1,5 @@
 // The safetensors header, read and validated. See include/fmwork/hf/safetensors_header.hpp.
 #include "fmwork/hf/safetensors_header.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 

@@ -1,6 +1,5 @@
 // load_hf_model(): a Hugging Face model folder run by the native encoder. See include/fmwork/loaders/hf_model.hpp.
 #include "fmwork/loaders/hf_model.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +9,10 @@
 
 #include <c10/core/InferenceMode.h>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/families.hpp"
+#include "fmwork/encoders/linear.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -76,7 +77,8 @@ std::string native_and_compile_hint() {
 }
 
 [[noreturn]] void refuse_class(const std::string& cls) {
-  throw usage_error("--model_class " + cls + " has no native encoder " + native_and_compile_hint());
+  throw usage_error("--model_class " + cls + " has no native encoder" +
+                    did_you_mean(one_typo_from(cls, supported_model_classes())) + " " + native_and_compile_hint());
 }
 
 // The model_type the class requires (empty for AutoModel); a usage Error for a head or non-native class.
@@ -142,10 +144,25 @@ HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<Na
       seed_(seed) {}
 
 torch::IValue HfModel::forward(const Batch& batch) {
+  if (batch.packed.input_ids.defined()) return forward_packed(batch);
   // No mask when nothing is padded (the encoders' contract allows an undefined one): on CUDA a mask makes
   // flash attention ineligible, and BERT would build it inside the timed region.
   EncoderOutput out = encoder_->forward(batch.input_ids, batch.padded ? batch.attention_mask : at::Tensor(),
                                         batch.token_type_ids);
+  if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
+  return out.last_hidden_state;
+}
+
+// The packed real tokens through the encoder; last_hidden_state scattered back into the batch's padded
+// shape, zero at the padding (a copy of the real tokens' rows: small beside the forward pass), so that every
+// batching mode returns outputs of one shape.
+torch::IValue HfModel::forward_packed(const Batch& batch) {
+  const PackedTokens& p = batch.packed;
+  EncoderOutput out = encoder_->forward_packed({p.input_ids, p.token_type_ids, p.positions, batch.lengths});
+  const int64_t B = batch.input_ids.size(0), T = batch.input_ids.size(1), H = out.last_hidden_state.size(-1);
+  auto hidden = at::zeros({B * T, H}, out.last_hidden_state.options());
+  hidden.index_copy_(0, p.index, out.last_hidden_state);
+  out.last_hidden_state = hidden.view({B, T, H});
   if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
   return out.last_hidden_state;
 }
@@ -174,6 +191,7 @@ ModelFacts HfModel::facts() const {
     return hf::forward_flops(encoder->config(), batch, input, encoder->has_pooler()).total();
   };
   f.activation_bytes = [encoder](int64_t batch, int64_t input) { return encoder->activation_bytes(batch, input); };
+  f.runs_unpadded = true;  // NativeEncoder::forward_packed
   return f;
 }
 
@@ -190,7 +208,10 @@ using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 struct LoadPlan {
   std::string dir, config_path, cls, run_class;
   at::ScalarType dtype = at::kFloat;
-  AttentionImpl attention = AttentionImpl::eager;
+  // transformers' default (sdpa, for every family the native encoders run), so that "the same model" is the
+  // same computation unless told otherwise.
+  AttentionImpl attention = AttentionImpl::sdpa;
+  bool attention_explicit = false;
   bool pooler = true;
   bool pooler_explicit = false;
 };
@@ -208,11 +229,12 @@ struct LoadedWeights {
 void resolve_options(const ModelOptions& opt, const EncoderConfig& config, LoadPlan& p) {
   p.dtype = resolve_dtype(opt.dtype, config);
   if (opt.attn_implementation) {
-    if (*opt.attn_implementation == "sdpa")
-      p.attention = AttentionImpl::sdpa;
-    else if (*opt.attn_implementation != "eager")
+    if (*opt.attn_implementation == "eager")
+      p.attention = AttentionImpl::eager;
+    else if (*opt.attn_implementation != "sdpa")
       throw usage_error("--model:attn_implementation " + *opt.attn_implementation +
                         " is not supported by the native encoder: use eager or sdpa");
+    p.attention_explicit = true;
   }
   if (!has_pooler_layer(config) && opt.add_pooling_layer.value_or(false))
     throw usage_error("--model:add_pooling_layer True: " + config.base_class() + " has no pooler");
@@ -358,8 +380,17 @@ LoadedWeights load_weights(const LoadPlan& p, const EncoderConfig& config, const
   return w;
 }
 
+// The bytes of the linear layers' weights (the 2-D tensors other than the embedding tables) in float32: what
+// MKL's packed copy of them holds, beside the weights themselves, while a combination runs.
+uint64_t linear_weight_bytes(const std::vector<std::pair<std::string, at::Tensor>>& named) {
+  uint64_t n = 0;
+  for (const auto& [name, t] : named)
+    if (t.dim() == 2 && name.find("embed") == std::string::npos) n += static_cast<uint64_t>(t.numel()) * sizeof(float);
+  return n;
+}
+
 std::string describe(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt, const at::Device& device,
-                     const NativeEncoder& encoder, const LoadedWeights& w) {
+                     const NativeEncoder& encoder, const LoadedWeights& w, uint64_t packed_bytes) {
   std::ostringstream d;
   d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
   d << "  config: model_type=" << config.model_type;
@@ -375,6 +406,13 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
     << config.torch_dtype.value_or("not given") << ")\n";
   d << "  device: " << device.str() << "\n";
   for (const auto& line : encoder.describe_lines()) d << "  " << line << "\n";
+  d << "  attention chosen: " << (p.attention == AttentionImpl::sdpa ? "sdpa" : "eager")
+    << (p.attention_explicit ? " (--model:attn_implementation)"
+                             : " (--model:attn_implementation not given: transformers' default; eager on request)")
+    << "\n";
+  if (packed_bytes > 0)
+    d << "  packed copy: about " << bytes_text(packed_bytes, 1)
+      << " of host memory beside the weights (the linear weights repacked for each combination's shape)\n";
   d << "  weights: " << w.line << "\n";
   for (const auto& n : w.notes) d << "  note: " << n << "\n";
   d << "  parameters: " << with_commas(encoder.parameter_count());
@@ -414,11 +452,13 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   resolve_options(opt, config, p);
 
   LoadedWeights w = load_weights(p, config, opt);
+  const bool packed_gemm = opt.packed_gemm.value_or(packed_gemm_by_default());
+  const uint64_t packed_bytes = packs_here(packed_gemm, p.dtype, request.device) ? linear_weight_bytes(w.named) : 0;
   auto encoder = make_encoder(config, w.named, w.pooler, p.attention, w.owned);
   w.named.clear();
   encoder->to(request.device);
-  encoder->set_packed_gemm(opt.packed_gemm.value_or(packed_gemm_by_default()));
-  std::string description = describe(p, config, opt, request.device, *encoder, w);
+  encoder->set_packed_gemm(packed_gemm);
+  std::string description = describe(p, config, opt, request.device, *encoder, w, packed_bytes);
   return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
 

@@ -123,7 +123,7 @@ std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOpt
   if (!library)
     throw usage_error(prefix + "not a built-in platform (" + builtin_list() + ") and no plugin " +
                       plugin_file_name(name) + " was found; tried " + fmt::format("{}", fmt::join(tried, ", ")) +
-                      " (set " + kPluginPathVariable + " to the folder that holds it)");
+                      " (set " + kPluginPathVariable + " to the folder that holds it)" + platform_suggestion(name));
   return make_plugin_platform(name, *library, options);
 }
 

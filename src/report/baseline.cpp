@@ -88,7 +88,7 @@ BaselineSpec parse_baseline(const std::string& text) {
 
 double speedup(const ComparedPair& pair) { return 1.0 / pair.latency_ratio(); }
 
-BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineSpec& spec) {
+BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineSpec& spec, Statistic statistic) {
   using namespace baseline_detail;  // here, not at namespace scope: a unity batch would see it
   refuse_unknown(logs, spec);
   BaselineTable table{spec, {}, {spec.key}, {}, 0};
@@ -133,6 +133,7 @@ BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineS
   CompareOptions options;
   options.match = table.paired_on;
   options.ignore_meta = table.differ;
+  options.statistic = table.statistic = statistic;
   for (const auto& o : others) table.groups.push_back({o.first, compare_logs(base, o.second, options)});
   return table;
 }
@@ -145,8 +146,14 @@ std::string baseline_text(const BaselineTable& table) {
       "pairs agree on: {}; differ in: {}\n",
       s.key, s.value, table.paired_on.empty() ? "input and batch only" : fmt::format("{}", fmt::join(table.paired_on, ", ")),
       fmt::join(table.differ, ", "));
+  const StatisticSpec& statistic = statistic_spec(table.statistic);
+  const bool median_latency = table.statistic == Statistic::median;
+  if (!median_latency)
+    out += fmt::format("latency: {}, {} (--statistic {}; repeats: the median of theirs)\n", statistic.heading,
+                       statistic.help, statistic.name);
   std::vector<std::vector<std::string>> rows{
-      {s.key, "pair", "input", "batch", "baseline_ms", "latency_ms", "speedup", "spread", "verdicts"}};
+      {s.key, "pair", "input", "batch", median_latency ? "baseline_ms" : std::string("baseline_") + statistic.heading,
+       statistic.heading, "speedup", "spread", "verdicts"}};
   for (const BaselineGroup& g : table.groups)
     for (const ComparedPair& p : g.comparison.pairs) {
       const std::optional<bool> noise = p.noise();
@@ -184,7 +191,8 @@ std::string baseline_text(const BaselineTable& table) {
 }
 
 std::string baseline_csv(const BaselineTable& table) {
-  std::string out = csv_record({"key", "value", "pair", "input", "batch", "baseline_latency_ms", "latency_ms", "speedup",
+  const std::string latency = statistic_spec(table.statistic).heading;  // latency_ms, or min_ms ...
+  std::string out = csv_record({"key", "value", "pair", "input", "batch", "baseline_" + latency, latency, "speedup",
                                 "latency_ratio", "baseline_repeats", "repeats", "baseline_cov", "cov", "noise",
                                 "baseline_verdict", "verdict"});
   const auto exact = [](const std::optional<double>& x) { return x ? fmt::format("{}", *x) : std::string(); };
@@ -203,6 +211,7 @@ nlohmann::ordered_json baseline_json(const BaselineTable& table) {
   using Json = nlohmann::ordered_json;
   Json out = Json::object();
   out["baseline"] = Json{{"key", table.spec.key}, {"value", table.spec.value}};
+  out["statistic"] = statistic_spec(table.statistic).name;
   out["paired_on"] = table.paired_on;
   out["differ"] = table.differ;
   out["unstated_logs"] = table.unstated;

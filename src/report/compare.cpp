@@ -58,11 +58,19 @@ CompareSide gathered(const std::vector<CompareSide>& repeats) {
   return side;
 }
 
-CompareSide side_of(const CombinationRecord& r) {
+CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic statistic) {
   // get_double, not stod: a hostile 1e999 reads as inf (as Python's float), it does not throw.
   CompareSide side;
-  side.latency_ms = precise_latency_ms(r);
-  side.throughput = precise_throughput(r);
+  const std::optional<double> latency = statistic_ms(r, statistic);
+  if (!latency) {
+    const bool p10 = statistic == Statistic::p10;
+    throw usage_error(fmt::format("--statistic {}: {} input {} batch {} has {} to take it from; use --statistic {}",
+                                  statistic_spec(statistic).name, source_name(log.source), r.res.input, r.res.batch,
+                                  p10 ? "no REP lines" : "neither a STAT line nor REP lines",
+                                  p10 && r.stat ? "min or median (its STAT line has them)" : "median"));
+  }
+  side.latency_ms = *latency;
+  side.throughput = static_cast<double>(r.res.batch) * 1000.0 / side.latency_ms;
   side.stddev_ms = r.stat ? r.stat->fields.get_double("stddev_ms") : std::nullopt;
   side.tokens_per_s = tokens_per_s(r.res.input, r.res.batch, side.latency_ms);
   if (const std::optional<Verdict> verdict = verdict_of(r)) {
@@ -72,11 +80,63 @@ CompareSide side_of(const CombinationRecord& r) {
   return side;
 }
 
+}  // namespace
+
+const std::vector<StatisticSpec>& statistics() {
+  static const std::vector<StatisticSpec> table = {
+      {Statistic::median, "median", "latency_ms", "the median of the kept reps (RES's latency; the default)"},
+      {Statistic::min, "min", "min_ms", "the fastest kept rep: what a neighbour taking the CPU moves least"},
+      {Statistic::p10, "p10", "p10_ms", "the 10th percentile of the kept reps (REP lines): near the fastest, not one lucky rep"},
+      {Statistic::mean, "mean", "mean_ms", "the mean of the kept reps: every slow rep counts"}};
+  return table;
+}
+
+const StatisticSpec& statistic_spec(Statistic statistic) {
+  for (const StatisticSpec& s : statistics())
+    if (s.id == statistic) return s;
+  return statistics().front();
+}
+
+std::optional<Statistic> statistic_named(const std::string& name) {
+  for (const StatisticSpec& s : statistics())
+    if (name == s.name) return s.id;
+  return std::nullopt;
+}
+
+std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statistic) {
+  if (statistic == Statistic::median) return precise_latency_ms(r);
+  const std::vector<double> kept = kept_durations_ms(r);
+  const std::optional<double> stat_value =
+      r.stat ? r.stat->fields.get_double(statistic == Statistic::min ? "min_ms" : "mean_ms") : std::nullopt;
+  switch (statistic) {
+    case Statistic::p10:
+      return kept.empty() ? std::nullopt : std::optional<double>(percentile(kept, 10));
+    case Statistic::min:
+      if (stat_value) return stat_value;
+      return kept.empty() ? std::nullopt : std::optional<double>(*std::min_element(kept.begin(), kept.end()));
+    case Statistic::mean: {
+      if (stat_value) return stat_value;
+      if (kept.empty()) return std::nullopt;
+      double sum = 0;
+      for (double d : kept) sum += d;
+      return sum / static_cast<double>(kept.size());
+    }
+    default: return precise_latency_ms(r);
+  }
+}
+
+std::string compare_run(const ParsedLog& log, const CombinationRecord& r) {
+  const std::string run_id = repeated_run(log);
+  return !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
+}
+
+namespace {
+
 // What a record is paired by: today's run text, or with explicit keys the values of the matched ones.
 std::string run_text(const ParsedLog& log, const CombinationRecord& r, const std::string& run_id,
                      const CompareOptions& options) {
   if (!options.explicit_keys())
-    return !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
+    return !run_id.empty() ? run_id : compare_run(log, r);
   std::string text;
   for (const std::string& key : options.match) {
     if (key == "input" || key == "batch") continue;
@@ -111,7 +171,7 @@ std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs, const Co
       if (!repeat) entry.repeats.clear();
       entry.key = std::move(key);
       entry.config = std::move(config);
-      entry.repeats.push_back(side_of(r));
+      entry.repeats.push_back(side_of(log, r, options.statistic));
     }
   }
   return out;
@@ -187,7 +247,8 @@ std::optional<bool> ComparedPair::noise() const {
 }
 
 const std::vector<std::string>& significant_meta_keys() {
-  static const std::vector<std::string> keys = {"dtype", "threads", "compile", "platform", "attn", "model"};
+  static const std::vector<std::string> keys = {"dtype",    "threads",  "compile", "platform",
+                                                "attn",     "model",    "batching", "lengths"};
   return keys;
 }
 
@@ -203,6 +264,7 @@ Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<Parse
                         const CompareOptions& options) {
   const auto left = by_key(a, options, "A"), right = by_key(b, options, "B");
   Comparison out;
+  out.statistic = options.statistic;
   for (const auto& entry : left) {
     auto it = right.find(entry.first);
     if (it == right.end()) {
@@ -247,8 +309,10 @@ std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<Pa
 }
 
 std::string compare_report(const Comparison& comparison) {
-  std::vector<std::vector<std::string>> rows{
-      {"run  input  batch", "A latency_ms", "B latency_ms", "B/A lat", "B/A thp", "spread", "verdicts"}};
+  const StatisticSpec& statistic = statistic_spec(comparison.statistic);
+  std::vector<std::vector<std::string>> rows{{"run  input  batch", std::string("A ") + statistic.heading,
+                                              std::string("B ") + statistic.heading, "B/A lat", "B/A thp", "spread",
+                                              "verdicts"}};
   size_t marked = 0;
   for (const ComparedPair& p : comparison.pairs) {
     const std::optional<bool> noise = p.noise();
@@ -266,6 +330,9 @@ std::string compare_report(const Comparison& comparison) {
   layout.first_row_sets_width = false;
   layout.trim = false;
   std::string out = aligned_table(rows, layout);
+  if (comparison.statistic != Statistic::median)
+    out += fmt::format("latency: {}, {} (--statistic {}; repeats: the median of theirs)\n", statistic.heading,
+                       statistic.help, statistic.name);
   if (marked > 0)
     out += fmt::format("{} of {} ratios rest on a run whose verdict is not ok (the verdicts column): `process --format "
                        "summary` on its log says why and what to do\n",

@@ -49,6 +49,7 @@ J compare_json(const Comparison& comparison, const std::string& a, const std::st
   J out = J::object();
   out["a"] = a;
   out["b"] = b;
+  out["statistic"] = statistic_spec(comparison.statistic).name;
   J pairs = J::array();
   for (const ComparedPair& p : comparison.pairs) {
     J pair = key_json(p.key);
@@ -76,7 +77,8 @@ J compare_json(const Comparison& comparison, const std::string& a, const std::st
 std::string compare_csv(const Comparison& comparison, std::optional<double> fail_percent) {
   const std::vector<const ComparedPair*> slower =
       fail_percent ? slower_pairs(comparison, *fail_percent) : std::vector<const ComparedPair*>{};
-  std::string out = csv_record({"run", "input", "batch", "a_latency_ms", "b_latency_ms", "a_throughput", "b_throughput",
+  const std::string latency = statistic_spec(comparison.statistic).heading;  // latency_ms, or min_ms ...
+  std::string out = csv_record({"run", "input", "batch", "a_" + latency, "b_" + latency, "a_throughput", "b_throughput",
                                 "a_tokens_per_s", "b_tokens_per_s", "latency_ratio", "throughput_ratio", "a_cov",
                                 "b_cov", "a_verdict", "b_verdict", "noise", "slower"});
   for (const ComparedPair& p : comparison.pairs) {

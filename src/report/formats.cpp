@@ -1,3 +1,4 @@
+// over 500 lines: the three formats of the records (JSON, CSV, summary) share their column and verdict code.
 // The records of driver logs written out: upstream's JSON, CSV, a summary table. The extension lines'
 // columns are read off their field tables (log_format), so that a new field is added in one place.
 #include "fmwork/report/formats.hpp"
@@ -397,7 +398,7 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
   // The CPU the process got is STAT's alone (the REP lines cannot say): the same verdict as the driver's NOTE.
   const std::optional<CpuUse> cpu = run.stat ? cpu_use_of(run.stat->fields) : std::nullopt;
-  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu);
+  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu, run.implausible);
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;
   StatValues v;
@@ -407,7 +408,7 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   v.stddev_ms = f.get_double("stddev_ms").value_or(0);
   v.p50_ms = f.get_double("p50_ms").value_or(0);
   v.p90_ms = f.get_double("p90_ms").value_or(0);
-  return judge(spread_of_stat(v), cpu);
+  return judge(spread_of_stat(v), cpu, run.implausible);
 }
 
 // Leaves out the columns marked when_present (STAT's gflops and of_peak) where no row has a value: a log of a
@@ -430,11 +431,65 @@ void drop_absent_columns(SummaryTable& table, const std::vector<const LineSpec*>
   }
 }
 
+// Moves the columns named `first` (those the table has, in that order) to its front: the verdict and the CoV
+// lead every row, where a wide table's last columns would be off-screen (a report at 1400 px) or far right.
+static void lead_with(SummaryTable& table, const std::vector<std::string>& first) {
+  std::vector<size_t> order;
+  for (const std::string& name : first) {
+    const auto it = std::find(table.header.begin(), table.header.end(), name);
+    if (it != table.header.end()) order.push_back(static_cast<size_t>(it - table.header.begin()));
+  }
+  for (size_t c = 0; c < table.header.size(); ++c)
+    if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  const auto permute = [&](auto& cells) {
+    auto copy = cells;
+    for (size_t c = 0; c < order.size() && order[c] < copy.size(); ++c) cells[c] = copy[order[c]];
+  };
+  permute(table.header);
+  permute(table.right);
+  for (auto& row : table.rows) permute(row);
+}
+
+std::string model_short_name(const std::string& model_name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= model_name.size()) {
+    const size_t slash = model_name.find('/', start);
+    const std::string part = model_name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() < 2) return model_name;  // a bare name (or a hub id's org alone): as given
+  const auto stem = [](std::string part) {
+    for (const char* ext : {".pt2", ".pt"}) {
+      const std::string e = ext;
+      if (part.size() > e.size() && part.compare(part.size() - e.size(), e.size(), e) == 0) return part.substr(0, part.size() - e.size());
+    }
+    return part;
+  };
+  const auto generic = [](const std::string& part) {
+    if (part == "model" || part == "models" || part == "weights" || part == "snapshots" || part == "..") return true;
+    return part.size() >= 7 && part.size() <= 64 && part.find_first_not_of("0123456789abcdef") == std::string::npos;
+  };
+  size_t i = parts.size() - 1;
+  std::string name = stem(parts[i]);
+  while (generic(name) && i > 0) name = stem(parts[--i]);
+  if (generic(name)) return model_name;  // nothing but generic words: the path says more
+  if (name.rfind("models--", 0) == 0) {  // the Hugging Face cache's folder of a hub id
+    name = name.substr(8);
+    for (size_t at = name.find("--"); at != std::string::npos; at = name.find("--", at + 1)) name.replace(at, 2, "/");
+  }
+  return name;
+}
+
 SummaryTable summary_table(const ParsedLog& log) {
   const std::vector<const LineSpec*> lines = summary_lines(log);
   SummaryTable table = summary_columns(lines);
   for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
   drop_absent_columns(table, lines);
+  lead_with(table, {"verdict", "cov_%"});
+  if (!table.header.empty() && table.header[0] == "verdict") table.right[0] = false;  // a word, read from the left
   return table;
 }
 

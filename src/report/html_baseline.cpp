@@ -30,17 +30,19 @@ std::string group_section(const BaselineTable& table, const BaselineGroup& g) {
     const std::string v = pair_verdict(p), mark = verdict_mark(p, "baseline", "this");
     ratios.push_back(speedup(p));
     marked += mark.empty() ? 0 : 1;
-    rows.push_back({v, {text_cell(p.key.run, "name"), num_cell(std::to_string(p.key.input)),
-                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
-                        num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(speedup(p), mark),
-                        text_cell(spread_text(v), "verdict"), mark_cell(mark)}});
+    // The verdicts and the CoVs first: a wide table's last columns are off-screen.
+    rows.push_back({v, {mark_cell(mark), num_cell(cov_pair_text(p)), text_cell(p.key.run, "name"),
+                        num_cell(std::to_string(p.key.input)), num_cell(std::to_string(p.key.batch)),
+                        num_cell(html_fixed(p.a.latency_ms, 4)), num_cell(html_fixed(p.b.latency_ms, 4)),
+                        ratio_cell(speedup(p), mark), text_cell(spread_text(v), "verdict")}});
   }
   std::string out = "<section class=\"group\"><h2>" + esc(name);
   if (!ratios.empty()) out += ": median speedup " + html_fixed(median(ratios), 3) + "&#215;";
   out += "</h2>\n";
   if (rows.empty()) out += "<p class=\"note\">No combination pairs with one of the baseline.</p>\n";
   else
-    out += html_table("pairs", {"pair", "input", "batch", "baseline ms", esc(name) + " ms", "speedup", "spread", "verdicts"},
+    out += html_table("pairs", {"verdicts", "CoV baseline / this", "pair", "input", "batch", "baseline ms",
+                                esc(name) + " ms", "speedup", "spread"},
                       rows);
   if (marked > 0)
     out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "speedup") + " of this table " +
@@ -57,8 +59,9 @@ std::string group_section(const BaselineTable& table, const BaselineGroup& g) {
 std::string baseline_html(const BaselineTable& table, const std::vector<std::string>& paths) {
   const std::string base = table.spec.key + "=" + table.spec.value;
   std::string body = "<h1>fmwork speedups over " + esc(base) + "</h1>\n" + paths_line("Read:", paths);
+  const std::string latency = table.statistic == Statistic::median ? "the unrounded medians" : statistic_note(table.statistic);
   body += "<p class=\"note\">Speedup: the baseline's latency / the other's, per input and batch (above 1: faster than "
-          "the baseline), from the unrounded medians; a campaign's repeats are their median. Spread: noise when the "
+          "the baseline), from " + latency + "; a campaign's repeats are their median. Spread: noise when the "
           "two latencies differ by less than their combined standard deviation.</p>\n";
   body += "<p>Pairs agree on: " + (table.paired_on.empty() ? std::string("input and batch only") : code_list(table.paired_on)) +
           "; differ in: " + code_list(table.differ) + ".</p>\n";

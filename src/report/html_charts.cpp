@@ -41,40 +41,14 @@ std::string model_of(const ParsedLog& log) {
   return "-";
 }
 
-// What may tell a model's series apart: --compare's keys, then their labels (not run_id or repeat).
-std::vector<std::string> legend_keys(const std::vector<SeriesGroup>& groups) {
-  std::vector<std::string> keys;
-  const auto add = [&](const std::string& k) {
-    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-  };
-  // META's short names first (dtype=bfloat16 rather than model:torch_dtype=bfloat16 for the same split).
-  for (const std::string& k : significant_meta_keys())
-    if (k != "model") add(k);
-  for (const SeriesGroup& g : groups)
-    for (const auto& label : g.views[0]->log->labels)
-      if (label.first != "run_id" && label.first != "repeat") add(label.first);
-  return keys;
-}
-
-// Each series' legend: the keys whose values differ between the model's series (one of any two that
-// change together), else the run's name; "(median of N repeats)" for repeats.
+// Each series' legend: what differs between the model's series (difference_names), else the run's name;
+// "(median of N repeats)" for repeats.
 void set_legends(std::vector<SeriesGroup>& groups) {
-  std::vector<std::vector<std::string>> kept;
-  std::vector<std::string> names;
-  for (const std::string& key : legend_keys(groups)) {
-    std::vector<std::string> column;
-    for (const SeriesGroup& g : groups) column.push_back(log_value(*g.views[0]->log, key).value_or("-"));
-    const bool varies = std::adjacent_find(column.begin(), column.end(), std::not_equal_to<>()) != column.end();
-    if (!varies || std::any_of(kept.begin(), kept.end(), [&](const auto& c) { return one_to_one(c, column); })) continue;
-    kept.push_back(column), names.push_back(key);
-  }
+  std::vector<const ParsedLog*> logs;
+  for (const SeriesGroup& g : groups) logs.push_back(g.views[0]->log);
+  const std::vector<std::string> names = difference_names(logs);
   std::map<std::string, int> seen;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    std::string text;
-    for (size_t k = 0; k < names.size(); ++k) text += (text.empty() ? "" : ", ") + names[k] + "=" + kept[k][i];
-    groups[i].legend = text;
-    ++seen[text];
-  }
+  for (size_t i = 0; i < groups.size(); ++i) ++seen[groups[i].legend = names[i]];
   for (SeriesGroup& g : groups) {
     const RunView& v = *g.views[0];
     const std::string run = g.views.size() > 1 ? repeated_run(*v.log) : v.name;
@@ -104,6 +78,8 @@ struct Measured {
   double latency = 0, lo = 0, hi = 0;
   std::string what;  // the bar: "p10-p90", "min-max", "repeats", "" for none
   bool check_failed = false;
+  std::string flag;    // the verdict's word when it is not ok ("" for ok or unknown): the point is ringed
+  std::string reason;  // that verdict's reason, for the tooltip
 };
 
 // Which combinations a chart holds: those at one input size (x the batch) or one batch size (x the input).
@@ -115,7 +91,9 @@ struct Slice {
 };
 
 Measured measured_one(const CombinationRecord& r) {
-  Measured m{r.res.input, r.res.batch, precise_latency_ms(r), 0, 0, "", check_failed(r)};
+  Measured m{r.res.input, r.res.batch, precise_latency_ms(r), 0, 0, "", check_failed(r), "", ""};
+  if (const std::optional<Verdict> v = verdict_of(r); v && v->word != VerdictWord::ok)
+    m.flag = std::string(verdict_text(v->word)), m.reason = v->reason;
   if (const std::optional<LatencyRange> range = latency_range(r)) m.lo = range->lo_ms, m.hi = range->hi_ms, m.what = range->what;
   else m.lo = m.hi = m.latency;
   return m;
@@ -135,9 +113,13 @@ std::map<int64_t, Measured> measurements(const SeriesGroup& g, const Slice& slic
     }
     std::vector<double> lat;
     bool failed = false;
-    for (const Measured& m : all) lat.push_back(m.latency), failed = failed || m.check_failed;
+    std::string flag, reason;  // a repeat not ok makes the median of the repeats suspect too
+    for (const Measured& m : all) {
+      lat.push_back(m.latency), failed = failed || m.check_failed;
+      if (flag.empty() && !m.flag.empty()) flag = m.flag, reason = "a repeat: " + m.reason;
+    }
     std::sort(lat.begin(), lat.end());
-    out[x] = {all[0].input, all[0].batch, median(lat), lat.front(), lat.back(), "repeats", failed};
+    out[x] = {all[0].input, all[0].batch, median(lat), lat.front(), lat.back(), "repeats", failed, flag, reason};
   }
   return out;
 }
@@ -148,7 +130,8 @@ std::string tooltip(const std::string& legend, const Measured& m, double tokens)
   else if (!m.what.empty()) range = ", " + m.what + " " + html_fixed(m.lo, 3) + " to " + html_fixed(m.hi, 3) + " ms";
   return legend + "\ninput " + std::to_string(m.input) + ", batch " + std::to_string(m.batch) + "\nlatency " +
          html_fixed(m.latency, 3) + " ms" + range + "\ntokens/s " + html_fixed(tokens, 0) +
-         (m.check_failed ? "\nCHECK FAIL: outputs differ from the saved ones" : "");
+         (m.check_failed ? "\nCHECK FAIL: outputs differ from the saved ones" : "") +
+         (m.flag.empty() ? "" : "\nverdict " + m.flag + ": " + m.reason);
 }
 
 // The latency and tokens/s charts of one slice of a model's series.
@@ -172,8 +155,8 @@ std::pair<LineChart, LineChart> slice_charts(const std::vector<SeriesGroup>& gro
       const double tok_lo = tokens_per_s(m.input, m.batch, m.hi), tok_hi = tokens_per_s(m.input, m.batch, m.lo);
       const std::string tip = tooltip(g.legend, m, tokens);
       const double fx = static_cast<double>(x);
-      ls.points.push_back({fx, m.latency, m.latency - m.lo, m.hi - m.latency, tip});
-      ts.points.push_back({fx, tokens, tokens - tok_lo, tok_hi - tokens, tip});
+      ls.points.push_back({fx, m.latency, m.latency - m.lo, m.hi - m.latency, tip, m.flag});
+      ts.points.push_back({fx, tokens, tokens - tok_lo, tok_hi - tokens, tip, m.flag});
     }
     for (const RunView* v : g.views)
       for (const FailLine& f : v->log->failures) {
@@ -246,16 +229,24 @@ std::vector<int64_t> sizes_of(const std::vector<const RunView*>& views, bool inp
   return {sizes.begin(), sizes.end()};
 }
 
-std::string model_group(const std::string& model, size_t index, const std::vector<const RunView*>& views, ChartScale scale) {
+std::string model_group(const std::string& model, const std::string& shown, size_t index,
+                        const std::vector<const RunView*>& views, ChartScale scale) {
   const std::vector<SeriesGroup> groups = series_groups(views);
   LineChart legend;
   legend.width = 960;
   bool failures = false;
   for (const SeriesGroup& g : groups) legend.series.push_back({g.legend, g.views[0]->style, {}});
-  for (const RunView* v : views) failures = failures || !v->log->failures.empty();
+  for (const RunView* v : views) {
+    failures = failures || !v->log->failures.empty();
+    for (const CombinationRecord& r : v->log->results)
+      if (const std::optional<Verdict> verdict = verdict_of(r); verdict && verdict->word != VerdictWord::ok)
+        legend.flag_entry = true;
+  }
   if (failures) legend.marks.push_back({});
-  std::string out = "<div class=\"model\" id=\"model-" + std::to_string(index) + "\"><h3>Model <code>" + esc(model) +
-                    "</code></h3>\n" + render_svg_legend(legend) + "\n";
+  std::string out = "<div class=\"model\" id=\"model-" + std::to_string(index) + "\"><h3>Model <code title=\"" +
+                    esc(model) + "\">" + esc(shown) + "</code>" +
+                    (shown == model ? "" : " <small class=\"path\">" + esc(model) + "</small>") + "</h3>\n" +
+                    render_svg_legend(legend) + "\n";
   for (const bool by_batch : {true, false}) {
     out += std::string("<h4>Against ") + (by_batch ? "batch size, per input size" : "input size, per batch size") +
            "</h4>\n";
@@ -284,7 +275,9 @@ std::string charts_section(const std::vector<RunView>& views, ChartScale scale) 
       "the STAT line where the log has no REP lines); a campaign's repeats (\"repeat\": N) are one series, the median "
       "of the repeats with a bar from the lowest to the highest. A red &#215; on the x axis is a failed combination. "
       "Axes: log2 x; y from 0, or on a log scale where a chart's values span more than 10&#215; "
-      "(process --chart-scale). The table beside each pair of charts holds their numbers: the value, under it the bar's range."
+      "(process --chart-scale). A ringed point rests on a verdict that is not ok (noisy, unstable, contended, too few "
+      "reps): hover it for the reason; the run's summary below says what to do. The table beside each pair of charts "
+      "holds their numbers: the value, under it the bar's range."
       "</p>\n";
   std::vector<std::string> models;
   std::map<std::string, std::vector<const RunView*>> by_model;
@@ -296,7 +289,13 @@ std::string charts_section(const std::vector<RunView>& views, ChartScale scale) 
   bool any = false;
   for (const RunView& v : views) any = any || !v.log->results.empty() || !v.log->failures.empty();
   if (!any) return out + "<p class=\"note\">No combination to chart: the logs have no RES or FAIL line.</p>\n</section>\n";
-  for (size_t i = 0; i < models.size(); ++i) out += model_group(models[i], i + 1, by_model[models[i]], scale);
+  // Each model by its folder's name (model_short_name), or by its whole path where two would read the same.
+  std::map<std::string, int> short_count;
+  for (const std::string& m : models) ++short_count[model_short_name(m)];
+  for (size_t i = 0; i < models.size(); ++i) {
+    const std::string shown = short_count[model_short_name(models[i])] > 1 ? models[i] : model_short_name(models[i]);
+    out += model_group(models[i], shown, i + 1, by_model[models[i]], scale);
+  }
   return out + "</section>\n";
 }
 

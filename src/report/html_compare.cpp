@@ -35,7 +35,34 @@ std::string pair_tooltip(const ComparedPair& p) {
          spread_text(pair_verdict(p));
 }
 
-LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles, int64_t input) {
+// Per run of the comparison, how its series and rows are named: what differs between the runs
+// (difference_names: dtype, threads, batching, platform, the matrix columns) rather than its id
+// ("minilm.4"); the id where nothing differs, and "id: what" where two runs would read the same.
+std::map<std::string, std::string> run_legends(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,
+                                               const std::map<std::string, size_t>& styles) {
+  std::map<std::string, const ParsedLog*> first;  // a run's first log, A's before B's
+  for (const auto* side : {&a, &b})
+    for (const ParsedLog& log : *side)
+      for (const CombinationRecord& r : log.results) first.emplace(compare_run(log, r), &log);
+  std::vector<std::string> runs;
+  std::vector<const ParsedLog*> logs;
+  for (const auto& entry : styles) {
+    const auto it = first.find(entry.first);
+    if (it == first.end()) continue;
+    runs.push_back(entry.first), logs.push_back(it->second);
+  }
+  const std::vector<std::string> names = difference_names(logs);
+  std::map<std::string, int> seen;
+  for (const std::string& n : names) ++seen[n];
+  std::map<std::string, std::string> out;
+  for (const auto& entry : styles) out[entry.first] = entry.first;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (!names[i].empty()) out[runs[i]] = seen[names[i]] > 1 ? runs[i] + ": " + names[i] : names[i];
+  return out;
+}
+
+LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles,
+                      const std::map<std::string, std::string>& legends, int64_t input) {
   LineChart chart;
   chart.title = "B/A latency vs batch, input " + std::to_string(input);
   chart.x_label = "batch size (log2 scale)";
@@ -48,27 +75,32 @@ LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& 
     if (p.key.input != input) continue;
     const size_t style = styles.at(p.key.run);
     ChartSeries& s = by_style[style];
-    s.name = p.key.run, s.style = style;
+    s.name = legends.at(p.key.run), s.style = style;
     const double e = ratio_error(p);
-    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p)});
+    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p), verdict_mark(p)});
   }
   for (auto& entry : by_style) chart.series.push_back(std::move(entry.second));
   return chart;
 }
 
-std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles) {
+std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>& styles,
+                        const std::map<std::string, std::string>& legends) {
   std::vector<TableRow> rows;
   size_t marked = 0;
   for (const ComparedPair& p : c.pairs) {
-    const std::string v = pair_verdict(p), mark = verdict_mark(p);
+    const std::string v = pair_verdict(p), mark = verdict_mark(p), &legend = legends.at(p.key.run);
     marked += mark.empty() ? 0 : 1;
-    rows.push_back({v, {{swatch(styles.at(p.key.run)) + esc(p.key.run), "name"}, num_cell(std::to_string(p.key.input)),
+    const std::string run = swatch(styles.at(p.key.run)) + esc(legend) +
+                            (legend == p.key.run ? "" : " <small>" + esc(p.key.run) + "</small>");
+    // The verdicts and the CoVs first: a wide table's last columns are off-screen.
+    rows.push_back({v, {mark_cell(mark), num_cell(cov_pair_text(p)), {run, "name"}, num_cell(std::to_string(p.key.input)),
                         num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
                         num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(p.latency_ratio(), mark),
-                        ratio_cell(p.throughput_ratio(), mark), text_cell(spread_text(v), "verdict"), mark_cell(mark)}});
+                        ratio_cell(p.throughput_ratio(), mark), text_cell(spread_text(v), "verdict")}});
   }
-  std::string out = html_table("pairs", {"run", "input", "batch", "A latency_ms", "B latency_ms", "B/A latency",
-                                         "B/A throughput", "spread", "verdicts"}, rows);
+  const std::string latency = statistic_spec(c.statistic).heading;
+  std::string out = html_table("pairs", {"verdicts", "CoV A / B", "run", "input", "batch", "A " + latency,
+                                         "B " + latency, "B/A latency", "B/A throughput", "spread"}, rows);
   if (marked > 0)
     out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "ratio") + " of this table " +
            (marked == 1 ? "rests" : "rest") + " on a run whose verdict is not ok (the verdicts column): the run's summary says why and "
@@ -134,17 +166,21 @@ std::string compare_counts(const Comparison& c) {
 }  // namespace
 
 std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
-                         const std::string& path_b) {
-  const Comparison c = compare_logs(a, b);
+                         const std::string& path_b, Statistic statistic) {
+  CompareOptions options;
+  options.statistic = statistic;
+  const Comparison c = compare_logs(a, b, options);
   std::map<std::string, size_t> styles;
   std::set<int64_t> inputs;
   for (const ComparedPair& p : c.pairs) styles.emplace(p.key.run, styles.size()), inputs.insert(p.key.input);
+  const std::map<std::string, std::string> legends = run_legends(a, b, styles);
   std::string body = "<h1>fmwork comparison: B against A</h1>\n" + side_line("A", path_a, a) + side_line("B", path_b, b) +
                      compare_counts(c);
   body += "<p class=\"note\">Combinations match by run (the run_id label, else model, class and precision), input "
-          "and batch. Latency is the RES median; <i>noise</i>: |B &#8722; A| is within the combined spread "
+          "and batch. Latency is " + statistic_note(c.statistic) + "; <i>noise</i>: |B &#8722; A| is within the combined spread "
           "&#8730;(stddev<sub>A</sub>&#178; + stddev<sub>B</sub>&#178;) of their STAT lines. Error bars: that "
-          "spread carried over to the ratio.</p>\n";
+          "spread carried over to the ratio; a ringed point rests on a run whose verdict is not ok (the verdicts "
+          "column). Each run is named by what differs between the runs, its id beside it in the table.</p>\n";
   size_t repeats = 1;
   for (const ComparedPair& p : c.pairs) repeats = std::max({repeats, p.a.repeats, p.b.repeats});
   if (repeats > 1)
@@ -153,8 +189,8 @@ std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<Pars
   body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
   if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
   body += "<div class=\"charts\">";
-  for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, input)) + "\n";
-  body += "</div></section>\n<section id=\"pairs\"><h2>Per combination</h2>\n" + pairs_table(c, styles) +
+  for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, legends, input)) + "\n";
+  body += "</div></section>\n<section id=\"pairs\"><h2>Per combination</h2>\n" + pairs_table(c, styles, legends) +
           "</section>\n<section id=\"one-side\"><h2>Found on one side only</h2>\n" + one_side_table(c) + "</section>\n";
   return page("fmwork comparison: " + source_name(path_b) + " against " + source_name(path_a), body + meta_difference(a, b));
 }

@@ -1,7 +1,9 @@
 // The HTML pages' shared building blocks (see html_page.hpp).
 #include "html_page.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "fmwork/report/formats.hpp"
@@ -16,6 +18,8 @@ body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;font-size:14px;color:#22
 h1{font-size:22px;margin:0 0 8px}
 h2{font-size:18px;border-bottom:2px solid #ccc;padding-bottom:4px;margin:30px 0 10px}
 h3{font-size:16px;margin:22px 0 6px}
+h3 small.path{font-weight:normal;color:#777;font-size:12px;margin-left:8px;font-family:"DejaVu Sans Mono",monospace}
+td.name small{color:#777;font-size:11px}
 h4{font-size:14px;margin:12px 0 4px;color:#444}
 nav{margin:8px 0 4px}nav a{margin-right:14px}
 code,.mono,td.num{font-family:"DejaVu Sans Mono",monospace;font-size:12.5px}
@@ -31,6 +35,7 @@ tr.fail td{background:#fdecea}
 tr.faster td.verdict,tr.faster td.ratio{background:#e3f4e6}
 tr.slower td.verdict,tr.slower td.ratio{background:#fbe3e1}
 td.untrusted,span.untrusted{color:#b3261e;font-weight:bold}
+td.untrusted{white-space:nowrap}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .charts{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0 4px}
 svg.chart{max-width:100%;height:auto;border:1px solid #e2e2e2;background:#fff}
@@ -107,6 +112,17 @@ std::string pair_verdict(const ComparedPair& p) {
   return p.latency_ratio() < 1 ? "faster" : "slower";
 }
 
+std::string cov_pair_text(const ComparedPair& p) {
+  const auto one = [](const std::optional<double>& cov) { return cov ? html_fixed(*cov * 100, 1) + "%" : std::string("-"); };
+  return one(p.a.cov) + " / " + one(p.b.cov);
+}
+
+std::string statistic_note(Statistic statistic) {
+  if (statistic == Statistic::median) return "the RES median";
+  const StatisticSpec& s = statistic_spec(statistic);
+  return esc(std::string(s.heading) + ", " + s.help + " (--statistic " + s.name + "; repeats: the median of theirs)");
+}
+
 std::string spread_text(const std::string& verdict) {
   if (verdict == "noise") return "noise";
   if (verdict == "unknown") return "? (no STAT)";
@@ -122,6 +138,31 @@ size_t failure_count(const ParsedLog& log) {
 KeyValues meta_of(const ParsedLog& log) {
   KeyValues out;
   for (const MetaLine& m : log.meta) out.insert(out.end(), m.fields.items.begin(), m.fields.items.end());
+  return out;
+}
+
+std::vector<std::string> difference_names(const std::vector<const ParsedLog*>& logs) {
+  std::vector<std::string> keys = significant_meta_keys();
+  for (const ParsedLog* log : logs)
+    for (const auto& label : log->labels)
+      if (label.first != "run_id" && label.first != "repeat" &&
+          std::find(keys.begin(), keys.end(), label.first) == keys.end())
+        keys.push_back(label.first);
+  std::vector<std::vector<std::string>> kept;
+  std::vector<std::string> names;
+  for (const std::string& key : keys) {
+    std::vector<std::string> column;
+    for (const ParsedLog* log : logs) {
+      const std::string value = log_value(*log, key).value_or("-");
+      column.push_back(key == "model" ? model_short_name(value) : value);
+    }
+    const bool varies = std::adjacent_find(column.begin(), column.end(), std::not_equal_to<>()) != column.end();
+    if (!varies || std::any_of(kept.begin(), kept.end(), [&](const auto& c) { return one_to_one(c, column); })) continue;
+    kept.push_back(std::move(column)), names.push_back(key);
+  }
+  std::vector<std::string> out(logs.size());
+  for (size_t i = 0; i < logs.size(); ++i)
+    for (size_t k = 0; k < names.size(); ++k) out[i] += (out[i].empty() ? "" : ", ") + names[k] + "=" + kept[k][i];
   return out;
 }
 

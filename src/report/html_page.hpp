@@ -61,6 +61,14 @@ Cell mark_cell(const std::string& mark);
 // spread) or "unknown" (no STAT on a side, or a ratio that is not finite).
 std::string pair_verdict(const ComparedPair& p);
 
+// The CoV of a pair's two sides, "1.2% / 3.4%" ("-" for a side whose log cannot tell): the column beside the
+// verdicts in the comparison and speedup tables.
+std::string cov_pair_text(const ComparedPair& p);
+
+// What the pages' latencies are, for their notes: "the RES median" or "min_ms, the fastest kept rep: ...
+// (--statistic min)".
+std::string statistic_note(Statistic statistic);
+
 // The spread column's text of a verdict: "noise", "? (no STAT)", "beyond noise".
 std::string spread_text(const std::string& verdict);
 
@@ -69,5 +77,12 @@ size_t failure_count(const ParsedLog& log);
 
 // Every META field of a log, in the order written (a log may have several META lines).
 KeyValues meta_of(const ParsedLog& log);
+
+// Names for `logs` (one a log, in order) that say what differs between them, for legends in place of run ids
+// ("minilm.4"): "dtype=bfloat16, threads=2". The keys are --compare's significant ones (META's short names
+// first: dtype rather than model:torch_dtype for the same split; model by model_short_name) and then the
+// logs' campaign labels (not run_id or repeat); a key is named when its values differ between the logs and
+// do not go one to one with a key named before it. "" for every log when nothing differs.
+std::vector<std::string> difference_names(const std::vector<const ParsedLog*>& logs);
 
 }  // namespace fmwork::report_page

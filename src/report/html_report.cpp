@@ -156,8 +156,13 @@ std::string results_table(const ParsedLog& log) {
   for (const auto& cells : table.rows) {
     const bool failed = !cells.empty() && (cells.back().rfind("FAIL", 0) == 0 || cells.back().rfind("CHECK FAIL", 0) == 0);
     TableRow row{failed ? "fail" : "", {}};
-    for (size_t c = 0; c < cells.size(); ++c)
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (table.header[c] == "model" && model_short_name(cells[c]) != cells[c]) {  // the folder's name; the path on hover
+        row.cells.push_back({"<span title=\"" + esc(cells[c]) + "\">" + esc(model_short_name(cells[c])) + "</span>", ""});
+        continue;
+      }
       row.cells.push_back(text_cell(cells[c], c < table.right.size() && table.right[c] ? "num" : ""));
+    }
     rows.push_back(std::move(row));
   }
   return html_table("results", table.header, rows);

@@ -50,6 +50,13 @@ struct ProcessOptions {
   ChartScale chart_scale = ChartScale::automatic;  // --chart-scale
 };
 
+// --statistic's help: one line per row of the statistics' table (compare.hpp).
+std::string statistic_help() {
+  std::string text = "with --compare or --baseline: each side's latency (repeats: the median of theirs):";
+  for (const StatisticSpec& s : statistics()) text += std::string("\n  ") + s.name + ": " + s.help;
+  return text;
+}
+
 // The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
 constexpr size_t kMaxCompareKeys = 32;
 
@@ -76,8 +83,9 @@ std::vector<std::string> compare_keys(const std::vector<std::string>& values, co
 // pointer in the App: the struct must outlive the parse.
 struct CompareArgs {
   std::vector<std::string> match, ignore;
-  std::string fail_text;
+  std::string fail_text, statistic;
   CLI::Option* fail_option = nullptr;
+  CLI::Option* statistic_option = nullptr;
 };
 
 // --compare A B (into `compare`) and the options that go with it.
@@ -101,6 +109,20 @@ void add_compare_options(CLI::App& app, CompareArgs& args, std::vector<std::stri
                                     "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
                                     "twice the larger CoV of the pair, listing those combinations")
                          ->type_name("PCT");
+  std::vector<std::string> names;
+  for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
+  args.statistic_option = app.add_option("--statistic", args.statistic, statistic_help())
+                              ->check(CLI::IsMember(names))
+                              ->type_name("STAT");
+}
+
+// --statistic, once --compare and --baseline are known: it is theirs alone.
+void check_statistic(ProcessOptions& options, const CompareArgs& args) {
+  if (args.statistic_option->count() == 0) return;
+  if (options.compare.empty() && !options.baseline)
+    throw usage_error("--statistic is for --compare A B and --baseline KEY=VALUE (the latency of each side); add one "
+                      "of them or leave it out");
+  options.pairing.statistic = *statistic_named(args.statistic);
 }
 
 // The checks of the --compare options against each other, once CLI11 has read them.
@@ -164,11 +186,8 @@ void check_compare_keys(const ProcessOptions& options, const std::vector<ParsedL
                                    std::make_pair(&options.pairing.ignore_meta, "--ignore-meta")})
     for (const std::string& key : *keys) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      const std::optional<std::string> close = closest_option(key, known);
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw usage_error(std::string(name) + " " + excerpt(key) + ": no log read has this key" +
-                        (close ? "; did you mean " + *close + "?" : "") + " (keys of the logs read: " + list + ")");
+                        did_you_mean(closest_option(key, known)) + " (keys of the logs read: " + joined(known) + ")");
     }
 }
 
@@ -216,8 +235,7 @@ std::string suggestion(const CLI::App& app, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
     if (word.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), word) != names.end()) continue;
-    const std::optional<std::string> close = closest_option(word, names);
-    return close ? "; did you mean " + *close + "?" : std::string();
+    return did_you_mean(closest_option(word, names));
   }
   return "";
 }
@@ -278,6 +296,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   check_compare_options(options, compare_args);
   if (out_option->count() > 0) options.out_file = out_file;
   check_report_options(options, report_args);
+  check_statistic(options, compare_args);
   check_output_options(options, metadata_option->count() > 0, options.upstream_only);
   return options;
 }
@@ -310,7 +329,7 @@ void check_html_size(const std::vector<const std::vector<ParsedLog>*>& sets) {
 
 // The speedup table of --baseline: text unless --format asks for csv, json or html.
 std::string render_baseline(const ProcessOptions& options, const std::vector<ParsedLog>& logs) {
-  const BaselineTable table = baseline_table(logs, *options.baseline);
+  const BaselineTable table = baseline_table(logs, *options.baseline, options.pairing.statistic);
   if (!options.format_given || options.format == "summary") return baseline_text(table);
   if (options.format == "csv") return baseline_csv(table);
   if (options.format == "html") return baseline_html(table, options.paths);
@@ -375,7 +394,7 @@ Rendered render_compare(const ProcessOptions& options, const std::vector<ParsedL
                         std::ostream& err) {
   if (options.format == "html") {
     check_html_size({&a, &b});
-    return {compare_html(a, b, options.compare[0], options.compare[1]), std::nullopt};
+    return {compare_html(a, b, options.compare[0], options.compare[1], options.pairing.statistic), std::nullopt};
   }
   check_compare_keys(options, a, b);
   const Comparison comparison = compare_logs(a, b, options.pairing);

@@ -183,14 +183,32 @@ std::string legend_label(const std::string& name) { return excerpt(name, 90); }
 struct LegendEntry {
   double x, y;
   std::string label, title;
-  std::optional<size_t> style;  // nullopt: the failures' entry
+  std::optional<size_t> style;  // nullopt: the failures' or the rings' entry
+  bool flagged = false;         // the rings' entry
 };
+
+// The ring around a flagged point: dark, so that it is none of the series' colors nor the fail red; it lets
+// the pointer through to the point's own <title>.
+std::string ring(double x, double y, const std::string& cls) {
+  return "<circle class=\"" + cls + "\" cx=\"" + px(x) + "\" cy=\"" + px(y) +
+         "\" r=\"8.5\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.8\" pointer-events=\"none\"/>";
+}
+
+bool any_flagged(const LineChart& chart) {
+  for (const ChartSeries& s : chart.series)
+    for (const ChartPoint& p : s.points)
+      if (!p.flag.empty()) return true;
+  return chart.flag_entry;
+}
 
 // Entries flow left to right, wrapping at the chart's width; widths estimated at 6.6 px a character.
 std::vector<LegendEntry> legend_layout(const LineChart& chart, double top) {
   std::vector<LegendEntry> entries;
   for (const ChartSeries& s : chart.series) entries.push_back({0, 0, legend_label(s.name), s.name, s.style});
   if (!chart.marks.empty()) entries.push_back({0, 0, "failed (hover the cross for the error)", "", std::nullopt});
+  if (any_flagged(chart))
+    entries.push_back({0, 0, "ringed: verdict not ok (noisy, unstable, contended, too few reps; hover the point)",
+                       "", std::nullopt, true});
   double x = kLeft, y = top;
   for (LegendEntry& e : entries) {
     const double w = 34 + 6.6 * static_cast<double>(e.label.size()) + 18;
@@ -209,12 +227,15 @@ std::string cross(double x, double y, double r, double width) {
 std::string render_legend(const std::vector<LegendEntry>& entries) {
   std::string out = "<g class=\"legend\" font-size=\"12\">";
   for (const LegendEntry& e : entries) {
-    out += "<g class=\"legend-entry\">";
+    out += e.flagged ? "<g class=\"legend-entry flagged-entry\">" : "<g class=\"legend-entry\">";
     if (!e.title.empty()) out += "<title>" + html_escape(e.title) + "</title>";
     if (e.style) {
       const std::string color = series_color(*e.style);
       out += "<path d=\"M" + px(e.x) + " " + px(e.y) + "h26\" stroke=\"" + color + "\" stroke-width=\"2\"" +
              dash(*e.style) + "/>" + marker("legend-marker", *e.style, e.x + 13, e.y, color, "");
+    } else if (e.flagged) {
+      out += "<circle cx=\"" + px(e.x + 13) + "\" cy=\"" + px(e.y) + "\" r=\"4.5\" fill=\"#999\" stroke=\"#fff\"/>" +
+             ring(e.x + 13, e.y, "legend-ring");
     } else {
       out += cross(e.x + 13, e.y, 5, 2.5);
     }
@@ -307,8 +328,10 @@ std::string render_series(const ChartSeries& s, const Frame& f) {
     for (const ChartPoint* p : points) d += (d.empty() ? "M" : "L") + px(f.x(std::log2(p->x))) + " " + px(f.y(p->y));
     out += "<path class=\"line\" d=\"" + d + "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"" + dash(s.style) + "/>";
   }
-  for (const ChartPoint* p : points)
+  for (const ChartPoint* p : points) {
     out += marker("point", s.style, f.x(std::log2(p->x)), f.y(p->y), color, "<title>" + html_escape(p->tooltip) + "</title>");
+    if (!p->flag.empty()) out += ring(f.x(std::log2(p->x)), f.y(p->y), "flagged");
+  }
   return out + "</g>";
 }
 

@@ -14,8 +14,11 @@
 #include "campaign_options.hpp"
 #include "campaign_slurm.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/interrupt_note.hpp"
+#include "fmwork/base/subprocess.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/runner/experiment_paths.hpp"
 
 namespace fmwork {
 namespace {
@@ -42,6 +45,14 @@ int run_task(const std::string& dir, const std::string& index_text, const std::s
 }
 
 }  // namespace
+
+std::string resume_command(const std::string& program, const std::string& dir, const std::string& devices) {
+  std::error_code ec;
+  const fs::path folder = fs::absolute(dir, ec);
+  std::vector<std::string> argv = {"run", "--resume", ec ? dir : folder.lexically_normal().string()};
+  if (!devices.empty()) argv.insert(argv.end(), {"--devices", devices});
+  return command_text(executable_path(program), argv);
+}
 
 int run_campaign_command(const std::vector<std::string>& args, const std::string& program, std::ostream& out,
                          std::ostream& err) {
@@ -76,6 +87,9 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
     out << dir << "\n";
     return status;
   }
+  // Ctrl-C (or a kill) ends the runner and its runs as before, now with the command that goes on from there.
+  const InterruptNote note("campaign: stopped; the complete runs are kept. Resume with: " +
+                           resume_command(program, dir, o->devices));
   const size_t failed =
       run_on_slots(plan, todo, dir + "/logs", program, devices.empty() ? std::vector<std::string>{""} : devices, err);
   out << dir << "\n";

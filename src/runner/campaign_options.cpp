@@ -66,9 +66,14 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
                "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
                "driver run"};
   RunnerOptions o;
-  app.add_option("experiment", o.experiment, "the experiment file (JSON)")->type_name("EXPERIMENT");
+  app.add_option("experiment", o.experiment,
+                 "the experiment file (JSON); the paths in it are relative to its folder, and are\n"
+                 "checked before anything is made")
+      ->type_name("EXPERIMENT");
   app.add_option("--out", o.out, "root of the result tree")->type_name("ROOT");
-  app.add_option("--resume", o.resume, "a campaign folder: run again the runs whose log is missing or incomplete")
+  app.add_option("--resume", o.resume,
+                 "a campaign folder: run again the runs whose log is missing or incomplete (Ctrl-C\n"
+                 "prints this command for the campaign it stops)")
       ->type_name("DIR");
   app.add_option("--devices", o.devices,
                  "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -414,16 +415,6 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   if (repeat > 1) plan.runs = repeated(plan.runs, repeat);
   refuse_shared_output_folders(plan.runs, source);
   return plan;
-}
-
-Plan load_experiment(const std::string& path) {
-  nlohmann::json doc;
-  try {
-    doc = read_json_file(path);
-  } catch (const Error& e) {
-    throw usage_error(e.what());
-  }
-  return expand_experiment(doc, path);
 }
 
 nlohmann::ordered_json plan_to_json(const Plan& plan) {

@@ -1,10 +1,10 @@
 // The Slurm job array of a campaign: script, submission, active jobs.
 #include "fmwork/runner/slurm.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <algorithm>
 #include <set>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/subprocess.hpp"

@@ -107,5 +107,28 @@ TEST(ClosestOption, EditDistanceAndTheNameMeant) {
   EXPECT_EQ(closest_option("--reps", names), std::nullopt) << "nothing close: no guess";
 }
 
+TEST(TextFormat, OneTypoFromTakesOneSlipOnlyAndIgnoresCase) {
+  const std::vector<std::string> classes = {"BertModel", "RobertaModel", "XLMRobertaModel", "AutoModel"};
+  EXPECT_EQ(one_typo_from("BertModle", classes), std::optional<std::string>("BertModel")) << "two letters swapped";
+  EXPECT_EQ(one_typo_from("BertMdel", classes), std::optional<std::string>("BertModel")) << "one letter missing";
+  EXPECT_EQ(one_typo_from("BertModell", classes), std::optional<std::string>("BertModel")) << "one letter extra";
+  EXPECT_EQ(one_typo_from("BertMudel", classes), std::optional<std::string>("BertModel")) << "one letter wrong";
+  EXPECT_EQ(one_typo_from("bertmodel", classes), std::optional<std::string>("BertModel")) << "case only";
+  // Classes of their own, two edits from a native one: no "correction".
+  EXPECT_EQ(one_typo_from("AlbertModel", classes), std::nullopt);
+  EXPECT_EQ(one_typo_from("DebertaModel", classes), std::nullopt);
+  EXPECT_EQ(one_typo_from("BertMedol", classes), std::nullopt) << "a swap of letters apart is two edits";
+  EXPECT_EQ(one_typo_from("cup", {"cpu", "cuda"}), std::optional<std::string>("cpu"));
+  EXPECT_EQ(one_typo_from("", {"cpu"}), std::nullopt);
+  EXPECT_EQ(one_typo_from(std::string(10000, 'x'), {"cpu"}), std::nullopt);
+  EXPECT_EQ(one_typo_from(std::string(64, 'a') + "b", {std::string(64, 'a') + "c"}), std::nullopt)
+      << "past the 64 bytes edit_distance reads, nothing is a typo of anything";
+}
+
+TEST(TextFormat, DidYouMeanIsTheHintOrNothing) {
+  EXPECT_EQ(did_you_mean(std::optional<std::string>("--reps")), "; did you mean --reps?");
+  EXPECT_EQ(did_you_mean(std::nullopt), "");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -1,11 +1,11 @@
 // Tests of the typed option sets built from the sub-option trees: values, unknown keys, wrong types.
 #include "fmwork/cli/option_sets.hpp"
-#include "fmwork/base/text_format.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
 
@@ -67,8 +67,8 @@ TEST(OptionSets, CompileFromCommandLine) {
 
 TEST(OptionSets, CompileErrors) {
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:bakend", "inductor"})); }),
-            "unknown option --compile:bakend; known --compile: keys are backend, disable, dynamic, fullgraph, mode, "
-            "options");
+            "unknown option --compile:bakend; did you mean --compile:backend?; known --compile: keys are backend, "
+            "disable, dynamic, fullgraph, mode, options");
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:dynamic", "True"})); }),
             "--compile:dynamic expects a bool (True or False) or None; got the string 'True' \u2014 add '@' to the "
             "key to pass a typed value: --compile:dynamic@ True");
@@ -149,6 +149,16 @@ TEST(OptionSets, HubOnlyModelKeysAreIgnoredWithAReason) {
 }
 
 TEST(OptionSets, ModelErrors) {
+  const std::string known =
+      "; known --model: keys are add_pooling_layer, attn_implementation, dtype, packed_gemm, random_weights, "
+      "random_weights_seed, torch_dtype, vocab_size (accepted and ignored, as meaningless for a local folder: "
+      "revision, trust_remote_code, local_files_only, force_download, resume_download, cache_dir, proxies, token, "
+      "use_auth_token, low_cpu_mem_usage, use_safetensors, _fast_init)";
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:torch_dtyp", "bfloat16"})); }),
+            "unknown option --model:torch_dtyp; did you mean --model:torch_dtype?" + known);
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:revison", "main"})); }),
+            "unknown option --model:revison; did you mean --model:revision?" + known)
+      << "the accepted-and-ignored keys are offered too";
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:variant", "fp16"})); }),
             "unknown option --model:variant; known --model: keys are add_pooling_layer, "
             "attn_implementation, dtype, packed_gemm, random_weights, random_weights_seed, torch_dtype, vocab_size "
@@ -178,7 +188,19 @@ TEST(OptionSets, ModelErrors) {
             "float32, float16, bfloat16, auto; got the torch.dtype torch.int8");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:torch_dtype", "fp16"})); }),
             "--model:torch_dtype expects torch.float32, torch.float16, torch.bfloat16, or one of the strings "
-            "float32, float16, bfloat16, auto; got the string 'fp16'");
+            "float32, float16, bfloat16, auto; got the string 'fp16'; did you mean float16?");
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:torch_dtype", "bf16"})); }),
+            "--model:torch_dtype expects torch.float32, torch.float16, torch.bfloat16, or one of the strings "
+            "float32, float16, bfloat16, auto; got the string 'bf16'; did you mean bfloat16?");
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:dtype", "torch.bfloat"})); }),
+            "--model:dtype expects torch.float32, torch.float16, torch.bfloat16, or one of the strings "
+            "float32, float16, bfloat16, auto; got the string 'torch.bfloat'; did you mean bfloat16?");
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:torch_dtype", "int8"})); }),
+            "--model:torch_dtype expects torch.float32, torch.float16, torch.bfloat16, or one of the strings "
+            "float32, float16, bfloat16, auto; got the string 'int8'")
+      << "nothing close: no guess";
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "sdap"})); }),
+            "--model:attn_implementation must be eager or sdpa; got 'sdap'; did you mean sdpa?");
   EXPECT_EQ(error_of([] {
               model_options_from(tree_of("model", {"--model:torch_dtype", "float16", "--model:dtype", "float16"}));
             }),

@@ -85,5 +85,13 @@ TEST(PlatformRules, InvalidRequirementsArePluginBugs) {
   validate_requirement("dev", {"compile", "True", true, ""});  // valid: no throw
 }
 
+TEST(PlatformRules, SuggestionOffersTheBuiltInOneTypoAway) {
+  EXPECT_EQ(platform_suggestion("cup"), "; did you mean cpu?");
+  EXPECT_EQ(platform_suggestion("CPU"), "; did you mean cpu?");
+  EXPECT_EQ(platform_suggestion("cdua"), "; did you mean cuda?");
+  EXPECT_EQ(platform_suggestion("spyre"), "") << "a plugin's name: no guess";
+  EXPECT_EQ(platform_suggestion("cuda:x"), "") << "a bad index has its own message";
+}
+
 }  // namespace
 }  // namespace fmwork

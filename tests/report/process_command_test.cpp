@@ -18,6 +18,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/log_records.hpp"
+#include "fmwork/report/compare.hpp"
 #include "support/process_fixtures.hpp"
 
 namespace fmwork {
@@ -357,6 +358,67 @@ std::string one_combination(double latency_ms) {
       "FMWORK STAT input=128 batch=4 reps=20 dropped=4 mean_ms={0:.6f} stddev_ms={2:.6f} min_ms={0:.6f} "
       "p50_ms={0:.6f} p90_ms={0:.6f} p99_ms={0:.6f} max_ms={0:.6f}\n",
       latency_ms, 4000.0 / latency_ms, latency_ms / 100);
+}
+
+// A log of one combination (input 128, batch 4) from its reps' durations in ms, as upstream's driver writes
+// it: REP lines (the first rep the warm-up) and RES with the median of the kept reps; no STAT line.
+std::string reps_log(const std::vector<double>& ms) {
+  std::string text = "FMWORK META driver=0.1.0 threads=1 dtype=float32\n";
+  double t = 1;
+  for (size_t i = 0; i < ms.size(); ++i, t += 1)
+    text += fmt::format("FMWORK REP {} {} {:.9f} {:.9f} {:.9f}\n", i + 1, ms.size(), t, t + ms[i] / 1000, ms[i] / 1000);
+  std::vector<double> kept(ms.begin() + 1, ms.end());
+  std::sort(kept.begin(), kept.end());
+  const double median = kept.size() % 2 ? kept[kept.size() / 2] : (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]) / 2;
+  return text + fmt::format("FMWORK RES 1.000000000 {:.9f} m c 128 4 {:.3f} {:.1f}\n", t, median, 4000 / median);
+}
+
+// Under load the median moves with the share of slow reps; the fastest reps do not. B's reps are 5 ms when
+// it has the CPU and 10 ms when a neighbour takes it: by the median B/A is 0.741x, by min or p10 0.500x
+// (what B does on a quiet machine). The table says which statistic it shows.
+TEST(Process, StatisticPicksEachSidesLatency) {
+  TempDir dir;
+  const std::string a = dir.write("a.log", reps_log({12, 10.0, 10.1, 10.0, 10.2, 10.1, 10.0, 10.1, 10.0, 10.1, 10.0}));
+  const std::string b = dir.write("b.log", reps_log({12, 5.0, 5.1, 5.0, 9.8, 10.2, 10.0, 5.1, 9.9, 10.1, 5.0}));
+  const auto row = [](const std::string& table) { return table.substr(table.find("\nm c float32"), 100); };
+  const std::string median = run({"--compare", a, b});
+  EXPECT_NE(row(median).find("10.0500        7.4500     0.741x"), std::string::npos) << median;
+  const std::string min = run({"--compare", a, b, "--statistic", "min"});
+  EXPECT_EQ(min.substr(0, min.find('\n')).find("A min_ms      B min_ms"), 31u) << min;
+  EXPECT_NE(row(min).find("10.0000        5.0000     0.500x"), std::string::npos) << min;
+  EXPECT_NE(min.find("\nlatency: min_ms, the fastest kept rep: what a neighbour taking the CPU moves least "
+                     "(--statistic min; repeats: the median of theirs)\n"),
+            std::string::npos);
+  EXPECT_NE(row(run({"--compare", a, b, "--statistic", "p10"})).find("10.0000        5.0000     0.500x"), std::string::npos);
+  const std::string csv = run({"--compare", a, b, "--statistic", "p10", "--format", "csv"});
+  EXPECT_EQ(csv.rfind("run,input,batch,a_p10_ms,b_p10_ms,", 0), 0u) << csv;
+  EXPECT_NE(run({"--compare", a, b, "--statistic", "mean", "--format", "json"}).find("\"statistic\": \"mean\""),
+            std::string::npos);
+}
+
+// The statistics' table and docs/campaigns.md's table of --statistic are the same rows.
+TEST(Process, StatisticTableOfTheDocsIsTheCodes) {
+  std::ifstream in(std::string(FMWORK_SOURCE_DIR) + "/docs/campaigns.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string rows = "| `--statistic` | column | what |\n| --- | --- | --- |\n";
+  for (const StatisticSpec& s : statistics())
+    rows += std::string("| `") + s.name + "` | `" + s.heading + "` | " + s.help + " |\n";
+  EXPECT_NE(doc.find(rows + "\n"), std::string::npos) << "docs/campaigns.md should hold:\n" << rows;
+}
+
+TEST(Process, StatisticIsRefusedWhereItMeansNothingOrCannotBeHad) {
+  TempDir dir;
+  const std::string stat_only = dir.write("s.log", one_combination(10.0));
+  EXPECT_EQ(std::string(run_error({"--path", stat_only, "--statistic", "min"}).what()),
+            "--statistic is for --compare A B and --baseline KEY=VALUE (the latency of each side); add one of them or "
+            "leave it out");
+  const Error p10 = run_error({"--compare", stat_only, stat_only, "--statistic", "p10"});
+  EXPECT_EQ(p10.exit_code(), 2);
+  EXPECT_EQ(std::string(p10.what()), "--statistic p10: " + stat_only + " input 128 batch 4 has no REP lines to take "
+                                     "it from; use --statistic min or median (its STAT line has them)");
+  EXPECT_NE(std::string(run_error({"--compare", stat_only, stat_only, "--statistic", "p5"}).what())
+                .find("--statistic: p5 not in {median,min,p10,mean}"),
+            std::string::npos);
 }
 
 TEST(Process, CompareAsDataAndFailIfSlower) {

@@ -176,6 +176,28 @@ TEST(SvgChart, LegendApartFromTheCharts) {
   EXPECT_NE(legend.find("failed (hover the cross for the error)"), std::string::npos);
 }
 
+// A point whose verdict is not ok is ringed, and the legend says what a ring means; without a flag, no ring
+// and no such entry. A legend drawn for several charts can ask for the entry (flag_entry).
+TEST(SvgChart, FlaggedPointsAreRingedAndTheLegendSaysWhy) {
+  LineChart chart = two_series();
+  EXPECT_EQ(count(render_svg_chart(chart), "class=\"flagged\""), 0u);
+  EXPECT_EQ(count(render_svg_chart(chart), "flagged-entry"), 0u);
+  chart.series[0].points[2].flag = "noisy";
+  chart.series[1].points[0].flag = "contended";
+  const std::string svg = render_svg_chart(chart);
+  EXPECT_EQ(count(svg, "<circle class=\"flagged\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"point\""), 5u) << "the ring is beside the point, not instead of it";
+  EXPECT_EQ(count(svg, "<g class=\"legend-entry flagged-entry\">"), 1u);
+  EXPECT_NE(svg.find(">ringed: verdict not ok (noisy, unstable, contended, too few reps; hover the point)</text>"),
+            std::string::npos);
+  // The ring lets the pointer through to the point's tooltip.
+  EXPECT_EQ(count(svg, "r=\"8.5\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.8\" pointer-events=\"none\""), 3u);
+  LineChart legend_only = two_series();
+  legend_only.flag_entry = true;
+  EXPECT_EQ(count(render_svg_legend(legend_only), "<g class=\"legend-entry flagged-entry\">"), 1u);
+  EXPECT_EQ(count(render_svg_legend(two_series()), "flagged-entry"), 0u);
+}
+
 // More than 10x between the smallest and the largest value or bar end above 0 calls for a log axis.
 TEST(SvgChart, SpansDecade) {
   LineChart chart = two_series();  // 1.5 to 9.4

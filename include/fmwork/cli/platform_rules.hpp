@@ -34,6 +34,11 @@ bool is_platform_name(const std::string& name);
 // What is_platform_name accepts, for messages: "cpu, cuda, cuda:N or a plugin name of letters, ...".
 extern const char* const kPlatformNames;
 
+// "; did you mean cpu?" when `name` is one typo from a built-in platform (cup, cdua, CPU; one_typo_from in
+// base/text_format), "" otherwise: the end of the message for a platform that is neither built in nor a
+// plugin found (so a plugin named like a typo, xpu, is only offered cpu when its library is missing).
+std::string platform_suggestion(const std::string& name);
+
 // The requirement as the user would type it: "--compile", "--torch.call:set_grad_enabled@ False",
 // "--compile:backend sendnn".
 std::string format_requirement(const PlatformRequirement& requirement);

@@ -47,6 +47,8 @@ class HfModel : public Model {
   const NativeEncoder& encoder() const { return *encoder_; }
 
  private:
+  torch::IValue forward_packed(const Batch& batch);
+
   std::string folder_, model_class_;
   std::unique_ptr<NativeEncoder> encoder_;
   std::string description_;

@@ -36,6 +36,7 @@ struct BaselineTable {
   std::vector<std::string> differ;     // spec.key, then the keys that change with it: they differ within a pair
   std::vector<BaselineGroup> groups;   // one per other value of the key, in the order the logs first show them
   size_t unstated = 0;                 // logs with results that do not state the key: left out
+  Statistic statistic = Statistic::median;  // what the latencies (and so the speedups) are made of
 };
 
 // The table over `logs`. The candidate keys are the campaign's run name (label "run"), the keys --compare
@@ -47,7 +48,9 @@ struct BaselineTable {
 // {match: paired_on, ignore_meta: differ}); a log's value of the key is meta_value() of its first result.
 // Throws a usage Error of one line: a key no log states (with "did you mean" when one is close, else the
 // keys there are), a value no run has (listing the values there are), or no run with another value.
-BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineSpec& spec);
+// `statistic` (process --statistic) is each side's latency, as compare_logs takes it (and refuses it).
+BaselineTable baseline_table(const std::vector<ParsedLog>& logs, const BaselineSpec& spec,
+                             Statistic statistic = Statistic::median);
 
 // A pair's speedup over the baseline: the baseline's latency / its own (> 1: faster than the baseline),
 // 1 / ComparedPair::latency_ratio(), from the unrounded latencies. Not throughput_ratio(): with repeats that
@@ -61,12 +64,13 @@ double speedup(const ComparedPair& pair);
 // a verdict that is not ok), and lines counting what had no partner and the logs that do not state the key.
 std::string baseline_text(const BaselineTable& table);
 
-// A header, then one row per pair: key, value, pair, input, batch, baseline_latency_ms, latency_ms, speedup,
+// A header, then one row per pair: key, value, pair, input, batch, baseline_latency_ms, latency_ms (with
+// another statistic its heading: baseline_min_ms, min_ms), speedup,
 // latency_ratio, baseline_repeats, repeats, baseline_cov, cov, noise (noise, beyond, ?), baseline_verdict,
 // verdict (formats.hpp's verdict_of(); empty where the log cannot tell). Numbers unrounded.
 std::string baseline_csv(const BaselineTable& table);
 
-// {"baseline": {"key", "value"}, "paired_on": [...], "differ": [...], "unstated_logs": N, "groups":
+// {"baseline": {"key", "value"}, "statistic": "median", "paired_on": [...], "differ": [...], "unstated_logs": N, "groups":
 // [{"value", "speedup_median", "comparison": compare_json() of the group, each pair with "speedup" added}]}.
 nlohmann::ordered_json baseline_json(const BaselineTable& table);
 

@@ -28,6 +28,32 @@ struct CompareSide {
   std::string verdict;
 };
 
+// What latency a side stands for (process --statistic, for --compare and --baseline): the median of the kept
+// reps (the default: what RES reports), or a statistic that a busy machine moves less. A neighbour that takes
+// the CPU for part of a run slows some reps, not the fastest: min and p10 keep closer to the machine's own
+// speed than the median, and are what a comparison under load should use (three loaded runs of one campaign
+// gave bf16 speedups of 3.19x, 8.50x and 1.85x by the median; 3.3x on a quiet machine).
+enum class Statistic { median, min, p10, mean };
+
+// One row of the statistics' table: its name for --statistic, the column heading ("p10_ms"), and what it is.
+// The one table --statistic's parser, --help, the outputs' headings, docs/campaigns.md and the tests read.
+struct StatisticSpec {
+  Statistic id;
+  const char* name;
+  const char* heading;
+  const char* help;
+};
+const std::vector<StatisticSpec>& statistics();
+const StatisticSpec& statistic_spec(Statistic statistic);
+// The statistic `name` names; nullopt for any other word.
+std::optional<Statistic> statistic_named(const std::string& name);
+
+// A record's latency in ms under `statistic`: median is precise_latency_ms() (formats.hpp); min is STAT's
+// min_ms, else the least kept REP duration; p10 the 10th percentile of the kept REP durations (a STAT line
+// has none); mean STAT's mean_ms, else the kept durations' mean. nullopt when the log cannot give it (p10
+// without REP lines, min or mean with neither STAT nor REP lines).
+std::optional<double> statistic_ms(const CombinationRecord& record, Statistic statistic);
+
 // How --compare pairs records (process --compare's --match and --ignore-meta). Empty: today's pairing (the
 // run id, else model, class and precision; then input and batch). Else pairs are made on input, batch and
 // the `match` keys alone. Either way a pair whose significant_meta_keys() differ is refused unless the key
@@ -35,11 +61,12 @@ struct CompareSide {
 struct CompareOptions {
   std::vector<std::string> match;        // META keys, "model", or input / batch (always matched)
   std::vector<std::string> ignore_meta;  // keys that may differ within a pair
+  Statistic statistic = Statistic::median;  // each side's latency (repeats: the median of theirs)
   bool explicit_keys() const { return !match.empty() || !ignore_meta.empty(); }
 };
 
-// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn
-// (META keys) and model (RES's model name). A key only one side states is not held against the other
+// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn,
+// model (RES's model name), batching and lengths (META keys of mixed-length runs: `--baseline batching=padded`). A key only one side states is not held against the other
 // (upstream's logs have no META line).
 const std::vector<std::string>& significant_meta_keys();
 
@@ -86,14 +113,21 @@ std::string verdict_mark(const ComparedPair& pair, const std::string& a_name = "
 struct Comparison {
   std::vector<ComparedPair> pairs;            // in the order of key.text
   std::vector<CompareKey> only_a, only_b;     // combinations found on one side only, in that order too
+  Statistic statistic = Statistic::median;    // what the sides' latencies are (CompareOptions::statistic)
 };
 
 // The run a log belongs to across a campaign's repeats: its run_id label without the ".r<k>" that
 // "repeat": N adds (the log's repeat label says k); the run_id as it is without a repeat label; "" without one.
 std::string repeated_run(const ParsedLog& log);
 
+// The run a record pairs by without --match / --ignore-meta (CompareKey::run): repeated_run(log), else
+// "model class precision".
+std::string compare_run(const ParsedLog& log, const CombinationRecord& record);
+
 // Matches the records of A and B by key. Records of one key from logs labelled `repeat` are gathered into
-// one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run).
+// one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run). Each
+// side's latency is options.statistic's (statistic_ms); throughput and tokens/s follow from it. A record
+// that cannot give it is a usage Error naming the statistic, the log, the combination and what would do.
 // Throws a usage Error of one line naming the key and both values: when one side has a key twice with a
 // significant key differing that is not matched ("name threads in --match"); when a pair differs in a
 // significant key not matched or ignored; with explicit_keys() false, when no record pairs though both

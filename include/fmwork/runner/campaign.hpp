@@ -36,4 +36,9 @@ namespace fmwork {
 int run_campaign_command(const std::vector<std::string>& args, const std::string& program, std::ostream& out,
                          std::ostream& err);
 
+// The command that resumes the campaign `dir` from any folder: the driver `program` runs (its real path), `run
+// --resume` with `dir` made absolute, and `--devices LIST` when one was given (empty: none), shell-quoted.
+// What `driver run` says when SIGINT or SIGTERM stops it (base/interrupt_note.hpp).
+std::string resume_command(const std::string& program, const std::string& dir, const std::string& devices);
+
 }  // namespace fmwork

@@ -35,14 +35,15 @@ struct Plan {
   std::vector<PlannedRun> runs;
 };
 
-// Reads (read_json_file: size and depth limits), validates and expands an experiment file. Every expanded
+// Validates and expands an experiment file's document. Every expanded
 // command line is checked as the driver checks it before loading anything (cli's parse_command_line and
 // the option sets' builders), so that a plan never holds a run the driver would refuse. Throws a one-line
 // usage Error naming the file, the run and the key: `x.json: run "minilm" (model:torch_dtype=bfloat16):
 // <the driver's message>`, `x.json: runs[1]: unknown key "option" (known: id, options, matrix, sizes)`.
 // The runs are counted before any is expanded: a plan of more than "max_runs" (kDefaultMaxRuns) is refused
 // with the count and its factors, `x.json: run "big" expands to 1000000000000 runs (1000 values of --reps x ...)`.
-Plan load_experiment(const std::string& path);
+// expand_experiment touches no file; load_experiment (experiment_paths.hpp) reads the file, expands it and
+// resolves and checks the runs' paths.
 Plan expand_experiment(const nlohmann::json& doc, const std::string& source);
 
 // The plan as plan.json holds it, and back (plan_from_json throws a runtime Error "<source>: ..." on a

@@ -86,6 +86,7 @@ class CudaGraphModel : public Model {
                      std::to_string(kWarmups) +
                      " warm-up passes on the capturing stream); each rep copies its inputs into the graph's buffers "
                      "before t0 and times the replay";
+    f.runs_unpadded = false;  // a graph replays the padded shape it captured
     if (f.activation_bytes) {
       // The pool keeps one forward's working memory (own) for the graph's life; the static inputs (three
       // [batch, input] int64) are extra; the previous shape's pool is freed before this one is captured.

@@ -68,6 +68,7 @@ class PluginCompiledModel : public Model {
     if (!f.description.empty() && f.description.back() != '\n') f.description += "\n";
     f.description += "compiled by plugin " + instance_->name + ", backend " + backend_;
     if (runner_.description) f.description += std::string(" (") + runner_.description + ")";
+    f.runs_unpadded = false;  // the runner is handed padded batches
     return f;
   }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override { return inner_->prepare(batch, input); }

@@ -1,0 +1,39 @@
+// The paths of an experiment file's runs: resolved against the file's folder, not the folder `driver run` is
+// started from, and checked before a campaign's tree is made. No LibTorch here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fmwork/runner/experiment.hpp"
+
+namespace fmwork {
+
+// The driver options whose values are paths, each with what it must be. Read by resolve_plan_paths and its
+// docs (docs/campaigns.md's table lists the same).
+enum class PathUse {
+  model,          // --model_name (when no --model_root), --model_root/--model_name: a file or a folder that exists
+  model_root,     // --model_root: a folder that exists
+  input_folder,   // --check_outputs: a folder that exists
+  output_folder,  // --save_outputs, --profile: a folder, or a name the driver can make (its nearest existing
+                  // ancestor a folder)
+};
+struct PathOption {
+  const char* option;  // as typed: "--model_root"
+  PathUse use;
+};
+const std::vector<PathOption>& path_options();
+
+// Makes every relative path of `plan`'s runs absolute against `folder` (an experiment file's folder; made
+// absolute against the current folder first), and checks each as its PathUse says. A relative --model_name
+// without --model_root gets `--model_root FOLDER` (inserted before it): the name, which RES and the reports
+// show, stays as typed. Throws a usage Error, one line naming the file (plan.source), the run, the option and
+// what would be right: `x.json: run "minilm": --model_name models/m: no such file or folder (looked for
+// /abs/models/m; paths in an experiment file are relative to its folder, /abs)`.
+void resolve_plan_paths(Plan& plan, const std::string& folder);
+
+// The experiment file at `path` read (read_json_file's limits; its errors as usage Errors), expanded
+// (expand_experiment, experiment.hpp) and its paths resolved against its folder (resolve_plan_paths).
+Plan load_experiment(const std::string& path);
+
+}  // namespace fmwork

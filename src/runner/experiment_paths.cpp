@@ -1,0 +1,138 @@
+// The paths of an experiment's runs, resolved against the file's folder and checked (experiment_paths.hpp).
+#include "fmwork/runner/experiment_paths.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/json_input.hpp"
+
+namespace fmwork {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where an option's value sits in an argv: the word after "--x", or after "--x=" in the same word.
+struct ValueAt {
+  size_t word = 0;
+  size_t offset = 0;  // 0: the whole word; else the value starts there ("--x=" is that long)
+};
+
+std::optional<ValueAt> value_of_option(const std::vector<std::string>& argv, const std::string& option) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == option && i + 1 < argv.size()) return ValueAt{i + 1, 0};
+    if (argv[i].rfind(option + "=", 0) == 0) return ValueAt{i, option.size() + 1};
+  }
+  return std::nullopt;
+}
+
+std::string text_at(const std::vector<std::string>& argv, const ValueAt& at) { return argv[at.word].substr(at.offset); }
+
+// What a path is on this machine, for the checks: nullopt when nothing is there.
+std::optional<fs::file_type> path_kind(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);  // follows links: what the driver will open
+  if (ec || status.type() == fs::file_type::not_found) return std::nullopt;
+  return status.type();
+}
+
+// The problem with `path` for its use, "" when none.
+std::string problem_of(const fs::path& path, PathUse use) {
+  const std::optional<fs::file_type> kind = path_kind(path);
+  const bool folder = kind == fs::file_type::directory, file = kind == fs::file_type::regular;
+  switch (use) {
+    case PathUse::model:
+      if (!kind) return "no such file or folder";
+      return folder || file ? "" : "not a file or a folder (a model is a Hugging Face folder, a .pt or a .pt2 file)";
+    case PathUse::model_root:
+    case PathUse::input_folder:
+      if (!kind) return "no such folder";
+      return folder ? "" : "not a folder";
+    case PathUse::output_folder: {
+      if (kind) return folder ? "" : "a file of that name exists; name a folder (it is made when absent)";
+      fs::path up = path.parent_path();
+      while (!up.empty() && !path_kind(up) && up != up.parent_path()) up = up.parent_path();
+      return path_kind(up) == fs::file_type::directory ? "" : up.string() + " is not a folder, so it cannot be made";
+    }
+  }
+  return "";
+}
+
+fs::path absolute_in(const fs::path& folder, const std::string& text) {
+  const fs::path path(text);
+  return (path.is_absolute() ? path : folder / path).lexically_normal();
+}
+
+}  // namespace
+
+const std::vector<PathOption>& path_options() {
+  static const std::vector<PathOption> options = {{"--model_root", PathUse::model_root},
+                                                  {"--check_outputs", PathUse::input_folder},
+                                                  {"--save_outputs", PathUse::output_folder},
+                                                  {"--profile", PathUse::output_folder}};
+  return options;
+}
+
+void resolve_plan_paths(Plan& plan, const std::string& folder) {
+  std::error_code ec;
+  fs::path base = fs::absolute(folder.empty() ? fs::path(".") : fs::path(folder), ec).lexically_normal();
+  if (ec) throw usage_error(plan.source + ": cannot tell its folder (" + ec.message() + ")");
+  if (!base.has_filename() && base != base.root_path()) base = base.parent_path();  // "/a/b/" -> "/a/b"
+  std::map<std::pair<std::string, PathUse>, std::string> judged;  // (absolute path, use) -> problem: runs share paths
+  for (PlannedRun& run : plan.runs) {
+    // `in_folder`: `as_typed` was a path relative to the file's folder (the message says so).
+    const auto check = [&](const std::string& option, const std::string& as_typed, const fs::path& resolved,
+                           PathUse use, bool in_folder) {
+      auto [it, fresh] = judged.try_emplace({resolved.string(), use});
+      if (fresh) it->second = problem_of(resolved, use);
+      if (it->second.empty()) return;
+      std::string where;
+      if (resolved.string() != as_typed)
+        where = " (looked for " + resolved.string() +
+                (in_folder ? ": a relative path in an experiment file is relative to the file's folder)" : ")");
+      throw usage_error(plan.source + ": " + describe_run(run) + ": " + option + " " + excerpt(as_typed) + ": " +
+                        it->second + where);
+    };
+    for (const PathOption& p : path_options()) {
+      const std::optional<ValueAt> at = value_of_option(run.argv, p.option);
+      if (!at) continue;
+      const std::string text = text_at(run.argv, *at);
+      if (text.empty()) continue;  // an empty --model_root joins nothing; the driver refuses the others
+      const fs::path resolved = absolute_in(base, text);
+      check(p.option, text, resolved, p.use, fs::path(text).is_relative());
+      run.argv[at->word] = run.argv[at->word].substr(0, at->offset) + resolved.string();
+    }
+    const std::optional<ValueAt> name = value_of_option(run.argv, "--model_name");
+    if (!name) continue;  // the driver's parser refused the run already
+    const std::string model = text_at(run.argv, *name);
+    const std::optional<ValueAt> root = value_of_option(run.argv, "--model_root");
+    const std::string root_text = root ? text_at(run.argv, *root) : "";
+    if (!root_text.empty()) {
+      check("--model_name", model, absolute_in(root_text, model), PathUse::model, false);  // under --model_root
+      continue;
+    }
+    check("--model_name", model, absolute_in(base, model), PathUse::model, fs::path(model).is_relative());
+    if (fs::path(model).is_absolute()) continue;
+    if (root) {  // given empty: it joins nothing, so it is set to the folder in place
+      run.argv[root->word] = run.argv[root->word].substr(0, root->offset) + base.string();
+      continue;
+    }
+    run.argv.insert(run.argv.begin() + static_cast<long>(name->word - (name->offset ? 0 : 1)),
+                    {"--model_root", base.string()});
+  }
+}
+
+Plan load_experiment(const std::string& path) {
+  nlohmann::json doc;
+  try {
+    doc = read_json_file(path);
+  } catch (const Error& e) {
+    throw usage_error(e.what());
+  }
+  Plan plan = expand_experiment(doc, path);
+  resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
+  return plan;
+}
+
+}  // namespace fmwork
