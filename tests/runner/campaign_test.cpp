@@ -178,6 +178,7 @@ TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
 TEST(Campaign, AFailedRunIsNamedOnce) {
   TempDir dir;
   const std::string driver = fake_driver(dir), root = dir.path() + "/out";
+  dir.write("bad", "");  // the model the fake driver fails on: paths of an experiment must exist
   const std::string exp = dir.write("one.json", R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "C",
       "--reps": 2, "--input_sizes": "8,16", "--batch_sizes": "1"}}, "runs": [{"id": "b", "options": {"--model_name": "bad"}}]})");
   std::ostringstream out, err;
