@@ -198,12 +198,16 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
       throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
                                     name, request.path));
   refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever
-  TokenFacts facts = token_facts_beside(request.path, o);
   // A TorchScript archive is a zip that LibTorch reads without its CRC-32s: a damaged byte came out as a
-  // parse error in the model's code, an unknown type, or an internal assert. Checked first, it is one line.
+  // parse error in the model's code, an unknown type, or an internal assert; an empty or foreign file as
+  // miniz's "internal error". Checked first (before the vocabulary beside it is asked for), it is one line.
   char magic[4] = {};
   std::ifstream(request.path, std::ios::binary).read(magic, sizeof magic);
-  if (std::string(magic, sizeof magic) == std::string("PK\x03\x04", 4)) verify_zip_file(request.path);
+  if (std::string(magic, sizeof magic) != std::string("PK\x03\x04", 4))
+    throw usage_error(request.path + ": not a TorchScript archive (torch.jit.save writes a zip; this file does "
+                                     "not begin as one)");
+  verify_zip_file(request.path);
+  TokenFacts facts = token_facts_beside(request.path, o);
   torch::jit::Module module;
   try {
     module = torch::jit::load(request.path, request.device);

@@ -27,7 +27,15 @@ std::string message_cause(const std::string& message) {
   }
   if (lines.empty()) return "unknown error";
   const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
-  return escape_controls(script_traceback ? lines.back() : lines.front());  // no \r or escape sequence either
+  std::string line = script_traceback ? lines.back() : lines.front();
+  // Caffe2-style checks prefix "[enforce fail at file.cpp:123] . ": where in LibTorch, not what went wrong.
+  static const std::regex enforce(R"(^\[enforce fail at [^\]]*\]\s*\.?\s*)");
+  line = std::regex_replace(line, enforce, "");
+  // An embedding lookup past its table: the ids fed are larger than the model's vocabulary.
+  if (line.find("index out of range in self") != std::string::npos)
+    line = "an input id is past the model's embedding table (is --model:vocab_size, or the vocab_size beside the "
+           "file, larger than the model's vocabulary?)";
+  return escape_controls(line);  // no \r or escape sequence either
 }
 
 namespace {

@@ -187,6 +187,21 @@ TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
 // The cause of a failure (a FAIL line's text, an error line) holds no control character either.
 TEST(HostileInput, FailureCauseIsOneLine) {
   EXPECT_EQ(message_cause("boom\x1b[2J\tx\r\nFMWORK RES forged"), "boom\\x1b[2J\\tx");
+  // LibTorch's words translated: where a check sits in its sources is nothing a user can act on.
+  EXPECT_EQ(message_cause("[enforce fail at inline_container.cc:337] . file not found: archive/constants.pkl"),
+            "file not found: archive/constants.pkl");
+}
+
+// An id past the embedding table, as a real lookup reports it (a TorchScript file given a larger
+// --model:vocab_size than its table): the cause in the user's terms.
+TEST(HostileInput, AnIdPastTheEmbeddingTableSaysSo) {
+  try {
+    (void)at::embedding(at::zeros({4, 2}), at::full({1}, 7, at::kLong));
+    ADD_FAILURE() << "an id of 7 read a table of 4 rows";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(exception_cause(e), "an input id is past the model's embedding table (is --model:vocab_size, or the "
+                                  "vocab_size beside the file, larger than the model's vocabulary?)");
+  }
 }
 
 // A failed allocation reads as out of memory with the size, not in the allocator's words: a real one, from
@@ -369,6 +384,21 @@ TEST(HostileInput, DamagedTorchScriptNamesTheMember) {
   EXPECT_EQ(r.err.rfind("error: " + model + ": damaged: member '", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("' fails its CRC-32 check ("), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// An empty or foreign file given as TorchScript: one line saying it is no archive, before the vocabulary is
+// asked for (it was "put a config.json with vocab_size beside the file", then miniz's internal error).
+TEST(HostileInput, AFileThatIsNoArchiveIsSaidToBeNone) {
+  TempDir dir;
+  for (const std::string& bytes : {std::string(), std::string("\x7f" "ELF random bytes, not a zip", 28)}) {
+    write_file(dir.file("model.pt"), bytes);
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--model:vocab_size@", "100"}}) {
+      const CommandResult r = drive(dir.file("model.pt"), extra);
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_EQ(r.err, "error: " + dir.file("model.pt") +
+                           ": not a TorchScript archive (torch.jit.save writes a zip; this file does not begin as one)\n");
+    }
+  }
 }
 
 }  // namespace

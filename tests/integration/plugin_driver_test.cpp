@@ -224,6 +224,21 @@ TEST_F(PluginDriverTest, AFailureThroughThePluginIsTheSameOneLineCauseAsOnCpu) {
   EXPECT_EQ(through_plugin, "--platform refdev: backend refdev: " + on_cpu);
 }
 
+// A plugin reports no memory of its own; the inputs are still made on the host first, so a shape whose inputs
+// cannot fit there is a FAIL line with the figures, not an OOM kill, and the sweep goes on.
+TEST_F(PluginDriverTest, InputsBeyondTheHostsMemoryAreAFailLineOnAPluginToo) {
+  auto a = args("refdev");
+  for (std::string& w : a)
+    if (w == "1,2") w = "1,1000000000";
+  auto r = driver(a);
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const auto fails = only<FailLine>(parse_all(r.out));
+  ASSERT_EQ(fails.size(), 2u) << r.out;  // batch 10^9 at inputs 8 and 16: 192 and 384 GB of ids alone
+  for (const auto& fail : fails)
+    EXPECT_CONTAINS(*fail.fields.find("error"), "of inputs) but the host (where --platform refdev's inputs are made) has ");
+  EXPECT_EQ(only<ResLine>(parse_all(r.out)).size(), 2u) << "batch 1 runs";
+}
+
 TEST_F(PluginDriverTest, TorchScriptCompileWorksOnTheDevice) {
   auto r = driver(args("refdev", {"--compile", "--compile:backend", "torchscript"}));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

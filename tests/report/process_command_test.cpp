@@ -1,3 +1,4 @@
+// over 500 lines: the process command's every mode and option, each refusal with its whole line.
 #include "fmwork/report/process_command.hpp"
 
 #include <sys/stat.h>
