@@ -285,15 +285,9 @@ int run(int argc, char** argv) {
   return finish(failures, args);
 }
 
-// `driver serve ...`: the serving scenario (serve_run.hpp) on the model the sweep's options name. The serve
-// options are taken out first; the rest is the sweep's command line, without --reps, with --input_sizes and
-// --batch_sizes of one size each (the query length, the largest batch).
-int serve(const std::vector<std::string>& words_in) {
-  if (asks_for_help(words_in)) {
-    std::cout << serve_usage();
-    flush_or_throw(std::cout, "the help to standard output");
-    return 0;
-  }
+// serve's command line: the serve options, then the sweep's without --reps (and without its sweep-only
+// options), --batch_sizes and --input_sizes of one size each; what they set checked together.
+std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words_in) {
   std::vector<std::string> words = words_in;
   ServeSetup setup;
   setup.args = take_serve_options(words);
@@ -324,6 +318,20 @@ int serve(const std::vector<std::string>& words_in) {
     throw usage_error("--batching unpadded: driver serve runs padded and sorted batches; unpadded execution comes with "
                       "per-sequence lengths in the model's Batch");
   setup.seed = args.seed;
+  return {std::move(o), std::move(setup)};
+}
+
+// `driver serve ...`: the serving scenario (serve_run.hpp) on the model the sweep's options name. The serve
+// options are taken out first; the rest is the sweep's command line, without --reps, with --input_sizes and
+// --batch_sizes of one size each (the query length, the largest batch).
+int serve(const std::vector<std::string>& words_in) {
+  if (asks_for_help(words_in)) {
+    std::cout << serve_usage();
+    flush_or_throw(std::cout, "the help to standard output");
+    return 0;
+  }
+  auto [o, setup] = parse_serve(words_in);
+  FixedArgs& args = o.command_line.args;
   check_thread_environment([](const char* name) { return std::getenv(name); });
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);

@@ -76,7 +76,8 @@ const ServeOption kServe[] = {
      "its length)",
      [](ServeArgs& a, const std::string& v) { a.batching = parse_batching(v, "--batching"); }},
     {"max_wait_ms", "MS", "2",
-     "the longest the oldest waiting query waits for a fuller batch once the device is free (default 2)",
+     "the longest the oldest waiting query waits for a fuller batch once the device is free (default 0: a batch "
+     "leaves at once, holding what queued while the device was busy, as Triton's and TEI's batchers do)",
      [](ServeArgs& a, const std::string& v) {
        a.max_wait_ms = number_in("max_wait_ms", v, 0, false, 60000, "milliseconds from 0 to 60000");
      }},

@@ -343,6 +343,7 @@ const LineSpec& serve_line_spec() {
                      serve_number("tokens_per_s", 1, 7, 0), serve_number("p50_ms", 3, 8, 2),
                      serve_number("p90_ms", 3, 9, 2), serve_number("p99_ms", 3, 10, 2),
                      serve_number("p999_ms", 3, 11, 2), serve_number("max_ms", 3, 12, 2), serve_number("mean_ms", 3),
+                     serve_number("queue_p50_ms", 3), serve_number("service_p50_ms", 3),
                      serve_integer("batches"), serve_number("mean_batch", 3, 13, 2), serve_text("batch_hist"),
                      serve_number("busy", 4, 14, 3), serve_text("bound"), serve_number("bound_ms", 3),
                      serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15), reason_field()},

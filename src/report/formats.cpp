@@ -1,7 +1,6 @@
 // The records of driver logs written out: upstream's JSON, CSV, a summary table. The extension lines'
 // columns are read off their field tables (log_format), so that a new field is added in one place.
 #include "fmwork/report/formats.hpp"
-#include "fmwork/report/serve_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -489,9 +488,10 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
     if (l > 0) out += "\n";
     out += summary_heading(log);
     const SummaryTable table = summary_table(log);
-    if (!is_serve_log(log)) out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
+    // A log of driver serve has no RES line: its levels are serve_report's (process writes them after this).
+    const bool serving = log.results.empty() && (!log.serve.empty() || !log.capacity.empty());
+    if (!serving) out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
     out += verdict_notes(log);
-    out += serve_summary(log);  // driver serve's levels and capacity, where the log has them
   }
   return out;
 }

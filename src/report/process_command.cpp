@@ -368,7 +368,7 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       } else if (options.format == "csv") {
         text = csv_rows(log[0], options.metadata_id, labels);
       } else if (options.format == "summary") {
-        text = (first ? "" : "\n") + to_summary(log);
+        text = (first ? "" : "\n") + to_summary(log) + serve_summary(log[0]);
         first = false;
       } else {
         for (const auto& record : to_upstream_json(log, options.metadata_id, options.upstream_only)) {

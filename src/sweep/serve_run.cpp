@@ -19,14 +19,18 @@ namespace fmwork {
 
 namespace {
 
-// The steady clock (sweep's clock_now: monotonic); waiting sleeps, so the one core the model needs next is
-// free while no query is due.
+// The steady clock (sweep's clock_now: monotonic). Waiting sleeps, so the cores are free while no query is
+// due, until kSpin before the time, then watches the clock: a thread woken from sleep can start late by a
+// scheduler's slice on a busy machine, which every query's latency would carry.
 class SteadyClock : public ServeClock {
  public:
+  static constexpr ServeNanos kSpin = 1'000'000;
   ServeNanos now() override { return clock_now(); }
   void wait_until(ServeNanos t) override {
-    for (ServeNanos left = t - clock_now(); left > 0; left = t - clock_now())
-      std::this_thread::sleep_for(std::chrono::nanoseconds(left));
+    for (ServeNanos left = t - clock_now(); left > kSpin; left = t - clock_now())
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSpin));
+    while (clock_now() < t) {
+    }
   }
 };
 

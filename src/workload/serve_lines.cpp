@@ -18,7 +18,7 @@ ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, cons
        V(static_cast<double>(plan.limits.max_wait) / 1e6), V(plan.limits.max_tokens), V(s.queries),
        V(s.warmup_queries), V(s.unanswered), V(s.window_s), V(s.offered_qps), V(s.achieved_qps), V(s.tokens_per_s),
        V(s.latency.p50_ms), V(s.latency.p90_ms), V(s.latency.p99_ms), V(s.latency.p999_ms), V(s.latency.max_ms),
-       V(s.latency.mean_ms), V(s.batches), V(s.mean_batch), V(std::string_view(hist)), V(s.busy),
+       V(s.latency.mean_ms), V(s.queue_p50_ms), V(s.service_p50_ms), V(s.batches), V(s.mean_batch), V(std::string_view(hist)), V(s.busy),
        bound ? V(std::string_view(bound->text)) : V(), s.bound_value_ms ? V(*s.bound_value_ms) : V(),
        V(std::string_view(s.valid ? "VALID" : "INVALID")), V(std::string_view(s.reason))})};
 }

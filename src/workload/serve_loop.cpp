@@ -176,10 +176,46 @@ std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histo
   return out.empty() ? "-" : out;
 }
 
+namespace {
+
+// The verdict of a summarised level: kept up, enough, the bound held (summarize_level's rules).
+void judge(LevelSummary& s, const ServePlan& plan, const std::vector<double>& latencies,
+           const std::optional<LatencyBound>& bound) {
+  std::vector<std::string> failed;
+  s.kept_up = s.unanswered == 0 && (s.achieved_qps >= kKeptUpShare * s.offered_qps || s.busy < kSaturatedBusy);
+  if (s.unanswered > 0)
+    failed.push_back(fmt::format("fell behind: {} queries unanswered when the level stopped", s.unanswered));
+  else if (!s.kept_up)
+    failed.push_back(fmt::format("fell behind: achieved {:.1f} of {:.1f} queries/s offered", s.achieved_qps,
+                                 s.offered_qps));
+  s.enough = s.queries >= plan.min_queries && s.window_s * 1e9 + 0.5 >= static_cast<double>(plan.min_duration);
+  if (!s.enough)
+    failed.push_back(fmt::format("too few: {} queries in {:.2f} s (at least {} in {:.2f} s)", s.queries, s.window_s,
+                                 plan.min_queries, static_cast<double>(plan.min_duration) / 1e9));
+  std::string held;
+  if (bound) {
+    s.bound_value_ms = bound_percentile(latencies, *bound);
+    s.bound_held = s.queries > 0 && *s.bound_value_ms <= bound->ms;
+    const std::string name = fmt::format("p{:g}", bound->percentile);
+    if (!s.bound_held)
+      failed.push_back(fmt::format("{} {:.3f} ms > {:g} ms", name, *s.bound_value_ms, bound->ms));
+    else
+      held = fmt::format(", {} {:.3f} <= {:g} ms", name, *s.bound_value_ms, bound->ms);
+  }
+  s.valid = failed.empty();
+  if (s.valid) {
+    s.reason = "kept up, enough queries" + held;
+  } else {
+    for (const std::string& f : failed) s.reason += (s.reason.empty() ? "" : "; ") + f;
+  }
+}
+
+}  // namespace
+
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound) {
   LevelSummary s;
   s.unanswered = run.unanswered;
-  std::vector<double> latencies;
+  std::vector<double> latencies, waits, services;
   ServeNanos last_done = run.warmup, first_scheduled = -1, last_scheduled = run.warmup;
   int64_t measured_scheduled = 0, real_tokens = 0;
   for (const ServedQuery& q : run.queries) {
@@ -192,6 +228,7 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
     last_scheduled = std::max(last_scheduled, q.scheduled);
     if (q.done < 0) continue;
     latencies.push_back(static_cast<double>(q.done - q.scheduled) / 1e6);
+    waits.push_back(static_cast<double>(q.dispatched - q.scheduled) / 1e6);
     last_done = std::max(last_done, q.done);
     real_tokens += q.length;
   }
@@ -213,42 +250,19 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
     const ServeNanos from = std::max(b.start, run.warmup), to = std::min(b.end, last_done);
     if (to > from) busy += to - from;
     if (b.end > run.warmup) {  // a batch answered in the window: it served a measured query, or delayed one
+      services.push_back(static_cast<double>(b.end - b.start) / 1e6);
       ++s.batches;
       ++sizes[b.size];
       s.mean_batch += static_cast<double>(b.size);
     }
   }
   if (s.batches > 0) s.mean_batch /= static_cast<double>(s.batches);
+  s.queue_p50_ms = summarize_latencies(waits).p50_ms;
+  s.service_p50_ms = summarize_latencies(services).p50_ms;
   s.batch_histogram.assign(sizes.begin(), sizes.end());
   if (window > 0) s.busy = static_cast<double>(busy) / static_cast<double>(window);
 
-  std::vector<std::string> failed;
-  s.kept_up = s.unanswered == 0 && s.achieved_qps >= kKeptUpShare * s.offered_qps;
-  if (s.unanswered > 0)
-    failed.push_back(fmt::format("fell behind: {} queries unanswered when the level stopped", s.unanswered));
-  else if (!s.kept_up)
-    failed.push_back(fmt::format("fell behind: achieved {:.1f} of {:.1f} queries/s offered", s.achieved_qps,
-                                 s.offered_qps));
-  s.enough = s.queries >= plan.min_queries && window >= plan.min_duration;
-  if (!s.enough)
-    failed.push_back(fmt::format("too few: {} queries in {:.2f} s (at least {} in {:.2f} s)", s.queries, s.window_s,
-                                 plan.min_queries, static_cast<double>(plan.min_duration) / 1e9));
-  std::string held;
-  if (bound) {
-    s.bound_value_ms = bound_percentile(latencies, *bound);
-    s.bound_held = s.queries > 0 && *s.bound_value_ms <= bound->ms;
-    const std::string name = fmt::format("p{:g}", bound->percentile);
-    if (!s.bound_held)
-      failed.push_back(fmt::format("{} {:.3f} ms > {:g} ms", name, *s.bound_value_ms, bound->ms));
-    else
-      held = fmt::format(", {} {:.3f} <= {:g} ms", name, *s.bound_value_ms, bound->ms);
-  }
-  s.valid = failed.empty();
-  if (s.valid) {
-    s.reason = "kept up, enough queries" + held;
-  } else {
-    for (const std::string& f : failed) s.reason += (s.reason.empty() ? "" : "; ") + f;
-  }
+  judge(s, plan, latencies, bound);
   return s;
 }
 

@@ -159,7 +159,7 @@ def main():
         check(p.returncode == 0, "process reads every line (%s)" % p.stderr.strip()[-300:])
         records = json.loads(p.stdout) if p.returncode == 0 else []
         check(len(records) == len(serve) + len(capacity), "process --format json: one record per SERVE and CAPACITY")
-        summary = run([args.process, "--path", log], cache)
+        summary = run([args.process, "--path", log, "--format", "summary"], cache)
         check(summary.returncode == 0 and "serving levels:" in summary.stdout and "CAPACITY p99:60000" in summary.stdout,
               "process's summary holds the levels and the capacity")
 

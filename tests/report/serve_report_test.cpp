@@ -38,7 +38,7 @@ const std::string kServeLog =
 TEST(ServeReport, SummaryHasTheLevelsAndTheCapacity) {
   TempDir dir;
   const std::string path = dir.write("serve.log", kServeLog);
-  const std::string summary = run({"--path", path});
+  const std::string summary = run({"--path", path, "--format", "summary"});
   EXPECT_EQ(summary.find("(no results)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("serving levels:"), std::string::npos) << summary;
   EXPECT_NE(summary.find("p99_ms"), std::string::npos);

@@ -19,7 +19,7 @@ namespace fmwork {
 struct ServeArgs {
   std::vector<double> rates;           // --rates: open-loop levels, queries/s
   std::optional<int64_t> users;        // --users: a closed-loop level of N users
-  double max_wait_ms = 2;              // --max_wait_ms
+  double max_wait_ms = 0;              // --max_wait_ms (0: a batch leaves as soon as the device is free)
   int64_t max_tokens = 0;              // --max_tokens (0: no token budget)
   double warmup_s = 1;                 // --warmup_s
   double duration_s = 5;               // --duration_s

@@ -116,12 +116,14 @@ const LineSpec& profile_line_spec();
 
 // FMWORK SERVE level=N phase=levels|search arrival=poisson|closed rate= users= lengths= batching= max_batch=
 // max_wait_ms= max_tokens= queries= warmup_queries= unanswered= window_s= offered_qps= achieved_qps= tokens_per_s=
-// p50_ms= p90_ms= p99_ms= p999_ms= max_ms= mean_ms= batches= mean_batch= batch_hist= busy= bound= bound_ms=
+// p50_ms= p90_ms= p99_ms= p999_ms= max_ms= mean_ms= queue_p50_ms= service_p50_ms= batches= mean_batch= batch_hist=
+// busy= bound= bound_ms=
 // verdict=VALID|INVALID reason=<text>: one load level of `driver serve` (workload/serve_loop.hpp says what each
 // number is). level (>= 1, the level's order in the run), phase, arrival, verdict and reason are required, reason
 // last. rate is the open loop's target (queries/s), users the closed loop's; lengths the queries' length
 // ("fixed:128", a distribution); batching how batches run (padded); max_tokens 0 for none; batch_hist
-// "size:batches,...". Latencies run from each query's scheduled arrival to its batch's synchronised answer.
+// "size:batches,...". queue_p50_ms is the median wait from a query's scheduled arrival to its batch's dispatch,
+// service_p50_ms the median batch time (dispatch to synchronised answer). Latencies run from each query's scheduled arrival to its batch's synchronised answer.
 // bound and bound_ms (the bound's percentile here) where a --latency_bound was given.
 const LineSpec& serve_line_spec();
 // FMWORK CAPACITY bound=p99:50 result=found|none capacity_qps= bound_ms= achieved_qps= lowest_failed_qps= steps=

@@ -88,6 +88,8 @@ struct LevelSummary {
   double tokens_per_s = 0;     // their real tokens / window
   double busy = 0;             // the device's busy time in the window / window
   LatencySummary latency;
+  double queue_p50_ms = 0;     // the median wait from a measured query's scheduled arrival to its batch's dispatch
+  double service_p50_ms = 0;   // the median batch time, dispatch to answer (inputs made, run, synchronised)
   int64_t batches = 0;         // batches holding a measured query
   double mean_batch = 0;
   std::vector<std::pair<int64_t, int64_t>> batch_histogram;  // (size, batches of that size), sizes ascending
@@ -98,11 +100,14 @@ struct LevelSummary {
   std::string reason;          // why INVALID; "kept up, enough queries[, p99 X <= Y ms]" when VALID
 };
 
-// Kept up: every query answered and the achieved rate at least kKeptUpShare of the offered one (a queue that
-// grew through the level ends with its backlog drained late, which lowers the achieved rate). Enough: at least
+// Kept up: every query answered, and the achieved rate at least kKeptUpShare of the offered one or the device
+// idle for part of the window (busy below kSaturatedBusy). A queue that grew through the level keeps the device
+// busy throughout and ends with its backlog drained late, which lowers the achieved rate; a short window whose
+// last query was merely slow lowers it too, but leaves the device idle between queries. Enough: at least
 // min_queries measured and a window of at least min_duration. Bound held: the bound's percentile at most its
 // milliseconds. VALID when all hold.
 constexpr double kKeptUpShare = 0.95;
+constexpr double kSaturatedBusy = 0.98;
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound);
 
 // "1:30,2:12,4:3": a histogram as the SERVE line writes it.
