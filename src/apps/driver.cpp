@@ -211,11 +211,25 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.cpu = to_log_token(runtime.cpu);
   f.isa = runtime.isa;
   f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
+  if (args.lengths || args.batching) f.batching = batching_name(args.batching.value_or(Batching::padded));
+  if (args.lengths) f.lengths = to_log_token(length_spec_text(*args.lengths));
   if (rate) {
     f.gemm_gflops = rate->gflops;
     f.gemm_probe = rate->how();
   }
   return make_meta_line(f);
+}
+
+// --batching unpadded needs a model that runs packed tokens and a platform that takes more than one shape:
+// refused before the sweep, in one line.
+void check_batching(const SweepPlan& plan, const Model& model, const Platform& platform) {
+  if (plan.batching != Batching::unpadded) return;
+  if (plan.one_shape)
+    throw usage_error("--batching unpadded: --platform " + platform.name() + " runs one shape per run; its batches are "
+                      "padded to the input size (--batching padded)");
+  if (!model.runs_unpadded())
+    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
+                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
 }
 
 void report_failure(const std::string& message) { std::cerr << "error: " << escape_controls(message) << std::endl; }
@@ -280,6 +294,12 @@ int run(int argc, char** argv) {
                  args.profile};
   if (rate) plan.peak_gflops = rate->gflops;
   plan.warmup = args.warmup;
+  plan.lengths = args.lengths;
+  plan.batching = args.batching.value_or(Batching::padded);
+  plan.sort_window = args.sort_window;
+  plan.seed = args.seed;
+  plan.one_shape = platform->constraints().single_input_size;
+  check_batching(plan, *model, *platform);
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
   if (child) return failures > 0 ? 1 : 0;
   return finish(failures, args);
@@ -296,7 +316,7 @@ std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words
   Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), {"reps", "input_sizes", "batch_sizes"});
   FixedArgs& args = o.command_line.args;
   for (const char* sweep_only : {"reps", "warmup", "isolate", "isolate_timeout", "save_outputs", "check_outputs",
-                                 "profile"})
+                                 "profile", "sort_window"})
     for (const auto& word : o.command_line.arg_words)
       if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + " ", 0) == 0)
         throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
@@ -305,18 +325,14 @@ std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words
     throw usage_error("driver serve takes one --batch_sizes: the largest batch the batcher forms (default 8)");
   if (args.input_sizes.size() > 1)
     throw usage_error("driver serve takes one --input_sizes (a fixed query length); for a mix give --input_lengths");
-  if (!args.input_sizes.empty() && setup.args.input_lengths)
-    throw usage_error("--input_sizes and --input_lengths both give the queries' lengths: give one");
   setup.max_batch = args.batch_sizes.empty() ? 8 : args.batch_sizes[0];
-  setup.lengths = parse_length_spec(setup.args.input_lengths ? *setup.args.input_lengths
-                                    : std::to_string(args.input_sizes.empty() ? 128 : args.input_sizes[0]),
-                                    setup.args.input_lengths ? "--input_lengths" : "--input_sizes");
+  setup.lengths = args.lengths ? *args.lengths
+                               : parse_length_spec(std::to_string(args.input_sizes.empty() ? 128 : args.input_sizes[0]),
+                                                   "--input_sizes");
+  setup.batching = args.batching.value_or(Batching::padded);
   if (setup.args.max_tokens > 0 && setup.args.max_tokens < setup.lengths.max)
     throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be served; "
                                   "give at least {}", setup.args.max_tokens, setup.lengths.max, setup.lengths.max));
-  if (setup.args.batching == Batching::unpadded)
-    throw usage_error("--batching unpadded: driver serve runs padded and sorted batches; unpadded execution comes with "
-                      "per-sequence lengths in the model's Batch");
   setup.seed = args.seed;
   return {std::move(o), std::move(setup)};
 }
@@ -345,6 +361,9 @@ int serve(const std::vector<std::string>& words_in) {
   const bool grad = grad_enabled_requested(o.calls);
   const RuntimeInfo runtime = apply_runtime(o, *platform, grad, std::cout);
   auto model = load_and_compile(o, *platform, std::cout);
+  if (setup.batching == Batching::unpadded && (!model->runs_unpadded() || platform->constraints().single_input_size))
+    throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
+                      "shape; use --batching padded or sorted");
   // A query longer than the model's position table is refused now, before any level runs.
   model->activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model->prepare(setup.max_batch, setup.lengths.max))

@@ -189,11 +189,48 @@ const FixedOption kFixed[] = {
      "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)",
      [](A& a, const V& v) { a.warmup = v.integer; },
      [](const A& a) { return std::optional(a.warmup ? Value::of_int(*a.warmup) : Value::none()); }},
+    {"input_lengths", FixedKind::lengths, false, false, "SPEC", "uniform:16,64",
+     "each request's length drawn from a distribution instead of every row filled: N, uniform:MIN,MAX, "
+     "lognormal:MEDIAN,MAX[,SIGMA] (SIGMA 0.8 by default) or file:PATH (one token count per line, drawn with "
+     "replacement); seeded by --seed, drawn outside the timed region; each --input_sizes value is then the "
+     "combination's longest length (ours)",
+     [](A& a, const V& v) { a.input_lengths = v.text, a.lengths = v.lengths; },
+     [](const A& a) { return std::optional(optional_string(a.input_lengths)); }},
+    {"batching", FixedKind::batching, false, false, "MODE", "unpadded",
+     "how a batch of mixed lengths runs: padded (to its longest, the mask marking the padding; the default), "
+     "sorted (a window of requests sorted by length, then cut into batches) or unpadded (the real tokens "
+     "packed: native encoders only) (ours)",
+     [](A& a, const V& v) { a.batching = v.batching; },
+     [](const A& a) {
+       return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
+     }},
+    {"sort_window", FixedKind::count, false, false, "N", "1024",
+     "with --batching sorted: the requests sorted together before they are cut into batches (default: all of a "
+     "combination's reps' requests, as one encode() call over them) (ours)",
+     [](A& a, const V& v) { a.sort_window = v.integer; },
+     [](const A& a) { return std::optional(a.sort_window ? Value::of_int(*a.sort_window) : Value::none()); }},
     {"quiet", FixedKind::flag, false, false, "", "",
      "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
      "errors and warnings still go there) (ours)",
      [](A& a, const V&) { a.quiet = true; }, [](const A& a) { return std::optional(Value::of_bool(a.quiet)); }},
 };
+
+// The length options against each other and the sizes: lengths within every combination's input size, a
+// sort window that holds at least one batch and is only given to the sorted mode.
+void check_lengths_options(const FixedArgs& args) {
+  if (args.lengths && !args.input_sizes.empty()) {
+    const int64_t smallest = *std::min_element(args.input_sizes.begin(), args.input_sizes.end());
+    check_lengths_fit(*args.lengths, smallest, "--input_lengths", "--input_sizes'");
+  }
+  if (args.sort_window && args.batching != Batching::sorted)
+    throw usage_error("--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
+  if (args.sort_window && !args.batch_sizes.empty()) {
+    const int64_t largest = *std::max_element(args.batch_sizes.begin(), args.batch_sizes.end());
+    if (*args.sort_window < largest)
+      throw usage_error(fmt::format("--sort_window {} holds less than one batch of {}; give at least {}",
+                                    *args.sort_window, largest, largest));
+  }
+}
 
 }  // namespace
 
@@ -235,6 +272,12 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text) 
     case FixedKind::count:
       value.integer = parse_count(name, text);
       break;
+    case FixedKind::lengths:
+      value.lengths = parse_length_spec(text, name);
+      break;
+    case FixedKind::batching:
+      value.batching = parse_batching(text, name);
+      break;
   }
   return value;
 }
@@ -264,6 +307,7 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   if (args.warmup && *args.warmup >= args.reps)
     throw usage_error(fmt::format("--warmup {} leaves none of --reps {} to time; give at most {} (or more --reps)",
                                   *args.warmup, args.reps, args.reps - 1));
+  check_lengths_options(args);
   args.model_path = args.model_root && !args.model_root->empty() ? path_join(*args.model_root, args.model_name)
                                                                  : args.model_name;
   return args;

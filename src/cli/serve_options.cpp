@@ -64,17 +64,6 @@ const ServeOption kServe[] = {
      [](ServeArgs& a, const std::string& v) {
        a.users = integer_in("users", v, 1, 100000, "a number of users from 1 to 100000");
      }},
-    {"input_lengths", "SPEC", "uniform:16,128",
-     "each query's length: N, fixed:N, uniform:MIN,MAX, lognormal:MEDIAN,MAX[,SIGMA], file:PATH (default: "
-     "--input_sizes' one size, else 128)",
-     [](ServeArgs& a, const std::string& v) {
-       parse_length_spec(v, "--input_lengths");  // checked now; drawn from with the run's seed later
-       a.input_lengths = v;
-     }},
-    {"batching", "MODE", "padded",
-     "padded (FIFO, each batch padded to its longest) or sorted (the oldest query with the waiting ones nearest "
-     "its length)",
-     [](ServeArgs& a, const std::string& v) { a.batching = parse_batching(v, "--batching"); }},
     {"max_wait_ms", "MS", "2",
      "the longest the oldest waiting query waits for a fuller batch once the device is free (default 0: a batch "
      "leaves at once, holding what queued while the device was busy, as Triton's and TEI's batchers do)",
@@ -186,8 +175,11 @@ std::string serve_usage() {
     out += left + o.help + "\n";
   }
   out += "\nthe model's options are the sweep's (driver --help): --platform, --model_class, --model_name, --model_root,\n"
-         "--eval, --compile, --seed, --quiet and the --model:, --compile:, --torch.call:, --torch.set: sets;\n"
-         "--input_sizes L is a fixed query length, --batch_sizes B the batcher's largest batch; --reps is not used.\n"
+         "--eval, --compile, --seed, --quiet, --input_lengths, --batching and the --model:, --compile:, --torch.call:,\n"
+         "--torch.set: sets. --input_sizes L is a fixed query length (default 128; with --input_lengths SPEC, the\n"
+         "longest), --batch_sizes B the batcher's largest batch (default 8); --batching padded takes the queue in\n"
+         "order, sorted the oldest query with the waiting ones nearest its length, unpadded runs the real tokens\n"
+         "packed (native encoders); --reps is not used.\n"
          "\nexample:\n  driver serve --platform cpu --model_class BertModel --model_name all-MiniLM-L6-v2 --eval \\\n"
          "      --input_sizes 128 --batch_sizes 8 --rates 20,40,80 --latency_bound p99:50 --price_per_hour 3.20\n";
   return out;

@@ -2,8 +2,13 @@
 #include "fmwork/encoders/attention.hpp"
 
 #include <algorithm>
+#include <mutex>
+
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
 #include <optional>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/encoders/linear.hpp"
 
 namespace fmwork::hf {
@@ -78,6 +83,62 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     ctx = at::matmul(probs, v).view({B, h, T, d});
   }
   return ctx.transpose(1, 2).reshape({B, T, h * d});
+}
+
+at::Tensor per_sequence(const std::vector<int64_t>& lengths, int64_t features, const at::TensorOptions& options,
+                        const std::function<at::Tensor(int64_t offset, int64_t length)>& one) {
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (const int64_t length : lengths) offsets.push_back(total), total += length;
+  auto out = at::empty({1, total, features}, options);
+  auto run = [&](size_t i) { out.narrow(1, offsets[i], lengths[i]).copy_(one(offsets[i], lengths[i])); };
+  // Off the CPU the kernels queue on the caller's stream, one sequence after another.
+  const auto threads = static_cast<size_t>(std::max(1, at::get_num_threads()));
+  if (!options.device().is_cpu() || threads == 1 || lengths.size() < 2) {
+    for (size_t i = 0; i < lengths.size(); ++i) run(i);
+    return out;
+  }
+  // On the CPU one parallel region for the whole batch, each thread running its sequences' small kernels on
+  // its own (ATen runs a kernel called inside a parallel region on the calling thread): a region per
+  // sequence's kernel would cost a barrier of every thread each, milliseconds where the CPU is shared.
+  // Longest first, each sequence to the thread with the least work so far (length^2 + length, attention's
+  // and the copies' share).
+  std::vector<size_t> order(lengths.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lengths[a] > lengths[b]; });
+  const size_t used = std::min(threads, lengths.size());
+  std::vector<std::vector<size_t>> share(used);
+  std::vector<double> load(used, 0.0);
+  for (const size_t i : order) {
+    const size_t t = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    share[t].push_back(i);
+    load[t] += static_cast<double>(lengths[i]) * static_cast<double>(lengths[i] + 1);
+  }
+  at::parallel_for(0, static_cast<int64_t>(used), 1, [&](int64_t begin, int64_t end) {
+    c10::InferenceMode inference;  // thread-local: the worker threads' too
+    for (int64_t t = begin; t < end; ++t)
+      for (const size_t i : share[static_cast<size_t>(t)]) run(i);
+  });
+  return out;
+}
+
+const AttentionMask& MasksByLength::of(int64_t length) {
+  const std::lock_guard<std::mutex> lock(mutex_);  // per_sequence's threads ask at once
+  auto it = made_.find(length);
+  if (it == made_.end()) it = made_.emplace(length, make_attention_mask(at::Tensor(), length, pattern_, options_, impl_)).first;
+  return it->second;
+}
+
+at::Tensor sequence_starts(const std::vector<int64_t>& lengths, const at::Device& device) {
+  std::vector<int64_t> starts;
+  int64_t offset = 0;
+  for (const int64_t length : lengths) starts.push_back(offset), offset += length;
+  return at::tensor(starts, at::kLong).to(device);
+}
+
+int64_t longest(const std::vector<int64_t>& lengths) {
+  if (lengths.empty()) throw usage_error("native encoder: a packed batch holds no sequence");
+  return *std::max_element(lengths.begin(), lengths.end());
 }
 
 }  // namespace fmwork::hf

@@ -123,39 +123,49 @@ std::string BertEncoder::attention_description() const {
   return "sdpa: at::scaled_dot_product_attention";
 }
 
-at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
-                              const at::Tensor& bool_mask) const {
-  const int64_t B = x.size(0), T = x.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
-                d = config_.head_dim();
-  at::Tensor q, k, v;  // [B, T, h, d] views
+// Q, K, V of `x` ([B, T, H]) as [B, T, h, d] views of the fused GEMM's output (or of three).
+BertEncoder::Qkv BertEncoder::project(const at::Tensor& x, const EncoderLayer& L) const {
+  const int64_t B = x.size(0), T = x.size(1), h = config_.num_attention_heads, d = config_.head_dim();
   if (L.qkv.weight.defined()) {
     auto qkv = run_linear(x, L.qkv).view({B, T, 3, h, d});
-    q = qkv.select(2, 0);
-    k = qkv.select(2, 1);
-    v = qkv.select(2, 2);
-  } else {
-    q = run_linear(x, L.q).view({B, T, h, d});
-    k = run_linear(x, L.k).view({B, T, h, d});
-    v = run_linear(x, L.v).view({B, T, h, d});
+    return {qkv.select(2, 0), qkv.select(2, 1), qkv.select(2, 2)};
   }
+  return {run_linear(x, L.q).view({B, T, h, d}), run_linear(x, L.k).view({B, T, h, d}),
+          run_linear(x, L.v).view({B, T, h, d})};
+}
+
+at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const {
+  const int64_t B = p.q.size(0), T = p.q.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
+                d = config_.head_dim();
   at::Tensor ctx;  // [B, h, T, d]
   if (attention_ == AttentionImpl::sdpa) {
     std::optional<at::Tensor> mask;
     if (bool_mask.defined()) mask = bool_mask;
-    ctx = at::scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mask);
+    ctx = at::scaled_dot_product_attention(p.q.transpose(1, 2), p.k.transpose(1, 2), p.v.transpose(1, 2), mask);
   } else {
     // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
-    auto qc = at::empty({B, h, T, d}, x.options());
-    at::mul_out(qc, q.transpose(1, 2), at::scalar_tensor(1.0 / std::sqrt(static_cast<double>(d)), at::kDouble));
-    auto kc = k.transpose(1, 2).contiguous();
-    auto vc = v.transpose(1, 2).contiguous();
+    auto qc = at::empty({B, h, T, d}, p.q.options());
+    at::mul_out(qc, p.q.transpose(1, 2), at::scalar_tensor(1.0 / std::sqrt(static_cast<double>(d)), at::kDouble));
+    auto kc = p.k.transpose(1, 2).contiguous();
+    auto vc = p.v.transpose(1, 2).contiguous();
     auto scores = at::bmm(qc.view({B * h, T, d}), kc.view({B * h, T, d}).transpose(1, 2));  // [B h, T, T]
     if (additive_mask.defined()) scores.view({B, h, T, T}).add_(additive_mask);
     auto probs = at::softmax(scores, -1);
     ctx = at::bmm(probs, vc.view({B * h, T, d})).view({B, h, T, d});
   }
-  auto merged = ctx.transpose(1, 2).reshape({B, T, H});
-  return run_linear(merged, L.attn_out);
+  return ctx.transpose(1, 2).reshape({B, T, H});
+}
+
+at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
+                                  const at::Tensor& bool_mask, const std::vector<int64_t>* lengths) const {
+  const Qkv p = project(x, L);
+  if (!lengths) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
+  // Packed: each sequence attends over its own tokens, with no mask.
+  auto ctx = per_sequence(*lengths, config_.hidden_size, x.options(), [&](int64_t offset, int64_t length) {
+    return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
+                   at::Tensor(), at::Tensor());
+  });
+  return run_linear(ctx, L.attn_out);
 }
 
 namespace {
@@ -180,6 +190,32 @@ at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at:
       x.add_(w.token_type[0]);
   }
   return at::layer_norm(x, {config.hidden_size}, w.embed_norm.weight, w.embed_norm.bias, config.layer_norm_eps);
+}
+
+// The embeddings of packed sequences: [1, N, H]. Positions restart in each sequence; RoBERTa's count the
+// sequence's non-pad tokens from pad + 1, as create_position_ids_from_input_ids does on a right-padded row.
+at::Tensor embed_packed(const EncoderConfig& config, const EncoderWeights& w, const PackedInput& in) {
+  auto x = at::embedding(w.word, in.input_ids);  // [N, H]
+  if (config.family == Family::roberta) {
+    const int64_t pad = *config.pad_token_id;
+    auto not_pad = in.input_ids.ne(pad).to(at::kLong);
+    auto counted = at::cumsum(not_pad, 0);
+    // Each sequence's count before its first token, subtracted from its tokens' running count.
+    const at::Tensor starts = sequence_starts(in.lengths, in.input_ids.device());
+    auto before = (counted.index_select(0, starts) - not_pad.index_select(0, starts))
+                      .repeat_interleave(at::tensor(in.lengths, at::kLong).to(in.input_ids.device()));
+    x.add_(at::embedding(w.position, (counted - before).mul_(not_pad).add_(pad)));
+  } else {
+    x.add_(at::embedding(w.position, in.positions));
+  }
+  if (w.token_type.defined()) {
+    if (in.token_type_ids.defined())
+      x.add_(at::embedding(w.token_type, in.token_type_ids));
+    else
+      x.add_(w.token_type[0]);
+  }
+  return at::layer_norm(x, {config.hidden_size}, w.embed_norm.weight, w.embed_norm.bias, config.layer_norm_eps)
+      .unsqueeze(0);
 }
 
 struct AttentionMasks {
@@ -211,14 +247,35 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   c10::InferenceMode inference;
   if (!input_ids.defined() || input_ids.dim() != 2)
     throw usage_error("native encoder: input_ids must be [batch, input]");
-  const int64_t B = input_ids.size(0), T = input_ids.size(1), H = config_.hidden_size;
+  const int64_t B = input_ids.size(0), T = input_ids.size(1);
   check_input_size(config_, T);
-  const double eps = config_.layer_norm_eps;
 
   auto x = embed(config_, w_, input_ids, token_type_ids);
   const AttentionMasks masks = attention_masks(attention_mask, B, T, x, attention_);
+  x = layers(x, masks.additive, masks.boolean, nullptr);
+  EncoderOutput out;
+  out.last_hidden_state = x;
+  if (w_.pooler) out.pooler_output = at::tanh(run_linear(x.select(1, 0), *w_.pooler));
+  return out;
+}
+
+EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
+  c10::InferenceMode inference;
+  check_input_size(config_, longest(in.lengths));
+  auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &in.lengths).squeeze(0);  // [N, H]
+  EncoderOutput out;
+  out.last_hidden_state = x;
+  if (w_.pooler)
+    out.pooler_output = at::tanh(run_linear(x.index_select(0, sequence_starts(in.lengths, x.device())), *w_.pooler));
+  return out;
+}
+
+at::Tensor BertEncoder::layers(at::Tensor x, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
+                               const std::vector<int64_t>* lengths) const {
+  const int64_t H = config_.hidden_size;
+  const double eps = config_.layer_norm_eps;
   for (const auto& L : w_.layers) {
-    auto a = attention(x, L, masks.additive, masks.boolean);
+    auto a = attention(x, L, additive_mask, bool_mask, lengths);
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
     auto hdn = run_linear(x, L.ffn_in);
@@ -227,11 +284,7 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
     y.add_(x);
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
   }
-
-  EncoderOutput out;
-  out.last_hidden_state = x;
-  if (w_.pooler) out.pooler_output = at::tanh(run_linear(x.select(1, 0), *w_.pooler));
-  return out;
+  return x;
 }
 
 uint64_t BertEncoder::activation_bytes(int64_t batch, int64_t input) const {

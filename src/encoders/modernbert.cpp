@@ -161,15 +161,23 @@ at::Tensor ModernBertEncoder::norm(const at::Tensor& x, const Norm& n) const {
   return at::layer_norm(x, {config_.hidden_size}, n.weight, n.bias, config_.layer_norm_eps);
 }
 
-at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary,
-                                        const AttentionMask& mask) const {
-  const int64_t B = h.size(0), T = h.size(1), heads = config_.num_attention_heads, d = config_.head_dim();
-  auto qkv = run_linear(h, L.wqkv).view({B, T, 3, heads, d});
+at::Tensor ModernBertEncoder::context(const at::Tensor& qkv, const QkRotary& rotary, const AttentionMask& mask) const {
+  const int64_t B = qkv.size(0), T = qkv.size(1), heads = config_.num_attention_heads, d = config_.head_dim();
+  auto parts = qkv.view({B, T, 3, heads, d});
   // Eager's 1 / sqrt(d) is in q's rotary tables (RotaryTables' scale): no pass over the scores for it.
-  auto q = apply_rotary(qkv.select(2, 0), rotary.q);
-  auto k = apply_rotary(qkv.select(2, 1), rotary.k);
-  auto v = qkv.select(2, 2).transpose(1, 2).contiguous();
-  auto ctx = attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
+  auto q = apply_rotary(parts.select(2, 0), rotary.q);
+  auto k = apply_rotary(parts.select(2, 1), rotary.k);
+  auto v = parts.select(2, 2).transpose(1, 2).contiguous();
+  return attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
+}
+
+at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const {
+  auto qkv = run_linear(h, L.wqkv);
+  if (!masks.lengths) return run_linear(context(qkv, rotary, *masks.padded), L.attn_out);
+  // Packed: each sequence from position 0 over its own tokens, with its length's mask (sliding layers).
+  auto ctx = per_sequence(*masks.lengths, config_.hidden_size, h.options(), [&](int64_t offset, int64_t length) {
+    return context(qkv.narrow(1, offset, length), rotary, masks.by_length->of(length));
+  });
   return run_linear(ctx, L.attn_out);
 }
 
@@ -185,24 +193,40 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
                                          const at::Tensor&) const {
   c10::InferenceMode inference;
   if (!input_ids.defined() || input_ids.dim() != 2) throw usage_error("native encoder: input_ids must be [batch, input]");
-  const int64_t T = input_ids.size(1), d = config_.head_dim();
+  const int64_t T = input_ids.size(1);
   check_input_size(config_, T);
   auto x = norm(at::embedding(embeddings_, input_ids), embed_norm_);
   const auto options = x.options();
-  // One set of rotary tables and one mask per kind of layer, shared by the layers of that kind.
-  const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
-  const QkRotary global_rotary = qk_rotary(T, d, config_.rope_theta, dtype(), x.device(), scale);
-  const QkRotary local_rotary = qk_rotary(T, d, config_.local_rope_theta, dtype(), x.device(), scale);
+  // One mask per kind of layer, shared by the layers of that kind.
   const AttentionMask global_mask = make_attention_mask(attention_mask, T, {false, 0}, options, attention_);
   const AttentionMask local_mask =
       make_attention_mask(attention_mask, T, {false, config_.sliding_window}, options, attention_);
+  return {layers(x, T, {&global_mask, nullptr, nullptr}, {&local_mask, nullptr, nullptr}), at::Tensor()};
+}
+
+EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
+  c10::InferenceMode inference;
+  const int64_t T = longest(in.lengths);
+  check_input_size(config_, T);
+  auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
+  MasksByLength global(AttentionPattern{false, 0}, x.options(), attention_);
+  MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
+  return {layers(x, T, {nullptr, &global, &in.lengths}, {nullptr, &local, &in.lengths}).squeeze(0), at::Tensor()};
+}
+
+at::Tensor ModernBertEncoder::layers(at::Tensor x, int64_t T, const Masks& global, const Masks& local) const {
+  const int64_t d = config_.head_dim();
+  // One set of rotary tables per kind of layer, for positions up to T, shared by the layers of that kind.
+  const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
+  const QkRotary global_rotary = qk_rotary(T, d, config_.rope_theta, dtype(), x.device(), scale);
+  const QkRotary local_rotary = qk_rotary(T, d, config_.local_rope_theta, dtype(), x.device(), scale);
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Layer& L = layers_[i];
     const at::Tensor h = i == 0 ? x : norm(x, L.attn_norm);  // layer 0's attn_norm is the identity
-    x = x + attention(h, L, L.sliding ? local_rotary : global_rotary, L.sliding ? local_mask : global_mask);
+    x = x + attention(h, L, L.sliding ? local_rotary : global_rotary, L.sliding ? local : global);
     x.add_(mlp(norm(x, L.mlp_norm), L));
   }
-  return {norm(x, final_norm_), at::Tensor()};
+  return norm(x, final_norm_);
 }
 
 uint64_t ModernBertEncoder::activation_bytes(int64_t batch, int64_t input) const {

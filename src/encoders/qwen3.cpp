@@ -192,26 +192,37 @@ std::vector<std::string> Qwen3Encoder::describe_lines() const {
           "pooler: none (Qwen3Model outputs last_hidden_state; pooling is the user's business)"};
 }
 
-at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary,
-                                   const AttentionMask& mask) const {
-  const int64_t B = h.size(0), T = h.size(1), heads = config_.num_attention_heads, kv = config_.kv_heads(),
+at::Tensor Qwen3Encoder::context(const at::Tensor& q_all, const at::Tensor& k_all, const at::Tensor& v_all, const Layer& L,
+                                 const QkRotary& rotary, const AttentionMask& mask) const {
+  const int64_t B = q_all.size(0), T = q_all.size(1), heads = config_.num_attention_heads, kv = config_.kv_heads(),
                 d = config_.head_dim(), eps_dims[] = {d};
-  at::Tensor q, k, v;  // [B, T, heads or kv, d] views
-  if (L.qkv.weight.defined()) {
-    auto qkv = run_linear(h, L.qkv);
-    q = qkv.narrow(-1, 0, heads * d).view({B, T, heads, d});
-    k = qkv.narrow(-1, heads * d, kv * d).view({B, T, kv, d});
-    v = qkv.narrow(-1, (heads + kv) * d, kv * d).view({B, T, kv, d});
-  } else {
-    q = run_linear(h, L.q).view({B, T, heads, d});
-    k = run_linear(h, L.k).view({B, T, kv, d});
-    v = run_linear(h, L.v).view({B, T, kv, d});
-  }
+  auto q = q_all.view({B, T, heads, d}), k = k_all.view({B, T, kv, d}), v = v_all.view({B, T, kv, d});
   // RMSNorm over each head's d values, then the rotation into [B, heads, T, d].
   q = apply_rotary(at::rms_norm(q, eps_dims, L.q_norm.weight, config_.layer_norm_eps), rotary.q);
   k = apply_rotary(at::rms_norm(k, eps_dims, L.k_norm.weight, config_.layer_norm_eps), rotary.k);
   v = v.transpose(1, 2).contiguous();
-  auto ctx = attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
+  return attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
+}
+
+at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const {
+  const int64_t heads = config_.num_attention_heads, kv = config_.kv_heads(), d = config_.head_dim();
+  at::Tensor q, k, v;  // [B, T, heads d or kv d]
+  if (L.qkv.weight.defined()) {
+    auto qkv = run_linear(h, L.qkv);
+    q = qkv.narrow(-1, 0, heads * d);
+    k = qkv.narrow(-1, heads * d, kv * d);
+    v = qkv.narrow(-1, (heads + kv) * d, kv * d);
+  } else {
+    q = run_linear(h, L.q);
+    k = run_linear(h, L.k);
+    v = run_linear(h, L.v);
+  }
+  if (!masks.lengths) return run_linear(context(q, k, v, L, rotary, *masks.padded), L.o);
+  // Packed: each sequence from position 0, causal over its own tokens (sliding layers: its length's window).
+  auto ctx = per_sequence(*masks.lengths, heads * d, h.options(), [&](int64_t offset, int64_t length) {
+    return context(q.narrow(1, offset, length), k.narrow(1, offset, length), v.narrow(1, offset, length), L, rotary,
+                   masks.by_length->of(length));
+  });
   return run_linear(ctx, L.o);
 }
 
@@ -234,20 +245,35 @@ at::Tensor Qwen3Encoder::mlp(const at::Tensor& h, const Layer& L) const {
 EncoderOutput Qwen3Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor&) const {
   c10::InferenceMode inference;
   if (!input_ids.defined() || input_ids.dim() != 2) throw usage_error("native encoder: input_ids must be [batch, input]");
-  const int64_t T = input_ids.size(1), d = config_.head_dim(), H = config_.hidden_size;
+  const int64_t T = input_ids.size(1);
   check_input_size(config_, T);
-  const double eps = config_.layer_norm_eps;
   auto x = at::embedding(embeddings_, input_ids);
-  const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
-  const QkRotary rotary = qk_rotary(T, d, config_.rope_theta, dtype(), x.device(), scale);
   const AttentionMask full = make_attention_mask(attention_mask, T, {true, 0}, x.options(), attention_);
   AttentionMask sliding;
   if (config_.sliding_window) sliding = make_attention_mask(attention_mask, T, {true, config_.sliding_window}, x.options(), attention_);
+  return {layers(x, T, {&full, nullptr, nullptr}, {&sliding, nullptr, nullptr}), at::Tensor()};
+}
+
+EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {
+  c10::InferenceMode inference;
+  const int64_t T = longest(in.lengths);
+  check_input_size(config_, T);
+  auto x = at::embedding(embeddings_, in.input_ids).unsqueeze(0);  // [1, N, H]
+  MasksByLength full(AttentionPattern{true, 0}, x.options(), attention_);
+  MasksByLength sliding(AttentionPattern{true, config_.sliding_window}, x.options(), attention_);
+  return {layers(x, T, {nullptr, &full, &in.lengths}, {nullptr, &sliding, &in.lengths}).squeeze(0), at::Tensor()};
+}
+
+at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const Masks& full, const Masks& sliding) const {
+  const int64_t d = config_.head_dim(), H = config_.hidden_size;
+  const double eps = config_.layer_norm_eps;
+  const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
+  const QkRotary rotary = qk_rotary(T, d, config_.rope_theta, dtype(), x.device(), scale);
   for (const Layer& L : layers_) {
     x = x + attention(at::rms_norm(x, {H}, L.input_norm.weight, eps), L, rotary, L.sliding ? sliding : full);
     x.add_(mlp(at::rms_norm(x, {H}, L.post_norm.weight, eps), L));
   }
-  return {at::rms_norm(x, {H}, final_norm_.weight, eps), at::Tensor()};
+  return at::rms_norm(x, {H}, final_norm_.weight, eps);
 }
 
 uint64_t Qwen3Encoder::activation_bytes(int64_t batch, int64_t input) const {

@@ -151,10 +151,25 @@ HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<Na
       seed_(seed) {}
 
 torch::IValue HfModel::forward(const Batch& batch) {
+  if (batch.packed.input_ids.defined()) return forward_packed(batch);
   // No mask when nothing is padded (the encoders' contract allows an undefined one): on CUDA a mask makes
   // flash attention ineligible, and BERT would build it inside the timed region.
   EncoderOutput out = encoder_->forward(batch.input_ids, batch.padded ? batch.attention_mask : at::Tensor(),
                                         batch.token_type_ids);
+  if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
+  return out.last_hidden_state;
+}
+
+// The packed real tokens through the encoder; last_hidden_state scattered back into the batch's padded
+// shape, zero at the padding (a copy of the real tokens' rows: small beside the forward pass), so that every
+// batching mode returns outputs of one shape.
+torch::IValue HfModel::forward_packed(const Batch& batch) {
+  const PackedTokens& p = batch.packed;
+  EncoderOutput out = encoder_->forward_packed({p.input_ids, p.token_type_ids, p.positions, batch.lengths});
+  const int64_t B = batch.input_ids.size(0), T = batch.input_ids.size(1), H = out.last_hidden_state.size(-1);
+  auto hidden = at::zeros({B * T, H}, out.last_hidden_state.options());
+  hidden.index_copy_(0, p.index, out.last_hidden_state);
+  out.last_hidden_state = hidden.view({B, T, H});
   if (out.pooler_output.defined()) return c10::ivalue::Tuple::create({out.last_hidden_state, out.pooler_output});
   return out.last_hidden_state;
 }

@@ -121,6 +121,18 @@ std::vector<FieldSpec> energy_fields() {
   return {per_rep, per_1000};
 }
 
+// STAT's token fields under a length distribution (log_format.hpp's TokenRates): the real tokens of a kept rep
+// and those computed on (means, 1 decimal), the padding fraction (4 decimals; a percentage in the summary) and
+// the computed tokens per second beside tokens_per_s (then the real ones). Last of STAT, optional.
+std::vector<FieldSpec> token_fields() {
+  FieldSpec real = csv_number("real_tokens", 1);
+  FieldSpec padded = csv_number("padded_tokens", 1);
+  FieldSpec padding = csv_number("padding", 4);
+  padding.summary = {"padding_%", 9, 0.01, 1, true};
+  FieldSpec padded_rate = csv_number("padded_tokens_per_s", 3);
+  return {real, padded, padding, padded_rate};
+}
+
 // META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
 FieldSpec gemm_rate_field() {
   FieldSpec f = field("gemm_gflops", FieldKind::number);
@@ -156,7 +168,8 @@ const LineSpec& meta_line_spec() {
                               field("grad", FieldKind::text), field("eval", FieldKind::text),
                               field("compile", FieldKind::text), field("cpu", FieldKind::text),
                               field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text),
-                              field(kMetaWarmup, FieldKind::text)},
+                              field(kMetaWarmup, FieldKind::text), field("batching", FieldKind::text),
+                              field("lengths", FieldKind::text)},
                              std::nullopt};
   return spec;
 }
@@ -171,6 +184,7 @@ const LineSpec& stat_line_spec() {
     for (FieldSpec& f : work_fields()) fields.push_back(f);
     for (FieldSpec& f : cpu_fields()) fields.push_back(f);
     for (FieldSpec& f : energy_fields()) fields.push_back(f);
+    for (FieldSpec& f : token_fields()) fields.push_back(f);
     return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
   }();
   return spec;

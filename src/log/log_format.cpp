@@ -232,7 +232,8 @@ MetaLine make_meta_line(const MetaFacts& f) {
       meta_line_spec(), {V(f.driver), V(f.git), V(f.torch), V(f.blas), V(f.onednn), V(f.parallel), V(f.platform),
                          V(f.device), V(f.threads), V(f.interop_threads), V(f.dtype), V(f.parameters), V(f.weights),
                          V(f.seed), V(f.grad), V(f.eval), V(f.compile), text(f.cpu), text(f.isa),
-                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V(), text(f.warmup)})};
+                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V(), text(f.warmup),
+                         text(f.batching), text(f.lengths)})};
 }
 
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
@@ -240,11 +241,13 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
 }
 
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
-                        const std::optional<CpuUse>& cpu, std::optional<double> joules_per_rep) {
+                        const std::optional<CpuUse>& cpu, std::optional<double> joules_per_rep,
+                        const std::optional<TokenRates>& tokens) {
   using V = std::optional<FieldValue>;
+  const V rate = tokens ? V(tokens->real_per_s) : v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V();
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
                         V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
-                        v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V()};  // never inf
+                        rate};  // never inf
   V flops, from, gflops, of_peak;
   if (work && work->flops > 0 && v.p50_ms > 0) {
     const double rate = work->flops / (v.p50_ms / 1000.0) / 1e9;
@@ -266,6 +269,11 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   }
   values.push_back(per_rep);
   values.push_back(per_1000);
+  const bool counted = tokens && tokens->padded_tokens > 0;
+  values.push_back(counted ? V(tokens->real_tokens) : V());
+  values.push_back(counted ? V(tokens->padded_tokens) : V());
+  values.push_back(counted ? V(1.0 - tokens->real_tokens / tokens->padded_tokens) : V());
+  values.push_back(counted ? V(tokens->padded_per_s) : V());
   return StatLine{make_some_fields(stat_line_spec(), values)};
 }
 

@@ -35,4 +35,55 @@ Batch InputGenerator::make(int64_t batch, int64_t input, const torch::Device& de
   return b;
 }
 
+Batch InputGenerator::make(const std::vector<int64_t>& lengths, int64_t input, const torch::Device& device) {
+  const auto batch = static_cast<int64_t>(lengths.size());
+  Batch b = make(batch, input, device);
+  auto mask = torch::zeros({batch, input}, torch::kLong);
+  auto rows = mask.accessor<int64_t, 2>();
+  bool full = true;
+  for (int64_t i = 0; i < batch; ++i) {
+    const int64_t length = lengths[static_cast<size_t>(i)];
+    if (length < 1 || length > input)
+      throw runtime_error(fmt::format("a row of {} tokens in a batch padded to {}", length, input));
+    for (int64_t t = 0; t < length; ++t) rows[i][t] = 1;
+    full = full && length == input;
+  }
+  b.attention_mask = mask.to(device);
+  b.padded = !full;
+  b.lengths = lengths;
+  return b;
+}
+
+void pack_batch(Batch& batch) {
+  const int64_t rows = batch.input_ids.size(0), input = batch.input_ids.size(1);
+  std::vector<int64_t> lengths = batch.lengths;
+  if (lengths.empty()) lengths.assign(static_cast<size_t>(rows), input);
+  std::vector<int64_t> index, positions;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t t = 0; t < lengths[static_cast<size_t>(i)]; ++t) index.push_back(i * input + t), positions.push_back(t);
+  const auto device = batch.input_ids.device();
+  PackedTokens& p = batch.packed;
+  p.index = torch::tensor(index, torch::kLong).to(device);
+  p.positions = torch::tensor(positions, torch::kLong).to(device);
+  p.input_ids = batch.input_ids.reshape({-1}).index_select(0, p.index);
+  if (batch.token_type_ids.defined()) p.token_type_ids = batch.token_type_ids.reshape({-1}).index_select(0, p.index);
+  batch.lengths = lengths;
+}
+
+std::vector<int64_t> lengths_of_mask(const torch::Tensor& attention_mask) {
+  if (!attention_mask.defined() || attention_mask.dim() != 2) return {};
+  const auto mask = attention_mask.to(torch::kCPU).ne(0).to(torch::kLong).contiguous();
+  const auto rows = mask.accessor<int64_t, 2>();
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < mask.size(0); ++i) {
+    int64_t length = 0;
+    while (length < mask.size(1) && rows[i][length]) ++length;
+    for (int64_t t = length; t < mask.size(1); ++t)
+      if (rows[i][t]) return {};  // a one after a zero: not right padding
+    if (length == 0) return {};   // an empty row has nothing to pack
+    lengths.push_back(length);
+  }
+  return lengths;
+}
+
 }  // namespace fmwork

@@ -187,7 +187,8 @@ std::optional<bool> ComparedPair::noise() const {
 }
 
 const std::vector<std::string>& significant_meta_keys() {
-  static const std::vector<std::string> keys = {"dtype", "threads", "compile", "platform", "attn", "model"};
+  static const std::vector<std::string> keys = {"dtype",    "threads",  "compile", "platform",
+                                                "attn",     "model",    "batching", "lengths"};
   return keys;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/model/inputs.hpp"
 #include "fmwork/model/safetensors.hpp"
 
 namespace fmwork {
@@ -80,13 +81,18 @@ Reference load_reference(const std::string& dir, int64_t input, int64_t batch, i
     throw runtime_error("--check_outputs: " + path + " does not exist; make it with --save_outputs " + dir +
                         " (or a reference tool) for input " + std::to_string(input) + ", batch " + std::to_string(batch));
   auto file = hf::SafetensorsFile::open(path);
-  const auto expect_shape = std::vector<int64_t>{batch, input};
+  // A batch of mixed lengths (--input_lengths) is saved padded to its longest request: [batch, T], T <= input.
+  int64_t padded_to = input;
+  if (const hf::TensorEntry* ids = file->find("input_ids");
+      ids && ids->shape.size() == 2 && ids->shape[0] == batch && ids->shape[1] >= 1 && ids->shape[1] < input)
+    padded_to = ids->shape[1];
+  const auto expect_shape = std::vector<int64_t>{batch, padded_to};
   auto read_input = [&](const char* name) -> torch::Tensor {
     const hf::TensorEntry* entry = file->find(name);
     if (!entry) return {};
     if (entry->shape != expect_shape || !c10::isIntegralType(entry->scalar_type, /*includeBool=*/false))
       throw runtime_error(fmt::format("--check_outputs: {}: {} must be [{}, {}] integers; it is {} {}", path, name,
-                                      batch, input, entry->dtype, fmt::join(entry->shape, "x")));
+                                      batch, padded_to, entry->dtype, fmt::join(entry->shape, "x")));
     return file->tensor(name, torch::kLong).clone();
   };
   Reference ref;
@@ -99,11 +105,14 @@ Reference load_reference(const std::string& dir, int64_t input, int64_t batch, i
                                     "0..{}: the file was made for another model",
                                     path, lowest, highest, vocab_size - 1));
   ref.inputs.attention_mask = read_input("attention_mask");
-  if (!ref.inputs.attention_mask.defined()) ref.inputs.attention_mask = torch::ones({batch, input}, torch::kLong);
+  if (!ref.inputs.attention_mask.defined()) ref.inputs.attention_mask = torch::ones({batch, padded_to}, torch::kLong);
   // Read on the host, before the move to the device: checking there would synchronise it.
   ref.inputs.padded = ref.inputs.attention_mask.eq(0).any().item<bool>();
+  // Right-padded rows: their lengths, so that the outputs are compared on the real tokens and --batching
+  // unpadded can pack them.
+  if (ref.inputs.padded) ref.inputs.lengths = lengths_of_mask(ref.inputs.attention_mask);
   ref.inputs.token_type_ids = read_input("token_type_ids");
-  if (!ref.inputs.token_type_ids.defined()) ref.inputs.token_type_ids = torch::zeros({batch, input}, torch::kLong);
+  if (!ref.inputs.token_type_ids.defined()) ref.inputs.token_type_ids = torch::zeros({batch, padded_to}, torch::kLong);
   const int64_t low_type = ref.inputs.token_type_ids.min().item<int64_t>();
   const int64_t high_type = ref.inputs.token_type_ids.max().item<int64_t>();
   if (type_vocab_size > 0 && (low_type < 0 || high_type >= type_vocab_size))  // else "index out of range in self"

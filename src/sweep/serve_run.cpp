@@ -34,20 +34,11 @@ class SteadyClock : public ServeClock {
   }
 };
 
-// A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding
-// (padded = false when every member is as long: no mask is applied, as in the sweep).
-Batch make_batch(const BatchToRun& b, InputGenerator& inputs, const torch::Device& device) {
-  Batch batch = inputs.make(static_cast<int64_t>(b.lengths.size()), b.longest, torch::kCPU);
-  if (std::any_of(b.lengths.begin(), b.lengths.end(), [&](int64_t l) { return l < b.longest; })) {
-    const torch::Tensor lengths = torch::tensor(b.lengths, torch::kLong).unsqueeze(1);
-    batch.attention_mask = (torch::arange(b.longest, torch::kLong).unsqueeze(0) < lengths).to(torch::kLong);
-    batch.padded = true;
-  }
-  if (!device.is_cpu()) {
-    batch.input_ids = batch.input_ids.to(device);
-    batch.attention_mask = batch.attention_mask.to(device);
-    batch.token_type_ids = batch.token_type_ids.to(device);
-  }
+// A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding (padded
+// false when every member is as long: no mask is applied, as in the sweep); its real tokens packed for unpadded.
+Batch make_batch(const BatchToRun& b, Batching mode, InputGenerator& inputs, const torch::Device& device) {
+  Batch batch = inputs.make(b.lengths, b.longest, device);
+  if (mode == Batching::unpadded) pack_batch(batch);
   return batch;
 }
 
@@ -66,14 +57,14 @@ class Scenario {
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
     const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
-      const Batch batch = make_batch(b, inputs_, platform_.device());
+      const Batch batch = make_batch(b, setup_.batching, inputs_, platform_.device());
       const Batch& fed = model_.stage(batch);
       const torch::IValue outputs = model_.forward(fed);
       platform_.synchronize();
     });
     const LevelSummary s = summarize_level(run, plan, setup_.args.bound);
     const ServeLabels labels{number, phase, to_log_token(length_spec_text(setup_.lengths)),
-                             std::string(batching_name(setup_.args.batching))};
+                             std::string(batching_name(setup_.batching))};
     out_ << format_line(make_serve_line(labels, plan, s, setup_.args.bound)) << "\n";
     flush_or_throw(out_, "the log to standard output");
     progress_line(fmt::format("serve level {} ({}): p50 {:.2f} ms, p99 {:.2f} ms, {:.1f} queries/s achieved, {}",
@@ -95,7 +86,7 @@ class Scenario {
     p.min_duration = static_cast<ServeNanos>(a.duration_s * 1e9);
     p.min_queries = a.min_queries;
     p.limits = BatchLimits{setup_.max_batch, static_cast<ServeNanos>(a.max_wait_ms * 1e6), a.max_tokens,
-                           a.batching};
+                           setup_.batching};
     return p;
   }
 

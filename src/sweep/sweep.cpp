@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <map>
 #include <new>
 
@@ -20,6 +21,7 @@
 #include "fmwork/log/verdicts.hpp"
 #include "fmwork/log/stats.hpp"
 #include "fmwork/runtime/op_profile.hpp"
+#include "fmwork/sweep/rep_lengths.hpp"
 
 namespace fmwork {
 namespace {
@@ -32,7 +34,24 @@ void emit(std::ostream& out, const LogLine& line) {
 }
 
 Batch to_device(const Batch& b, const torch::Device& device) {
-  return {b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device), b.padded};
+  Batch moved{b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device), b.padded};
+  moved.lengths = b.lengths;
+  return moved;
+}
+
+// Outputs of the padded shape ([batch, input, ...]) with the padding's positions set to zero, for a batch of
+// mixed lengths: what is saved and compared is the real tokens' outputs, which every batching mode computes
+// (the padding's rows differ by mode, and unpadded computes none). Other outputs as they are.
+NamedTensors real_tokens_only(NamedTensors named, const Batch& fed) {
+  if (fed.lengths.empty()) return named;
+  const auto padding = fed.attention_mask.eq(0);
+  for (auto& [name, t] : named)
+    if (t.dim() >= 2 && t.size(0) == padding.size(0) && t.size(1) == padding.size(1)) {
+      auto shape = padding.sizes().vec();
+      shape.resize(static_cast<size_t>(t.dim()), 1);
+      t = t.masked_fill(padding.to(t.device()).view(shape), 0);
+    }
+  return named;
 }
 
 // After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a
@@ -45,11 +64,11 @@ struct Checked {
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
   if (!plan.save_outputs && !reference) return {};
-  const NamedTensors named = name_outputs(outputs, model.output_names());
+  const NamedTensors named = real_tokens_only(name_outputs(outputs, model.output_names()), fed);
   if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
   if (!reference) return {};
   const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
-  const CheckResult r = compare_outputs(named, reference->outputs, tolerance);
+  const CheckResult r = compare_outputs(named, real_tokens_only(reference->outputs, fed), tolerance);
   return {make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
                           tolerance.cosine, r.pass),
           r.pass};
@@ -220,6 +239,46 @@ class RepsWatch {
   std::optional<CpuSample> cpu_before_;
 };
 
+// The next rep's inputs, on the device, before its timed region: the reference's (--check_outputs), a batch of
+// the next lengths (--input_lengths; padded to their longest, or to `input` on a one-shape platform), or
+// `input` tokens a row; packed for --batching unpadded.
+Batch rep_batch(const SweepPlan& plan, int64_t batch, int64_t input, const Batch* reference,
+                std::optional<RepLengths>& lengths, InputGenerator& inputs, Platform& platform) {
+  if (reference) return *reference;
+  Batch b;
+  if (lengths) {
+    const std::vector<int64_t> next = lengths->next();
+    const int64_t padded_to = plan.one_shape ? input : *std::max_element(next.begin(), next.end());
+    b = inputs.make(next, padded_to, platform.device());
+  } else {
+    b = inputs.make(batch, input, platform.device());
+  }
+  if (plan.batching == Batching::unpadded) pack_batch(b);
+  return b;
+}
+
+TokenCounts batch_tokens(const Batch& b, Batching mode) {
+  const int64_t rows = b.input_ids.size(0), input = b.input_ids.size(1);
+  if (b.lengths.empty()) return {rows * input, rows * input};
+  return rep_tokens(b.lengths, input, mode);
+}
+
+// STAT's token fields under --input_lengths (or --batching): the kept reps' real and computed tokens per rep,
+// and each over the kept reps' summed durations; nullopt for a plain run, whose tokens_per_s stays batch x input
+// over the median.
+std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<TokenCounts>& tokens,
+                                      const Timings& timings) {
+  if (!plan.lengths && plan.batching == Batching::padded) return std::nullopt;
+  const size_t first = timings.stat.dropped;
+  double real = 0, computed = 0, seconds = 0;
+  for (size_t i = first; i < tokens.size(); ++i)
+    real += static_cast<double>(tokens[i].real), computed += static_cast<double>(tokens[i].padded),
+        seconds += timings.durations[i];
+  const double kept = static_cast<double>(tokens.size() - first);
+  if (kept <= 0 || seconds <= 0) return std::nullopt;
+  return TokenRates{real / kept, computed / kept, real / seconds, computed / seconds};
+}
+
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where) {
@@ -232,7 +291,11 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
     reference->inputs = to_device(reference->inputs, platform.device());
   }
+  if (reference && plan.batching == Batching::unpadded) pack_batch(reference->inputs);
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
+  std::optional<RepLengths> lengths;
+  if (plan.lengths) lengths.emplace(*plan.lengths, plan.batching, batch, plan.reps, plan.sort_window, plan.seed);
+  std::vector<TokenCounts> tokens(reps);
   RepsWatch watch(platform);
   RepProgress progress(where, reps);
   Nanos spent = 0;
@@ -240,7 +303,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   torch::IValue outputs;
   for (size_t rep = 0; rep < reps; ++rep) {
     outputs = torch::IValue();  // the last rep's outputs are freed before the next rep's inputs are made
-    batch_inputs = reference ? reference->inputs : inputs.make(batch, input, platform.device());
+    batch_inputs = rep_batch(plan, batch, input, reference ? &reference->inputs : nullptr, lengths, inputs, platform);
+    tokens[rep] = batch_tokens(batch_inputs, plan.batching);
     const Batch& fed = model.stage(batch_inputs);  // into a CUDA graph's static buffers, where there is one
     platform.synchronize();  // the inputs' copy to the device is not part of the measurement
 
@@ -267,8 +331,10 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  emit(out, make_stat_line(input, batch, stat_values(summary), work_of(plan, batch, input, model, profiled), seen.cpu,
-                           seen.joules_per_rep));
+  // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
+  const std::optional<WorkFacts> work = plan.lengths ? std::nullopt : work_of(plan, batch, input, model, profiled);
+  emit(out, make_stat_line(input, batch, stat_values(summary), work, seen.cpu, seen.joules_per_rep,
+                           token_rates(plan, tokens, timings)));
   // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
   const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
   emit(out, make_note_line(input, batch, verdict));

@@ -114,7 +114,7 @@ TEST(Cli, UsageErrors) {
       "sub-options look like --SET:key[@] VALUE with SET one of compile, model, torch.call, torch.set, platform, check_outputs";
   const std::string fixed =
       "--platform, --model_class, --model_root, --model_name, --compile, --eval, --input_sizes, --batch_sizes, "
-      "--reps, --seed, --save_outputs, --check_outputs, --profile, --isolate, --isolate_timeout, --warmup, --quiet";
+      "--reps, --seed, --save_outputs, --check_outputs, --profile, --isolate, --isolate_timeout, --warmup, --input_lengths, --batching, --sort_window, --quiet";
   const std::string use =
       "; use None, True, False, a number, a quoted string, a list/tuple/dict of these, a dtype like torch.float16, "
       "or args.<option>";

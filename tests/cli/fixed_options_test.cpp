@@ -65,6 +65,7 @@ TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
       for (auto& w : words_of(option)) words.push_back(std::move(w));
     }
     if (std::string(option.name) == "isolate_timeout") words.push_back("--isolate");  // it bounds --isolate only
+    if (std::string(option.name) == "sort_window") words.insert(words.end(), {"--batching", "sorted"});
     words.insert(words.end(), {"--model:seen@", std::string("args.") + option.name});
     const CommandLine cl = parse(words);
     const std::vector<std::string> typed = words_of(option);
@@ -138,6 +139,45 @@ TEST(FixedOptions, WarmupLeavesARepOfReps) {
     EXPECT_STREQ(e.what(), "--warmup 5 leaves none of --reps 5 to time; give at most 4 (or more --reps)");
   }
   EXPECT_FALSE(fixed_args_from(given("5", "1")).warmup == std::nullopt);
+}
+
+// The length options: the distribution and the mode are read by their parsers (workload/lengths.hpp), then
+// held to the sizes: lengths within every --input_sizes value, a sort window for the sorted mode only and of
+// at least one batch.
+TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
+  auto args_of = [](std::vector<std::pair<std::string, std::string>> extra) {
+    std::vector<std::pair<const FixedOption*, std::string>> options;
+    for (const auto& option : fixed_options())
+      if (option.required) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+    for (auto& [option, text] : options)
+      if (std::string(option->name) == "input_sizes") text = "512,128";
+    for (auto& [name, text] : extra) options.emplace_back(find_fixed_option(name), text);
+    return fixed_args_from(options);
+  };
+  auto refusal = [&](std::vector<std::pair<std::string, std::string>> extra) -> std::string {
+    try {
+      args_of(std::move(extra));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return e.what();
+    }
+    return "accepted";
+  };
+  const FixedArgs args = args_of({{"input_lengths", "lognormal:32,128"}, {"batching", "sorted"}, {"sort_window", "64"}});
+  ASSERT_TRUE(args.lengths.has_value());
+  EXPECT_EQ(args.lengths->kind, LengthKind::lognormal);
+  EXPECT_EQ(args.input_lengths, std::optional<std::string>("lognormal:32,128"));
+  EXPECT_EQ(args.batching, std::optional<Batching>(Batching::sorted));
+  EXPECT_EQ(args.sort_window, std::optional<int64_t>(64));
+  EXPECT_EQ(refusal({{"input_lengths", "lognormal:64,512"}}),
+            "--input_lengths can draw lengths up to 512 (lognormal:64,512,0.8), beyond --input_sizes' 128 tokens; "
+            "give a distribution whose longest length is at most 128");
+  EXPECT_EQ(refusal({{"input_lengths", "uniform:9,3"}}), "--input_lengths: uniform's MAX 3 is below its MIN 9; give MIN <= MAX");
+  EXPECT_EQ(refusal({{"batching", "packed"}}), "--batching expects one of padded, sorted, unpadded; got 'packed'");
+  EXPECT_EQ(refusal({{"sort_window", "64"}}),
+            "--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
+  EXPECT_EQ(refusal({{"batching", "sorted"}, {"sort_window", "4"}}),
+            "--sort_window 4 holds less than one batch of 8; give at least 8");
 }
 
 }  // namespace

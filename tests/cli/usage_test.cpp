@@ -41,7 +41,8 @@ TEST(Usage, UsageLinesOfTheFixedOptions) {
             "usage: driver --platform P --model_class C [--model_root R] --model_name N [--compile] [--eval]\n"
             "              --input_sizes I[,I...] --batch_sizes B[,B...] --reps N [--seed S]\n"
             "              [--save_outputs DIR] [--check_outputs DIR] [--profile DIR] [--isolate]\n"
-            "              [--isolate_timeout S] [--warmup N] [--quiet] [--SET:key[@] VALUE ...]\n");
+            "              [--isolate_timeout S] [--warmup N] [--input_lengths SPEC] [--batching MODE]\n"
+            "              [--sort_window N] [--quiet] [--SET:key[@] VALUE ...]\n");
 }
 
 TEST(Usage, NamesEverySubcommandWithItsSummary) {

@@ -16,19 +16,8 @@ namespace {
 using json = nlohmann::json;
 using namespace fmwork::test_support::encoders;
 
-json modernbert_config() {
-  return json::parse(R"({"model_type": "modernbert", "hidden_size": 24, "num_hidden_layers": 3,
-    "num_attention_heads": 2, "intermediate_size": 20, "vocab_size": 99, "max_position_embeddings": 16,
-    "global_attn_every_n_layers": 2, "local_attention": 4, "global_rope_theta": 900.0, "local_rope_theta": 50.0,
-    "pad_token_id": 0, "norm_bias": true, "mlp_bias": true})");
-}
-
-json qwen3_config() {
-  return json::parse(R"({"model_type": "qwen3", "hidden_size": 16, "num_hidden_layers": 2,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 20, "vocab_size": 99,
-    "max_position_embeddings": 16, "rope_theta": 300.0, "pad_token_id": 0, "use_sliding_window": true,
-    "sliding_window": 3, "max_window_layers": 1})");
-}
+json modernbert_config() { return tiny_modernbert_config(); }
+json qwen3_config() { return tiny_qwen3_config(); }
 
 const fmwork::hf::HfModel& hf_of(const fmwork::Model& m) { return dynamic_cast<const fmwork::hf::HfModel&>(m); }
 

@@ -25,12 +25,14 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_EQ(csv_headers(stat_line_spec()),
             (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
                 "tokens_per_s", "flops", "flops_from", "gflops", "of_peak", "cpu_share", "wait_share", "cpu_pressure",
-                "steal_share", "joules_per_rep", "joules_per_1000_seq"}));
+                "steal_share", "joules_per_rep", "joules_per_1000_seq", "real_tokens", "padded_tokens", "padding",
+                "padded_tokens_per_s"}));
   EXPECT_EQ(keys(stat_line_spec().summary_columns()),
             (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak",
-               "joules_per_1000_seq"}))
+               "joules_per_1000_seq", "padding"}))
       << "tokens/s first, beside RES's throughput; the work last";
   EXPECT_EQ(stat_line_spec().find("of_peak")->summary.header, "of_peak_%");
+  EXPECT_EQ(stat_line_spec().find("padding")->summary.header, "padding_%");
   EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
   EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
   EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
@@ -48,8 +50,10 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().csv_columns().empty());
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
-  EXPECT_EQ(meta_line_spec().fields.size(), 22u);
-  EXPECT_EQ(meta_line_spec().fields.back().key, kMetaWarmup);
+  EXPECT_EQ(meta_line_spec().fields.size(), 24u);
+  EXPECT_EQ(meta_line_spec().fields[21].key, kMetaWarmup);
+  EXPECT_EQ(meta_line_spec().fields[22].key, "batching");
+  EXPECT_EQ(meta_line_spec().fields.back().key, "lengths");
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

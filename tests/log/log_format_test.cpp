@@ -191,6 +191,8 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.gemm_gflops = 87.26;
   f.gemm_probe = "at::mm_1024_float32_2threads_best_of_7_measured";
   f.warmup = "4";
+  f.batching = "unpadded";
+  f.lengths = "lognormal:64,512,0.8";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)
@@ -476,6 +478,26 @@ TEST(LogFormat, StatLineComputesTokensPerSecondFromTheMedian) {
   EXPECT_EQ(*line.fields.find("tokens_per_s"), "204.790") << "512 tokens / 2.500123456 s";
   EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " tokens_per_s=204.790") << "the last field";
   EXPECT_DOUBLE_EQ(tokens_per_s(128, 4, 2.0), 256000.0);
+}
+
+// Under a length distribution tokens_per_s counts real tokens (the rates handed in), and the token fields
+// follow: the real and computed tokens of a rep, the padding fraction and the computed rate.
+TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
+  StatValues v;
+  v.reps = 5;
+  v.dropped = 1;
+  v.p50_ms = 100.0;
+  const StatLine line = make_stat_line(512, 32, v, std::nullopt, std::nullopt, std::nullopt,
+                                       TokenRates{2841.5, 9872.0, 11960.4124, 41553.9071});
+  EXPECT_EQ(*line.fields.find("tokens_per_s"), "11960.412");
+  EXPECT_EQ(*line.fields.find("real_tokens"), "2841.5");
+  EXPECT_EQ(*line.fields.find("padded_tokens"), "9872.0");
+  EXPECT_EQ(*line.fields.find("padding"), "0.7122");
+  EXPECT_EQ(*line.fields.find("padded_tokens_per_s"), "41553.907");
+  EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " padded_tokens_per_s=41553.907");
+  const StatLine plain = make_stat_line(512, 32, v);
+  EXPECT_EQ(plain.fields.find("padding"), nullptr);
+  EXPECT_EQ(*plain.fields.find("tokens_per_s"), "163840.000");
 }
 
 }  // namespace

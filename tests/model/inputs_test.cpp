@@ -49,4 +49,18 @@ TEST(Inputs, RefusesAVocabularyWithNothingLeft) {
 }
 
 }  // namespace
+// A batch of mixed lengths: each row's mask is ones on its length and zeros after, padded said where a row is
+// short, the lengths kept for the unpadded path.
+TEST(Inputs, MixedLengthsMaskEachRowsPadding) {
+  fmwork::InputGenerator gen({100, {0}, 2}, 3);
+  const fmwork::Batch b = gen.make(std::vector<int64_t>{5, 1, 3}, 6, torch::kCPU);
+  EXPECT_EQ(b.input_ids.sizes(), (torch::IntArrayRef{3, 6}));
+  EXPECT_TRUE(b.attention_mask.sum(1).equal(torch::tensor({5, 1, 3}, torch::kLong)));
+  EXPECT_EQ(b.attention_mask[0][4].item<int64_t>(), 1);
+  EXPECT_EQ(b.attention_mask[0][5].item<int64_t>(), 0);
+  EXPECT_TRUE(b.padded);
+  EXPECT_EQ(b.lengths, (std::vector<int64_t>{5, 1, 3}));
+  EXPECT_FALSE(gen.make(std::vector<int64_t>{4, 4}, 4, torch::kCPU).padded) << "every row full: no mask needed";
+}
+
 }  // namespace fmwork

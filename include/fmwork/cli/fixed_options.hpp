@@ -13,6 +13,7 @@
 
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
 
@@ -44,6 +45,14 @@ struct FixedArgs {
   // --warmup N: the reps STAT and the verdicts leave out, instead of upstream's max(int(0.2*reps),1); at most
   // reps - 1. RES keeps upstream's rule whatever it is, so RES means what it means to upstream's readers.
   std::optional<int64_t> warmup;
+  // --input_lengths SPEC: each request's length drawn from a distribution (workload/lengths.hpp) instead of
+  // every row filled to the input size; each --input_sizes value is then the combination's longest length.
+  std::optional<std::string> input_lengths;  // as given
+  std::optional<LengthSpec> lengths;         // as read
+  // --batching padded|sorted|unpadded (default padded) and --sort_window N (sorted: the requests sorted
+  // together; default all of a combination's reps' requests).
+  std::optional<Batching> batching;
+  std::optional<int64_t> sort_window;
 };
 
 // What an option's value must be. The kind decides whether the option takes a value, checks it and reads
@@ -57,6 +66,8 @@ enum class FixedKind {
   reps,    // an integer as Python's int() reads it (1_000 too), 2 to kMaxReps
   seed,    // a non-negative integer below 2^64
   count,   // an integer as Python's int() reads it, 0 to kMaxReps - 1: --warmup
+  lengths,   // a length distribution (parse_length_spec): --input_lengths
+  batching,  // a batching mode's name (parse_batching): --batching
 };
 
 // A value as its kind read it: the text as given, and the number of the number kinds.
@@ -65,6 +76,8 @@ struct FixedValue {
   std::vector<int64_t> sizes;     // sizes
   int64_t integer = 0;            // reps, count
   uint64_t unsigned_integer = 0;  // seed
+  std::optional<LengthSpec> lengths;  // lengths
+  Batching batching = Batching::padded;  // batching
 };
 
 // One fixed option.
@@ -97,7 +110,8 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
 // The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
 // as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the
 // first bad value in table order, then for a --warmup that leaves no rep of --reps, then for an
-// --isolate_timeout of 0 or without --isolate. model_path is derived: model_root/model_name (os.path.join), or model_name.
+// --isolate_timeout of 0 or without --isolate, then for --input_lengths that can draw a length above the
+// smallest --input_sizes, and --sort_window without --batching sorted (or below the largest batch size). model_path is derived: model_root/model_name (os.path.join), or model_name.
 // `not_required` names required options this command does without (parse_command_line's).
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
                           const std::vector<std::string>& not_required = {});

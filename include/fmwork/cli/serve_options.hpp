@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "fmwork/workload/latency_stats.hpp"
-#include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
 
@@ -28,8 +27,6 @@ struct ServeArgs {
   std::optional<double> price_per_hour;  // --price_per_hour: the machine's price, for the cost per million
   std::optional<double> search_start;  // --search_start: the search's first rate
   int64_t search_steps = 12;           // --search_steps: the most levels the search runs
-  std::optional<std::string> input_lengths;  // --input_lengths: a length distribution (lengths.hpp)
-  Batching batching = Batching::padded;       // --batching
   std::vector<std::string> arg_words;  // as typed, "--rates 20,40": echoed as FMWORK ARG lines
 };
 

@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include <ATen/ATen.h>
 
@@ -54,5 +58,36 @@ long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, in
 // at::scaled_dot_product_attention with `sdpa_scale`.
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const AttentionMask& mask,
                   AttentionImpl impl, double sdpa_scale);
+
+// Packed sequences (--batching unpadded, native_encoder.hpp's PackedInput): `one(offset, length)` is called
+// once for each sequence, with its first row in the packed tokens and its length, and returns that sequence's
+// [1, length, features] result (its attention context); they are written one after another into the returned
+// [1, N, features] tensor of `options`. On the CPU the calls run on LibTorch's intra-op threads at once, each
+// call's kernels on one thread: `one` must be safe to call from several threads (read shared state only, or
+// lock it); elsewhere in order on the calling thread.
+at::Tensor per_sequence(const std::vector<int64_t>& lengths, int64_t features, const at::TensorOptions& options,
+                        const std::function<at::Tensor(int64_t offset, int64_t length)>& one);
+
+// The masks of `pattern` for sequences without padding, one per length, made on first use within one forward
+// pass (a batch holds many sequences of few distinct lengths). of() may be called from per_sequence's threads.
+class MasksByLength {
+ public:
+  MasksByLength(const AttentionPattern& pattern, const at::TensorOptions& options, AttentionImpl impl)
+      : pattern_(pattern), options_(options), impl_(impl) {}
+  const AttentionMask& of(int64_t length);
+
+ private:
+  AttentionPattern pattern_;
+  at::TensorOptions options_;
+  AttentionImpl impl_;
+  std::map<int64_t, AttentionMask> made_;  // std::map: a reference stays valid while others are added
+  std::mutex mutex_;
+};
+
+// The offsets of packed sequences' first tokens, [lengths.size()] int64 on `device`: 0, l0, l0 + l1, ...
+at::Tensor sequence_starts(const std::vector<int64_t>& lengths, const at::Device& device);
+
+// The longest of `lengths` (at least 1 element; a usage Error for an empty batch).
+int64_t longest(const std::vector<int64_t>& lengths);
 
 }  // namespace fmwork::hf

@@ -75,6 +75,8 @@ class BertEncoder : public NativeEncoder {
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                         const at::Tensor& token_type_ids) const override;
 
+  EncoderOutput forward_packed(const PackedInput& input) const override;
+
   void to(const at::Device& device) override;
 
   // Readies the linear layers for inputs of `batch` x `input` tokens. With packed GEMM on (the default) and
@@ -108,8 +110,19 @@ class BertEncoder : public NativeEncoder {
   std::string attention_description() const;
 
  private:
+  struct Qkv {
+    at::Tensor q, k, v;  // [B, T, h, d] views
+  };
+  Qkv project(const at::Tensor& x, const EncoderLayer& layer) const;
+  // softmax(Q K^T / sqrt(d) + mask) V of the projections, heads merged: [B, T, H].
+  at::Tensor context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const;
+  // The attention block of `x` [B, T, H]; with `lengths`, x is [1, N, H] of packed sequences, each attending
+  // over its own tokens.
   at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,
-                       const at::Tensor& bool_mask) const;
+                       const at::Tensor& bool_mask, const std::vector<int64_t>* lengths) const;
+  // Every layer over x, padded with masks or (with `lengths`) packed.
+  at::Tensor layers(at::Tensor x, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
+                    const std::vector<int64_t>* lengths) const;
 
   bool packs() const;  // packed GEMM on, float32, CPU, MKL present
 

@@ -30,6 +30,7 @@ class ModernBertEncoder : public NativeEncoder {
 
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                         const at::Tensor& token_type_ids) const override;
+  EncoderOutput forward_packed(const PackedInput& input) const override;
   void to(const at::Device& device) override;
   void prepare(int64_t batch, int64_t input) override;
   // Per layer: the residual, the normed input, Wqkv's output, rotated q and k, v, eager's [B, heads, T, T]
@@ -54,8 +55,17 @@ class ModernBertEncoder : public NativeEncoder {
     Norm mlp_norm;
     bool sliding = false;
   };
-  at::Tensor attention(const at::Tensor& h, const Layer& layer, const QkRotary& rotary,
-                       const AttentionMask& mask) const;
+  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length.
+  struct Masks {
+    const AttentionMask* padded;
+    MasksByLength* by_length;
+    const std::vector<int64_t>* lengths;  // packed: the sequences' lengths; nullptr: padded
+  };
+  // The attention context of Wqkv's output [B, T, 3H]: [B, T, H].
+  at::Tensor context(const at::Tensor& qkv, const QkRotary& rotary, const AttentionMask& mask) const;
+  at::Tensor attention(const at::Tensor& h, const Layer& layer, const QkRotary& rotary, const Masks& masks) const;
+  // Every layer and the final norm over x ([B, T, H] padded, or [1, N, H] packed with sequences up to T).
+  at::Tensor layers(at::Tensor x, int64_t T, const Masks& global, const Masks& local) const;
   at::Tensor mlp(const at::Tensor& h, const Layer& layer) const;
   at::Tensor norm(const at::Tensor& x, const Norm& n) const;
   std::vector<Linear*> linears();

@@ -24,6 +24,14 @@ struct EncoderOutput {
   at::Tensor pooler_output;      // [batch, hidden]; undefined without a pooler
 };
 
+// A batch's real tokens packed one sequence after another (--batching unpadded), N in all: ids, token types
+// (undefined: zeros), each token's position in its own sequence, all [N] int64 on the weights' device, and
+// the sequences' lengths on the host (summing to N).
+struct PackedInput {
+  at::Tensor input_ids, token_type_ids, positions;
+  std::vector<int64_t> lengths;
+};
+
 using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
@@ -36,6 +44,12 @@ class NativeEncoder {
   // Throws a usage Error when the input is longer than the model allows.
   virtual EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                 const at::Tensor& token_type_ids) const = 0;
+  // The same forward pass on packed sequences with no padding: the linear layers, norms and activations on
+  // the N packed tokens as one [1, N, ...] batch, attention per sequence (each sees only its own tokens, with
+  // the family's pattern: causal, sliding windows), positions restarting at 0 in each. last_hidden_state
+  // [N, hidden]; pooler_output (where the family has one) of each sequence's first token, [batch, hidden].
+  // Throws the usage Error forward() would for a sequence longer than the model allows.
+  virtual EncoderOutput forward_packed(const PackedInput& input) const = 0;
   // Moves the weights (packs are dropped: prepare() makes them again).
   virtual void to(const at::Device& device) = 0;
   // Readies the linear layers for `batch` x `input` tokens (MKL packs on the CPU in float32; see linear.hpp),

@@ -32,6 +32,7 @@ class Qwen3Encoder : public NativeEncoder {
 
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                         const at::Tensor& token_type_ids) const override;
+  EncoderOutput forward_packed(const PackedInput& input) const override;
   void to(const at::Device& device) override;
   void prepare(int64_t batch, int64_t input) override;
   // Per layer: the residual, the normed input, the projections' outputs, normed and rotated q and k, v,
@@ -60,7 +61,18 @@ class Qwen3Encoder : public NativeEncoder {
     bool sliding = false;
   };
   void fuse(Layer& L, bool allow_copy);
-  at::Tensor attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const AttentionMask& mask) const;
+  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length.
+  struct Masks {
+    const AttentionMask* padded;
+    MasksByLength* by_length;
+    const std::vector<int64_t>* lengths;  // packed: the sequences' lengths; nullptr: padded
+  };
+  // The attention context of the projections ([B, T, heads d], [B, T, kv d] twice): [B, T, heads d].
+  at::Tensor context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Layer& L,
+                     const QkRotary& rotary, const AttentionMask& mask) const;
+  at::Tensor attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const;
+  // Every layer and the final norm over x ([B, T, H] padded, or [1, N, H] packed with sequences up to T).
+  at::Tensor layers(at::Tensor x, int64_t T, const Masks& full, const Masks& sliding) const;
   at::Tensor mlp(const at::Tensor& h, const Layer& L) const;
   std::vector<Linear*> linears();
   std::vector<Norm*> norms();

@@ -52,6 +52,7 @@ class HfModel : public Model {
     encoder_->prepare(batch, input);
     return std::nullopt;
   }
+  bool runs_unpadded() const override { return true; }  // NativeEncoder::forward_packed
   void eval() override {}  // no dropout in the native encoder: always eval
   void leave_device() override;
 
@@ -61,6 +62,8 @@ class HfModel : public Model {
   const NativeEncoder& encoder() const { return *encoder_; }
 
  private:
+  torch::IValue forward_packed(const Batch& batch);
+
   std::string folder_, model_class_;
   std::unique_ptr<NativeEncoder> encoder_;
   std::string description_;

@@ -117,10 +117,20 @@ struct WorkFacts {
 // with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
 // `cpu`, its shares (those it has); with `joules_per_rep` (the device's energy over the timed reps / reps),
 // joules_per_rep and joules_per_1000_seq = joules_per_rep / batch * 1000.
+// Under a length distribution (--input_lengths) or a batching mode: the real tokens of a kept rep (mean),
+// the tokens the model computed on (padded and sorted: batch x the padded length; unpadded: the real ones),
+// and each per second over the kept reps' summed durations.
+struct TokenRates {
+  double real_tokens = 0, padded_tokens = 0;
+  double real_per_s = 0, padded_per_s = 0;
+};
+// With `tokens`, tokens_per_s is tokens->real_per_s (real tokens, not batch x input), and STAT adds
+// real_tokens, padded_tokens, padding = 1 - real / padded and padded_tokens_per_s.
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
                         const std::optional<WorkFacts>& work = std::nullopt,
                         const std::optional<CpuUse>& cpu = std::nullopt,
-                        std::optional<double> joules_per_rep = std::nullopt);
+                        std::optional<double> joules_per_rep = std::nullopt,
+                        const std::optional<TokenRates>& tokens = std::nullopt);
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
@@ -155,6 +165,8 @@ struct MetaFacts {
   std::optional<double> gemm_gflops;   // with gemm_probe: the machine's GEMM rate and how it was measured
   std::string gemm_probe;
   std::string warmup;                  // the reps STAT leaves out: a count, or kMetaWarmupUpstream; empty: left out
+  std::string batching;                // padded, sorted, unpadded; empty: left out (no --input_lengths nor --batching)
+  std::string lengths;                 // the length distribution (length_spec_text); empty: left out
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 

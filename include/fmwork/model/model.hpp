@@ -18,6 +18,16 @@
 
 namespace fmwork {
 
+// The real tokens of a batch of mixed lengths packed one sequence after another (N of them, the sum of the
+// lengths), for --batching unpadded: made by pack_batch() (inputs.hpp) before the timed region, on the
+// batch's device. All [N] int64; undefined when the batch is not packed.
+struct PackedTokens {
+  torch::Tensor input_ids;
+  torch::Tensor token_type_ids;
+  torch::Tensor positions;  // each token's position in its own sequence: 0 .. length - 1
+  torch::Tensor index;      // each token's place in the padded batch, row * input + position
+};
+
 // The inputs of one rep, already on the model's device. All three are [batch, input] int64.
 struct Batch {
   torch::Tensor input_ids;
@@ -27,6 +37,13 @@ struct Batch {
   // so a model may run without a mask (on CUDA any mask rules flash attention out, and checking the mask
   // there would synchronise the device); true: it may hold zeros and is applied.
   bool padded = true;
+  // Each row's real tokens where rows are of mixed lengths, right-padded (row i's first lengths[i] tokens are
+  // real, attention_mask 1 there and 0 after); empty: no lengths known (every row real, or a mask of another
+  // pattern). On the host: the unpadded path loops over it without reading the device.
+  std::vector<int64_t> lengths;
+  // --batching unpadded: the real tokens packed (pack_batch()); a model that runs unpadded
+  // (Model::runs_unpadded) then runs on them alone and returns outputs of the padded shape, zero at padding.
+  PackedTokens packed;
 };
 
 // What the input generator needs to know about the vocabulary: ids drawn uniformly from
@@ -82,6 +99,11 @@ class Model {
   // (the native encoders: hf/forward_flops.hpp says what is counted); nullopt when the model cannot tell
   // (TorchScript: --profile then counts them with the profiler).
   virtual std::optional<double> forward_flops(int64_t batch, int64_t input) const { return std::nullopt; }
+
+  // Whether forward() runs a batch's packed real tokens (Batch::packed, --batching unpadded): linear layers on
+  // the packed tokens, attention per sequence, outputs scattered back to the padded shape with zeros at the
+  // padding. false (the default): the model is fed padded batches only, and the sweep refuses the mode.
+  virtual bool runs_unpadded() const { return false; }
 
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;

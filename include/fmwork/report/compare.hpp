@@ -38,8 +38,8 @@ struct CompareOptions {
   bool explicit_keys() const { return !match.empty() || !ignore_meta.empty(); }
 };
 
-// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn
-// (META keys) and model (RES's model name). A key only one side states is not held against the other
+// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn,
+// model (RES's model name), batching and lengths (META keys of mixed-length runs: `--baseline batching=padded`). A key only one side states is not held against the other
 // (upstream's logs have no META line).
 const std::vector<std::string>& significant_meta_keys();
 

@@ -40,7 +40,8 @@ struct Reference {
   NamedTensors outputs;
 };
 // Reads DIR/<input>x<batch>.safetensors. A runtime Error naming the file when it is missing, when
-// input_ids is absent, not [batch, input] integers or outside [0, vocab_size), token_type_ids outside
+// input_ids is absent, not [batch, input] integers (or [batch, T] with T < input: a batch of mixed lengths
+// saved padded to its longest) or outside [0, vocab_size), token_type_ids outside
 // [0, type_vocab_size) (when that is known: > 0), or when it holds no outputs.
 Reference load_reference(const std::string& dir, int64_t input, int64_t batch, int64_t vocab_size,
                          int64_t type_vocab_size = 0);

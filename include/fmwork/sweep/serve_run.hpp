@@ -1,7 +1,7 @@
 // `driver serve` on a loaded model: the load levels (--rates, --users) and the capacity search
 // (--latency_bound), each level run by workload/serve_loop.hpp on the steady clock with the model on the
 // calling thread. A batch is made (seeded tokens, padded to its longest member with the mask marking the
-// padding), staged, run and synchronised inside the latency: what a server's batch costs from the moment it
+// padding; packed for --batching unpadded), staged, run and synchronised inside the latency: what a server's batch costs from the moment it
 // is dispatched. docs/serving.md.
 #pragma once
 
@@ -20,6 +20,7 @@ struct ServeSetup {
   ServeArgs args;
   int64_t max_batch = 8;  // --batch_sizes' one size
   LengthSpec lengths;     // --input_lengths, or --input_sizes' one size as fixed
+  Batching batching = Batching::padded;  // --batching
   uint64_t seed = 0;      // --seed: arrivals and lengths (each level its own stream from it)
 };
 

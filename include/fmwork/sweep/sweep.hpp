@@ -14,6 +14,7 @@
 #include "fmwork/model/model.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/platform/platform.hpp"
+#include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
 
@@ -36,6 +37,14 @@ struct SweepPlan {
   // --warmup N: the reps STAT and the NOTE verdict leave out (below reps); nullopt: upstream's rule. RES
   // always keeps upstream's rule.
   std::optional<int64_t> warmup;
+  // --input_lengths: each rep's request lengths drawn from it (sweep/rep_lengths.hpp), seeded with `seed`
+  // (--seed), each batch padded to its longest (to the combination's input size where `one_shape`: a
+  // platform that compiles one shape) or packed (--batching unpadded); nullopt: every row `input` tokens.
+  std::optional<LengthSpec> lengths;
+  Batching batching = Batching::padded;
+  std::optional<int64_t> sort_window;
+  uint64_t seed = 0;
+  bool one_shape = false;
 };
 
 // The operators a --profile rep reports per side (CPU operators, device kernels), largest self time first.

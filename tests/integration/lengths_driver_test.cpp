@@ -1,0 +1,125 @@
+// The driver with request lengths of a distribution (--input_lengths, --batching), end to end on a Hugging
+// Face folder: META names the mode and the distribution, STAT counts the real and computed tokens, the three
+// modes see the same requests, unpadded computes on the real ones alone, and what cannot run is refused in one
+// line.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/loaders/hf_model.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using fmwork::test_support::CommandResult;
+using fmwork::test_support::run_command;
+using fmwork::TempDir;
+
+class LengthsDriver : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    fmwork::test_support::write_file(dir_->file("config.json"),
+                                     nlohmann::json{{"model_type", "bert"}, {"architectures", {"BertModel"}},
+                                                    {"hidden_size", 32}, {"num_hidden_layers", 2},
+                                                    {"num_attention_heads", 4}, {"intermediate_size", 64},
+                                                    {"vocab_size", 120}, {"max_position_embeddings", 64},
+                                                    {"type_vocab_size", 2}, {"pad_token_id", 0}}
+                                         .dump());
+    fmwork::hf::write_random_model_folder(dir_->file("config.json"), dir_->file("model"), 1);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static CommandResult drive(const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class",
+                                     "BertModel", "--model_name", dir_->file("model"), "--input_sizes", "48",
+                                     "--batch_sizes", "4", "--reps", "5", "--warmup", "1", "--quiet"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_command(argv);
+  }
+
+  // The key=value fields of the first line starting with `prefix`.
+  static std::map<std::string, std::string> fields(const std::string& out, const std::string& prefix) {
+    std::map<std::string, std::string> f;
+    const size_t at = out.find(prefix);
+    if (at == std::string::npos) return f;
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    static const std::regex pair(R"((\w+)=(\S*))");
+    for (std::sregex_iterator it(line.begin(), line.end(), pair), end; it != end; ++it) f[(*it)[1]] = (*it)[2];
+    return f;
+  }
+
+  static TempDir* dir_;
+};
+TempDir* LengthsDriver::dir_ = nullptr;
+
+TEST_F(LengthsDriver, EachModeNamesItselfAndCountsItsTokens) {
+  std::map<std::string, std::map<std::string, std::string>> stat;
+  for (const char* mode : {"padded", "sorted", "unpadded"}) {
+    SCOPED_TRACE(mode);
+    const CommandResult r = drive({"--input_lengths", "lognormal:8,48", "--batching", mode});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const auto meta = fields(r.out, "FMWORK META ");
+    EXPECT_EQ(meta.at("batching"), mode);
+    EXPECT_EQ(meta.at("lengths"), "lognormal:8,48,0.8");
+    stat[mode] = fields(r.out, "FMWORK STAT ");
+    const double real = std::stod(stat[mode].at("real_tokens")), padded = std::stod(stat[mode].at("padded_tokens"));
+    EXPECT_GE(real, 4.0);
+    EXPECT_LE(padded, 4.0 * 48);
+    if (std::string(mode) == "unpadded") {
+      EXPECT_EQ(real, padded) << "unpadded computes on the real tokens alone";
+      EXPECT_EQ(stat[mode].at("padding"), "0.0000");
+    } else {
+      EXPECT_GT(padded, real) << "four lengths drawn from a log-normal are not all one length";
+    }
+    EXPECT_EQ(stat[mode].count("flops"), 0u) << "no one FLOP count for batches of many shapes";
+    EXPECT_NE(r.out.find(" BertModel 48 4 "), std::string::npos) << "RES's input is the longest length allowed";
+  }
+  // One seed, the same requests: padded and unpadded see the same real tokens rep by rep; sorted's window holds
+  // the same requests cut into other batches (its kept reps' mean differs only by the warm-up rep it drops).
+  EXPECT_EQ(stat["padded"].at("real_tokens"), stat["unpadded"].at("real_tokens"));
+  EXPECT_LE(std::stod(stat["sorted"].at("padded_tokens")) * 4, std::stod(stat["padded"].at("padded_tokens")) * 5);
+}
+
+TEST_F(LengthsDriver, UnpaddedOutputsMatchPaddedOnTheRealTokens) {
+  // --save_outputs from the padded run (the padding's outputs set to zero), checked by the unpadded run.
+  const CommandResult saved =
+      drive({"--input_lengths", "uniform:1,48", "--batching", "padded", "--save_outputs", dir_->file("ref")});
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  const CommandResult checked = drive({"--batching", "unpadded", "--check_outputs", dir_->file("ref")});
+  ASSERT_EQ(checked.exit_code, 0) << checked.err << checked.out;
+  EXPECT_EQ(fields(checked.out, "FMWORK CHECK ").at("result"), "pass") << checked.out;
+}
+
+TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
+  const CommandResult beyond = drive({"--input_lengths", "uniform:1,64"});
+  EXPECT_EQ(beyond.exit_code, 2);
+  EXPECT_EQ(beyond.err,
+            "error: --input_lengths can draw lengths up to 64 (uniform:1,64), beyond --input_sizes' 48 tokens; give a "
+            "distribution whose longest length is at most 48\n");
+  const CommandResult empty = drive({"--input_lengths", "file:" + dir_->file("config.json")});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("line 1: '{"), std::string::npos) << empty.err;
+  EXPECT_EQ(std::count(empty.err.begin(), empty.err.end(), '\n'), 1) << empty.err;
+  // A TorchScript model is fed padded batches only.
+  TempDir ts;
+  const std::string model = fmwork::test_support::make_small_torchscript(ts, "small");
+  auto torchscript = [&](const char* mode) {
+    return run_command({fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
+                        "--model_name", model, "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2",
+                        "--input_lengths", "uniform:1,16", "--batching", mode});
+  };
+  const CommandResult refused = torchscript("unpadded");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--batching unpadded runs in the native encoders only"), std::string::npos) << refused.err;
+  // ... but runs padded and sorted.
+  const CommandResult padded = torchscript("sorted");
+  EXPECT_EQ(padded.exit_code, 0) << padded.err;
+  EXPECT_NE(padded.out.find("padding="), std::string::npos) << padded.out;
+}
+
+}  // namespace
