@@ -160,8 +160,8 @@ int forward(std::vector<std::string> args) {
   const double setup = seconds_since(t0);
   const double rss_loaded = rss_mb("VmRSS:");
   model->prepare(B, L);  // as the driver does before a combination, after SETUP
-  std::printf("%s\n\nFMWORK SETUP %.6f\n", model->describe().c_str(), setup);
-  auto facts = model->token_facts();
+  std::printf("%s\n\nFMWORK SETUP %.6f\n", model->facts().description.c_str(), setup);
+  auto facts = model->facts().tokens;
   auto ids = at::randint(0, facts.vocab_size, {B, L}, at::kLong);
   int64_t filler = 0;  // the first id that is not special
   while (std::find(facts.special_ids.begin(), facts.special_ids.end(), filler) != facts.special_ids.end()) ++filler;
@@ -224,8 +224,8 @@ int forward(std::vector<std::string> args) {
   std::printf("HF_BENCH threads=%d rss_baseline_mb=%.1f rss_after_load_mb=%.1f rss_peak_mb=%.1f params=%lld "
               "admission_estimate_mb=%.1f\n",
               at::get_num_threads(), rss_base, rss_loaded, rss_mb("VmHWM:"),
-              static_cast<long long>(model->parameter_count()),
-              static_cast<double>(model->activation_bytes(B, L).value_or(0) + 3 * B * L * 8) / (1 << 20));
+              static_cast<long long>(model->facts().parameter_count),
+              static_cast<double>(model->facts().activation_bytes(B, L) + 3 * B * L * 8) / (1 << 20));
   return 0;
 }
 
@@ -289,7 +289,7 @@ int profile(std::vector<std::string> args) {
   }
   std::sort(rows.rbegin(), rows.rend());
   std::printf("PROFILE ours input=%lld batch=%lld threads=%d dtype=%s forward_ms=%.3f profiled_self_ms=%.3f\n",
-              static_cast<long long>(L), static_cast<long long>(B), at::get_num_threads(), model->dtype_name().c_str(),
+              static_cast<long long>(L), static_cast<long long>(B), at::get_num_threads(), model->facts().dtype_name.c_str(),
               wall * 1e3 / reps, total);
   for (const auto& [ms, name] : rows)
     if (ms >= 0.005) std::printf("  %-40s %9.3f ms %6.1f%% %5d calls/forward\n", name.c_str(), ms, 100 * ms / total, calls[name] / reps);

@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   auto model = fmwork::load_model(request);
   model->eval();
   torch::jit::Module& module = *model->torchscript_module();
-  fmwork::InputGenerator generator(model->token_facts(), 0);
+  fmwork::InputGenerator generator(model->facts().tokens, 0);
   const fmwork::Batch batch_inputs = generator.make(batch, input, platform->device());
   const std::vector<torch::IValue> args{batch_inputs.input_ids, batch_inputs.attention_mask,
                                         batch_inputs.token_type_ids};

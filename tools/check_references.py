@@ -50,6 +50,7 @@ SKIPPED_DIR_RE = re.compile(r"^(build.*|\..*|__pycache__|node_modules)$")
 EXTERNAL_NAMES = {
     "cuda_runtime_api.h": "the CUDA toolkit's runtime header",
     "cuda_cmake_macros.h": "c10's generated CUDA header, which the CPU wheel lacks",
+    "nvml.h": "NVIDIA's NVML header (nvidia-nvml-dev), which the CUDA toolkit here lacks",
     "system_under_test.h": "MLPerf LoadGen's SUT interface",
     "sampleReporting.cpp": "TensorRT's trtexec reporting, whose thresholds the noise verdicts follow",
     "mydev.cpp": "a plugin author's own source, in docs/plugins.md's example",

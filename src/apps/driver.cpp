@@ -160,7 +160,7 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
   platform.synchronize();
   const Nanos t1 = clock_now();
 
-  section << model->describe() << "\n";
+  section << model->facts().description << "\n";
   for (const auto& note : o.model.ignored) section << note << "\n";
   for (const auto& note : compiled.notes) section << note << "\n";
   section << "\n";
@@ -173,8 +173,9 @@ std::unique_ptr<Model> load_and_compile(const Options& o, Platform& platform, st
 // refuses costs only of_peak, with a line saying why.
 std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo& runtime, Platform& platform,
                                         const Model& model, std::ostream& section) {
-  if (!model.forward_flops(1, 1) && !args.profile) return std::nullopt;
-  const std::optional<c10::ScalarType> dtype = float_dtype_of(model.dtype_name());
+  const ModelFacts facts = model.facts();
+  if (!facts.forward_flops && !args.profile) return std::nullopt;
+  const std::optional<c10::ScalarType> dtype = float_dtype_of(facts.dtype_name);
   if (!dtype) return std::nullopt;
   std::string note;
   try {
@@ -201,9 +202,10 @@ MetaLine meta_line(const FixedArgs& args, const RuntimeInfo& runtime, const Plat
   f.device = to_log_token(platform.description());
   f.threads = runtime.intra_op_threads;
   f.interop_threads = runtime.inter_op_threads;
-  f.dtype = model.dtype_name();
-  f.parameters = model.parameter_count();
-  f.weights = model.weights_source();
+  const ModelFacts facts = model.facts();
+  f.dtype = facts.dtype_name;
+  f.parameters = facts.parameter_count;
+  f.weights = facts.weights_source;
   f.seed = std::to_string(args.seed);
   f.grad = grad ? "on" : "off";
   f.eval = args.eval ? "true" : "false";
@@ -227,7 +229,7 @@ void check_batching(const SweepPlan& plan, const Model& model, const Platform& p
   if (plan.one_shape)
     throw usage_error("--batching unpadded: --platform " + platform.name() + " runs one shape per run; its batches are "
                       "padded to the input size (--batching padded)");
-  if (!model.runs_unpadded())
+  if (!model.facts().runs_unpadded)
     throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
                       "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
 }
@@ -243,6 +245,24 @@ int finish(int failures, const FixedArgs& args) {
                            args.batch_sizes.size() * args.input_sizes.size())
             << std::endl;
   return 1;
+}
+
+// The sweep the command line asks for, field by field.
+SweepPlan sweep_plan(const Options& o, const std::optional<GemmRate>& rate, const Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  SweepPlan plan;
+  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
+  plan.model_name = args.model_name, plan.model_class = args.model_class;
+  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.profile = args.profile;
+  if (rate) plan.peak_gflops = rate->gflops;
+  plan.warmup = args.warmup;
+  plan.lengths = args.lengths;
+  plan.batching = args.batching.value_or(Batching::padded);
+  plan.sort_window = args.sort_window;
+  plan.seed = args.seed;
+  plan.one_shape = platform.constraints().single_input_size;
+  return plan;
 }
 
 int run(int argc, char** argv) {
@@ -284,21 +304,12 @@ int run(int argc, char** argv) {
   section << format_line(meta_line(args, runtime, *platform, *model, grad, rate)) << "\n";
   flush_or_throw(std::cout, "the log to standard output");
   if (platform->device().is_cpu() && (!child || child->sections)) {
-    const std::string warning = native_dtype_warning(model->dtype_name(), runtime.isa);
+    const std::string warning = native_dtype_warning(model->facts().dtype_name, runtime.isa);
     if (!warning.empty()) std::cerr << "warning: " << warning << std::endl;
   }
 
-  InputGenerator inputs(model->token_facts(), args.seed);
-  SweepPlan plan{args.batch_sizes, args.input_sizes,  args.reps,          args.model_name,
-                 args.model_class, args.save_outputs, args.check_outputs, o.check,
-                 args.profile};
-  if (rate) plan.peak_gflops = rate->gflops;
-  plan.warmup = args.warmup;
-  plan.lengths = args.lengths;
-  plan.batching = args.batching.value_or(Batching::padded);
-  plan.sort_window = args.sort_window;
-  plan.seed = args.seed;
-  plan.one_shape = platform->constraints().single_input_size;
+  InputGenerator inputs(model->facts().tokens, args.seed);
+  const SweepPlan plan = sweep_plan(o, rate, *platform);
   check_batching(plan, *model, *platform);
   const int failures = run_sweep(plan, *model, *platform, inputs, std::cout, report_failure);
   if (child) return failures > 0 ? 1 : 0;
@@ -315,24 +326,10 @@ std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words
   for (const auto& w : words) argv.push_back(w.c_str());
   Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), {"reps", "input_sizes", "batch_sizes"});
   FixedArgs& args = o.command_line.args;
-  for (const char* sweep_only : {"reps", "warmup", "isolate", "isolate_timeout", "save_outputs", "check_outputs",
-                                 "profile", "sort_window"})
-    for (const auto& word : o.command_line.arg_words)
-      if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + " ", 0) == 0)
-        throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
-                                      sweep_only));
-  if (args.batch_sizes.size() > 1)
-    throw usage_error("driver serve takes one --batch_sizes: the largest batch the batcher forms (default 8)");
-  if (args.input_sizes.size() > 1)
-    throw usage_error("driver serve takes one --input_sizes (a fixed query length); for a mix give --input_lengths");
-  setup.max_batch = args.batch_sizes.empty() ? 8 : args.batch_sizes[0];
-  setup.lengths = args.lengths ? *args.lengths
-                               : parse_length_spec(std::to_string(args.input_sizes.empty() ? 128 : args.input_sizes[0]),
-                                                   "--input_sizes");
-  setup.batching = args.batching.value_or(Batching::padded);
-  if (setup.args.max_tokens > 0 && setup.args.max_tokens < setup.lengths.max)
-    throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be served; "
-                                  "give at least {}", setup.args.max_tokens, setup.lengths.max, setup.lengths.max));
+  const ServeShape shape = serve_shape(o.command_line.arg_words, args, setup.args);
+  setup.max_batch = shape.max_batch;
+  setup.lengths = shape.lengths;
+  setup.batching = shape.batching;
   setup.seed = args.seed;
   return {std::move(o), std::move(setup)};
 }
@@ -361,16 +358,17 @@ int serve(const std::vector<std::string>& words_in) {
   const bool grad = grad_enabled_requested(o.calls);
   const RuntimeInfo runtime = apply_runtime(o, *platform, grad, std::cout);
   auto model = load_and_compile(o, *platform, std::cout);
-  if (setup.batching == Batching::unpadded && (!model->runs_unpadded() || platform->constraints().single_input_size))
+  const ModelFacts facts = model->facts();
+  if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || platform->constraints().single_input_size))
     throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
                       "shape; use --batching padded or sorted");
   // A query longer than the model's position table is refused now, before any level runs.
-  model->activation_bytes(setup.max_batch, setup.lengths.max);
+  if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model->prepare(setup.max_batch, setup.lengths.max))
     std::cout << format_line(make_compile_line(*compiled)) << "\n";
   std::cout << format_line(meta_line(args, runtime, *platform, *model, grad, std::nullopt)) << "\n" << banner("SERVE");
   flush_or_throw(std::cout, "the log to standard output");
-  InputGenerator inputs(model->token_facts(), args.seed);
+  InputGenerator inputs(facts.tokens, args.seed);
   const int status = run_serve(setup, *model, *platform, inputs, std::cout);
   std::cout << "\n";
   flush_or_throw(std::cout, "the log to standard output");

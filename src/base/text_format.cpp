@@ -79,4 +79,36 @@ std::optional<std::string> closest_option(const std::string& word, const std::ve
 
 std::string plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string last_line(const std::string& text) {
+  size_t end = text.size();
+  while (end > 0) {
+    const size_t begin = text.rfind('\n', end - 1);
+    const size_t from = begin == std::string::npos ? 0 : begin + 1;
+    std::string line = text.substr(from, end - from);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) return line;
+    if (begin == std::string::npos) break;
+    end = begin;
+  }
+  return "";
+}
+
+bool starts_with(std::string_view text, std::string_view affix) { return text.substr(0, affix.size()) == affix; }
+
+bool ends_with(std::string_view text, std::string_view affix) {
+  return text.size() >= affix.size() && text.substr(text.size() - affix.size()) == affix;
+}
+
 }  // namespace fmwork

@@ -125,31 +125,31 @@ using V = FixedValue;
 // An array of constants (no constructor runs), so the table is whole before any other file's statics use it;
 // fixed_options() holds the one copy whose rows everything else points to.
 const FixedOption kFixed[] = {
-    {"platform", FixedKind::text, true, true, "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin",
+    {"platform", FixedKind::text, Presence::required, Origin::upstream, "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin",
      [](A& a, const V& v) { a.platform = v.text; }, [](const A& a) { return std::optional(Value::of_string(a.platform)); },
      "cpu, cuda, cuda:N or a plugin name"},
-    {"model_class", FixedKind::word, true, true, "C", "BertModel",
+    {"model_class", FixedKind::word, Presence::required, Origin::upstream, "C", "BertModel",
      "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line",
      [](A& a, const V& v) { a.model_class = v.text; },
      [](const A& a) { return std::optional(Value::of_string(a.model_class)); }, "the model's class, e.g. BertModel"},
-    {"model_root", FixedKind::path, false, true, "R", "/models", "folder the model name is relative to",
+    {"model_root", FixedKind::path, Presence::optional, Origin::upstream, "R", "/models", "folder the model name is relative to",
      [](A& a, const V& v) { a.model_root = v.text; }, [](const A& a) { return std::optional(optional_string(a.model_root)); }},
-    {"model_name", FixedKind::word, true, true, "N", "bert-base-uncased",
+    {"model_name", FixedKind::word, Presence::required, Origin::upstream, "N", "bert-base-uncased",
      "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)",
      [](A& a, const V& v) { a.model_name = v.text; },
      [](const A& a) { return std::optional(Value::of_string(a.model_name)); }, "the model's name or path"},
-    {"compile", FixedKind::flag, false, true, "", "", "compile the model before the sweep (see --compile:KEY)",
+    {"compile", FixedKind::flag, Presence::optional, Origin::upstream, "", "", "compile the model before the sweep (see --compile:KEY)",
      [](A& a, const V&) { a.compile = true; }, [](const A& a) { return std::optional(Value::of_bool(a.compile)); }},
-    {"eval", FixedKind::flag, false, true, "", "", "put the model in evaluation mode",
+    {"eval", FixedKind::flag, Presence::optional, Origin::upstream, "", "", "put the model in evaluation mode",
      [](A& a, const V&) { a.eval = true; }, [](const A& a) { return std::optional(Value::of_bool(a.eval)); }},
-    {"input_sizes", FixedKind::sizes, true, true, "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512",
+    {"input_sizes", FixedKind::sizes, Presence::required, Origin::upstream, "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512",
      [](A& a, const V& v) { a.input_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
-    {"batch_sizes", FixedKind::sizes, true, true, "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8",
+    {"batch_sizes", FixedKind::sizes, Presence::required, Origin::upstream, "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8",
      [](A& a, const V& v) { a.batch_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
-    {"reps", FixedKind::reps, true, true, "N", "20",
+    {"reps", FixedKind::reps, Presence::required, Origin::upstream, "N", "20",
      "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)",
      [](A& a, const V& v) { a.reps = v.integer; }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
-    {"seed", FixedKind::seed, false, false, "S", "7",
+    {"seed", FixedKind::seed, Presence::optional, Origin::ours, "S", "7",
      "seed of the random input tokens (ours; fixed by default so runs repeat)",
      [](A& a, const V& v) {
        a.seed = v.unsigned_integer;
@@ -161,42 +161,42 @@ const FixedOption kFixed[] = {
        return Value::of_int(static_cast<int64_t>(a.seed));
      },
      nullptr, [](const A& a) { return std::to_string(a.seed); }},
-    {"save_outputs", FixedKind::text, false, false, "DIR", "outputs",
+    {"save_outputs", FixedKind::text, Presence::optional, Origin::ours, "DIR", "outputs",
      "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)",
      [](A& a, const V& v) { a.save_outputs = v.text; },
      [](const A& a) { return std::optional(optional_string(a.save_outputs)); }, "a folder"},
-    {"check_outputs", FixedKind::text, false, false, "DIR", "outputs",
+    {"check_outputs", FixedKind::text, Presence::optional, Origin::ours, "DIR", "outputs",
      "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
      "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)",
      [](A& a, const V& v) { a.check_outputs = v.text; },
      [](const A& a) { return std::optional(optional_string(a.check_outputs)); }, "a folder"},
-    {"profile", FixedKind::text, false, false, "DIR", "prof",
+    {"profile", FixedKind::text, Presence::optional, Origin::ours, "DIR", "prof",
      "folder: after each combination's timed reps, one more rep under LibTorch's profiler writes "
      "<input>x<batch>.trace.json (Chrome trace: Perfetto, chrome://tracing) and FMWORK PROFILE lines of its top "
      "operators; the timed reps are not profiled (ours)",
      [](A& a, const V& v) { a.profile = v.text; },
      [](const A& a) { return std::optional(optional_string(a.profile)); }, "a folder"},
-    {"isolate", FixedKind::flag, false, false, "", "",
+    {"isolate", FixedKind::flag, Presence::optional, Origin::ours, "", "",
      "run each batch x input combination in a child process that loads the model itself (ours)",
      [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
-    {"isolate_timeout", FixedKind::count, false, false, "S", "600",
+    {"isolate_timeout", FixedKind::count, Presence::optional, Origin::ours, "S", "600",
      "with --isolate: a child still running after S seconds (a hung kernel, a stopped process) is killed and its "
      "combination is a FAIL line; the sweep goes on (ours; default: no limit)",
      [](A& a, const V& v) { a.isolate_timeout = v.integer; },
      [](const A& a) { return std::optional(a.isolate_timeout ? Value::of_int(*a.isolate_timeout) : Value::none()); }},
-    {"warmup", FixedKind::count, false, false, "N", "4",
+    {"warmup", FixedKind::count, Presence::optional, Origin::ours, "N", "4",
      "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
      "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)",
      [](A& a, const V& v) { a.warmup = v.integer; },
      [](const A& a) { return std::optional(a.warmup ? Value::of_int(*a.warmup) : Value::none()); }},
-    {"input_lengths", FixedKind::lengths, false, false, "SPEC", "uniform:16,64",
+    {"input_lengths", FixedKind::lengths, Presence::optional, Origin::ours, "SPEC", "uniform:16,64",
      "each request's length drawn from a distribution instead of every row filled: N, uniform:MIN,MAX, "
      "lognormal:MEDIAN,MAX[,SIGMA] (SIGMA 0.8 by default) or file:PATH (one token count per line, drawn with "
      "replacement); seeded by --seed, drawn outside the timed region; each --input_sizes value is then the "
      "combination's longest length (ours)",
      [](A& a, const V& v) { a.input_lengths = v.text, a.lengths = v.lengths; },
      [](const A& a) { return std::optional(optional_string(a.input_lengths)); }},
-    {"batching", FixedKind::batching, false, false, "MODE", "unpadded",
+    {"batching", FixedKind::batching, Presence::optional, Origin::ours, "MODE", "unpadded",
      "how a batch of mixed lengths runs: padded (to its longest, the mask marking the padding; the default), "
      "sorted (a window of requests sorted by length, then cut into batches) or unpadded (the real tokens "
      "packed: native encoders only) (ours)",
@@ -204,12 +204,12 @@ const FixedOption kFixed[] = {
      [](const A& a) {
        return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
      }},
-    {"sort_window", FixedKind::count, false, false, "N", "1024",
+    {"sort_window", FixedKind::count, Presence::optional, Origin::ours, "N", "1024",
      "with --batching sorted: the requests sorted together before they are cut into batches (default: all of a "
      "combination's reps' requests, as one encode() call over them) (ours)",
      [](A& a, const V& v) { a.sort_window = v.integer; },
      [](const A& a) { return std::optional(a.sort_window ? Value::of_int(*a.sort_window) : Value::none()); }},
-    {"quiet", FixedKind::flag, false, false, "", "",
+    {"quiet", FixedKind::flag, Presence::optional, Origin::ours, "", "",
      "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
      "errors and warnings still go there) (ours)",
      [](A& a, const V&) { a.quiet = true; }, [](const A& a) { return std::optional(Value::of_bool(a.quiet)); }},
@@ -291,7 +291,7 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   };
   std::vector<std::string> missing;
   for (const auto& option : fixed_options())
-    if (option.required && !given_text(option) &&
+    if (option.required() && !given_text(option) &&
         std::find(not_required.begin(), not_required.end(), option.name) == not_required.end())
       missing.push_back(std::string("--") + option.name);
   if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
@@ -329,7 +329,7 @@ std::vector<std::pair<std::string, std::string>> args_json_fields(const FixedArg
     const std::optional<Value> value = option.value(args);  // nullopt only where `echo` says it
     const bool given = !value || !(value->type == Value::Type::none ||
                                    (value->type == Value::Type::boolean && !value->boolean));
-    if (option.upstream || given) fields.emplace_back(option.name, option.echo ? option.echo(args) : str(value.value()));
+    if (option.upstream() || given) fields.emplace_back(option.name, option.echo ? option.echo(args) : str(value.value()));
   }
   std::sort(fields.begin(), fields.end());
   return fields;

@@ -40,8 +40,8 @@ std::string fixed_options_table() {
     const bool flag = option.kind == FixedKind::flag;
     const std::string name = std::string("--") + option.name;
     out += "| " + code(flag ? name : name + " " + option.value_name) + " | " +
-           (flag ? std::string("") : code(name + " " + option.example)) + " | " + (option.required ? "yes" : "") +
-           " | " + (option.upstream ? "upstream's" : "ours") + " | " + cell(option.help) + " |\n";
+           (flag ? std::string("") : code(name + " " + option.example)) + " | " + (option.required() ? "yes" : "") +
+           " | " + (option.upstream() ? "upstream's" : "ours") + " | " + cell(option.help) + " |\n";
   }
   return out;
 }

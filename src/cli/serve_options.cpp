@@ -158,6 +158,29 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
   return args;
 }
 
+ServeShape serve_shape(const std::vector<std::string>& arg_words, const FixedArgs& args, const ServeArgs& serve) {
+  for (const char* sweep_only : {"reps", "warmup", "isolate", "isolate_timeout", "save_outputs", "check_outputs",
+                                 "profile", "sort_window"})
+    for (const auto& word : arg_words)
+      if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + " ", 0) == 0)
+        throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
+                                      sweep_only));
+  if (args.batch_sizes.size() > 1)
+    throw usage_error("driver serve takes one --batch_sizes: the largest batch the batcher forms (default 8)");
+  if (args.input_sizes.size() > 1)
+    throw usage_error("driver serve takes one --input_sizes (a fixed query length); for a mix give --input_lengths");
+  ServeShape shape;
+  shape.max_batch = args.batch_sizes.empty() ? 8 : args.batch_sizes[0];
+  shape.lengths = args.lengths ? *args.lengths
+                               : parse_length_spec(std::to_string(args.input_sizes.empty() ? 128 : args.input_sizes[0]),
+                                                   "--input_sizes");
+  shape.batching = args.batching.value_or(Batching::padded);
+  if (serve.max_tokens > 0 && serve.max_tokens < shape.lengths.max)
+    throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be served; "
+                                  "give at least {}", serve.max_tokens, shape.lengths.max, shape.lengths.max));
+  return shape;
+}
+
 std::string serve_usage() {
   std::string out =
       "usage: driver serve --platform P --model_class C --model_name N [--input_sizes L] [--batch_sizes B]\n"

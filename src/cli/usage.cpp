@@ -77,7 +77,7 @@ std::string usage_lines(const std::vector<SubcommandDoc>& subcommands) {
   for (const auto& option : fixed_options()) {
     std::string unit = std::string("--") + option.name;
     if (option.kind != FixedKind::flag) unit += std::string(" ") + option.value_name;
-    units.push_back(option.required ? unit : "[" + unit + "]");
+    units.push_back(option.required() ? unit : "[" + unit + "]");
   }
   units.emplace_back("[--SET:key[@] VALUE ...]");
   std::string out = wrapped_units("usage: driver ", units, 99, std::string(14, ' '));
@@ -142,7 +142,7 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
   out += "\nfixed options:\n";
   for (const auto& option : fixed_options())
     out += help_line(std::string("  --") + option.name + (option.kind == FixedKind::flag ? "" : " VALUE"), 24,
-                     std::string(option.help) + (option.required ? " (required)" : ""));
+                     std::string(option.help) + (option.required() ? " (required)" : ""));
   out += help_line("  --version", 24, "prints the driver's version and git revision, alone on the command line");
   out +=
       "\n"

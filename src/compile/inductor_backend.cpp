@@ -13,10 +13,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/loaders/aoti_model.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/log/log_format.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/base/subprocess.hpp"
@@ -117,18 +119,10 @@ std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTo
   return argv;
 }
 
-// The last line of the exporter's stderr: its one-line error.
-std::string last_line(const std::string& text) {
-  std::string line, last;
-  for (char c : text + "\n") {
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-    line.clear();
-  }
-  return last.rfind("error: ", 0) == 0 ? last.substr(7) : last;
+// The last line of the exporter's stderr: its one-line error, without its "error: ".
+std::string exporter_error(const std::string& text) {
+  const std::string last = last_line(text);
+  return starts_with(last, "error: ") ? last.substr(7) : last;
 }
 
 // Runs the exporter into `dir`; returns what it reported (vec_isa, seconds, ranges) for the cache entry.
@@ -142,7 +136,7 @@ std::map<std::string, std::string> build_package(const PackageSpec& s, const Ind
                       "); set FMWORK_PYTHON to a Python with torch==" + torch_version() + " and transformers");
   }
   if (r.exit_code != 0) {
-    const std::string why = last_line(r.err);
+    const std::string why = exporter_error(r.err);
     const std::string message = kPrefix + (why.empty() ? fmt::format("the exporter failed (exit {})", r.exit_code) : why);
     throw r.exit_code == 2 ? usage_error(message) : runtime_error(message);
   }
@@ -203,28 +197,19 @@ class InductorModel : public Model {
     return ready.facts;
   }
 
+  // The eager model's facts: the package computes what it does (transformers' class of the same architecture),
+  // so its FLOPs, and its activation estimate, stand for the package's (what the admission, and CUDA graphs
+  // around the package, count). The package's own inputs win once it is made.
+  ModelFacts facts() const override {
+    ModelFacts f = eager_->facts();
+    f.description += "\ncompiled by inductor ahead of time (AOTInductor, " +
+                     std::string(spec_.dynamic ? "one package, dynamic batch and input" : "one package per batch x input") +
+                     ")";
+    if (package_) f.fed_inputs = package_->facts().inputs;
+    f.runs_unpadded = false;  // the package runs padded batches
+    return f;
+  }
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
-  std::string describe() const override {
-    return eager_->describe() + "\ncompiled by inductor ahead of time (AOTInductor, " +
-           (spec_.dynamic ? "one package, dynamic batch and input" : "one package per batch x input") + ")";
-  }
-  std::string dtype_name() const override { return eager_->dtype_name(); }
-  TokenFacts token_facts() const override { return eager_->token_facts(); }
-  int64_t parameter_count() const override { return eager_->parameter_count(); }
-  std::string weights_source() const override { return eager_->weights_source(); }
-  std::vector<std::string> fed_inputs() const override {
-    return package_ ? package_->facts().inputs : eager_->fed_inputs();
-  }
-  std::vector<std::string> output_names() const override { return eager_->output_names(); }
-  // The package computes what the eager model does (transformers' class of the same architecture).
-  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
-    return eager_->forward_flops(batch, input);
-  }
-  // The eager model's estimate stands in for the package's (the same architecture's activations): what the
-  // admission, and CUDA graphs around the package, count.
-  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
-    return eager_->activation_bytes(batch, input);
-  }
   void eval() override {}
 
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
@@ -269,7 +254,7 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   s.exporter_hash = hash_files({s.tools.exporter});
   s.folder = source.path;
   s.model_class = source.model_class;
-  s.dtype = eager.dtype_name();
+  s.dtype = eager.facts().dtype_name;
   s.device = torch::Device(device.type()).str();
   s.export_device = device.str();
   s.attn = option_text(source.options, "attn_implementation");

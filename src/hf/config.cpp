@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "config_reader.hpp"
@@ -82,7 +83,6 @@ std::string EncoderConfig::summary() const {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
 Family family_of(const std::string& model_type, const std::string& source) {
   if (model_type == "bert") return Family::bert;

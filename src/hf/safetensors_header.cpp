@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 
@@ -34,11 +35,6 @@ constexpr DtypeRow kDtypes[] = {
 constexpr const char* kUnsupportedDtypes[] = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
                                               "U16",     "U32",     "U64",     "C64"};
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 std::string range_str(const HeaderEntry& e) {
   return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
@@ -121,10 +117,10 @@ void read_offsets(const json& off, const std::string& T, HeaderEntry& e) {
 void check_extent(const HeaderEntry& e, const std::string& T, ShapeSize s, uint64_t data_size) {
   uint64_t need = 0;
   const bool overflow = s.overflow || __builtin_mul_overflow(s.numel, uint64_t{e.element_size}, &need);
-  if (overflow) throw runtime_error(T + ": shape " + shape_str(e.shape) + " is too large");
+  if (overflow) throw runtime_error(T + ": shape " + shape_text(e.shape) + " is too large");
   if (e.end - e.begin != need)
     throw runtime_error(T + ": data_offsets " + range_str(e) + " hold " + std::to_string(e.end - e.begin) +
-                        " bytes but shape " + shape_str(e.shape) + " of " + e.dtype + " needs " + std::to_string(need));
+                        " bytes but shape " + shape_text(e.shape) + " of " + e.dtype + " needs " + std::to_string(need));
   if (e.end > data_size)
     throw runtime_error(T + ": data_offsets " + range_str(e) + " lie past the end of the data section (" +
                         std::to_string(data_size) + " bytes): the file is truncated or the header is wrong");

@@ -138,23 +138,24 @@ namespace {
 
 class AotiModel : public Model {
  public:
-  AotiModel(std::unique_ptr<AotiPackage> package, TokenFacts facts)
-      : package_(std::move(package)), facts_(std::move(facts)), parameters_(package_->parameter_count()) {}
+  AotiModel(std::unique_ptr<AotiPackage> package, TokenFacts tokens)
+      : package_(std::move(package)), tokens_(std::move(tokens)), parameters_(package_->parameter_count()) {}
 
-  torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
-  std::string describe() const override {
-    const AotiFacts& f = package_->facts();
-    std::string text = fmt::format("AOTInductor package {}: inputs {}, dtype {}, {} parameters", package_->path(),
-                                   fmt::join(f.inputs, ", "), f.dtype, parameters_);
-    if (f.threads > 0) text += fmt::format(", CPU kernels built for {} threads", f.threads);
-    if (!f.vec_isa.empty()) text += ", vector ISA " + f.vec_isa;
-    return text;
+  ModelFacts facts() const override {
+    const AotiFacts& p = package_->facts();
+    ModelFacts f;
+    f.description = fmt::format("AOTInductor package {}: inputs {}, dtype {}, {} parameters", package_->path(),
+                                fmt::join(p.inputs, ", "), p.dtype, parameters_);
+    if (p.threads > 0) f.description += fmt::format(", CPU kernels built for {} threads", p.threads);
+    if (!p.vec_isa.empty()) f.description += ", vector ISA " + p.vec_isa;
+    f.dtype_name = p.dtype;
+    f.tokens = tokens_;
+    f.parameter_count = parameters_;
+    f.fed_inputs = p.inputs;
+    f.output_names = p.outputs;
+    return f;
   }
-  std::string dtype_name() const override { return package_->facts().dtype; }
-  TokenFacts token_facts() const override { return facts_; }
-  int64_t parameter_count() const override { return parameters_; }
-  std::vector<std::string> fed_inputs() const override { return package_->facts().inputs; }
-  std::vector<std::string> output_names() const override { return package_->facts().outputs; }
+  torch::IValue forward(const Batch& batch) override { return package_->run(batch); }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     const std::string why = package_->refuses(batch, input);
     if (!why.empty()) throw usage_error(why);
@@ -164,7 +165,7 @@ class AotiModel : public Model {
 
  private:
   std::unique_ptr<AotiPackage> package_;
-  TokenFacts facts_;
+  TokenFacts tokens_;
   int64_t parameters_;
 };
 

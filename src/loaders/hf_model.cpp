@@ -9,8 +9,10 @@
 
 #include <c10/core/InferenceMode.h>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/families.hpp"
+#include "fmwork/encoders/linear.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/hf/special_tokens.hpp"
 #include "fmwork/base/regular_file.hpp"
@@ -31,11 +33,6 @@ std::string join_first(const std::vector<std::string>& items, size_t n) {
   return out + " (" + std::to_string(items.size()) + " in all)";
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
@@ -69,11 +66,6 @@ std::optional<std::string> native_model_type(const std::string& cls) {
   return std::nullopt;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 // What runs natively, and how the rest runs: the second half of every "no native encoder" message.
 std::string native_and_compile_hint() {
@@ -176,22 +168,30 @@ torch::IValue HfModel::forward_packed(const Batch& batch) {
 
 void HfModel::leave_device() { encoder_->to(at::kCPU); }
 
-std::vector<std::string> HfModel::fed_inputs() const {
-  if (!encoder_->has_token_types()) return {"input_ids", "attention_mask"};
-  return {"input_ids", "attention_mask", "token_type_ids"};
-}
-
-std::string HfModel::dtype_name() const { return dtype_short_name(encoder_->dtype()); }
-
-TokenFacts HfModel::token_facts() const {
-  if (!facts_) {
-    TokenFacts f;
-    f.vocab_size = encoder_->config().vocab_size;
-    f.type_vocab_size = encoder_->config().type_vocab_size;
-    f.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
-    facts_ = f;
+ModelFacts HfModel::facts() const {
+  if (!tokens_) {  // read on the first call: tokenizer.json can be large
+    TokenFacts t;
+    t.vocab_size = encoder_->config().vocab_size;
+    t.type_vocab_size = encoder_->config().type_vocab_size;
+    t.special_ids = read_special_tokens(folder_, encoder_->config()).ids;
+    tokens_ = t;
   }
-  return *facts_;
+  ModelFacts f;
+  f.description = description_;
+  f.dtype_name = dtype_short_name(encoder_->dtype());
+  f.tokens = *tokens_;
+  f.parameter_count = encoder_->parameter_count();
+  if (random_weights_) f.weights_source = "random:seed=" + std::to_string(seed_.value_or(0));
+  f.fed_inputs = {"input_ids", "attention_mask"};
+  if (encoder_->has_token_types()) f.fed_inputs.push_back("token_type_ids");
+  f.output_names = {"last_hidden_state", "pooler_output"};
+  const NativeEncoder* encoder = encoder_.get();  // owned by this model, which outlives its facts' use
+  f.forward_flops = [encoder](int64_t batch, int64_t input) {
+    return hf::forward_flops(encoder->config(), batch, input, encoder->has_pooler()).total();
+  };
+  f.activation_bytes = [encoder](int64_t batch, int64_t input) { return encoder->activation_bytes(batch, input); };
+  f.runs_unpadded = true;  // NativeEncoder::forward_packed
+  return f;
 }
 
 }  // namespace hf
@@ -207,7 +207,10 @@ using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 struct LoadPlan {
   std::string dir, config_path, cls, run_class;
   at::ScalarType dtype = at::kFloat;
-  AttentionImpl attention = AttentionImpl::eager;
+  // transformers' default (sdpa, for every family the native encoders run), so that "the same model" is the
+  // same computation unless told otherwise.
+  AttentionImpl attention = AttentionImpl::sdpa;
+  bool attention_explicit = false;
   bool pooler = true;
   bool pooler_explicit = false;
 };
@@ -225,11 +228,12 @@ struct LoadedWeights {
 void resolve_options(const ModelOptions& opt, const EncoderConfig& config, LoadPlan& p) {
   p.dtype = resolve_dtype(opt.dtype, config);
   if (opt.attn_implementation) {
-    if (*opt.attn_implementation == "sdpa")
-      p.attention = AttentionImpl::sdpa;
-    else if (*opt.attn_implementation != "eager")
+    if (*opt.attn_implementation == "eager")
+      p.attention = AttentionImpl::eager;
+    else if (*opt.attn_implementation != "sdpa")
       throw usage_error("--model:attn_implementation " + *opt.attn_implementation +
                         " is not supported by the native encoder: use eager or sdpa");
+    p.attention_explicit = true;
   }
   if (!has_pooler_layer(config) && opt.add_pooling_layer.value_or(false))
     throw usage_error("--model:add_pooling_layer True: " + config.base_class() + " has no pooler");
@@ -316,8 +320,8 @@ void read_tensors(const Checkpoint& ck, const NamedShapes& expected, const std::
     const std::string& orig = source.at(name);
     const TensorEntry& e = ck.entry(orig);
     if (e.shape != shape)
-      throw runtime_error(label + ": tensor " + orig + " has shape " + shape_str(e.shape) + ", but " + p.config_path +
-                          " implies " + shape_str(shape));
+      throw runtime_error(label + ": tensor " + orig + " has shape " + shape_text(e.shape) + ", but " + p.config_path +
+                          " implies " + shape_text(shape));
     if (!at::isFloatingType(e.scalar_type))
       throw runtime_error(label + ": tensor " + orig + " is " + e.dtype + "; weights must be floating point");
     const SafetensorsFile& file = ck.file_of(orig);
@@ -375,8 +379,17 @@ LoadedWeights load_weights(const LoadPlan& p, const EncoderConfig& config, const
   return w;
 }
 
+// The bytes of the linear layers' weights (the 2-D tensors other than the embedding tables) in float32: what
+// MKL's packed copy of them holds, beside the weights themselves, while a combination runs.
+uint64_t linear_weight_bytes(const std::vector<std::pair<std::string, at::Tensor>>& named) {
+  uint64_t n = 0;
+  for (const auto& [name, t] : named)
+    if (t.dim() == 2 && name.find("embed") == std::string::npos) n += static_cast<uint64_t>(t.numel()) * sizeof(float);
+  return n;
+}
+
 std::string describe(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt, const at::Device& device,
-                     const NativeEncoder& encoder, const LoadedWeights& w) {
+                     const NativeEncoder& encoder, const LoadedWeights& w, uint64_t packed_bytes) {
   std::ostringstream d;
   d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
   d << "  config: model_type=" << config.model_type;
@@ -392,6 +405,13 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
     << config.torch_dtype.value_or("not given") << ")\n";
   d << "  device: " << device.str() << "\n";
   for (const auto& line : encoder.describe_lines()) d << "  " << line << "\n";
+  d << "  attention chosen: " << (p.attention == AttentionImpl::sdpa ? "sdpa" : "eager")
+    << (p.attention_explicit ? " (--model:attn_implementation)"
+                             : " (--model:attn_implementation not given: transformers' default; eager on request)")
+    << "\n";
+  if (packed_bytes > 0)
+    d << "  packed copy: about " << bytes_text(packed_bytes, 1)
+      << " of host memory beside the weights (the linear weights repacked for each combination's shape)\n";
   d << "  weights: " << w.line << "\n";
   for (const auto& n : w.notes) d << "  note: " << n << "\n";
   d << "  parameters: " << with_commas(encoder.parameter_count());
@@ -431,11 +451,13 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   resolve_options(opt, config, p);
 
   LoadedWeights w = load_weights(p, config, opt);
+  const bool packed_gemm = opt.packed_gemm.value_or(packed_gemm_by_default());
+  const uint64_t packed_bytes = packs_here(packed_gemm, p.dtype, request.device) ? linear_weight_bytes(w.named) : 0;
   auto encoder = make_encoder(config, w.named, w.pooler, p.attention, w.owned);
   w.named.clear();
   encoder->to(request.device);
-  encoder->set_packed_gemm(opt.packed_gemm.value_or(packed_gemm_by_default()));
-  std::string description = describe(p, config, opt, request.device, *encoder, w);
+  encoder->set_packed_gemm(packed_gemm);
+  std::string description = describe(p, config, opt, request.device, *encoder, w, packed_bytes);
   return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
 

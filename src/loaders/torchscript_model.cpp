@@ -8,6 +8,7 @@
 #include <functional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
@@ -71,8 +72,8 @@ c10::ScalarType dtype_from_name(const std::string& name) {
 
 class TorchScriptModel : public Model {
  public:
-  TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts facts)
-      : module_(std::move(module)), path_(std::move(path)), facts_(std::move(facts)) {
+  TorchScriptModel(torch::jit::Module module, std::string path, TokenFacts tokens)
+      : module_(std::move(module)), path_(std::move(path)), tokens_(std::move(tokens)) {
     const auto& schema = module_.get_method("forward").function().getSchema();
     feeds_ = plan_inputs(schema, path_);
     // The arguments after the fed ones keep their defaults (plan_inputs checked they have one); running
@@ -104,37 +105,31 @@ class TorchScriptModel : public Model {
     return std::move(stack_.front());
   }
 
-  std::string describe() const override {
-    std::string names;
-    for (Feed f : feeds_) names += (names.empty() ? "" : ", ") + model_input_names()[static_cast<size_t>(f)];
-    std::string text = fmt::format("TorchScript archive {}\n", path_);
-    text += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
-    text += fmt::format("inputs fed: {}\n", names);
-    text += fmt::format("parameters: {} ({:.1f} MB), dtype {}\n", parameter_count(),
-                        static_cast<double>(parameter_bytes()) / 1e6, dtype_name());
-    text += fmt::format("vocabulary: {} ids, {} special ids excluded from inputs", facts_.vocab_size,
-                        facts_.special_ids.size());
-    return text;
-  }
-
-  std::string dtype_name() const override {
+  // Read from the module when asked: a compiler (freeze, a plugin's) may have rewritten it since.
+  ModelFacts facts() const override {
+    ModelFacts f;
+    f.dtype_name = "float32";
     for (const auto& p : module_.parameters())
-      if (p.is_floating_point()) return dtype_short_name(p.scalar_type());
-    return "float32";
-  }
-
-  TokenFacts token_facts() const override { return facts_; }
-
-  std::vector<std::string> fed_inputs() const override {
-    std::vector<std::string> names;
-    for (Feed f : feeds_) names.push_back(model_input_names()[static_cast<size_t>(f)]);
-    return names;
-  }
-
-  int64_t parameter_count() const override {
-    int64_t n = 0;
-    for (const auto& p : module_.parameters()) n += p.numel();
-    return n;
+      if (p.is_floating_point()) {
+        f.dtype_name = dtype_short_name(p.scalar_type());
+        break;
+      }
+    int64_t bytes = 0;
+    for (const auto& p : module_.parameters()) {
+      f.parameter_count += p.numel();
+      bytes += p.numel() * static_cast<int64_t>(p.element_size());
+    }
+    f.tokens = tokens_;
+    f.fed_inputs.clear();
+    for (Feed feed : feeds_) f.fed_inputs.push_back(model_input_names()[static_cast<size_t>(feed)]);
+    f.description = fmt::format("TorchScript archive {}\n", path_);
+    f.description += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
+    f.description += fmt::format("inputs fed: {}\n", fmt::join(f.fed_inputs, ", "));
+    f.description += fmt::format("parameters: {} ({:.1f} MB), dtype {}\n", f.parameter_count,
+                                 static_cast<double>(bytes) / 1e6, f.dtype_name);
+    f.description += fmt::format("vocabulary: {} ids, {} special ids excluded from inputs", tokens_.vocab_size,
+                                 tokens_.special_ids.size());
+    return f;
   }
 
   void cast(c10::ScalarType dtype) {
@@ -146,15 +141,9 @@ class TorchScriptModel : public Model {
   torch::jit::Module* torchscript_module() override { return &module_; }
 
  private:
-  int64_t parameter_bytes() const {
-    int64_t n = 0;
-    for (const auto& p : module_.parameters()) n += p.numel() * static_cast<int64_t>(p.element_size());
-    return n;
-  }
-
   torch::jit::Module module_;
   std::string path_;
-  TokenFacts facts_;
+  TokenFacts tokens_;
   std::vector<Feed> feeds_;
   std::vector<torch::IValue> defaults_;
   torch::jit::Stack stack_;

@@ -18,32 +18,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The folder's facts alone: the package --compile builds from it runs instead.
 class TransformersClassModel : public Model {
  public:
-  TransformersClassModel(std::string description, std::string dtype, TokenFacts facts, int64_t parameters,
-                         std::vector<std::string> inputs)
-      : description_(std::move(description)),
-        dtype_(std::move(dtype)),
-        facts_(std::move(facts)),
-        parameters_(parameters),
-        inputs_(std::move(inputs)) {}
+  explicit TransformersClassModel(ModelFacts facts) : facts_(std::move(facts)) {}
 
+  ModelFacts facts() const override { return facts_; }
   torch::IValue forward(const Batch&) override {
     throw runtime_error("this model has no native encoder: it runs only as the package --compile builds");
   }
-  std::string describe() const override { return description_; }
-  std::string dtype_name() const override { return dtype_; }
-  TokenFacts token_facts() const override { return facts_; }
-  int64_t parameter_count() const override { return parameters_; }
-  std::vector<std::string> fed_inputs() const override { return inputs_; }  // the package's own facts win
-  std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
   void eval() override {}
 
  private:
-  std::string description_, dtype_;
-  TokenFacts facts_;
-  int64_t parameters_;
-  std::vector<std::string> inputs_;
+  ModelFacts facts_;
 };
 
 std::string string_field(const nlohmann::json& config, const char* key) {
@@ -91,16 +78,21 @@ std::unique_ptr<Model> load_transformers_class_model(const LoadRequest& request,
   const int64_t type_vocab = config.contains("type_vocab_size") && config["type_vocab_size"].is_number_integer()
                                  ? config["type_vocab_size"].get<int64_t>()
                                  : 0;
-  std::vector<std::string> inputs = {"input_ids", "attention_mask"};
-  if (type_vocab > 0) inputs.push_back("token_type_ids");
+  ModelFacts f;
+  f.fed_inputs = {"input_ids", "attention_mask"};  // the package's own facts win
+  if (type_vocab > 0) f.fed_inputs.push_back("token_type_ids");
+  f.output_names = {"last_hidden_state", "pooler_output"};
   std::ostringstream d;
   d << "transformers class: " << model_class << " from " << request.path << " (no native encoder: run by the "
     << "package --compile builds with transformers' own class)\n";
   d << "  config: model_type=" << excerpt(string_field(config, "model_type")) << "\n";
   d << "  weights: " << weights.description() << " (read by transformers when the package is built)\n";
   d << "  parameters (in the safetensors files): " << parameters;
-  return std::make_unique<TransformersClassModel>(d.str(), dtype_of(opt, config),
-                                                  token_facts_beside(config_path, opt), parameters, inputs);
+  f.description = d.str();
+  f.dtype_name = dtype_of(opt, config);
+  f.tokens = token_facts_beside(config_path, opt);
+  f.parameter_count = parameters;
+  return std::make_unique<TransformersClassModel>(std::move(f));
 }
 
 }  // namespace fmwork

@@ -2,16 +2,9 @@
 #include "fmwork/log/log_fields.hpp"
 
 #include <algorithm>
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
-
-namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
 
 const FieldSpec* LineSpec::find(std::string_view key) const {
   for (const FieldSpec& f : fields) {
@@ -184,6 +177,8 @@ const LineSpec& stat_line_spec() {
     for (FieldSpec& f : work_fields()) fields.push_back(f);
     for (FieldSpec& f : cpu_fields()) fields.push_back(f);
     for (FieldSpec& f : energy_fields()) fields.push_back(f);
+    // The --profile rep's wall time (under the profiler): what the plausibility check holds the timed reps to.
+    fields.push_back(csv_number("profile_ms", 3));
     for (FieldSpec& f : token_fields()) fields.push_back(f);
     return LineSpec{"STAT", std::move(fields), field("_ms", FieldKind::number)};
   }();
@@ -262,7 +257,7 @@ const LineSpec& check_line_spec() {
 const LineSpec& note_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec verdict = field("verdict", FieldKind::text, FieldNeed::required);
-    verdict.choices = "ok|noisy|unstable|too-few-reps|contended";
+    verdict.choices = "ok|noisy|unstable|too-few-reps|contended|implausible";
     verdict.csv = {"verdict"};
     verdict.summary = {"verdict", 1};
     FieldSpec kept = field("kept", FieldKind::integer);

@@ -3,6 +3,8 @@
 // hold to are in log_rules.hpp. See docs/log-lines.md for the formats.
 #include "fmwork/log/log_format.hpp"
 
+#include "fmwork/base/text_format.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -240,9 +242,11 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const std::optional<WorkFacts>& work,
-                        const std::optional<CpuUse>& cpu, std::optional<double> joules_per_rep,
-                        const std::optional<TokenRates>& tokens) {
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const StatExtras& extras) {
+  const std::optional<WorkFacts>& work = extras.work;
+  const std::optional<CpuUse>& cpu = extras.cpu;
+  const std::optional<double>& joules_per_rep = extras.joules_per_rep;
+  const std::optional<TokenRates>& tokens = extras.tokens;
   using V = std::optional<FieldValue>;
   const V rate = tokens ? V(tokens->real_per_s) : v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V();
   std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
@@ -269,6 +273,7 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   }
   values.push_back(per_rep);
   values.push_back(per_1000);
+  values.push_back(extras.profile_ms ? V(*extras.profile_ms) : V());
   const bool counted = tokens && tokens->padded_tokens > 0;
   values.push_back(counted ? V(tokens->real_tokens) : V());
   values.push_back(counted ? V(tokens->padded_tokens) : V());
@@ -308,12 +313,10 @@ MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
                                                          : V()})};
 }
 
-CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
-                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass) {
-  std::string names;
-  for (const auto& n : outputs) names += (names.empty() ? "" : ",") + n;
-  return CheckLine{make_fields(check_line_spec(), {input, batch, to_log_token(names), max_abs, max_rel, cosine, atol,
-                                                   rtol, min_cosine, std::string_view(pass ? "pass" : "fail")})};
+CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& f) {
+  return CheckLine{make_fields(check_line_spec(),
+                               {input, batch, to_log_token(joined(f.outputs, ",")), f.max_abs, f.max_rel, f.cosine,
+                                f.atol, f.rtol, f.min_cosine, std::string_view(f.pass ? "pass" : "fail")})};
 }
 
 CompileLine make_compile_line(const CompileFacts& f) {

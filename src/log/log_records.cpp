@@ -11,6 +11,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/log/verdicts.hpp"
 #include "log_rules.hpp"
 
 namespace fmwork {
@@ -83,7 +84,10 @@ class LogReader {
     }
   }
 
-  ParsedLog finish() { return std::move(log_); }
+  ParsedLog finish() {
+    judge_plausibility();
+    return std::move(log_);
+  }
 
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
@@ -115,6 +119,21 @@ class LogReader {
            bytes_text(kept_limit_, 0) + " of memory here (" + std::to_string(log_.results.size()) +
            " combinations, " + std::to_string(log_.failures.size()) + " failures, " + std::to_string(durations) +
            " REP durations so far); process reads at most that from one log: split it into several logs";
+  }
+
+  // Each combination against the earlier ones of its model (a log may hold several runs, appended), as the
+  // driver judged it when it wrote the NOTE line (there with only its own run's combinations before it).
+  void judge_plausibility() {
+    std::map<std::string, std::vector<RunPoint>> earlier;  // by model, class and precision
+    for (CombinationRecord& run : log_.results) {
+      if (!run.stat) continue;
+      const std::string model =
+          run.res.model_name + '\n' + run.res.model_class + '\n' + run.precision.value_or("");
+      const RunPoint point = run_point_of(run.res.input, run.res.batch, run.stat->fields);
+      std::vector<RunPoint>& before = earlier[model];
+      run.implausible = implausible_reason(point, before);
+      before.push_back(point);
+    }
   }
 
   void take_res(ResLine res, std::string_view line, size_t line_number) {

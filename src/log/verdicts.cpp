@@ -33,7 +33,7 @@ struct Findings {
 
 // The likely cause of each kind of finding and what to do next, in words a user can act on. A contended run's
 // other findings are the contention's doing: its hint alone.
-std::string hint_of(const Findings& f, bool contended, bool few) {
+std::string hint_of(const Findings& f, bool contended, bool implausible, bool few) {
   std::string hint;
   const auto add = [&](const char* cause, const char* next) {
     hint += fmt::format("{}cause: {}; next: {}", hint.empty() ? "" : "; ", cause, next);
@@ -41,8 +41,12 @@ std::string hint_of(const Findings& f, bool contended, bool few) {
   if (contended)
     add("other work held the CPU while the reps ran",
         "rerun on a quiet machine, or ask for fewer threads than the free cores (--torch.call:set_num_threads@N)");
+  if (implausible)
+    add("the reps ran slower than this model runs here, steadily (a neighbour holding a core for the whole run, a "
+        "frequency drop), which their spread does not show",
+        "rerun on a quiet machine, or each combination alone (--isolate), and compare");
   if (few) add("too few reps to judge", "raise --reps so that 5 or more are kept after the warm-up");
-  if (contended) return hint;
+  if (contended || implausible) return hint;
   if (f.speeding)
     add("the reps were still warming up (caches, allocator, lazy set-up)", "leave more first reps out (--warmup N)");
   if (f.slowing)
@@ -75,6 +79,7 @@ std::string_view verdict_text(VerdictWord word) {
     case VerdictWord::unstable: return "unstable";
     case VerdictWord::too_few_reps: return "too-few-reps";
     case VerdictWord::contended: return "contended";
+    case VerdictWord::implausible: return "implausible";
   }
   return "ok";
 }
@@ -137,9 +142,42 @@ std::optional<CpuUse> cpu_use_of(const Fields& stat) {
   return use;
 }
 
+RunPoint run_point_of(int64_t input, int64_t batch, const Fields& stat) {
+  RunPoint p;
+  p.input = input, p.batch = batch;
+  p.flops = stat.get_double("flops");
+  p.gflops = stat.get_double("gflops");
+  p.min_ms = stat.get_double("min_ms");
+  p.profile_ms = stat.get_double("profile_ms");
+  const std::optional<double> mean = stat.get_double("mean_ms"), stddev = stat.get_double("stddev_ms");
+  if (mean && stddev && *mean > 0) p.cov = *stddev / *mean;
+  return p;
+}
+
+std::string implausible_reason(const RunPoint& p, const std::vector<RunPoint>& earlier) {
+  std::string why;
+  const auto positive = [](const std::optional<double>& x) { return x && std::isfinite(*x) && *x > 0; };
+  if (positive(p.flops) && positive(p.gflops)) {
+    const RunPoint* best = nullptr;  // the fastest earlier combination of no more work
+    for (const RunPoint& e : earlier)
+      if (positive(e.flops) && positive(e.gflops) && *e.flops <= *p.flops && (!best || *e.gflops > *best->gflops))
+        best = &e;
+    if (best && *best->gflops > kImplausibleRateDrop * *p.gflops)
+      why = fmt::format("gflops {:.3f} < half of input {} batch {}'s {:.3f}, with no more work", *p.gflops,
+                        best->input, best->batch, *best->gflops);
+  }
+  if (positive(p.profile_ms) && positive(p.min_ms)) {
+    const double gap = kImplausibleProfileGap + 3 * (p.cov && std::isfinite(*p.cov) ? *p.cov : 0);
+    if (*p.profile_ms * gap < *p.min_ms)
+      why += fmt::format("{}the --profile rep took {:.3f} ms, under the fastest timed rep's {:.3f} ms / {:.2f}",
+                         why.empty() ? "" : "; ", *p.profile_ms, *p.min_ms, gap);
+  }
+  return why;
+}
+
 std::string Verdict::explained() const { return hint.empty() ? reason : reason + " -- " + hint; }
 
-Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu) {
+Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std::string& implausible) {
   Findings f;
   hold(f, spread.cov, kNoisyCov, kUnstableCov, "CoV", false);
   if (spread.tail) {
@@ -164,13 +202,19 @@ Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu) {
     f.word = VerdictWord::too_few_reps;
     f.reason = f.reason.empty() ? why : why + "; " + f.reason;
   }
+  if (!implausible.empty()) {
+    // Before the reps' count and spread: steady reps that are wrong look fine to both.
+    f.word = VerdictWord::implausible;
+    f.reason = f.reason.empty() ? implausible : implausible + "; " + f.reason;
+  }
   const std::string contended = cpu ? contention_reason(*cpu) : std::string();
   if (!contended.empty()) {
     // First of all: the cause is known, and steady reps of a starved process are still wrong.
     f.word = VerdictWord::contended;
     f.reason = f.reason.empty() ? contended : contended + "; " + f.reason;
   }
-  const std::string hint = f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), few);
+  const std::string hint =
+      f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), !implausible.empty(), few);
   return Verdict{f.word, f.reason, hint, spread};
 }
 

@@ -397,7 +397,7 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
   // The CPU the process got is STAT's alone (the REP lines cannot say): the same verdict as the driver's NOTE.
   const std::optional<CpuUse> cpu = run.stat ? cpu_use_of(run.stat->fields) : std::nullopt;
-  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu);
+  if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu, run.implausible);
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;
   StatValues v;
@@ -407,7 +407,7 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   v.stddev_ms = f.get_double("stddev_ms").value_or(0);
   v.p50_ms = f.get_double("p50_ms").value_or(0);
   v.p90_ms = f.get_double("p90_ms").value_or(0);
-  return judge(spread_of_stat(v), cpu);
+  return judge(spread_of_stat(v), cpu, run.implausible);
 }
 
 // Leaves out the columns marked when_present (STAT's gflops and of_peak) where no row has a value: a log of a

@@ -24,7 +24,6 @@
 namespace fmwork {
 namespace {
 
-bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 // A child's peak memory: whole MiB under 1 GiB, GiB with one decimal above; 0 is wait4 knowing nothing.
 std::string peak_memory_text(int64_t bytes) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/subprocess.hpp"
@@ -31,11 +32,8 @@ std::string sbatch_path(const std::string& what, const std::string& path) {
 }
 
 // The last line of a command's stderr (or stdout), for a one-line error.
-std::string last_line(const SubprocessResult& r) {
-  std::string text = r.err.find_first_not_of(" \n") != std::string::npos ? r.err : r.out;
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  const size_t nl = text.rfind('\n');
-  return one_line(nl == std::string::npos ? text : text.substr(nl + 1));
+std::string command_error(const SubprocessResult& r) {
+  return one_line(last_line(r.err.find_first_not_of(" \n") != std::string::npos ? r.err : r.out));
 }
 
 // Runs a Slurm client command; one that cannot be started says where Slurm's commands are found.
@@ -104,7 +102,7 @@ std::string submit_sbatch(const std::string& script) {
   const bool id_ok = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!id_ok)
     throw runtime_error("sbatch " + script + ": the job was not submitted (exit status " +
-                        std::to_string(r.exit_code) + "): " + last_line(r));
+                        std::to_string(r.exit_code) + "): " + command_error(r));
   return first;
 }
 
@@ -114,7 +112,7 @@ std::vector<std::string> active_jobs(const std::vector<std::string>& jobs) {
   const SubprocessResult r = run_slurm_command({"squeue", "--noheader", "--format=%F", "--me"});
   if (r.exit_code != 0)
     throw runtime_error("squeue: cannot list the queued jobs (exit status " + std::to_string(r.exit_code) +
-                        "): " + last_line(r));
+                        "): " + command_error(r));
   std::set<std::string> queued;
   size_t start = 0;
   while (start < r.out.size()) {

@@ -64,14 +64,18 @@ struct Checked {
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
   if (!plan.save_outputs && !reference) return {};
-  const NamedTensors named = real_tokens_only(name_outputs(outputs, model.output_names()), fed);
-  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, model.fed_inputs(), named);
+  const ModelFacts facts = model.facts();
+  const NamedTensors named = real_tokens_only(name_outputs(outputs, facts.output_names), fed);
+  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, facts.fed_inputs, named);
   if (!reference) return {};
-  const Tolerance tolerance = tolerance_for(model.dtype_name(), plan.check);
+  const Tolerance tolerance = tolerance_for(facts.dtype_name, plan.check);
   const CheckResult r = compare_outputs(named, real_tokens_only(reference->outputs, fed), tolerance);
-  return {make_check_line(input, batch, r.names, r.max_abs, r.max_rel, r.cosine, tolerance.atol, tolerance.rtol,
-                          tolerance.cosine, r.pass),
-          r.pass};
+  CheckFacts f;
+  f.outputs = r.names;
+  f.max_abs = r.max_abs, f.max_rel = r.max_rel, f.cosine = r.cosine;
+  f.atol = tolerance.atol, f.rtol = tolerance.rtol, f.min_cosine = tolerance.cosine;
+  f.pass = r.pass;
+  return {make_check_line(input, batch, f), r.pass};
 }
 
 // The --profile rep: the last timed rep's inputs once more under the profiler, after the timed reps. Its
@@ -80,6 +84,7 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
 // written, and the run fails at its end.
 struct Profiled {
   std::optional<OpProfile> profile;
+  std::optional<double> ms;  // the rep's wall time under the profiler (model call and sync)
   std::string trace;  // the file's name in the folder
   std::string error;
 };
@@ -91,8 +96,10 @@ Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model&
   try {
     p.profile = profile_call(
         [&] {
+          const Nanos t0 = clock_now();
           const torch::IValue outputs = model.forward(fed);
           platform.synchronize();
+          p.ms = static_cast<double>(clock_now() - t0) / 1e6;
         },
         platform.device().type(), *plan.profile + "/" + p.trace);
   } catch (const std::exception& e) {
@@ -120,8 +127,8 @@ void emit_profile(std::ostream& out, int64_t batch, int64_t input, const Profile
 // STAT's work fields: the model's FLOP formula, else what the --profile rep's FLOP counter saw.
 std::optional<WorkFacts> work_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
                                  const Profiled& profiled) {
-  if (const std::optional<double> flops = model.forward_flops(batch, input))
-    return WorkFacts{*flops, "formula", plan.peak_gflops};
+  if (const ModelFacts facts = model.facts(); facts.forward_flops)
+    return WorkFacts{facts.forward_flops(batch, input), "formula", plan.peak_gflops};
   if (profiled.profile && profiled.profile->counted_flops > 0)
     return WorkFacts{profiled.profile->counted_flops, "profiler", plan.peak_gflops};
   return std::nullopt;
@@ -132,7 +139,9 @@ std::optional<WorkFacts> work_of(const SweepPlan& plan, int64_t batch, int64_t i
 // combination that would not fit becomes a FAIL line with the figures instead of an OOM kill that takes the
 // whole sweep with it. The model's own shape check (an input longer than its positions) comes first.
 void admit(int64_t batch, int64_t input, const Model& model, Platform& platform) {
-  const std::optional<uint64_t> activations = model.activation_bytes(batch, input);
+  const ModelFacts facts = model.facts();
+  const std::optional<uint64_t> activations =
+      facts.activation_bytes ? std::optional<uint64_t>(facts.activation_bytes(batch, input)) : std::nullopt;
   const std::optional<MemoryBudget> budget = platform.available_memory();
   if (!budget) return;
   const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
@@ -279,19 +288,51 @@ std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<T
   return TokenRates{real / kept, computed / kept, real / seconds, computed / seconds};
 }
 
-// One combination; throws whatever the model or the device throws. `where` names it for the progress lines.
+// --check_outputs: the saved inputs and outputs of the combination, the inputs on the device (packed for
+// --batching unpadded); nullopt without the option.
+std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                                      Platform& platform) {
+  if (!plan.check_outputs) return std::nullopt;
+  const TokenFacts facts = model.facts().tokens;
+  Reference reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
+  reference.inputs = to_device(reference.inputs, platform.device());
+  if (plan.batching == Batching::unpadded) pack_batch(reference.inputs);
+  return reference;
+}
+
+
+// STAT, then NOTE: the verdict on the reps (contended, implausible against the run's `earlier` combinations,
+// too few, noisy, unstable), a line upstream's process ignores. Adds this combination to `earlier`.
+Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
+                           const Timings& timings, const RepsWatch::Seen& seen, const Profiled& profiled,
+                           const std::vector<TokenCounts>& tokens, std::vector<RunPoint>& earlier,
+                           std::ostream& out) {
+  StatExtras extras;
+  // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
+  if (!plan.lengths) extras.work = work_of(plan, batch, input, model, profiled);
+  extras.cpu = seen.cpu;
+  extras.joules_per_rep = seen.joules_per_rep;
+  if (profiled.profile) extras.profile_ms = profiled.ms;
+  extras.tokens = token_rates(plan, tokens, timings);
+  const StatLine stat = make_stat_line(input, batch, stat_values(timings.stat), extras);
+  emit(out, stat);
+  const RunPoint point = run_point_of(input, batch, stat.fields);
+  const Verdict verdict =
+      judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu, implausible_reason(point, earlier));
+  earlier.push_back(point);
+  emit(out, make_note_line(input, batch, verdict));
+  return verdict;
+}
+
+// One combination; throws whatever the model or the device throws. `where` names it for the progress lines;
+// `earlier` holds the run's combinations so far (their STAT numbers), this one's added when it printed STAT.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
-                        InputGenerator& inputs, std::ostream& out, const std::string& where) {
+                        InputGenerator& inputs, std::ostream& out, const std::string& where,
+                        std::vector<RunPoint>& earlier) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
-  std::optional<Reference> reference;
-  if (plan.check_outputs) {
-    const TokenFacts facts = model.token_facts();
-    reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
-    reference->inputs = to_device(reference->inputs, platform.device());
-  }
-  if (reference && plan.batching == Batching::unpadded) pack_batch(reference->inputs);
+  std::optional<Reference> reference = reference_of(plan, batch, input, model, platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
   std::optional<RepLengths> lengths;
   if (plan.lengths) lengths.emplace(*plan.lengths, plan.batching, batch, plan.reps, plan.sort_window, plan.seed);
@@ -331,13 +372,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
-  const std::optional<WorkFacts> work = plan.lengths ? std::nullopt : work_of(plan, batch, input, model, profiled);
-  emit(out, make_stat_line(input, batch, stat_values(summary), work, seen.cpu, seen.joules_per_rep,
-                           token_rates(plan, tokens, timings)));
-  // The verdict on these reps (contended, too few, noisy, unstable): a line upstream's process ignores.
-  const Verdict verdict = judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu);
-  emit(out, make_note_line(input, batch, verdict));
+  const Verdict verdict =
+      emit_stat_and_note(plan, batch, input, model, timings, seen, profiled, tokens, earlier, out);
   if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
   if (profiled.profile) emit_profile(out, batch, input, profiled);
@@ -364,6 +400,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   };
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
+  std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
   for (int64_t batch : plan.batch_sizes) {
     for (int64_t input : plan.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
@@ -372,7 +409,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       progress_live(where + ": preparing");
       std::string error;
       try {
-        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where);
+        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where, earlier);
         if (!outcome.check_pass) {
           ++failures;
           tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "

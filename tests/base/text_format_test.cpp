@@ -73,6 +73,29 @@ TEST(TextFormat, DisplayWidthCountsCharacters) {
 namespace fmwork {
 namespace {
 
+TEST(TextFormat, SmallHelpersWrittenOnce) {
+  EXPECT_EQ(plural(1, "log"), "1 log");
+  EXPECT_EQ(plural(0, "log"), "0 logs");
+  EXPECT_EQ(joined({}), "");
+  EXPECT_EQ(joined({"a", "b", "c"}), "a, b, c");
+  EXPECT_EQ(joined({"a", "b"}, "|"), "a|b");
+  EXPECT_EQ(shape_text({}), "[]");
+  EXPECT_EQ(shape_text({2, 128, 384}), "[2, 128, 384]");
+  EXPECT_TRUE(starts_with("--model:dtype", "--model:"));
+  EXPECT_FALSE(starts_with("-m", "--model:"));
+  EXPECT_TRUE(ends_with("x.safetensors", ".safetensors"));
+  EXPECT_FALSE(ends_with("s", ".safetensors"));
+  EXPECT_TRUE(ends_with("", ""));
+}
+
+TEST(TextFormat, LastLineSkipsBlankLinesAndTrailingSpace) {
+  EXPECT_EQ(last_line("Traceback ...\n  File x\nerror: no torch \r\n\n  \n"), "error: no torch");
+  EXPECT_EQ(last_line("one line"), "one line");
+  EXPECT_EQ(last_line("\n \n\t\n"), "");
+  EXPECT_EQ(last_line(""), "");
+  EXPECT_EQ(last_line("first\n\n"), "first");
+}
+
 TEST(ClosestOption, EditDistanceAndTheNameMeant) {
   EXPECT_EQ(edit_distance("--formt", "--format"), 1u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);

@@ -25,7 +25,7 @@ std::vector<std::string> words_of(const FixedOption& option) {
 std::vector<std::string> required_words() {
   std::vector<std::string> words;
   for (const auto& option : fixed_options()) {
-    if (!option.required) continue;
+    if (!option.required()) continue;
     for (auto& w : words_of(option)) words.push_back(std::move(w));
   }
   return words;
@@ -44,7 +44,7 @@ TEST(FixedOptions, EveryRowIsWhole) {
     EXPECT_EQ(std::string(option.value_name).empty(), flag);
     EXPECT_EQ(std::string(option.example).empty(), flag);
     EXPECT_FALSE(std::string(option.help).empty());
-    EXPECT_FALSE(flag && option.required) << "a required flag could never be left out";
+    EXPECT_FALSE(flag && option.required()) << "a required flag could never be left out";
     if (option.kind == FixedKind::text || option.kind == FixedKind::word) {
       EXPECT_NE(option.if_empty, nullptr);
     }
@@ -59,9 +59,9 @@ TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
   const CommandLine minimal = parse(required_words());
   for (const auto& option : fixed_options()) {
     SCOPED_TRACE(option.name);
-    EXPECT_EQ(has_field(args_json_fields(minimal.args), option.name), option.upstream);
+    EXPECT_EQ(has_field(args_json_fields(minimal.args), option.name), option.upstream());
     std::vector<std::string> words = required_words();
-    if (!option.required) {
+    if (!option.required()) {
       for (auto& w : words_of(option)) words.push_back(std::move(w));
     }
     if (std::string(option.name) == "isolate_timeout") words.push_back("--isolate");  // it bounds --isolate only
@@ -124,7 +124,7 @@ TEST(FixedOptions, WarmupLeavesARepOfReps) {
   auto given = [](const std::string& reps, const std::string& warmup) {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "reps") text = reps;
     options.emplace_back(find_fixed_option("warmup"), warmup);
@@ -148,7 +148,7 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
   auto args_of = [](std::vector<std::pair<std::string, std::string>> extra) {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "input_sizes") text = "512,128";
     for (auto& [name, text] : extra) options.emplace_back(find_fixed_option(name), text);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
 
@@ -233,12 +234,6 @@ void build(const std::string& set, const Value& tree) {
 std::vector<std::string> words_of(const std::string& option) {
   const size_t space = option.find(' ');
   return {option.substr(0, space), space == std::string::npos ? "" : option.substr(space + 1)};
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
 }
 
 TEST(OptionSets, TheTabledSets) {

@@ -24,8 +24,8 @@ TEST(OptionsPage, HasARowForEveryFixedOption) {
     const std::string row =
         row_starting(page, std::string("| `--") + option.name + (flag ? "" : std::string(" ") + option.value_name) + "` |");
     ASSERT_NE(row, "");
-    EXPECT_NE(row.find(option.upstream ? "| upstream's |" : "| ours |"), std::string::npos) << row;
-    EXPECT_EQ(row.find("| yes |") != std::string::npos, option.required) << row;
+    EXPECT_NE(row.find(option.upstream() ? "| upstream's |" : "| ours |"), std::string::npos) << row;
+    EXPECT_EQ(row.find("| yes |") != std::string::npos, option.required()) << row;
     if (std::string(option.help).find_first_of("<>|") == std::string::npos)
       EXPECT_NE(row.find(option.help), std::string::npos) << row;
   }

@@ -27,9 +27,9 @@ TEST(Usage, NamesEveryFixedOptionAndSet) {
     const std::string line = line_starting(usage, std::string("  --") + option.name + (flag ? " " : " VALUE "));
     ASSERT_NE(line, "");
     EXPECT_NE(line.find(option.help), std::string::npos) << line;
-    EXPECT_EQ(line.size() >= 11 && line.compare(line.size() - 11, 11, " (required)") == 0, option.required) << line;
+    EXPECT_EQ(line.size() >= 11 && line.compare(line.size() - 11, 11, " (required)") == 0, option.required()) << line;
     const std::string shown = std::string("--") + option.name + (flag ? "" : std::string(" ") + option.value_name);
-    EXPECT_NE(usage_lines.find(option.required ? " " + shown + " " : "[" + shown + "]"), std::string::npos)
+    EXPECT_NE(usage_lines.find(option.required() ? " " + shown + " " : "[" + shown + "]"), std::string::npos)
         << usage_lines;
   }
   for (const auto& set : kSubOptionSets) EXPECT_NE(line_starting(usage, "  --" + set + ":"), "") << set;

@@ -203,7 +203,7 @@ TEST(HfEncoderDtypes, HalfPrecisionOnCpuTracksFloat32) {
         opt.dtype = tol.dtype;
         opt.attn_implementation = attention;
         auto model = load(dir.path(), cls, opt);
-        EXPECT_EQ(model->dtype_name(), tol.dtype);
+        EXPECT_EQ(model->facts().dtype_name, tol.dtype);
         auto [h, p] = outputs(model->forward(batch));
         EXPECT_EQ(h.scalar_type(), tol.type);
         EXPECT_LE(max_diff(h, h32), tol.max_abs);
@@ -268,10 +268,10 @@ TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
   ModelOptions packed_opt;
   packed_opt.packed_gemm = true;
   auto packed = load(dir.path(), "BertModel", packed_opt);
-  EXPECT_NE(packed->describe().find("linear layers: MKL packed GEMM"), std::string::npos) << packed->describe();
+  EXPECT_NE(packed->facts().description.find("linear layers: MKL packed GEMM"), std::string::npos) << packed->facts().description;
   // Off by the option, or by default without AVX-512: either way at::linear, and the line names the option.
-  EXPECT_NE(plain->describe().find("linear layers: at::linear ("), std::string::npos) << plain->describe();
-  EXPECT_NE(plain->describe().find("--model:packed_gemm@"), std::string::npos) << plain->describe();
+  EXPECT_NE(plain->facts().description.find("linear layers: at::linear ("), std::string::npos) << plain->facts().description;
+  EXPECT_NE(plain->facts().description.find("--model:packed_gemm@"), std::string::npos) << plain->facts().description;
   auto [h0, p0] = outputs(plain->forward(batch));
   packed->prepare(2, 9);
   const auto& encoder = dynamic_cast<const fmwork::hf::BertEncoder&>(dynamic_cast<const fmwork::hf::HfModel&>(*packed).encoder());
@@ -289,7 +289,7 @@ TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
 
   ModelOptions bf16;
   bf16.dtype = "bfloat16";
-  EXPECT_NE(load(dir.path(), "BertModel", bf16)->describe().find("at::linear (packed GEMM is for float32)"),
+  EXPECT_NE(load(dir.path(), "BertModel", bf16)->facts().description.find("at::linear (packed GEMM is for float32)"),
             std::string::npos);
 }
 

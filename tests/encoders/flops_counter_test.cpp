@@ -28,8 +28,9 @@ void expect_formula_matches_counter(const json& cfg, const std::string& cls, boo
   const Batch batch{in.ids, in.mask, with_types ? in.types : at::Tensor()};
   const fmwork::OpProfile p = fmwork::profile_call([&] { model->forward(batch); }, c10::DeviceType::CPU,
                                                    dir.file("trace.json"));
-  const auto formula = model->forward_flops(in.ids.size(0), in.ids.size(1));
-  ASSERT_TRUE(formula.has_value());
+  const fmwork::ModelFacts facts = model->facts();
+  ASSERT_TRUE(facts.forward_flops);
+  const std::optional<double> formula = facts.forward_flops(in.ids.size(0), in.ids.size(1));
   EXPECT_GT(p.counted_flops, 0);
   EXPECT_EQ(p.counted_flops, *formula) << cls << ": the profiler counted " << p.counted_flops << ", the formula says "
                                        << *formula;

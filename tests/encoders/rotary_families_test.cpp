@@ -40,12 +40,12 @@ TEST(RotaryFamilies, ModernBertPrefixAndHeadWeightsAsTransformersSavesThem) {
   EXPECT_EQ(a.sizes(), (at::IntArrayRef{2, 9, 24}));
   EXPECT_TRUE(at::isfinite(a).all().item<bool>());
   EXPECT_TRUE(at::equal(a, b));
-  EXPECT_NE(mlm->describe().find("ignored (buffers / task heads"), std::string::npos) << mlm->describe();
-  EXPECT_NE(mlm->describe().find("layer_types=FSF (F full, S sliding window 2)"), std::string::npos) << mlm->describe();
-  EXPECT_EQ(plain->fed_inputs(), (std::vector<std::string>{"input_ids", "attention_mask"}));
+  EXPECT_NE(mlm->facts().description.find("ignored (buffers / task heads"), std::string::npos) << mlm->facts().description;
+  EXPECT_NE(mlm->facts().description.find("layer_types=FSF (F full, S sliding window 2)"), std::string::npos) << mlm->facts().description;
+  EXPECT_EQ(plain->facts().fed_inputs, (std::vector<std::string>{"input_ids", "attention_mask"}));
   int64_t expected = 0;
   for (const auto& [name, t] : w) expected += t.numel();
-  EXPECT_EQ(plain->parameter_count(), expected);
+  EXPECT_EQ(plain->facts().parameter_count, expected);
 
   write_folder(dir.file("odd"), cfg, w, "", true, {{"layers.0.attn.Wq.weight", at::ones({24, 24})}});
   const std::string m = error_of([&] { load(dir.file("odd"), "ModernBertModel"); }, ErrorKind::runtime);
@@ -70,7 +70,7 @@ TEST(RotaryFamilies, Qwen3FusedAndSeparateProjectionsAgree) {
   auto fused = load(dir.file("bf16"), "Qwen3Model");
   EXPECT_FALSE(hf_of(*separate).encoder().fused_qkv());
   EXPECT_TRUE(hf_of(*fused).encoder().fused_qkv());
-  EXPECT_NE(fused->describe().find("MLP gate/up: one fused GEMM"), std::string::npos) << fused->describe();
+  EXPECT_NE(fused->facts().description.find("MLP gate/up: one fused GEMM"), std::string::npos) << fused->facts().description;
   EXPECT_LE(max_diff(hidden_of(*separate), hidden_of(*fused)), 1e-5);
 }
 
@@ -88,7 +88,7 @@ TEST(RotaryFamilies, RandomWeightsSeededAndSized) {
       for (int64_t d : shape) n *= d;
       expected += n;
     }
-    EXPECT_EQ(a->parameter_count(), expected) << cfg["model_type"];
+    EXPECT_EQ(a->facts().parameter_count, expected) << cfg["model_type"];
     EXPECT_TRUE(hf_of(*a).encoder().fused_qkv()) << "random projections are drawn adjacent";
   }
 }
@@ -99,13 +99,14 @@ TEST(RotaryFamilies, MemoryEstimateGrowsWithTheScoresOfEagerAttention) {
   ModelOptions opt;
   opt.random_weights = true;
   opt.packed_gemm = false;
+  opt.attn_implementation = "eager";
   auto eager = load(dir.path(), "Qwen3Model", opt);
   opt.attn_implementation = "sdpa";
   auto sdpa = load(dir.path(), "Qwen3Model", opt);
-  const uint64_t e8 = *eager->activation_bytes(2, 8), e16 = *eager->activation_bytes(2, 16);
-  EXPECT_GT(e8, *sdpa->activation_bytes(2, 8)) << "eager holds [B, heads, T, T] scores";
+  const uint64_t e8 = eager->facts().activation_bytes(2, 8), e16 = eager->facts().activation_bytes(2, 16);
+  EXPECT_GT(e8, sdpa->facts().activation_bytes(2, 8)) << "eager holds [B, heads, T, T] scores";
   EXPECT_GT(e16, 2 * e8) << "quadratic in the input";
-  EXPECT_GE(*sdpa->activation_bytes(4, 8), 2 * *sdpa->activation_bytes(2, 8) - 1) << "linear in the batch";
+  EXPECT_GE(sdpa->facts().activation_bytes(4, 8), 2 * sdpa->facts().activation_bytes(2, 8) - 1) << "linear in the batch";
 }
 
 TEST(RotaryFamilies, Refusals) {

@@ -47,7 +47,7 @@ void expect_unpadded_matches_padded(const std::string& cls, const json& cfg, boo
   ModelOptions opt;
   opt.attn_implementation = attention;
   auto model = load(dir.path(), cls, opt);
-  ASSERT_TRUE(model->runs_unpadded());
+  ASSERT_TRUE(model->facts().runs_unpadded);
   const int64_t pad = cfg.value("pad_token_id", 0);
   fmwork::Batch padded = mixed_batch(pad, types);
   fmwork::Batch unpadded = padded;

@@ -297,7 +297,7 @@ TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
   auto platform = make_platform("cpu", {});
   auto model = load_model(LoadRequest{folder, "BertModel", {}, platform->device()});
   ASSERT_EQ(::truncate((folder + "/model.safetensors").c_str(), 4096), 0);
-  InputGenerator inputs(model->token_facts(), 0);
+  InputGenerator inputs(model->facts().tokens, 0);
   std::ostringstream out;
   std::vector<std::string> reported;
   const int failures = run_sweep(SweepPlan{{1}, {8, 16}, 3, "m", "BertModel"}, *model, *platform, inputs, out,

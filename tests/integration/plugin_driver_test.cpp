@@ -306,7 +306,7 @@ TEST_F(PluginDriverTest, OutputsOnTheReferenceDeviceMatchCpu) {
                     .model;
   frozen->eval();
 
-  InputGenerator cpu_inputs(cpu_model->token_facts(), 7), dev_inputs(dev_model->token_facts(), 7);
+  InputGenerator cpu_inputs(cpu_model->facts().tokens, 7), dev_inputs(dev_model->facts().tokens, 7);
   for (auto [batch, input] : {std::pair<int64_t, int64_t>{1, 8}, {2, 16}}) {
     Batch on_cpu = cpu_inputs.make(batch, input, torch::kCPU);
     Batch on_dev = dev_inputs.make(batch, input, device);

@@ -87,6 +87,11 @@ TEST(ProfileDriver, WritesTracesOfTheModelsOperatorsOutsideTheTimedReps) {
   EXPECT_EQ(field(profile_lines.front(), "on"), "cpu");
   EXPECT_EQ(field(profile_lines.front(), "trace"), "8x1.trace.json");
   EXPECT_EQ(lines_starting(plain.out, "FMWORK PROFILE ").size(), 0u);
+  // STAT carries the profiled rep's time, which the plausibility check holds the timed reps to.
+  for (const auto& stat : lines_starting(profiled.out, "FMWORK STAT "))
+    EXPECT_GT(std::stod(field(stat, "profile_ms")), 0) << stat;
+  for (const auto& stat : lines_starting(plain.out, "FMWORK STAT "))
+    EXPECT_EQ(stat.find("profile_ms="), std::string::npos) << stat;
 }
 
 TEST(ProfileDriver, StatCarriesTheWorkAndMetaTheGemmRate) {

@@ -16,6 +16,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/bert.hpp"
 #include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/encoders/linear.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/model/model.hpp"
 #include "support/test_support.hpp"
@@ -66,9 +67,9 @@ TEST(HfModelWeights, Float32WeightsAreZeroCopyAndQkvFusedWhenAdjacent) {
   EXPECT_TRUE(inside(w.layers[1].ffn_out.weight));
   EXPECT_TRUE(hf->encoder().fused_qkv());
   EXPECT_TRUE(inside(w.layers[0].qkv.weight)) << "fused without a copy";
-  EXPECT_NE(model->describe().find("zero-copy from the mapping, 0 converted"), std::string::npos) << model->describe();
-  EXPECT_NE(model->describe().find("one fused"), std::string::npos);
-  EXPECT_EQ(model->dtype_name(), "float32");
+  EXPECT_NE(model->facts().description.find("zero-copy from the mapping, 0 converted"), std::string::npos) << model->facts().description;
+  EXPECT_NE(model->facts().description.find("one fused"), std::string::npos);
+  EXPECT_EQ(model->facts().dtype_name, "float32");
 }
 
 TEST(HfModelWeights, SortedFileKeepsQkvSeparateAndGivesTheSameOutputs) {
@@ -85,10 +86,10 @@ TEST(HfModelWeights, SortedFileKeepsQkvSeparateAndGivesTheSameOutputs) {
   auto hb = outputs(b->forward(Batch{in.ids, in.mask, in.types}));
   EXPECT_LE(max_diff(ha.first, hb.first), 1e-5);
   EXPECT_LE(max_diff(ha.second, hb.second), 1e-5);
-  EXPECT_EQ(a->parameter_count(), b->parameter_count());
+  EXPECT_EQ(a->facts().parameter_count, b->facts().parameter_count);
   int64_t n = 0;
   for (const auto& [name, t] : w) n += t.numel();
-  EXPECT_EQ(a->parameter_count(), n);
+  EXPECT_EQ(a->facts().parameter_count, n);
 }
 
 TEST(HfModelWeights, HeadsBuffersAndOldLayerNormNamesAreAccepted) {
@@ -112,7 +113,7 @@ TEST(HfModelWeights, HeadsBuffersAndOldLayerNormNamesAreAccepted) {
   Inputs in = tiny_inputs(0, true);
   auto [h, p] = outputs(model->forward(Batch{in.ids, in.mask, in.types}));
   EXPECT_LE(max_diff(h, reference(cfg, to_double(w), in.ids, in.mask, in.types).hidden), 1e-4);
-  EXPECT_NE(model->describe().find("ignored"), std::string::npos) << model->describe();
+  EXPECT_NE(model->facts().description.find("ignored"), std::string::npos) << model->facts().description;
 }
 
 TEST(HfModelWeights, ShardedCheckpoint) {
@@ -134,7 +135,7 @@ TEST(HfModelWeights, ShardedCheckpoint) {
   Inputs in = tiny_inputs(0, true);
   auto h = outputs(model->forward(Batch{in.ids, in.mask, in.types})).first;
   EXPECT_LE(max_diff(h, reference(cfg, to_double(w), in.ids, in.mask, in.types).hidden), 1e-4);
-  EXPECT_NE(model->describe().find("2 shards"), std::string::npos);
+  EXPECT_NE(model->facts().description.find("2 shards"), std::string::npos);
 }
 
 TEST(HfModelWeights, MissingUnexpectedMisshapenAndDuplicateWeights) {
@@ -185,7 +186,7 @@ TEST(HfModelWeights, Pooler) {
   // A checkpoint without a pooler runs without one, and says so.
   auto model = load(dir.file("nopool"), "BertModel");
   EXPECT_TRUE(model->forward(batch).isTensor());
-  EXPECT_NE(model->describe().find("no pooler"), std::string::npos);
+  EXPECT_NE(model->facts().description.find("no pooler"), std::string::npos);
   // Asked for explicitly, it is missing.
   ModelOptions with;
   with.add_pooling_layer = true;
@@ -283,9 +284,9 @@ TEST(HfModelRandom, OptInSeededAndLoud) {
   auto b = load(dir.path(), "RobertaModel", opt);
   opt.random_weights_seed = 5;
   auto c = load(dir.path(), "RobertaModel", opt);
-  EXPECT_NE(a->describe().find("RANDOM WEIGHTS"), std::string::npos) << a->describe();
-  EXPECT_NE(a->describe().find("seed 0"), std::string::npos);
-  EXPECT_NE(c->describe().find("seed 5"), std::string::npos);
+  EXPECT_NE(a->facts().description.find("RANDOM WEIGHTS"), std::string::npos) << a->facts().description;
+  EXPECT_NE(a->facts().description.find("seed 0"), std::string::npos);
+  EXPECT_NE(c->facts().description.find("seed 5"), std::string::npos);
   auto* hf = dynamic_cast<fmwork::hf::HfModel*>(c.get());
   ASSERT_NE(hf, nullptr);
   EXPECT_TRUE(hf->random_weights());
@@ -309,10 +310,10 @@ TEST(HfModelRandom, WriteRandomModelFolderThenLoadZeroCopy) {
   EXPECT_EQ(bytes, fs::file_size(dir.file("out/model.safetensors")));
   EXPECT_TRUE(fs::exists(dir.file("out/tokenizer_config.json")));
   auto model = load(dir.file("out"), "XLMRobertaModel");
-  EXPECT_EQ(model->describe().find("RANDOM"), std::string::npos);
-  EXPECT_NE(model->describe().find("0 converted"), std::string::npos) << model->describe();
+  EXPECT_EQ(model->facts().description.find("RANDOM"), std::string::npos);
+  EXPECT_NE(model->facts().description.find("0 converted"), std::string::npos) << model->facts().description;
   EXPECT_TRUE(dynamic_cast<fmwork::hf::HfModel*>(model.get())->encoder().fused_qkv());
-  auto facts = model->token_facts();
+  auto facts = model->facts().tokens;
   EXPECT_EQ(facts.vocab_size, 99);
   EXPECT_EQ(facts.special_ids, (std::vector<int64_t>{1, 98}));
   // The same seed through the random path gives the same model.
@@ -326,7 +327,7 @@ TEST(HfModelRandom, WriteRandomModelFolderThenLoadZeroCopy) {
   // bfloat16 on disk, float32 at run time: converted.
   fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("bf16"), 3, "bfloat16");
   auto converted = load(dir.file("bf16"), "XLMRobertaModel");
-  EXPECT_EQ(converted->describe().find(" 0 converted"), std::string::npos) << converted->describe();
+  EXPECT_EQ(converted->facts().description.find(" 0 converted"), std::string::npos) << converted->facts().description;
   EXPECT_LE(max_diff(outputs(converted->forward(batch)).first, outputs(model->forward(batch)).first), 0.1);
 }
 
@@ -341,8 +342,8 @@ TEST(HfModelOptions, Bfloat16AndAutoLoadInBfloat16) {
     ModelOptions opt;
     opt.dtype = d;
     auto model = load(dir.path(), "BertModel", opt);
-    EXPECT_EQ(model->dtype_name(), "bfloat16") << d;
-    EXPECT_NE(model->describe().find("converted to bfloat16"), std::string::npos) << d;
+    EXPECT_EQ(model->facts().dtype_name, "bfloat16") << d;
+    EXPECT_NE(model->facts().description.find("converted to bfloat16"), std::string::npos) << d;
   }
 }
 
@@ -351,10 +352,36 @@ TEST(HfModelOptions, DescribeSaysWhichAttentionRan) {
   json cfg = tiny_config("bert");
   write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
   ModelOptions opt;
-  opt.attn_implementation = "sdpa";
-  auto d = load(dir.path(), "BertModel", opt)->describe();
-  EXPECT_NE(d.find("attention: sdpa: at::scaled_dot_product_attention"), std::string::npos) << d;
-  EXPECT_NE(load(dir.path(), "BertModel")->describe().find("attention: eager"), std::string::npos);
+  opt.attn_implementation = "eager";
+  const std::string eager = load(dir.path(), "BertModel", opt)->facts().description;
+  EXPECT_NE(eager.find("attention: eager: softmax"), std::string::npos) << eager;
+  EXPECT_NE(eager.find("attention chosen: eager (--model:attn_implementation)\n"), std::string::npos) << eager;
+  // Not given: transformers' default, sdpa, and the MODEL section says so.
+  const std::string by_default = load(dir.path(), "BertModel")->facts().description;
+  EXPECT_NE(by_default.find("attention: sdpa: at::scaled_dot_product_attention"), std::string::npos) << by_default;
+  EXPECT_NE(by_default.find("attention chosen: sdpa (--model:attn_implementation not given: transformers' default; "
+                            "eager on request)\n"),
+            std::string::npos)
+      << by_default;
+}
+
+// MKL's packed copy of the linear weights is named in MODEL with its size where it is made (float32 on the
+// CPU with packing on), and nowhere else.
+TEST(HfModelOptions, DescribeNamesThePackedCopyAndItsSize) {
+  TempDir dir;
+  json cfg = tiny_config("bert");
+  write_folder(dir.path(), cfg, tiny_weights(cfg, true, 1));
+  ModelOptions on;
+  on.packed_gemm = true;
+  const std::string packed = load(dir.path(), "BertModel", on)->facts().description;
+  if (fmwork::hf::mkl_packed_gemm_available())
+    EXPECT_NE(packed.find("packed copy: about "), std::string::npos) << packed;
+  else
+    EXPECT_EQ(packed.find("packed copy:"), std::string::npos) << packed;
+  ModelOptions off;
+  off.packed_gemm = false;
+  const std::string plain = load(dir.path(), "BertModel", off)->facts().description;
+  EXPECT_EQ(plain.find("packed copy:"), std::string::npos) << plain;
 }
 
 // ---- --model_class and --model:dtype ----

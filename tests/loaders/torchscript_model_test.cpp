@@ -43,8 +43,8 @@ TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
   TempDir dir;
   auto path = make(dir, "reordered", {"--inputs", "input_ids,token_type_ids,attention_mask"});
   auto model = load_model(request(path));
-  EXPECT_NE(model->describe().find("inputs fed: input_ids, token_type_ids, attention_mask"), std::string::npos)
-      << model->describe();
+  EXPECT_NE(model->facts().description.find("inputs fed: input_ids, token_type_ids, attention_mask"), std::string::npos)
+      << model->facts().description;
   Batch b = batch(2, 6);
   b.attention_mask.index_put_({0, torch::indexing::Slice(3)}, 0);  // masking must reach the right argument
   auto module = torch::jit::load(path);
@@ -57,7 +57,7 @@ TEST(TorchScriptModel, FeedsInputsByNameInSchemaOrder) {
 TEST(TorchScriptModel, FeedsASubsetOfInputs) {
   TempDir dir;
   auto model = load_model(request(make(dir, "ids-only", {"--inputs", "input_ids"})));
-  EXPECT_NE(model->describe().find("inputs fed: input_ids\n"), std::string::npos) << model->describe();
+  EXPECT_NE(model->facts().description.find("inputs fed: input_ids\n"), std::string::npos) << model->facts().description;
   EXPECT_EQ(model->forward(batch(1, 4)).toTensor().size(1), 4);
 }
 
@@ -79,7 +79,7 @@ def forward(self, input_ids, attention_mask, scale: float = 3.0, position_ids: O
   ModelOptions o;
   o.vocab_size = 50;
   auto model = load_model(request(path, o));
-  EXPECT_NE(model->describe().find("inputs fed: input_ids, attention_mask\n"), std::string::npos) << model->describe();
+  EXPECT_NE(model->facts().description.find("inputs fed: input_ids, attention_mask\n"), std::string::npos) << model->facts().description;
   Batch b = batch(2, 3);
   for (int i = 0; i < 2; ++i)  // twice: the kept stack is refilled
     EXPECT_TRUE(torch::equal(model->forward(b).toTensor(), b.input_ids.to(torch::kFloat) * 3.0));
@@ -97,9 +97,9 @@ TEST(TorchScriptModel, RefusesASignatureItCannotFeedQuotingTheSchema) {
 TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
   TempDir dir;
   auto with_config = load_model(request(make(dir, "cfg")));
-  EXPECT_EQ(with_config->token_facts().vocab_size, 50);
+  EXPECT_EQ(with_config->facts().tokens.vocab_size, 50);
   // config.json names pad 0, cls 101, sep 102; ids outside the 50-token vocabulary are dropped.
-  EXPECT_EQ(with_config->token_facts().special_ids, std::vector<int64_t>{0});
+  EXPECT_EQ(with_config->facts().tokens.special_ids, std::vector<int64_t>{0});
 
   auto path = make(dir, "bare", {"--no_config"});
   Error e = expect_error([&] { load_model(request(path)); });
@@ -107,7 +107,7 @@ TEST(TorchScriptModel, VocabularyFromConfigOrOption) {
   EXPECT_NE(std::string(e.what()).find("--model:vocab_size@ N"), std::string::npos) << e.what();
   ModelOptions options;
   options.vocab_size = 40;
-  EXPECT_EQ(load_model(request(path, options))->token_facts().vocab_size, 40);
+  EXPECT_EQ(load_model(request(path, options))->facts().tokens.vocab_size, 40);
 }
 
 TEST(TorchScriptModel, CastsToTheRequestedDtype) {
@@ -115,7 +115,7 @@ TEST(TorchScriptModel, CastsToTheRequestedDtype) {
   ModelOptions options;
   options.dtype = "bfloat16";
   auto model = load_model(request(make(dir, "bf16"), options));
-  EXPECT_EQ(model->dtype_name(), "bfloat16");
+  EXPECT_EQ(model->facts().dtype_name, "bfloat16");
   EXPECT_EQ(model->forward(batch(1, 4)).toTensor().scalar_type(), torch::kBFloat16);
 }
 

@@ -1,3 +1,4 @@
+// over 500 lines: every line kind's writer and parser, each field table checked against its lines.
 #include "fmwork/log/log_format.hpp"
 
 #include <cmath>
@@ -403,8 +404,12 @@ TEST(LogFormat, ResLineWritesTheNumbersItIsGiven) {
 }
 
 TEST(LogFormat, CheckLineOfTheDocs) {
-  EXPECT_EQ(format_line(make_check_line(128, 2, {"last_hidden_state", "pooler_output"}, 3.8147e-06, 0.0484125, 1.0,
-                                        1e-4, 1e-4, 0.99999, true)),
+  CheckFacts f;
+  f.outputs = {"last_hidden_state", "pooler_output"};
+  f.max_abs = 3.8147e-06, f.max_rel = 0.0484125, f.cosine = 1.0;
+  f.atol = 1e-4, f.rtol = 1e-4, f.min_cosine = 0.99999;
+  f.pass = true;
+  EXPECT_EQ(format_line(make_check_line(128, 2, f)),
             "FMWORK CHECK input=128 batch=2 outputs=last_hidden_state,pooler_output max_abs=3.8147e-06 "
             "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
 }
@@ -480,22 +485,19 @@ TEST(LogFormat, StatLineComputesTokensPerSecondFromTheMedian) {
   EXPECT_DOUBLE_EQ(tokens_per_s(128, 4, 2.0), 256000.0);
 }
 
-// Under a length distribution tokens_per_s counts real tokens (the rates handed in), and the token fields
-// follow: the real and computed tokens of a rep, the padding fraction and the computed rate.
+// Mixed lengths: tokens_per_s counts real tokens, then real and computed tokens, padding and computed rate.
 TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
-  StatValues v;
-  v.reps = 5;
-  v.dropped = 1;
-  v.p50_ms = 100.0;
-  const StatLine line = make_stat_line(512, 32, v, std::nullopt, std::nullopt, std::nullopt,
-                                       TokenRates{2841.5, 9872.0, 11960.4124, 41553.9071});
+  StatValues v{5, 1, 0, 0, 0, 100.0};
+  StatExtras extras;
+  extras.tokens = TokenRates{2841.5, 9872.0, 11960.4124, 41553.9071};
+  const StatLine line = make_stat_line(512, 32, v, extras);
   EXPECT_EQ(*line.fields.find("tokens_per_s"), "11960.412");
   EXPECT_EQ(*line.fields.find("real_tokens"), "2841.5");
   EXPECT_EQ(*line.fields.find("padded_tokens"), "9872.0");
   EXPECT_EQ(*line.fields.find("padding"), "0.7122");
   EXPECT_EQ(*line.fields.find("padded_tokens_per_s"), "41553.907");
   EXPECT_EQ(format_line(line).substr(format_line(line).rfind(' ')), " padded_tokens_per_s=41553.907");
-  const StatLine plain = make_stat_line(512, 32, v);
+  const StatLine plain = make_stat_line(512, 32, v);  // batch x input / p50, no token fields
   EXPECT_EQ(plain.fields.find("padding"), nullptr);
   EXPECT_EQ(*plain.fields.find("tokens_per_s"), "163840.000");
 }

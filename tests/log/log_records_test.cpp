@@ -82,6 +82,24 @@ TEST(LogRecords, StatAndMemBelongToTheirResult) {
   EXPECT_EQ(*parsed.failures[0].fields.find("error"), "boom");
 }
 
+// The plausibility check runs when the log is read, each combination against the earlier ones of its model:
+// what `process` then shows as the verdict `implausible`.
+TEST(LogRecords, ACombinationFarSlowerThanAnEarlierOneOfItsModelIsImplausible) {
+  const std::string log =
+      "FMWORK RES 1.000000000 2.000000000 m c 64 1 1.000 1000.0\n"
+      "FMWORK STAT input=64 batch=1 reps=20 dropped=4 p50_ms=1 flops=1e+09 flops_from=formula gflops=1000.000\n"
+      "FMWORK RES 3.000000000 4.000000000 m c 64 8 20.000 400.0\n"
+      "FMWORK STAT input=64 batch=8 reps=20 dropped=4 p50_ms=20 flops=8e+09 flops_from=formula gflops=400.000\n"
+      "FMWORK RES 5.000000000 6.000000000 other c 64 8 20.000 400.0\n"
+      "FMWORK STAT input=64 batch=8 reps=20 dropped=4 p50_ms=20 flops=8e+09 flops_from=formula gflops=400.000\n";
+  std::istringstream in(log);
+  const ParsedLog parsed = parse_log(in, "x.log");
+  ASSERT_EQ(parsed.results.size(), 3u);
+  EXPECT_EQ(parsed.results[0].implausible, "");
+  EXPECT_EQ(parsed.results[1].implausible, "gflops 400.000 < half of input 64 batch 1's 1000.000, with no more work");
+  EXPECT_EQ(parsed.results[2].implausible, "") << "another model's combinations are no measure";
+}
+
 TEST(LogRecords, SetupAndPrecisionAreTheLastBeforeEachResult) {
   const std::string log =
       "FMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1000.0\n"

@@ -159,9 +159,69 @@ TEST(Verdicts, AProcessThatDidNotGetItsCpuIsContended) {
   EXPECT_EQ(verdict_text(VerdictWord::contended), "contended");
 }
 
+RunPoint point(int64_t input, int64_t batch, std::optional<double> flops, std::optional<double> gflops,
+                std::optional<double> min_ms = std::nullopt, std::optional<double> profile_ms = std::nullopt,
+                std::optional<double> cov = std::nullopt) {
+  RunPoint p;
+  p.input = input, p.batch = batch, p.flops = flops, p.gflops = gflops;
+  p.min_ms = min_ms, p.profile_ms = profile_ms, p.cov = cov;
+  return p;
+}
+
+TEST(Verdicts, SteadyButWrongRepsAreImplausible) {
+  const std::vector<RunPoint> earlier = {point(64, 1, 1e9, 40.0), point(128, 1, 2e9, 44.0)};
+  // More work at under half the best rate of no more work: the run lost speed midway.
+  EXPECT_EQ(implausible_reason(point(128, 8, 1.6e10, 21.9), earlier),
+            "gflops 21.900 < half of input 128 batch 1's 44.000, with no more work");
+  EXPECT_EQ(implausible_reason(point(128, 8, 1.6e10, 22.0), earlier), "") << "at half is still plausible";
+  EXPECT_EQ(implausible_reason(point(32, 1, 5e8, 10.0), earlier), "")
+      << "less work than every earlier combination: a small shape may be slow";
+  EXPECT_EQ(implausible_reason(point(128, 8, std::nullopt, std::nullopt), earlier), "") << "no work known";
+  EXPECT_EQ(implausible_reason(point(128, 8, 1.6e10, std::nan("")), earlier), "");
+  // The --profile rep (slower by the profiler's overhead if anything) under the fastest timed rep / (1.25 + 3 CoV).
+  EXPECT_EQ(implausible_reason(point(512, 8, std::nullopt, std::nullopt, 2676.0, 963.0, 0.01), {}),
+            "the --profile rep took 963.000 ms, under the fastest timed rep's 2676.000 ms / 1.28");
+  EXPECT_EQ(implausible_reason(point(512, 8, std::nullopt, std::nullopt, 1000.0, 900.0, 0.01), {}), "");
+  EXPECT_EQ(implausible_reason(point(512, 8, std::nullopt, std::nullopt, 1000.0, 700.0, 0.1), {}), "")
+      << "the margin grows with the reps' own spread";
+
+  // The verdict: after contended, before too-few-reps and the spread, with its cause and next step.
+  const Spread steady = spread(20, 0.008, 1.01, 0.002);
+  const Verdict v = judge(steady, std::nullopt, "gflops 1.000 < half of input 8 batch 1's 3.000, with no more work");
+  EXPECT_EQ(v.word, VerdictWord::implausible);
+  EXPECT_EQ(verdict_text(v.word), "implausible");
+  EXPECT_NE(v.hint.find("next: rerun on a quiet machine, or each combination alone (--isolate), and compare"),
+            std::string::npos)
+      << v.hint;
+  EXPECT_EQ(judge(spread(3, 0.2, 1.0, std::nullopt), std::nullopt, "x").word, VerdictWord::implausible);
+  EXPECT_EQ(judge(steady, cpu(0.52, 0.481, 0.97, 0.0), "x").word, VerdictWord::contended) << "a known cause first";
+  EXPECT_EQ(judge(steady, std::nullopt, "").word, VerdictWord::ok);
+}
+
+// STAT's numbers as the check reads them, the profiled rep's time among them.
+TEST(Verdicts, RunPointOfAStatLine) {
+  StatExtras extras;
+  extras.work = WorkFacts{2e9, "formula", std::nullopt};
+  extras.profile_ms = 3.25;
+  const StatLine line = make_stat_line(128, 2, StatValues{20, 4, 3, 0.3, 2.9, 3, 3.1, 3.2, 3.2}, extras);
+  const std::string text = format_line(line);
+  EXPECT_NE(text.find(" profile_ms=3.250"), std::string::npos) << text;
+  const auto parsed = parse_line(text);
+  ASSERT_TRUE(parsed.has_value());
+  const RunPoint p = run_point_of(128, 2, std::get<StatLine>(*parsed).fields);
+  EXPECT_EQ(p.input, 128);
+  EXPECT_EQ(p.batch, 2);
+  EXPECT_DOUBLE_EQ(*p.flops, 2e9);
+  EXPECT_NEAR(*p.gflops, 2e9 / 3e-3 / 1e9, 1e-3);
+  EXPECT_DOUBLE_EQ(*p.min_ms, 2.9);
+  EXPECT_DOUBLE_EQ(*p.profile_ms, 3.25);
+  EXPECT_DOUBLE_EQ(*p.cov, 0.1);
+}
+
 TEST(Verdicts, StatsCpuFieldsReadBack) {
-  const StatLine line = make_stat_line(128, 1, StatValues{20, 4, 3, 0.1, 2.9, 3, 3.1, 3.2, 3.2}, std::nullopt,
-                                       cpu(0.5212, 0.48071, 0.97, std::nullopt));
+  StatExtras extras;
+  extras.cpu = cpu(0.5212, 0.48071, 0.97, std::nullopt);
+  const StatLine line = make_stat_line(128, 1, StatValues{20, 4, 3, 0.1, 2.9, 3, 3.1, 3.2, 3.2}, extras);
   const std::string text = format_line(line);
   EXPECT_NE(text.find(" cpu_share=0.5212 wait_share=0.4807 cpu_pressure=0.9700"), std::string::npos) << text;
   EXPECT_EQ(text.find("steal_share"), std::string::npos) << "a share not measured is left out";

@@ -26,6 +26,7 @@
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/sweep/gemm_probe.hpp"
 #include "fmwork/sweep/sweep.hpp"
+#include "support/model_fixtures.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -137,7 +138,7 @@ TEST(CudaPlatform, MemSplitsWeightsFromActivationsAndReservedIsPerCombination) {
   TempDir dir;
   auto cuda = make_platform("cuda", {});
   auto model = tiny_bert(dir, cuda->device());
-  InputGenerator inputs(model->token_facts(), 0);
+  InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{256, 1}, {64}, 2, "m", "BertModel"};
   std::ostringstream out;
   ASSERT_EQ(run_sweep(plan, *model, *cuda, inputs, out), 0) << out.str();
@@ -181,7 +182,7 @@ TEST(CudaPlatform, KeysHoldTheArchitectureAndWeightsLeaveTheDevice) {
   model->leave_device();
   const int64_t after = c10::cuda::CUDACachingAllocator::getDeviceStats(0).allocated_bytes[0].current;
   EXPECT_LT(after, before);
-  EXPECT_GT(model->parameter_count(), 0) << "the facts still answer";
+  EXPECT_GT(model->facts().parameter_count, 0) << "the facts still answer";
 }
 
 // CUDA graphs: the replay of a captured forward gives what the eager model gives, for each new batch copied
@@ -198,7 +199,7 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
   const std::optional<CompileFacts> facts = graphs.model->prepare(2, 16);
   ASSERT_TRUE(facts.has_value());
   EXPECT_EQ(facts->backend, "cudagraphs");
-  InputGenerator inputs(eager->token_facts(), 7);
+  InputGenerator inputs(eager->facts().tokens, 7);
   for (int i = 0; i < 3; ++i) {
     const Batch b = inputs.make(2, 16, cuda->device());
     const Batch& fed = graphs.model->stage(b);
@@ -207,7 +208,8 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
     cuda->synchronize();
     EXPECT_LT(enc::max_diff(replayed, hidden(eager->forward(b))), 1e-5) << "batch " << i;
   }
-  EXPECT_GT(graphs.model->activation_bytes(2, 16).value_or(0), 0u);
+  EXPECT_GT(graphs.model->facts().activation_bytes(2, 16), 0u);
+  test_support::expect_facts_carried(eager->facts(), graphs.model->facts(), 2, 16);
 }
 
 // Energy: NVML's counter is read (Volta and newer) and grows while the GPU works.

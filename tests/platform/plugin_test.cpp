@@ -21,6 +21,7 @@
 #include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
 #include "fmwork/platform/plugin/plugin_api.h"
+#include "support/model_fixtures.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -389,13 +390,23 @@ TEST(ReferenceDevice, SynchronizeIsCountedWithTheDeviceWorkBeforeIt) {
 // --- the compile hook ---
 
 // Doubles the input ids as floats: enough to see which device the runner got and returned.
+// Every fact set, none at its default, so that a wrapper that drops one shows it.
 class DoublingModel : public Model {
  public:
   torch::IValue forward(const Batch& batch) override { return batch.input_ids.to(torch::kFloat) * 2; }
-  std::string describe() const override { return "doubling model"; }
-  std::string dtype_name() const override { return "float32"; }
-  TokenFacts token_facts() const override { return {100, {}}; }
-  int64_t parameter_count() const override { return 0; }
+  ModelFacts facts() const override {
+    ModelFacts f;
+    f.description = "doubling model";
+    f.dtype_name = "float32";
+    f.tokens = {100, {0, 3}, 2};
+    f.parameter_count = 7;
+    f.weights_source = "random:seed=3";
+    f.fed_inputs = {"input_ids"};
+    f.output_names = {"doubled"};
+    f.forward_flops = [](int64_t batch, int64_t input) { return 2.0 * static_cast<double>(batch * input); };
+    f.activation_bytes = [](int64_t batch, int64_t input) { return static_cast<uint64_t>(batch * input * 4); };
+    return f;
+  }
   void eval() override {}
 };
 
@@ -427,9 +438,10 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
     auto compiled = platform->compile(
         std::make_unique<DoublingModel>(),
         compile_options("refdev", {{"options", Value::of_dict({{"refdev.label", Value::of_string("L1")}})}}), source);
-    EXPECT_CONTAINS(compiled->describe(), "doubling model\ncompiled by plugin refdev, backend refdev "
-                                                "(refdev eager runner, label L1)");
-    EXPECT_EQ(compiled->dtype_name(), "float32");
+    EXPECT_CONTAINS(compiled->facts().description, "doubling model\ncompiled by plugin refdev, backend refdev "
+                                                   "(refdev eager runner, label L1)");
+    test_support::expect_facts_carried(DoublingModel().facts(), compiled->facts(), 2, 3);
+    EXPECT_EQ(compiled->facts().dtype_name, "float32");
     auto out = compiled->forward(batch_on(kRefdev)).toTensor();
     EXPECT_EQ(out.device(), kRefdev);
     EXPECT_TRUE(torch::equal(out.cpu(), torch::arange(6, torch::kFloat).view({2, 3}) * 2));

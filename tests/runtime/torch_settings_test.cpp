@@ -1,4 +1,5 @@
 #include "fmwork/runtime/torch_settings.hpp"
+#include "fmwork/cli/option_sets.hpp"
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>

@@ -103,13 +103,13 @@ TEST(SweepAdmission, EstimateGrowsWithTheShapeAndCountsEagerScores) {
   const auto sdpa = load_model(request);
   request.options.attn_implementation = "eager";
   const auto eager = load_model(request);
-  const uint64_t small = *sdpa->activation_bytes(1, 8), large = *sdpa->activation_bytes(4, 64);
+  const uint64_t small = sdpa->facts().activation_bytes(1, 8), large = sdpa->facts().activation_bytes(4, 64);
   EXPECT_GT(small, 0u);
   EXPECT_GT(large, small * 4);  // at least linear in the tokens
   // Eager attention holds two [batch, heads, T, T] float32 tensors that sdpa does not.
   const uint64_t scores = 2ull * 4 * 4 * 64 * 64 * sizeof(float);
-  EXPECT_GT(*eager->activation_bytes(4, 64), large + scores / 2);
-  EXPECT_THROW(sdpa->activation_bytes(1, 65), Error);
+  EXPECT_GT(eager->facts().activation_bytes(4, 64), large + scores / 2);
+  EXPECT_THROW(sdpa->facts().activation_bytes(1, 65), Error);
 }
 
 }  // namespace

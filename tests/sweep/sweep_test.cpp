@@ -25,7 +25,7 @@ TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
   ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
   auto platform = make_platform("cpu", {});
   auto model = load_model(LoadRequest{path, "BertModel", {}, platform->device()});
-  InputGenerator inputs(model->token_facts(), 0);
+  InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{1, 2}, {8, 100}, 4, "m", "BertModel"};
   std::ostringstream out;
   std::vector<std::string> reported;
@@ -88,7 +88,7 @@ TEST(RunSweep, AnUnrecoverableDeviceErrorStopsTheSweepNamingIt) {
   ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
   DyingPlatform platform;
   auto model = load_model(LoadRequest{path, "BertModel", {}, platform.device()});
-  InputGenerator inputs(model->token_facts(), 0);
+  InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{1, 2}, {8, 100}, 2, "m", "BertModel"};
   std::ostringstream out;
   std::vector<std::string> reported;

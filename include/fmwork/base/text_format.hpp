@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fmwork {
@@ -21,6 +22,20 @@ std::string bytes_text(uint64_t bytes, int decimals, ByteUnit unit = ByteUnit::a
 
 // "1 log", "3 logs": a count with its noun, an s added unless it is one.
 std::string plural(size_t n, const std::string& word);
+
+// The items separated by `separator`: joined({"a", "b"}) is "a, b"; "" for none.
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ");
+
+// A tensor shape as people read it: "[2, 128, 384]"; "[]" for a scalar.
+std::string shape_text(const std::vector<int64_t>& shape);
+
+// The last line of `text` that holds more than spaces, tabs and carriage returns, without them at its end;
+// "" when there is none. What a child process's stderr says last is usually why it failed.
+std::string last_line(const std::string& text);
+
+// Whether `text` begins (ends) with `affix`.
+bool starts_with(std::string_view text, std::string_view affix);
+bool ends_with(std::string_view text, std::string_view affix);
 
 // How aligned_table lays out its rows.
 struct TableLayout {

@@ -80,12 +80,17 @@ struct FixedValue {
   Batching batching = Batching::padded;  // batching
 };
 
+// Whether an option must be given, and whose it is: upstream's options are always in the args JSON; ours
+// only when given (not None, not False).
+enum class Presence { optional, required };
+enum class Origin { upstream, ours };
+
 // One fixed option.
 struct FixedOption {
   const char* name;        // without the leading "--"
   FixedKind kind;
-  bool required;
-  bool upstream;           // upstream's: always in the args JSON; ours: only when given (not None, not False)
+  Presence presence;
+  Origin origin;
   const char* value_name;  // what stands for the value in the usage line: "P", "I[,I...]"; "" for a flag
   const char* example;     // a value the option accepts, e.g. "64,128"; "" for a flag
   const char* help;        // its --help line
@@ -93,6 +98,9 @@ struct FixedOption {
   std::optional<Value> (*value)(const FixedArgs&);     // args.NAME; nullopt when no Value can hold it
   const char* if_empty = nullptr;                      // text and word: what to give when the value is empty
   std::string (*echo)(const FixedArgs&) = nullptr;     // its args JSON text when str(value) cannot say it
+
+  bool required() const { return presence == Presence::required; }
+  bool upstream() const { return origin == Origin::upstream; }
 };
 
 // The rows, upstream's options in upstream's order, then ours: the order of --help and of the messages that

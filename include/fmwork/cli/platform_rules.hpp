@@ -1,29 +1,16 @@
-// The rules a platform imposes on a run, declared as data (a plugin's fmwork_constraints) and checked
-// here against the command line, generically: Spyre compiles one input shape per run, needs --compile
+// The rules a platform imposes on a run, declared as data (domain/platform_constraints.hpp, from a plugin's
+// fmwork_constraints) and checked here against the command line, generically: Spyre compiles one input shape per run, needs --compile
 // with its backend, runs without autograd. Platforms only declare; the driver checks before it loads.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "fmwork/domain/platform_constraints.hpp"
+
 namespace fmwork {
 
 struct CommandLine;  // cli.hpp: the rules read the command line; the platforms that declare them do not
-
-// One required option (from fmwork_requirement).
-struct PlatformRequirement {
-  std::string option;  // "compile", "eval", or "SET:key[:key...]"
-  std::string value;   // as written on the command line
-  bool typed = false;  // value is a Python literal (the option is given with `@`)
-  std::string reason;  // may be empty
-};
-struct PlatformConstraints {
-  bool single_input_size = false;
-  std::string single_input_reason;
-  bool single_batch_size = false;
-  std::string single_batch_reason;
-  std::vector<PlatformRequirement> required;
-};
 
 // Throws a runtime Error (a plugin bug) for a requirement the host cannot check: an option that names no
 // fixed flag or sub-option set, a value that is not a Python literal while typed, a fixed flag whose value

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/workload/latency_stats.hpp"
+#include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
 
@@ -47,6 +49,18 @@ const std::vector<ServeOption>& serve_options();
 // --latency_bound alone (a search only); --price_per_hour and --search_start need --latency_bound. A usage
 // Error for an option given twice or without its value, and what each reader refuses.
 ServeArgs take_serve_options(std::vector<std::string>& words);
+
+// What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8), the
+// queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128) and --batching.
+// A usage Error for a sweep-only option among `arg_words` (--reps, --warmup, --isolate, --isolate_timeout,
+// --save_outputs, --check_outputs, --profile, --sort_window), more than one batch or input size, and a
+// --max_tokens below the longest query.
+struct ServeShape {
+  int64_t max_batch = 8;
+  LengthSpec lengths;
+  Batching batching = Batching::padded;
+};
+ServeShape serve_shape(const std::vector<std::string>& arg_words, const FixedArgs& args, const ServeArgs& serve);
 
 // `driver serve --help`: what it does, its options and the model options it shares with the sweep.
 std::string serve_usage();

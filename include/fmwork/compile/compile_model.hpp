@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/platform/platform.hpp"
 

@@ -12,7 +12,7 @@
 #include <torch/torch.h>
 
 #include "fmwork/model/model.hpp"
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
 
 namespace fmwork {

@@ -32,27 +32,12 @@ class HfModel : public Model {
   HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder, std::string description,
           bool random_weights, std::optional<uint64_t> seed);
 
+  ModelFacts facts() const override;
   torch::IValue forward(const Batch& batch) override;  // (last_hidden_state, pooler_output) or the tensor
-  std::string describe() const override { return description_; }
-  std::string dtype_name() const override;
-  TokenFacts token_facts() const override;  // read on the first call (tokenizer.json can be large)
-  int64_t parameter_count() const override { return encoder_->parameter_count(); }
-  std::string weights_source() const override {
-    return random_weights_ ? "random:seed=" + std::to_string(seed_.value_or(0)) : "file";
-  }
-  std::vector<std::string> fed_inputs() const override;
-  std::vector<std::string> output_names() const override { return {"last_hidden_state", "pooler_output"}; }
-  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
-    return encoder_->activation_bytes(batch, input);
-  }
-  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
-    return hf::forward_flops(encoder_->config(), batch, input, encoder_->has_pooler()).total();
-  }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override {
     encoder_->prepare(batch, input);
     return std::nullopt;
   }
-  bool runs_unpadded() const override { return true; }  // NativeEncoder::forward_packed
   void eval() override {}  // no dropout in the native encoder: always eval
   void leave_device() override;
 
@@ -69,7 +54,7 @@ class HfModel : public Model {
   std::string description_;
   bool random_weights_ = false;
   std::optional<uint64_t> seed_;
-  mutable std::optional<TokenFacts> facts_;
+  mutable std::optional<TokenFacts> tokens_;
 };
 
 // The seed random weights use when --model:random_weights_seed is not given.

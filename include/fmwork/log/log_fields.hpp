@@ -99,7 +99,7 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
-// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended kept= cov= p90_p50= drift= reason=<text>:
+// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift= reason=<text>:
 // the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
 // reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
 // present. Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,

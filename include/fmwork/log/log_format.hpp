@@ -17,6 +17,7 @@
 #include "fmwork/base/cpu_use.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/stat_values.hpp"
+#include "fmwork/domain/compile_facts.hpp"
 
 namespace fmwork {
 
@@ -113,10 +114,6 @@ struct WorkFacts {
   std::string flops_from;
   std::optional<double> peak_gflops;
 };
-// STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
-// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
-// `cpu`, its shares (those it has); with `joules_per_rep` (the device's energy over the timed reps / reps),
-// joules_per_rep and joules_per_1000_seq = joules_per_rep / batch * 1000.
 // Under a length distribution (--input_lengths) or a batching mode: the real tokens of a kept rep (mean),
 // the tokens the model computed on (padded and sorted: batch x the padded length; unpadded: the real ones),
 // and each per second over the kept reps' summed durations.
@@ -124,13 +121,21 @@ struct TokenRates {
   double real_tokens = 0, padded_tokens = 0;
   double real_per_s = 0, padded_per_s = 0;
 };
-// With `tokens`, tokens_per_s is tokens->real_per_s (real tokens, not batch x input), and STAT adds
-// real_tokens, padded_tokens, padding = 1 - real / padded and padded_tokens_per_s.
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values,
-                        const std::optional<WorkFacts>& work = std::nullopt,
-                        const std::optional<CpuUse>& cpu = std::nullopt,
-                        std::optional<double> joules_per_rep = std::nullopt,
-                        const std::optional<TokenRates>& tokens = std::nullopt);
+// What a STAT line may carry beyond the timing statistics, each where known.
+struct StatExtras {
+  std::optional<WorkFacts> work;
+  std::optional<CpuUse> cpu;
+  std::optional<double> joules_per_rep;  // the device's energy over the timed reps / reps
+  std::optional<double> profile_ms;      // the --profile rep's wall time, under the profiler
+  std::optional<TokenRates> tokens;      // under --input_lengths or a --batching mode
+};
+// STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
+// with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
+// `cpu`, its shares (those it has); with `joules_per_rep`, joules_per_rep and joules_per_1000_seq =
+// joules_per_rep / batch * 1000; with `profile_ms`, profile_ms. With `tokens`, tokens_per_s is
+// tokens->real_per_s (real tokens, not batch x input), and STAT adds real_tokens, padded_tokens, padding =
+// 1 - real / padded and padded_tokens_per_s.
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values, const StatExtras& extras = {});
 // Tokens per second of a combination whose median latency is `latency_ms`: batch * input * 1000 / latency_ms,
 // in double (no overflow); infinity for a latency of 0, as the division gives.
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms);
@@ -150,9 +155,14 @@ FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
 // The FAIL line's companion on stderr, for the person watching: "combination input 512 / batch 256 failed:
 // <error>; the sweep goes on". One wording for the sweep and for --isolate's parent.
 std::string combination_failure(int64_t input, int64_t batch, std::string_view error);
-// CHECK: result pass or fail.
-CheckLine make_check_line(int64_t input, int64_t batch, const std::vector<std::string>& outputs, double max_abs,
-                          double max_rel, double cosine, double atol, double rtol, double min_cosine, bool pass);
+// CHECK: what an output check measured (the worst over the compared outputs) against its tolerances.
+struct CheckFacts {
+  std::vector<std::string> outputs;            // the outputs compared, by name
+  double max_abs = 0, max_rel = 0, cosine = 0;  // measured
+  double atol = 0, rtol = 0, min_cosine = 0;    // allowed
+  bool pass = false;
+};
+CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& facts);
 
 // META: what meta_line_spec() lists, in its order (text fields already log tokens: to_log_token).
 struct MetaFacts {
@@ -170,13 +180,7 @@ struct MetaFacts {
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 
-// COMPILE: what compile_line_spec() lists; ranges "1-1024" (empty for a static shape: left out).
-struct CompileFacts {
-  std::string backend, shape;  // "inductor", "8x128" or "dynamic"
-  bool cache_hit = false;
-  double build_seconds = 0, ready_seconds = 0;
-  std::string key, vec_isa, batch_range, input_range;
-};
+// COMPILE: what compile_line_spec() lists (domain/compile_facts.hpp).
 CompileLine make_compile_line(const CompileFacts& facts);
 
 // PROFILE: one operator of a --profile rep (profile_line_spec() says what each field holds). `op` is made a

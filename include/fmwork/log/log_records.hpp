@@ -34,6 +34,9 @@ struct CombinationRecord {
   std::optional<CheckLine> check;       // the CHECK line of the same (input, batch) (--check_outputs)
   std::vector<ProfileLine> profile;     // the PROFILE lines of the same (input, batch), by rank (--profile)
   std::vector<Nanos> rep_durations;     // t1 - t0 of the REP lines of this combination, in order
+  // verdicts.hpp's implausible_reason() against the log's earlier combinations of the same model, class and
+  // precision (set when the log is read to its end); "" when nothing says the timing is wrong.
+  std::string implausible;
 };
 
 struct ParsedLog {

@@ -22,8 +22,14 @@
 //   the machine's CPU, or (where the kernel gives no run-queue wait) its CPU time was under 0.8 x wall x
 //   threads while some task waited for a CPU over 20 % of the time. Such reps can be steady and wrong (3x
 //   slow with a CoV under 1 %): no spread check sees it.
-// The verdict is contended when the CPU was taken (the cause is known), else too-few-reps when the reps are
-// too few, else the worst of the spread checks. Each reason ends with the likely cause and the next step.
+// - implausible (implausible_reason below): steady reps can still be wrong, and two facts of the same run
+//   show it without the CPU counters: a combination that reached under half the GFLOP/s of an earlier one
+//   of no more work (a larger GEMM is not half as efficient: the run lost speed midway), or a --profile rep,
+//   run under the profiler's overhead, faster than the fastest timed rep by more than 1.25 + 3 CoV (the
+//   timed reps were slowed by something outside the model).
+// The verdict is contended when the CPU was taken (the cause is known), else implausible, else too-few-reps
+// when the reps are too few, else the worst of the spread checks. Each reason ends with the likely cause and
+// the next step.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +51,12 @@ inline constexpr double kNoisyDrift = 0.025, kUnstableDrift = 0.10;
 inline constexpr double kDriftPerCov = 3;  // the drift limits are at least this many CoVs
 inline constexpr double kContendedWait = 0.10, kContendedSteal = 0.10;
 inline constexpr double kContendedCpuShare = 0.80, kContendedPressure = 0.20;  // together, without a wait
+inline constexpr double kImplausibleRateDrop = 2;      // an earlier combination of no more work, this much faster
+inline constexpr double kImplausibleProfileGap = 1.25;  // + 3 CoV: the profiled rep this much under the timed min
 
-enum class VerdictWord { ok, noisy, unstable, too_few_reps, contended };
-// "ok", "noisy", "unstable", "too-few-reps", "contended": the word NOTE's verdict= and the reports write.
+enum class VerdictWord { ok, noisy, unstable, too_few_reps, contended, implausible };
+// "ok", "noisy", "unstable", "too-few-reps", "contended", "implausible": the word NOTE's verdict= and the
+// reports write.
 std::string_view verdict_text(VerdictWord word);
 
 // The numbers a verdict is made of. cov, tail and drift are nullopt where they cannot be computed: cov and
@@ -74,6 +83,20 @@ std::string contention_reason(const CpuUse& use);
 // The CPU shares a STAT line holds (cpu_share, wait_share, cpu_pressure, steal_share); nullopt when it has none.
 std::optional<CpuUse> cpu_use_of(const Fields& stat);
 
+// What the plausibility checks read of one combination: its shape and STAT's numbers (each absent where the
+// line has none).
+struct RunPoint {
+  int64_t input = 0, batch = 0;
+  std::optional<double> flops, gflops, min_ms, cov, profile_ms;
+};
+// STAT's numbers as a RunPoint: flops, gflops, min_ms, profile_ms, and cov = stddev_ms / mean_ms.
+RunPoint run_point_of(int64_t input, int64_t batch, const Fields& stat);
+// Why `point` cannot be what this model runs at here, judged against the same run's `earlier` combinations
+// (the thresholds above); "" when nothing says so. Reasons read "gflops 12.3 < half of input 64 batch 1's
+// 40.1, with no more work" and "the --profile rep took 963.000 ms, under the fastest timed rep's 2676.000 ms
+// / 1.25".
+std::string implausible_reason(const RunPoint& point, const std::vector<RunPoint>& earlier);
+
 struct Verdict {
   VerdictWord word = VerdictWord::ok;
   std::string reason;  // "" for ok; else each check past its threshold, "; " between them
@@ -82,10 +105,11 @@ struct Verdict {
   // What NOTE's reason= and the reports show: the reason, then " -- " and the hint; "" for ok.
   std::string explained() const;
 };
-// The verdict of a spread (and of the CPU the process got, where measured) as the thresholds above say.
-// Reasons read "CoV 41.20% > 10%", "p90/p50 18.70 > 1.25", "drift +12.0% > 10%", "1 kept rep < 5",
-// "threads waited for a CPU 48.1% of the time > 10.0%" (contended).
-Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu = std::nullopt);
+// The verdict of a spread (and of the CPU the process got, where measured, and implausible_reason()'s text)
+// as the thresholds above say. Reasons read "CoV 41.20% > 10%", "p90/p50 18.70 > 1.25", "drift +12.0% > 10%",
+// "1 kept rep < 5", "threads waited for a CPU 48.1% of the time > 10.0%" (contended).
+Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu = std::nullopt,
+              const std::string& implausible = "");
 
 // FMWORK NOTE input= batch= verdict= kept= cov= p90_p50= drift= reason=: the verdict of one combination, for
 // the person reading the log (upstream's process reads only ARG and RES). cov, p90_p50 and drift are

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,8 +13,8 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include "fmwork/log/log_format.hpp"
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/compile_facts.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/hf/model_inputs.hpp"  // model_input_names(): the names of Batch's fields
 
 namespace fmwork {
@@ -42,7 +43,7 @@ struct Batch {
   // pattern). On the host: the unpadded path loops over it without reading the device.
   std::vector<int64_t> lengths;
   // --batching unpadded: the real tokens packed (pack_batch()); a model that runs unpadded
-  // (Model::runs_unpadded) then runs on them alone and returns outputs of the padded shape, zero at padding.
+  // (ModelFacts::runs_unpadded) then runs on them alone and returns outputs of the padded shape, zero at padding.
   PackedTokens packed;
 };
 
@@ -54,34 +55,44 @@ struct TokenFacts {
   int64_t type_vocab_size = 0;  // token type ids run 0..type_vocab_size-1; 0: unknown, or no token types
 };
 
-// A new kind of model provides the pure virtual functions: forward, describe, dtype_name, token_facts,
-// parameter_count and eval. The others have defaults that hold for a model that feeds the three standard
-// inputs, names no outputs, needs no per-shape step, cannot estimate its activations and is no TorchScript
-// module; override those that do not hold.
+// What a model is, as data: its loader fills it; a wrapper (a compiler, CUDA graphs, a plugin's runner) starts
+// from what it wraps and changes only what it changes, so no fact is lost by a wrapper that forgot it.
+struct ModelFacts {
+  std::string description;  // the MODEL section: architecture, sizes, dtype, parameters, attention, ...
+  std::string dtype_name;   // "float32", "bfloat16", ...: the dtype the weights run in (META dtype=, "precision")
+  TokenFacts tokens;        // what the input generator draws from
+  int64_t parameter_count = 0;
+  std::string weights_source = "file";  // or "random:seed=N" for opted-in random weights (META weights=)
+  // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and the
+  // names of its outputs in order (empty: output_0, output_1, ...; see sweep/saved_outputs.hpp).
+  std::vector<std::string> fed_inputs = model_input_names();
+  std::vector<std::string> output_names;
+  // The floating-point operations of one forward pass of batch x input tokens, from the architecture (the
+  // native encoders: hf/forward_flops.hpp says what is counted); empty when the model cannot tell
+  // (TorchScript: --profile then counts them with the profiler).
+  std::function<double(int64_t batch, int64_t input)> forward_flops;
+  // The memory one forward pass of batch x input tokens takes beyond the weights, at its peak, estimated from
+  // the architecture; empty when the model cannot tell. Throws a usage Error when the model cannot take the
+  // shape at all (an input longer than its position table), so that the sweep refuses it before anything is
+  // allocated for it.
+  std::function<uint64_t(int64_t batch, int64_t input)> activation_bytes;
+  // Whether forward() runs a batch's packed real tokens (Batch::packed, --batching unpadded): linear layers on
+  // the packed tokens, attention per sequence, outputs scattered back to the padded shape with zeros at the
+  // padding. false: the model is fed padded batches only, and the sweep refuses the mode. A wrapper that runs
+  // a forward of its own (a package, a graph, a plugin's runner) sets it false.
+  bool runs_unpadded = false;
+};
+
+// A loaded model. Three calls run it, in this order for each batch x input combination: prepare() once
+// before the combination's reps, then per rep stage() before the timed region and forward() inside it.
+// facts() says what it is; the rest is the model's life cycle (eval, leave_device) and the TorchScript module
+// that compilers rewrite.
 class Model {
  public:
   virtual ~Model() = default;
 
-  // One forward pass. Returns the outputs so that they stay alive until after the device synchronisation.
-  virtual torch::IValue forward(const Batch& batch) = 0;
-
-  // Readies `batch` for the next forward(), before the timed region: a model that replays a CUDA graph copies
-  // it into the graph's static input buffers (queued on the device; the caller synchronises before t0).
-  // Returns the batch to hand to forward(): by default `batch` itself.
-  virtual const Batch& stage(const Batch& batch) { return batch; }
-
-  // The MODEL section text: architecture, sizes, dtype, parameter count, attention implementation, ...
-  virtual std::string describe() const = 0;
-  // "float32", "bfloat16", ...: the dtype the weights run in (META dtype=, process "precision").
-  virtual std::string dtype_name() const = 0;
-  virtual TokenFacts token_facts() const = 0;
-  virtual int64_t parameter_count() const = 0;
-  // Where the weights came from, for the META line: "file", or "random:seed=N" for opted-in random weights.
-  virtual std::string weights_source() const { return "file"; }
-  // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and
-  // the names of its outputs in order (empty: output_0, output_1, ...; see sweep/saved_outputs.hpp).
-  virtual std::vector<std::string> fed_inputs() const { return model_input_names(); }
-  virtual std::vector<std::string> output_names() const { return {}; }
+  // What the model is (above). Asked when needed, not kept: a compiler may change what a model feeds.
+  virtual ModelFacts facts() const = 0;
 
   // Readies the model for a combination's shape, before its reps and outside the timed region (the native
   // encoder packs its weights for it on the CPU; the inductor backend builds or loads the shape's package).
@@ -89,29 +100,20 @@ class Model {
   // reps); throws when the shape cannot run.
   virtual std::optional<CompileFacts> prepare(int64_t batch, int64_t input) { return std::nullopt; }
 
-  // The memory one forward pass of `batch` x `input` tokens takes beyond the weights, at its peak, estimated
-  // from the architecture (the native encoders); nullopt when the model cannot tell. Throws a usage Error
-  // when the model cannot take the shape at all (an input longer than its position table), so that the
-  // sweep refuses it before anything is allocated for it.
-  virtual std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const { return std::nullopt; }
+  // Readies `batch` for the next forward(), before the timed region: a model that replays a CUDA graph copies
+  // it into the graph's static input buffers (queued on the device; the caller synchronises before t0).
+  // Returns the batch to hand to forward(): by default `batch` itself.
+  virtual const Batch& stage(const Batch& batch) { return batch; }
 
-  // The floating-point operations of one forward pass of `batch` x `input` tokens, from the architecture
-  // (the native encoders: hf/forward_flops.hpp says what is counted); nullopt when the model cannot tell
-  // (TorchScript: --profile then counts them with the profiler).
-  virtual std::optional<double> forward_flops(int64_t batch, int64_t input) const { return std::nullopt; }
-
-  // Whether forward() runs a batch's packed real tokens (Batch::packed, --batching unpadded): linear layers on
-  // the packed tokens, attention per sequence, outputs scattered back to the padded shape with zeros at the
-  // padding. false (the default): the model is fed padded batches only, and the sweep refuses the mode.
-  virtual bool runs_unpadded() const { return false; }
+  // One forward pass. Returns the outputs so that they stay alive until after the device synchronisation.
+  virtual torch::IValue forward(const Batch& batch) = 0;
 
   // Upstream's --eval: model.eval().
   virtual void eval() = 0;
 
   // Moves the weights off the device into host memory, when a compiled replacement with its own copy (an
-  // AOTInductor package) runs instead; the facts (describe, parameter_count, token_facts, forward_flops,
-  // activation_bytes) still answer, forward() is not called again. Models without weights of their own on the
-  // device: nothing.
+  // AOTInductor package) runs instead; facts() still answers, forward() is not called again. Models without
+  // weights of their own on the device: nothing.
   virtual void leave_device() {}
 
   // The TorchScript module behind the model, for compilers that rewrite it (freeze, plugin compilers);

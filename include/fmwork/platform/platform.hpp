@@ -13,8 +13,8 @@
 
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/model/model.hpp"
-#include "fmwork/cli/option_sets.hpp"
-#include "fmwork/cli/platform_rules.hpp"
+#include "fmwork/domain/run_options.hpp"
+#include "fmwork/domain/platform_constraints.hpp"
 #include "fmwork/base/python_value.hpp"
 
 namespace fmwork {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
 
 namespace fmwork {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 
 namespace fmwork {
 

@@ -14,7 +14,7 @@
 #include <torch/torch.h>
 
 #include "fmwork/model/model.hpp"
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 
 namespace fmwork {
 
@@ -23,7 +23,7 @@ using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 // "128x8.safetensors": the file of input size 128, batch size 8.
 std::string outputs_file_name(int64_t input, int64_t batch);
 
-// The outputs of one forward by name: the model's own names when it gives them (Model::output_names(),
+// The outputs of one forward by name: the model's own names when it gives them (ModelFacts::output_names,
 // in order), else output_0, output_1, ... for a tensor, a tuple or a list, and the keys of a dict.
 // A runtime Error for outputs that hold no tensors.
 NamedTensors name_outputs(const torch::IValue& outputs, const std::vector<std::string>& names);

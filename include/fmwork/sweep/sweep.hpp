@@ -12,7 +12,7 @@
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/model.hpp"
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
 #include "fmwork/workload/lengths.hpp"
 

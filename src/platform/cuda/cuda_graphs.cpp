@@ -80,30 +80,24 @@ class CudaGraphModel : public Model {
     return static_out_;
   }
 
-  std::optional<uint64_t> activation_bytes(int64_t batch, int64_t input) const override {
-    const std::optional<uint64_t> own = inner_->activation_bytes(batch, input);
-    if (!own) return std::nullopt;
-    // The pool keeps one forward's working memory (own) for the graph's life; the static inputs (three
-    // [batch, input] int64) are extra; the previous shape's pool is freed before this one is captured.
-    const long double statics = 3.0L * batch * input * sizeof(int64_t);
-    const long double need = static_cast<long double>(*own) + statics - static_cast<long double>(pool_bytes_);
-    return need <= 0 ? 0 : need >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(need);
-  }
-
-  std::string describe() const override {
-    return inner_->describe() + "\nCUDA graphs around " + label_ +
-           ": one graph per batch x input, captured before its reps (after " + std::to_string(kWarmups) +
-           " warm-up passes on the capturing stream); each rep copies its inputs into the graph's buffers before "
-           "t0 and times the replay";
-  }
-  std::string dtype_name() const override { return inner_->dtype_name(); }
-  TokenFacts token_facts() const override { return inner_->token_facts(); }
-  int64_t parameter_count() const override { return inner_->parameter_count(); }
-  std::string weights_source() const override { return inner_->weights_source(); }
-  std::vector<std::string> fed_inputs() const override { return inner_->fed_inputs(); }
-  std::vector<std::string> output_names() const override { return inner_->output_names(); }
-  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
-    return inner_->forward_flops(batch, input);
+  ModelFacts facts() const override {
+    ModelFacts f = inner_->facts();
+    f.description += "\nCUDA graphs around " + label_ + ": one graph per batch x input, captured before its reps (after " +
+                     std::to_string(kWarmups) +
+                     " warm-up passes on the capturing stream); each rep copies its inputs into the graph's buffers "
+                     "before t0 and times the replay";
+    f.runs_unpadded = false;  // a graph replays the padded shape it captured
+    if (f.activation_bytes) {
+      // The pool keeps one forward's working memory (own) for the graph's life; the static inputs (three
+      // [batch, input] int64) are extra; the previous shape's pool is freed before this one is captured.
+      f.activation_bytes = [own = f.activation_bytes, this](int64_t batch, int64_t input) -> uint64_t {
+        const long double statics = 3.0L * batch * input * sizeof(int64_t);
+        const long double need =
+            static_cast<long double>(own(batch, input)) + statics - static_cast<long double>(pool_bytes_);
+        return need <= 0 ? 0 : need >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(need);
+      };
+    }
+    return f;
   }
   void eval() override { inner_->eval(); }
   void leave_device() override { inner_->leave_device(); }

@@ -62,22 +62,15 @@ class PluginCompiledModel : public Model {
       throw status_error(status, "--platform " + instance_->name + ": backend " + backend_ + ": ", message);
     return out;
   }
-  std::string describe() const override {
-    std::string text = inner_->describe();
-    if (!text.empty() && text.back() != '\n') text += "\n";
-    text += "compiled by plugin " + instance_->name + ", backend " + backend_;
-    if (runner_.description) text += std::string(" (") + runner_.description + ")";
-    return text;
+  // The plugin's compiler runs the same model: the same facts and work, however it schedules it.
+  ModelFacts facts() const override {
+    ModelFacts f = inner_->facts();
+    if (!f.description.empty() && f.description.back() != '\n') f.description += "\n";
+    f.description += "compiled by plugin " + instance_->name + ", backend " + backend_;
+    if (runner_.description) f.description += std::string(" (") + runner_.description + ")";
+    f.runs_unpadded = false;  // the runner is handed padded batches
+    return f;
   }
-  std::string dtype_name() const override { return inner_->dtype_name(); }
-  std::vector<std::string> fed_inputs() const override { return inner_->fed_inputs(); }
-  std::vector<std::string> output_names() const override { return inner_->output_names(); }
-  TokenFacts token_facts() const override { return inner_->token_facts(); }
-  // The plugin's compiler runs the same model: the same work, however it schedules it.
-  std::optional<double> forward_flops(int64_t batch, int64_t input) const override {
-    return inner_->forward_flops(batch, input);
-  }
-  int64_t parameter_count() const override { return inner_->parameter_count(); }
   std::optional<CompileFacts> prepare(int64_t batch, int64_t input) override { return inner_->prepare(batch, input); }
   void eval() override { inner_->eval(); }
 
@@ -99,7 +92,7 @@ std::unique_ptr<Model> compile_in_plugin(std::shared_ptr<PluginInstance> instanc
   inputs->path = source.path;
   inputs->model_class = source.model_class;
   inputs->options_json = value_to_json(source.options);
-  inputs->dtype = model->dtype_name();
+  inputs->dtype = model->facts().dtype_name;
   fmwork_model& c = inputs->c_model;
   c.path = inputs->path.c_str();
   c.model_class = inputs->model_class.c_str();

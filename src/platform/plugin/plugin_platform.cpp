@@ -1,6 +1,8 @@
 // The Platform of a loaded plugin (see plugin_platform.hpp).
 #include "fmwork/platform/plugin/plugin_platform.hpp"
 
+#include "fmwork/cli/platform_rules.hpp"
+
 #include <algorithm>
 #include <utility>
 #include <vector>

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
 
