@@ -40,7 +40,7 @@ def main():
     parser.add_argument("--process", required=True)
     parser.add_argument("--tree", help="the campaign folder (ROOT/<user>/<host>/<time>)")
     parser.add_argument("--serve", help="a log of driver serve: its report's serving section only")
-    parser.add_argument("--serve-cut", type=int, nargs=2, default=(470, 1262), help="the serving section's top, bottom")
+    parser.add_argument("--serve-cut", type=int, nargs=2, default=(470, 1385), help="the serving section's top, bottom")
     parser.add_argument("--baseline", default="dtype=float32")
     parser.add_argument("--out", default="docs/images")
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))

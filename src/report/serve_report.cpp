@@ -183,6 +183,12 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
     chart.series.push_back(std::move(p99));
     tables += "<h3>" + esc(source_name(log.source)) + "</h3>\n<pre class=\"serve\">" + esc(serve_summary(log)) + "</pre>\n";
   }
+  // Past the knee the latency grows by orders of magnitude (a queue that grew for the whole level): a log y axis
+  // keeps the flat part and the bound readable, as the report's other charts do past a decade.
+  if (spans_decade(chart)) {
+    chart.y_log = true;
+    chart.y_label += ", log scale";
+  }
   return "<section id=\"serving\"><h2>Serving: latency against load</h2>\n<p class=\"note\">Each point a load level of "
          "<code>driver serve</code>: the latency runs from each query's scheduled arrival to its batch's outputs being "
          "ready, so queueing is in it; the curve bends up where the device saturates.</p>\n" +

@@ -262,6 +262,7 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
   s.batch_histogram.assign(sizes.begin(), sizes.end());
   if (window > 0) s.busy = static_cast<double>(busy) / static_cast<double>(window);
 
+  if (bound) s.service_bound_ms = bound_percentile(services, *bound);
   judge(s, plan, latencies, bound);
   return s;
 }

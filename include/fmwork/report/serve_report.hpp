@@ -30,8 +30,8 @@ std::string serve_csv_rows(const ParsedLog& log);
 nlohmann::ordered_json serve_json(const ParsedLog& log);
 
 // The HTML report's serving section (id "serving"): the latency-against-load chart (p50 and p99 of each log's
-// levels against their offered rate, the latency bound as a dashed line), the levels' table and the capacity
-// lines. "" when no log has a SERVE line.
+// levels against their offered rate, the latency bound as a dashed line; y on a log scale where the values span
+// more than 10x), the levels' table and the capacity lines. "" when no log has a SERVE line.
 std::string serve_html_section(const std::vector<ParsedLog>& logs);
 
 }  // namespace fmwork

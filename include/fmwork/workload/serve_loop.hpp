@@ -95,6 +95,9 @@ struct LevelSummary {
   std::vector<std::pair<int64_t, int64_t>> batch_histogram;  // (size, batches of that size), sizes ascending
   bool kept_up = false, enough = false;
   std::optional<double> bound_value_ms;  // the bound's percentile, when a bound was given
+  // The bound's percentile of the batches' own times (dispatch to answer), when a bound was given: above the
+  // bound, the model alone is too slow for it and no lower rate can help.
+  std::optional<double> service_bound_ms;
   bool bound_held = true;
   bool valid = false;
   std::string reason;          // why INVALID; "kept up, enough queries[, p99 X <= Y ms]" when VALID
