@@ -44,6 +44,22 @@ TEST(CapacitySearch, HalvesFromATooHighStartAndGivesUpBelowTheFloor) {
   EXPECT_EQ(none.tried.back().rate, 1.5625);  // 100 / 64, the last above the floor
 }
 
+TEST(CapacitySearch, StopsHalvingWhereALowerRateCannotHelp) {
+  // A level whose model alone is slower than the bound: no capacity, and no level below it is run.
+  SearchPlan plan;
+  plan.start_rate = 40;
+  int calls = 0;
+  const CapacityResult r = search_capacity(plan, [&](double rate) {
+    ++calls;
+    SearchStep s = holds_up_to(0, rate);
+    s.lower_cannot_help = rate <= 20;
+    return s;
+  });
+  EXPECT_FALSE(r.capacity);
+  EXPECT_EQ(calls, 2);  // 40 (queueing might be why), then 20, where the model's own time is above the bound
+  EXPECT_EQ(r.tried.back().rate, 20);
+}
+
 TEST(CapacitySearch, StopsAtItsStepLimit) {
   SearchPlan plan;
   plan.start_rate = 1;
