@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The README's report screenshots (docs/images/report-*.png) from a campaign tree, in headless Chromium.
+"""The README's report screenshots (docs/images/report-*.png) from a campaign tree, and the serving chart
+(docs/images/serve-latency-chart.png) from a log of `driver serve`, in headless Chromium.
 
 Writes the report (`process --format html`) and the speedup page (`process --baseline KEY=VALUE --format
 html`) of the tree, screenshots each at 1400 px wide, crops the parts named below and stores them as
@@ -7,6 +8,7 @@ palette PNGs (a few tens of KB each): report-charts.png and report-speedups.png.
 
 Usage: report_screenshots.py --process build-core/process --tree DIR [--baseline dtype=float32]
                              [--out docs/images] [--chromium PATH] [--keep DIR]
+       report_screenshots.py --process build-core/process --serve LOG [--serve-cut TOP BOTTOM] [--out docs/images]
 """
 import argparse
 import shutil
@@ -36,7 +38,9 @@ def save(image, box, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--process", required=True)
-    parser.add_argument("--tree", required=True, help="the campaign folder (ROOT/<user>/<host>/<time>)")
+    parser.add_argument("--tree", help="the campaign folder (ROOT/<user>/<host>/<time>)")
+    parser.add_argument("--serve", help="a log of driver serve: its report's serving section only")
+    parser.add_argument("--serve-cut", type=int, nargs=2, default=(470, 1385), help="the serving section's top, bottom")
     parser.add_argument("--baseline", default="dtype=float32")
     parser.add_argument("--out", default="docs/images")
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
@@ -53,6 +57,18 @@ def main():
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="report-shots-"))
     work.mkdir(parents=True, exist_ok=True)
     out = Path(args.out)
+    if args.serve:
+        page = work / "serve.html"
+        subprocess.run([args.process, "--path", args.serve, "--format", "html", "--out", str(page)], check=True)
+        screenshot(args.chromium, page, work / "serve-full.png", args.serve_cut[1])
+        save(Image.open(work / "serve-full.png"), (0, args.serve_cut[0], WIDTH, args.serve_cut[1]),
+             out / "serve-latency-chart.png")
+        if not args.keep:
+            shutil.rmtree(work)
+        return 0
+    if not args.tree:
+        print("error: give --tree DIR (a campaign) or --serve LOG")
+        return 2
     report, speedups = work / "report.html", work / "speedups.html"
     subprocess.run([args.process, "--path", args.tree, "--format", "html", "--out", str(report)], check=True)
     subprocess.run([args.process, "--path", args.tree, "--baseline", args.baseline, "--format", "html", "--out",

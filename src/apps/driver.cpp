@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -37,14 +38,22 @@
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/cli/platform_rules.hpp"
+#include "fmwork/cli/serve_options.hpp"
 #include "fmwork/runtime/runtime_info.hpp"
 #include "fmwork/sweep/gemm_probe.hpp"
+#include "fmwork/sweep/serve_run.hpp"
 #include "fmwork/sweep/sweep.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/runtime/torch_settings.hpp"
 
 namespace fmwork {
 namespace {
+
+bool asks_for_help(const std::vector<std::string>& words) {
+  for (const auto& word : words)
+    if (word == "--help" || word == "-h") return true;
+  return false;
+}
 
 struct Options {
   CommandLine command_line;
@@ -94,9 +103,9 @@ void check_output_folders(const Options& o) {
 }
 
 // Everything the user typed, parsed and validated before anything is loaded.
-Options parse_and_validate(int argc, char** argv) {
+Options parse_and_validate(int argc, const char* const* argv, const std::vector<std::string>& not_required = {}) {
   Options o;
-  o.command_line = parse_command_line(argc, argv);
+  o.command_line = parse_command_line(argc, argv, not_required);
   const auto& subs = o.command_line.subs;
   o.compile = compile_options_from(subs.at("compile"));
   o.model = model_options_from(subs.at("model"));
@@ -307,6 +316,65 @@ int run(int argc, char** argv) {
   return finish(failures, args);
 }
 
+// serve's command line: the serve options, then the sweep's without --reps (and without its sweep-only
+// options), --batch_sizes and --input_sizes of one size each; what they set checked together.
+std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words_in) {
+  std::vector<std::string> words = words_in;
+  ServeSetup setup;
+  setup.args = take_serve_options(words);
+  std::vector<const char*> argv = {"driver"};
+  for (const auto& w : words) argv.push_back(w.c_str());
+  Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), {"reps", "input_sizes", "batch_sizes"});
+  FixedArgs& args = o.command_line.args;
+  const ServeShape shape = serve_shape(o.command_line.arg_words, args, setup.args);
+  setup.max_batch = shape.max_batch;
+  setup.lengths = shape.lengths;
+  setup.batching = shape.batching;
+  setup.seed = args.seed;
+  return {std::move(o), std::move(setup)};
+}
+
+// `driver serve ...`: the serving scenario (serve_run.hpp) on the model the sweep's options name. The serve
+// options are taken out first; the rest is the sweep's command line, without --reps, with --input_sizes and
+// --batch_sizes of one size each (the query length, the largest batch).
+int serve(const std::vector<std::string>& words_in) {
+  if (asks_for_help(words_in)) {
+    std::cout << serve_usage();
+    flush_or_throw(std::cout, "the help to standard output");
+    return 0;
+  }
+  auto [o, setup] = parse_serve(words_in);
+  FixedArgs& args = o.command_line.args;
+  check_thread_environment([](const char* name) { return std::getenv(name); });
+  auto platform = make_platform(args.platform, o.platform);
+  check_platform_rules(*platform, o.command_line);
+  check_compile_request(args.compile, o.compile, *platform);
+  set_progress_mode(args.quiet ? ProgressMode::off : isatty(STDERR_FILENO) ? ProgressMode::live : ProgressMode::lines);
+  CommandLine echoed = o.command_line;
+  for (const auto& w : setup.args.arg_words) echoed.arg_words.push_back(w);
+  std::sort(echoed.arg_words.begin(), echoed.arg_words.end());
+  std::cout << banner("ARGS") << format_args_section(echoed);
+  flush_or_throw(std::cout, "the log to standard output");
+  const bool grad = grad_enabled_requested(o.calls);
+  const RuntimeInfo runtime = apply_runtime(o, *platform, grad, std::cout);
+  auto model = load_and_compile(o, *platform, std::cout);
+  const ModelFacts facts = model->facts();
+  if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || platform->constraints().single_input_size))
+    throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
+                      "shape; use --batching padded or sorted");
+  // A query longer than the model's position table is refused now, before any level runs.
+  if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
+  if (const std::optional<CompileFacts> compiled = model->prepare(setup.max_batch, setup.lengths.max))
+    std::cout << format_line(make_compile_line(*compiled)) << "\n";
+  std::cout << format_line(meta_line(args, runtime, *platform, *model, grad, std::nullopt)) << "\n" << banner("SERVE");
+  flush_or_throw(std::cout, "the log to standard output");
+  InputGenerator inputs(facts.tokens, args.seed);
+  const int status = run_serve(setup, *model, *platform, inputs, std::cout);
+  std::cout << "\n";
+  flush_or_throw(std::cout, "the log to standard output");
+  return status;
+}
+
 // A subcommand, `driver NAME ARGS...`, picked by argv[1]: run gets the words after the name and returns the
 // exit status. One without a help of its own answers `driver NAME --help` with its usage line and summary.
 struct Subcommand {
@@ -325,6 +393,10 @@ const std::vector<Subcommand>& subcommands() {
          flush_or_throw(std::cout, "the campaign's output to standard output");
          return status;
        }},
+      {{"serve", "--platform P --model_class C --model_name N (--rates R[,R...] | --users N | --latency_bound pQ:MS) ...",
+        "the serving scenario: arrivals, dynamic batching, latency under load, the capacity within a latency bound "
+        "(driver serve --help: its options)"},
+       true, serve},
       {{"--cache", "list|report|clear [--cache_dir DIR]",
         "lists, reports (a table) or clears the compiled packages kept in $FMWORK_CACHE"},
        false,
@@ -341,12 +413,6 @@ std::vector<SubcommandDoc> subcommand_docs() {
   std::vector<SubcommandDoc> docs;
   for (const auto& subcommand : subcommands()) docs.push_back(subcommand.doc);
   return docs;
-}
-
-bool asks_for_help(const std::vector<std::string>& words) {
-  for (const auto& word : words)
-    if (word == "--help" || word == "-h") return true;
-  return false;
 }
 
 int print_help(const std::string& text) {

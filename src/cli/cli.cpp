@@ -99,10 +99,10 @@ SortedWords sort_words(int argc, const char* const* argv) {
 
 }  // namespace
 
-CommandLine parse_command_line(int argc, const char* const* argv) {
+CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
   CommandLine result;
   SortedWords words = sort_words(argc, argv);
-  result.args = fixed_args_from(words.fixed);
+  result.args = fixed_args_from(words.fixed, not_required);
   result.subs = sub_option_trees(words.subs, args_resolver(result.args));
   result.arg_words = std::move(words.arg_words);
   std::sort(result.arg_words.begin(), result.arg_words.end());

@@ -284,7 +284,8 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text) 
   return value;
 }
 
-FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given) {
+FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
+                          const std::vector<std::string>& not_required) {
   auto given_text = [&](const FixedOption& option) -> const std::string* {
     for (const auto& [which, text] : given)
       if (which == &option) return &text;
@@ -292,7 +293,9 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   };
   std::vector<std::string> missing;
   for (const auto& option : fixed_options())
-    if (option.required() && !given_text(option)) missing.push_back(std::string("--") + option.name);
+    if (option.required() && !given_text(option) &&
+        std::find(not_required.begin(), not_required.end(), option.name) == not_required.end())
+      missing.push_back(std::string("--") + option.name);
   if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
   if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
   FixedArgs args;

@@ -307,4 +307,80 @@ const LineSpec& profile_line_spec() {
   return spec;
 }
 
+namespace {
+
+// A SERVE / CAPACITY number with `precision` decimals and a CSV column of its own name; in the summary at
+// `summary_rank` (>= 0) with `decimals` there.
+FieldSpec serve_number(std::string_view key, int precision, int summary_rank = -1, int decimals = 1) {
+  FieldSpec f = csv_number(key, precision);
+  if (summary_rank >= 0) f.summary = {key, summary_rank, 1, decimals};
+  return f;
+}
+
+FieldSpec serve_integer(std::string_view key, int summary_rank = -1) {
+  FieldSpec f = field(key, FieldKind::integer);
+  f.csv = {key};
+  if (summary_rank >= 0) f.summary = {key, summary_rank};
+  return f;
+}
+
+FieldSpec serve_text(std::string_view key, std::string_view choices = {}, FieldNeed need = FieldNeed::optional,
+                     int summary_rank = -1) {
+  FieldSpec f = field(key, FieldKind::text, need);
+  f.choices = choices;
+  f.csv = {key};
+  if (summary_rank >= 0) f.summary = {key, summary_rank};
+  return f;
+}
+
+FieldSpec reason_field() {
+  FieldSpec reason = field("reason", FieldKind::text, FieldNeed::required);
+  reason.to_end = true;
+  reason.csv = {"reason"};
+  return reason;
+}
+
+}  // namespace
+
+const LineSpec& serve_line_spec() {
+  // The summary: the load, what it achieved, the latency percentiles, the batches and the verdict.
+  static const LineSpec spec = [] {
+    FieldSpec level = field("level", FieldKind::integer, FieldNeed::required);
+    level.min = 1;
+    level.csv = {"level"};
+    level.summary = {"level", 0};
+    FieldSpec users = serve_integer("users", 3);
+    users.summary.when_present = true;
+    return LineSpec{"SERVE",
+                    {level, serve_text("phase", "levels|search", FieldNeed::required, 1),
+                     serve_text("arrival", "poisson|closed", FieldNeed::required), serve_number("rate", 3, 2, 1), users,
+                     serve_text("lengths"), serve_text("batching"), serve_integer("max_batch"),
+                     serve_number("max_wait_ms", 3), serve_integer("max_tokens"), serve_integer("queries", 4),
+                     serve_integer("warmup_queries"), serve_integer("unanswered"), serve_number("window_s", 3),
+                     serve_number("offered_qps", 3, 5), serve_number("achieved_qps", 3, 6),
+                     serve_number("tokens_per_s", 1, 7, 0), serve_number("p50_ms", 3, 8, 2),
+                     serve_number("p90_ms", 3, 9, 2), serve_number("p99_ms", 3, 10, 2),
+                     serve_number("p999_ms", 3, 11, 2), serve_number("max_ms", 3, 12, 2), serve_number("mean_ms", 3),
+                     serve_number("queue_p50_ms", 3), serve_number("service_p50_ms", 3),
+                     serve_integer("batches"), serve_number("mean_batch", 3, 13, 2), serve_text("batch_hist"),
+                     serve_number("busy", 4, 14, 3), serve_text("bound"), serve_number("bound_ms", 3),
+                     serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15), reason_field()},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
+const LineSpec& capacity_line_spec() {
+  static const LineSpec spec = [] {
+    return LineSpec{"CAPACITY",
+                    {serve_text("bound", {}, FieldNeed::required, 0), serve_text("result", "found|none", FieldNeed::required, 1),
+                     serve_number("capacity_qps", 3, 2, 2), serve_number("bound_ms", 3, 3, 2),
+                     serve_number("achieved_qps", 3, 4, 2), serve_number("lowest_failed_qps", 3, 5, 2),
+                     serve_integer("steps", 6), serve_text("tried"), serve_number("price_per_hour", 4, 7, 2),
+                     serve_number("usd_per_million", 6, 8, 4), reason_field()},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
 }  // namespace fmwork

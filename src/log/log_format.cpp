@@ -82,6 +82,8 @@ struct Formatter {
   std::string operator()(const CompileLine& l) const { return format_fields(compile_line_spec(), l.fields); }
   std::string operator()(const NoteLine& l) const { return format_fields(note_line_spec(), l.fields); }
   std::string operator()(const ProfileLine& l) const { return format_fields(profile_line_spec(), l.fields); }
+  std::string operator()(const ServeLine& l) const { return format_fields(serve_line_spec(), l.fields); }
+  std::string operator()(const CapacityLine& l) const { return format_fields(capacity_line_spec(), l.fields); }
 };
 
 }  // namespace

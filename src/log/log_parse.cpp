@@ -129,6 +129,8 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "COMPILE") return CompileLine{parse_checked_fields(compile_line_spec(), rest)};
   if (word == "NOTE") return NoteLine{parse_checked_fields(note_line_spec(), rest)};
   if (word == "PROFILE") return ProfileLine{parse_checked_fields(profile_line_spec(), rest)};
+  if (word == "SERVE") return ServeLine{parse_checked_fields(serve_line_spec(), rest)};
+  if (word == "CAPACITY") return CapacityLine{parse_checked_fields(capacity_line_spec(), rest)};
   return std::nullopt;
 }
 

@@ -77,6 +77,10 @@ class LogReader {
       take_profile(std::move(*profile));
     } else if (auto* fail = std::get_if<FailLine>(&parsed)) {
       take_fail(std::move(*fail), line_number);
+    } else if (auto* serve = std::get_if<ServeLine>(&parsed)) {
+      log_.serve.push_back(std::move(*serve));
+    } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
+      log_.capacity.push_back(std::move(*capacity));
     }
   }
 
@@ -98,7 +102,8 @@ class LogReader {
           else if constexpr (std::is_same_v<L, ResLine>) kept_ += kept_cost(l);
           else if constexpr (std::is_same_v<L, FailLine>) kept_ += kept_cost(l.fields) + sizeof(size_t);
           else if constexpr (std::is_same_v<L, MetaLine> || std::is_same_v<L, StatLine> || std::is_same_v<L, MemLine> ||
-                             std::is_same_v<L, CheckLine> || std::is_same_v<L, ProfileLine>)
+                             std::is_same_v<L, CheckLine> || std::is_same_v<L, ProfileLine> ||
+                             std::is_same_v<L, ServeLine> || std::is_same_v<L, CapacityLine>)
             kept_ += kept_cost(l.fields);
         },
         parsed);

@@ -543,7 +543,9 @@ std::string to_summary(const std::vector<ParsedLog>& logs) {
     if (l > 0) out += "\n";
     out += summary_heading(log);
     const SummaryTable table = summary_table(log);
-    out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
+    // A log of driver serve has no RES line: its levels are serve_report's (process writes them after this).
+    const bool serving = log.results.empty() && (!log.serve.empty() || !log.capacity.empty());
+    if (!serving) out += table.rows.empty() ? std::string("  (no results)\n") : render(table, "  ");
     out += verdict_notes(log);
   }
   return out;

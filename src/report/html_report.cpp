@@ -15,6 +15,7 @@
 #include "fmwork/log/stats.hpp"
 #include "fmwork/report/compare.hpp"  // repeated_run
 #include "fmwork/report/formats.hpp"
+#include "fmwork/report/serve_report.hpp"
 #include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
 #include "html_charts.hpp"
@@ -191,10 +192,12 @@ std::string report_html(const std::vector<ParsedLog>& logs, const std::vector<st
           plural(failures, "failure") + "</b>" +
           (failures > fail_lines ? " (" + plural(failures - fail_lines, "failed check") + ")" : "") + "</p>\n";
   if (logs.empty()) return page("fmwork report", body + "<p class=\"note\">No log was read.</p>\n");
-  body += "<nav><a href=\"#runs\">Runs</a><a href=\"#charts\">Charts</a><a href=\"#failures\">Failures</a>"
-          "<a href=\"#details\">Per run</a></nav>\n";
+  const std::string serving = serve_html_section(logs);
+  body += std::string("<nav><a href=\"#runs\">Runs</a><a href=\"#charts\">Charts</a>") +
+          (serving.empty() ? "" : "<a href=\"#serving\">Serving</a>") +
+          "<a href=\"#failures\">Failures</a><a href=\"#details\">Per run</a></nav>\n";
   const std::vector<RunView> views = run_views(logs, paths);
-  body += runs_section(views) + charts_section(views, scale) + failures_section(views);
+  body += runs_section(views) + charts_section(views, scale) + serving + failures_section(views);
   body += "<section id=\"details\"><h2>Per run: labels, META, results</h2>\n";
   for (const RunView& v : views) body += run_section(v);
   body += "</section>\n";

@@ -1,5 +1,6 @@
 // The `process` command: its options, reading the files, and the format asked for.
 #include "fmwork/report/process_command.hpp"
+#include "fmwork/report/serve_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -349,6 +350,14 @@ void require_logs(const ProcessOptions& options, const std::vector<std::vector<L
   fmwork::require_logs(compare ? "--compare" : "--path", compare ? options.compare : options.paths, inputs, source);
 }
 
+// Whether every log of `inputs` is driver serve's (is_serve_log): read once more, stopping at the first that is not.
+bool all_serve_logs(std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
+  for (const auto& files : inputs)
+    for (const LogFile& f : files)
+      if (!is_serve_log(read_log(f.path, source, true))) return false;
+  return true;
+}
+
 // The --path logs as json, csv or summary, read a second time and written one at a time: every log has been
 // read once already (a bad one refused, or skipped, before anything is written).
 void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source,
@@ -356,9 +365,11 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
   for (auto& files : inputs) read_checked(files, source, nullptr);
   require_logs(options, inputs, source);
   const std::vector<std::string> labels = options.format == "csv" ? label_columns_of(inputs, source) : std::vector<std::string>();
+  // Logs of driver serve (no RES line; SERVE and CAPACITY lines): their lines are the CSV and JSON records.
+  const bool serving = options.format != "summary" && all_serve_logs(inputs, source);
   output.open();
   bool first = true, open = true;
-  if (options.format == "csv") open = output.write(csv_header_row(labels));
+  if (options.format == "csv") open = output.write(serving ? serve_csv_header() : csv_header_row(labels));
   else if (options.format == "json") open = output.write("[");
   for (const auto& files : inputs)
     for (const LogFile& f : files) {
@@ -366,10 +377,17 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       std::vector<ParsedLog> log;  // one: what the writers of many take
       log.push_back(read_log(f.path, source, true));
       std::string text;
-      if (options.format == "csv") {
+      if (serving && options.format == "csv") {
+        text = serve_csv_rows(log[0]);
+      } else if (serving) {
+        for (const auto& record : serve_json(log[0])) {
+          text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
+          first = false;
+        }
+      } else if (options.format == "csv") {
         text = csv_rows(log[0], options.metadata_id, labels);
       } else if (options.format == "summary") {
-        text = (first ? "" : "\n") + to_summary(log);
+        text = (first ? "" : "\n") + to_summary(log) + serve_summary(log[0]);
         first = false;
       } else {
         for (const auto& record : to_upstream_json(log, options.metadata_id, options.upstream_only)) {

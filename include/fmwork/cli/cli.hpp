@@ -28,6 +28,8 @@ struct CommandLine {
 // word that is no option, an unknown option (listing the fixed ones), an option given twice, a flag with a
 // value, an option without its value; then what fixed_args_from and sub_option_trees refuse.
 // `--help` is not handled here (the executable handles it before calling this).
-CommandLine parse_command_line(int argc, const char* const* argv);
+// `not_required`: names of required fixed options (without "--") that this command does without (`driver
+// serve` needs no --reps, and reads --input_sizes and --batch_sizes as its defaults say).
+CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
 
 }  // namespace fmwork

@@ -120,7 +120,9 @@ FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
 // first bad value in table order, then for a --warmup that leaves no rep of --reps, then for an
 // --isolate_timeout of 0 or without --isolate, then for --input_lengths that can draw a length above the
 // smallest --input_sizes, and --sort_window without --batching sorted (or below the largest batch size). model_path is derived: model_root/model_name (os.path.join), or model_name.
-FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given);
+// `not_required` names required options this command does without (parse_command_line's).
+FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
+                          const std::vector<std::string>& not_required = {});
 
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
 // args.model_path. Refers to `args`, which must outlive it.

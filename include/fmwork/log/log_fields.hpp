@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.
@@ -114,5 +114,24 @@ const LineSpec& note_line_spec();
 // profiler's FLOP counter gave it (6 significant digits); trace the Chrome trace file in the --profile
 // folder. input, batch, rank and op required.
 const LineSpec& profile_line_spec();
+
+// FMWORK SERVE level=N phase=levels|search arrival=poisson|closed rate= users= lengths= batching= max_batch=
+// max_wait_ms= max_tokens= queries= warmup_queries= unanswered= window_s= offered_qps= achieved_qps= tokens_per_s=
+// p50_ms= p90_ms= p99_ms= p999_ms= max_ms= mean_ms= queue_p50_ms= service_p50_ms= batches= mean_batch= batch_hist=
+// busy= bound= bound_ms=
+// verdict=VALID|INVALID reason=<text>: one load level of `driver serve` (workload/serve_loop.hpp says what each
+// number is). level (>= 1, the level's order in the run), phase, arrival, verdict and reason are required, reason
+// last. rate is the open loop's target (queries/s), users the closed loop's; lengths the queries' length
+// ("fixed:128", a distribution); batching how batches run (padded); max_tokens 0 for none; batch_hist
+// "size:batches,...". queue_p50_ms is the median wait from a query's scheduled arrival to its batch's dispatch,
+// service_p50_ms the median batch time (dispatch to synchronised answer). Latencies run from each query's scheduled arrival to its batch's synchronised answer.
+// bound and bound_ms (the bound's percentile here) where a --latency_bound was given.
+const LineSpec& serve_line_spec();
+// FMWORK CAPACITY bound=p99:50 result=found|none capacity_qps= bound_ms= achieved_qps= lowest_failed_qps= steps=
+// tried= price_per_hour= usd_per_million= reason=<text>: the capacity search's answer: the highest rate tried whose
+// level was VALID (its percentile bound_ms and achieved rate), the lowest that failed, the levels run and each
+// rate tried ("20:pass:12.345,40:fail:80.100": rate, outcome, the bound's percentile in ms); with a price per
+// hour, the cost of a million queries at the capacity. bound, result and reason required, reason last.
+const LineSpec& capacity_line_spec();
 
 }  // namespace fmwork

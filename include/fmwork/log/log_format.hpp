@@ -1,6 +1,6 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
 // field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
@@ -96,6 +96,8 @@ struct CheckLine { Fields fields; };
 struct CompileLine { Fields fields; };
 struct NoteLine { Fields fields; };  // made by verdicts.hpp's make_note_line
 struct ProfileLine { Fields fields; };
+struct ServeLine { Fields fields; };     // made by workload/serve_lines.hpp
+struct CapacityLine { Fields fields; };  // made by workload/serve_lines.hpp
 
 // Fields of `spec` by position, each value written as make_fields writes it, a nullopt leaving its field out
 // (the optional fields of a line: STAT's work fields, META's probe). Errors as make_fields'.
@@ -195,7 +197,7 @@ ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op
 
 using LogLine =
     std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine,
-                 NoteLine, ProfileLine>;
+                 NoteLine, ProfileLine, ServeLine, CapacityLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a

@@ -45,6 +45,8 @@ struct ParsedLog {
   std::vector<FailLine> failures;
   std::vector<size_t> failure_lines; // line number of each failures[i]
   std::vector<MetaLine> meta;
+  std::vector<ServeLine> serve;        // `driver serve`'s load levels, in order (docs/serving.md)
+  std::vector<CapacityLine> capacity;  // its capacity searches' answers
   std::vector<std::string> opts;     // every ARG text of the file: the "opts" of each of its records
   size_t fmwork_lines = 0;           // FMWORK lines read (0: not a driver log, or one that printed nothing)
   // What the reader left out, one line each for stderr: "<source>:<line>: the last line is cut short ...".

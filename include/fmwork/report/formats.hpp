@@ -91,7 +91,8 @@ struct SummaryTable {
 };
 SummaryTable summary_table(const ParsedLog& log);
 
-// A human-readable table per log, failures included: RES's columns, STAT's summary columns, MEM's where
+// A human-readable table per log, failures included (a log of driver serve, with no RES line, has none: its
+// levels are serve_report.hpp's serve_summary): RES's columns, STAT's summary columns, MEM's where
 // the log has a MEM line, the verdict, and a status (ok, the CHECK result, or FAIL: the error); under the
 // table one line per combination whose verdict is not ok, with its reason.
 std::string to_summary(const std::vector<ParsedLog>& logs);

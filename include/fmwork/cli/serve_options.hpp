@@ -1,0 +1,68 @@
+// The options of `driver serve` beside the model's (the serving scenario, docs/serving.md): one table of rows
+// (name, value, example, help, reader), which the word sorter, the checks and their messages, `driver serve
+// --help` and docs/options.md all read. The model, platform and runtime options are the sweep's
+// (fixed_options.hpp); in serve, --batch_sizes names the batcher's largest batch and --input_sizes a fixed
+// query length, and --reps is not used.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/workload/latency_stats.hpp"
+#include "fmwork/workload/lengths.hpp"
+
+namespace fmwork {
+
+// Defaults: short, as LoadGen's are for a quick look (its own minimums are 600 s and 270336 queries).
+struct ServeArgs {
+  std::vector<double> rates;           // --rates: open-loop levels, queries/s
+  std::optional<int64_t> users;        // --users: a closed-loop level of N users
+  double max_wait_ms = 0;              // --max_wait_ms (0: a batch leaves as soon as the device is free)
+  int64_t max_tokens = 0;              // --max_tokens (0: no token budget)
+  double warmup_s = 1;                 // --warmup_s
+  double duration_s = 5;               // --duration_s
+  int64_t min_queries = 100;           // --min_queries
+  std::optional<LatencyBound> bound;   // --latency_bound: verdicts hold it; with it the capacity search runs
+  std::optional<double> price_per_hour;  // --price_per_hour: the machine's price, for the cost per million
+  std::optional<double> search_start;  // --search_start: the search's first rate
+  int64_t search_steps = 12;           // --search_steps: the most levels the search runs
+  std::vector<std::string> arg_words;  // as typed, "--rates 20,40": echoed as FMWORK ARG lines
+};
+
+// One option of `driver serve`.
+struct ServeOption {
+  const char* name;        // without "--"
+  const char* value_name;  // "R[,R...]"
+  const char* example;     // a value it accepts
+  const char* help;        // its help line
+  void (*read)(ServeArgs&, const std::string& value);  // checks and stores; a usage Error naming the option
+};
+
+// The rows, in --help's order.
+const std::vector<ServeOption>& serve_options();
+
+// Takes the serve options out of `words` (the words after `serve`), read and stored; returns the other words,
+// in order, for parse_command_line. Then checks them together: --rates or --users (not both), or
+// --latency_bound alone (a search only); --price_per_hour and --search_start need --latency_bound. A usage
+// Error for an option given twice or without its value, and what each reader refuses.
+ServeArgs take_serve_options(std::vector<std::string>& words);
+
+// What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8), the
+// queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128) and --batching.
+// A usage Error for a sweep-only option among `arg_words` (--reps, --warmup, --isolate, --isolate_timeout,
+// --save_outputs, --check_outputs, --profile, --sort_window), more than one batch or input size, and a
+// --max_tokens below the longest query.
+struct ServeShape {
+  int64_t max_batch = 8;
+  LengthSpec lengths;
+  Batching batching = Batching::padded;
+};
+ServeShape serve_shape(const std::vector<std::string>& arg_words, const FixedArgs& args, const ServeArgs& serve);
+
+// `driver serve --help`: what it does, its options and the model options it shares with the sweep.
+std::string serve_usage();
+
+}  // namespace fmwork

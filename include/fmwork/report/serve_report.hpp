@@ -1,0 +1,37 @@
+// `driver serve`'s lines in `process`'s outputs: the SERVE levels and CAPACITY answers as a summary table, CSV
+// rows, JSON objects and the HTML report's serving section with its latency-against-load chart. Columns come
+// from the lines' field tables (log_fields.hpp). No LibTorch here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/log/log_records.hpp"
+
+namespace fmwork {
+
+// A log of `driver serve`: SERVE or CAPACITY lines and no RES line. `process --format csv` and `json` write such
+// logs' lines (when every log read is one) instead of upstream's records, which they have none of.
+bool is_serve_log(const ParsedLog& log);
+bool has_serve_lines(const ParsedLog& log);
+
+// The summary: the levels' table (SERVE's summary columns) and one line per CAPACITY; "" without either line.
+std::string serve_summary(const ParsedLog& log);
+
+// CSV: one row per SERVE and CAPACITY line, in log order: source, line (SERVE or CAPACITY), then SERVE's CSV
+// columns and CAPACITY's that SERVE has not, each cell the field as written ("" where the line has none).
+std::string serve_csv_header();
+std::string serve_csv_rows(const ParsedLog& log);
+
+// JSON: one object per SERVE and CAPACITY line, in log order: {"source", "line", then its fields as written,
+// integers and numbers as JSON numbers}.
+nlohmann::ordered_json serve_json(const ParsedLog& log);
+
+// The HTML report's serving section (id "serving"): the latency-against-load chart (p50 and p99 of each log's
+// levels against their offered rate, the latency bound as a dashed line; y on a log scale where the values span
+// more than 10x), the levels' table and the capacity lines. "" when no log has a SERVE line.
+std::string serve_html_section(const std::vector<ParsedLog>& logs);
+
+}  // namespace fmwork

@@ -1,0 +1,51 @@
+// The most load within a latency bound: the highest arrival rate whose load level is VALID (kept up, enough
+// queries, the bound held), found as MLPerf LoadGen's Server search and perf_analyzer's --binary-search
+// find it: from a start rate, doubling while levels pass (halving while they fail) until one passes and one
+// fails, then bisecting between them until they are within a tolerance. Every rate tried is reported. Halving
+// stops below the floor, or at a step that says no lower rate can help.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fmwork {
+
+// One rate tried: whether its level was VALID, the bound's percentile there (ms), the level's reason.
+struct SearchStep {
+  double rate = 0;
+  bool valid = false;
+  double value_ms = 0;
+  double achieved_qps = 0;
+  std::string reason;
+  // Failed at a load so light that a lower one cannot help (the device mostly idle: the latency is the model's
+  // own): the search stops halving.
+  bool lower_cannot_help = false;
+};
+
+struct SearchPlan {
+  double start_rate = 1;     // > 0: the first rate tried
+  double floor_rate = 0.1;   // > 0: below it the search gives up (no rate holds the bound)
+  double ceiling_rate = 1e5; // the doubling stops there (a level that high passing is the answer, capped)
+  double tolerance = 0.05;   // bisect until (fail - pass) / fail <= tolerance
+  int max_steps = 16;        // levels at most, all phases together
+};
+
+struct CapacityResult {
+  std::optional<double> capacity;  // the highest rate that passed; nullopt: none did down to floor_rate
+  std::optional<double> lowest_failed;  // the lowest rate that failed, where one did
+  std::vector<SearchStep> tried;   // in the order tried
+};
+
+// Runs the search, calling `evaluate` for each rate (a load level). A usage Error for a plan out of range.
+CapacityResult search_capacity(const SearchPlan& plan, const std::function<SearchStep(double rate)>& evaluate);
+
+// The cost of a million queries at `qps` on a machine that costs `price_per_hour`: price / (qps x 3600) x 1e6.
+double cost_per_million(double price_per_hour, double qps);
+
+// "20:pass:12.345,40:fail:80.100": the rates tried, for the CAPACITY line.
+std::string tried_text(const std::vector<SearchStep>& tried);
+
+}  // namespace fmwork

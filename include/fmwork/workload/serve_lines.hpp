@@ -1,0 +1,35 @@
+// The SERVE and CAPACITY lines of `driver serve` (their fields: log/log_fields.hpp) from a level's summary
+// and a capacity search's result: the one place their numbers are turned into fields.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/workload/capacity_search.hpp"
+#include "fmwork/workload/serve_loop.hpp"
+
+namespace fmwork {
+
+// What a SERVE line says besides the summary: the level's number, its phase ("levels" for --rates / --users,
+// "search" for a capacity search's), the queries' lengths and the batching mode as log tokens.
+struct ServeLabels {
+  int64_t level = 1;
+  std::string phase = "levels";
+  std::string lengths = "fixed:128";
+  std::string batching = "padded";
+};
+
+ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, const LevelSummary& summary,
+                          const std::optional<LatencyBound>& bound);
+
+// The search's answer; with `price_per_hour`, usd_per_million at the capacity. `reason` says it in words.
+CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result,
+                                std::optional<double> capacity_achieved_qps, std::optional<double> price_per_hour);
+
+// The line's text for people: "capacity at p99 <= 50 ms: 61.3 queries/s (achieved 60.9), $0.0136 per million at
+// $3.00/h" or "no rate from X down to Y queries/s holds p99 <= 50 ms".
+std::string capacity_reason(const LatencyBound& bound, const CapacityResult& result,
+                            std::optional<double> price_per_hour);
+
+}  // namespace fmwork

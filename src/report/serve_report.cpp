@@ -1,0 +1,198 @@
+// `driver serve`'s lines in process's outputs (serve_report.hpp).
+#include "fmwork/report/serve_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/log/log_fields.hpp"
+#include "fmwork/report/formats.hpp"
+#include "fmwork/report/html_text.hpp"
+#include "fmwork/report/svg_chart.hpp"
+#include "html_page.hpp"
+
+namespace fmwork {
+
+namespace {
+
+using report_page::esc;
+
+// SERVE's CSV columns, then CAPACITY's that SERVE has not.
+std::vector<std::string> csv_keys() {
+  std::vector<std::string> keys;
+  for (const FieldSpec* f : serve_line_spec().csv_columns()) keys.emplace_back(f->key);
+  for (const FieldSpec* f : capacity_line_spec().csv_columns())
+    if (std::find(keys.begin(), keys.end(), f->key) == keys.end()) keys.emplace_back(f->key);
+  return keys;
+}
+
+// A log's SERVE and CAPACITY lines in log order: SERVE lines come first in a log (the levels, then the
+// search's), its CAPACITY line after them.
+struct Line {
+  const char* word;
+  const Fields* fields;
+  const LineSpec* spec;
+};
+std::vector<Line> lines_of(const ParsedLog& log) {
+  std::vector<Line> out;
+  for (const ServeLine& s : log.serve) out.push_back({"SERVE", &s.fields, &serve_line_spec()});
+  for (const CapacityLine& c : log.capacity) out.push_back({"CAPACITY", &c.fields, &capacity_line_spec()});
+  return out;
+}
+
+std::string cell(const Fields& fields, const std::string& key) {
+  const std::string* v = fields.find(key);
+  return v ? *v : "";
+}
+
+// A summary cell as the column says: value / divisor with its decimals, or as written.
+std::string summary_cell(const Fields& fields, const FieldSpec& f) {
+  const std::string* v = fields.find(f.key);
+  if (!v) return "-";
+  if (f.summary.decimals < 0 || f.kind == FieldKind::text) return *v;
+  const std::optional<double> d = fields.get_double(f.key);
+  return d ? fmt::format("{:.{}f}", *d / f.summary.divisor, f.summary.decimals) : *v;
+}
+
+// The milliseconds of a bound as written ("p99:50" -> 50); nullopt for text that is no such bound (a log is
+// untrusted: nothing here throws on it).
+std::optional<double> bound_ms_of(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon + 1 >= text.size()) return std::nullopt;
+  const std::string ms = text.substr(colon + 1);
+  char* end = nullptr;
+  const double v = std::strtod(ms.c_str(), &end);
+  if (end != ms.c_str() + ms.size() || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> level_x(const Fields& f) {
+  if (const std::optional<double> rate = f.get_double("rate")) return rate;
+  return f.get_double("offered_qps");
+}
+
+}  // namespace
+
+bool has_serve_lines(const ParsedLog& log) { return !log.serve.empty() || !log.capacity.empty(); }
+bool is_serve_log(const ParsedLog& log) { return has_serve_lines(log) && log.results.empty(); }
+
+std::string serve_summary(const ParsedLog& log) {
+  if (!has_serve_lines(log)) return "";
+  std::string out;
+  if (!log.serve.empty()) {
+    const std::vector<const FieldSpec*> columns = serve_line_spec().summary_columns();
+    std::vector<std::vector<std::string>> rows(1);
+    TableLayout layout;
+    layout.margin = "  ";
+    for (const FieldSpec* f : columns) {
+      bool any = !f->summary.when_present;
+      for (const ServeLine& s : log.serve) any = any || s.fields.find(f->key);
+      if (!any) continue;
+      rows[0].emplace_back(f->summary.header);
+      layout.right.push_back(f->kind != FieldKind::text);
+    }
+    for (const ServeLine& s : log.serve) {
+      std::vector<std::string> row;
+      for (const FieldSpec* f : columns) {
+        bool any = !f->summary.when_present;
+        for (const ServeLine& t : log.serve) any = any || t.fields.find(f->key);
+        if (any) row.push_back(summary_cell(s.fields, *f));
+      }
+      rows.push_back(std::move(row));
+    }
+    out += "  serving levels:\n" + aligned_table(rows, layout);
+    for (const ServeLine& s : log.serve)
+      if (cell(s.fields, "verdict") == "INVALID")
+        out += fmt::format("  level {}: INVALID: {}\n", cell(s.fields, "level"), cell(s.fields, "reason"));
+  }
+  for (const CapacityLine& c : log.capacity)
+    out += fmt::format("  CAPACITY {}: {}\n    rates tried (rate:outcome:{}_ms): {}\n", cell(c.fields, "bound"),
+                       cell(c.fields, "reason"), cell(c.fields, "bound").substr(0, cell(c.fields, "bound").find(':')),
+                       cell(c.fields, "tried"));
+  return out;
+}
+
+std::string serve_csv_header() {
+  std::vector<std::string> header = {"source", "line"};
+  for (std::string& k : csv_keys()) header.push_back(std::move(k));
+  return csv_record(header);
+}
+
+std::string serve_csv_rows(const ParsedLog& log) {
+  const std::vector<std::string> keys = csv_keys();
+  std::string out;
+  for (const Line& l : lines_of(log)) {
+    std::vector<std::string> cells = {log.source, l.word};
+    for (const std::string& k : keys) cells.push_back(cell(*l.fields, k));
+    out += csv_record(cells);
+  }
+  return out;
+}
+
+nlohmann::ordered_json serve_json(const ParsedLog& log) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Line& l : lines_of(log)) {
+    nlohmann::ordered_json o;
+    o["source"] = log.source;
+    o["line"] = l.word;
+    for (const auto& [key, value] : l.fields->items) {
+      const FieldSpec* f = l.spec->find(key);
+      if (f && f->kind == FieldKind::integer) o[key] = *l.fields->get_int(key);
+      else if (f && f->kind == FieldKind::number) o[key] = *l.fields->get_double(key);
+      else o[key] = value;
+    }
+    list.push_back(std::move(o));
+  }
+  return list;
+}
+
+std::string serve_html_section(const std::vector<ParsedLog>& logs) {
+  bool any = false;
+  for (const ParsedLog& log : logs) any = any || has_serve_lines(log);
+  if (!any) return "";
+  LineChart chart;
+  chart.title = "Latency against load";
+  chart.x_label = "offered load (queries/s, log2)";
+  chart.y_label = "latency (ms), scheduled arrival to answer";
+  std::string tables;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const ParsedLog& log = logs[i];
+    if (!has_serve_lines(log)) continue;
+    ChartSeries p50{source_name(log.source) + " p50", 2 * i, {}}, p99{source_name(log.source) + " p99", 2 * i + 1, {}};
+    std::vector<const ServeLine*> levels;
+    for (const ServeLine& s : log.serve) levels.push_back(&s);
+    std::stable_sort(levels.begin(), levels.end(), [](const ServeLine* a, const ServeLine* b) {
+      return level_x(a->fields).value_or(0) < level_x(b->fields).value_or(0);
+    });
+    for (const ServeLine* s : levels) {
+      const std::optional<double> x = level_x(s->fields);
+      if (!x) continue;
+      const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}", cell(s->fields, "level"),
+                                          cell(s->fields, "phase"), cell(s->fields, "offered_qps"),
+                                          cell(s->fields, "achieved_qps"), cell(s->fields, "verdict"));
+      if (const auto y = s->fields.get_double("p50_ms")) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip});
+      if (const auto y = s->fields.get_double("p99_ms")) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip});
+      if (!chart.reference_y && s->fields.find("bound")) chart.reference_y = bound_ms_of(cell(s->fields, "bound"));
+      if (chart.reference_y && chart.reference_label.empty()) chart.reference_label = "bound " + cell(s->fields, "bound");
+    }
+    chart.series.push_back(std::move(p50));
+    chart.series.push_back(std::move(p99));
+    tables += "<h3>" + esc(source_name(log.source)) + "</h3>\n<pre class=\"serve\">" + esc(serve_summary(log)) + "</pre>\n";
+  }
+  // Past the knee the latency grows by orders of magnitude (a queue that grew for the whole level): a log y axis
+  // keeps the flat part and the bound readable, as the report's other charts do past a decade.
+  if (spans_decade(chart)) {
+    chart.y_log = true;
+    chart.y_label += ", log scale";
+  }
+  return "<section id=\"serving\"><h2>Serving: latency against load</h2>\n<p class=\"note\">Each point a load level of "
+         "<code>driver serve</code>: the latency runs from each query's scheduled arrival to its batch's outputs being "
+         "ready, so queueing is in it; the curve bends up where the device saturates.</p>\n" +
+         render_svg_chart(chart) + tables + "</section>\n";
+}
+
+}  // namespace fmwork

@@ -1,0 +1,170 @@
+// `driver serve` on a loaded model (serve_run.hpp).
+#include "fmwork/sweep/serve_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/progress.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/sweep/sweep.hpp"
+#include "fmwork/workload/capacity_search.hpp"
+#include "fmwork/workload/serve_lines.hpp"
+#include "fmwork/workload/serve_loop.hpp"
+
+namespace fmwork {
+
+namespace {
+
+// The steady clock (sweep's clock_now: monotonic). Waiting sleeps, so the cores are free while no query is
+// due, until kSpin before the time, then watches the clock: a thread woken from sleep can start late by a
+// scheduler's slice on a busy machine, which every query's latency would carry.
+class SteadyClock : public ServeClock {
+ public:
+  static constexpr ServeNanos kSpin = 1'000'000;
+  ServeNanos now() override { return clock_now(); }
+  void wait_until(ServeNanos t) override {
+    for (ServeNanos left = t - clock_now(); left > kSpin; left = t - clock_now())
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSpin));
+    while (clock_now() < t) {
+    }
+  }
+};
+
+// A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding (padded
+// false when every member is as long: no mask is applied, as in the sweep); its real tokens packed for unpadded.
+Batch make_batch(const BatchToRun& b, Batching mode, InputGenerator& inputs, const torch::Device& device) {
+  Batch batch = inputs.make(b.lengths, b.longest, device);
+  if (mode == Batching::unpadded) pack_batch(batch);
+  return batch;
+}
+
+class Scenario {
+ public:
+  Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
+      : setup_(setup), model_(model), platform_(platform), inputs_(inputs), out_(out) {}
+
+  // One level: its SERVE line and the summary.
+  LevelSummary level(ServePlan plan, const std::string& phase) {
+    const int64_t number = ++levels_;
+    plan.seed = setup_.seed + static_cast<uint64_t>(number);  // each level its own arrivals and lengths
+    LengthSampler lengths(setup_.lengths, plan.seed ^ 0x5eedULL);
+    SteadyClock clock;
+    const std::string what = plan.mode == ArrivalMode::open ? fmt::format("{:g} queries/s", plan.rate_per_s)
+                                                            : fmt::format("{} users", plan.users);
+    progress_live(fmt::format("serve level {} ({}): running ...", number, what));
+    const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
+      const Batch batch = make_batch(b, setup_.batching, inputs_, platform_.device());
+      const Batch& fed = model_.stage(batch);
+      const torch::IValue outputs = model_.forward(fed);
+      platform_.synchronize();
+    });
+    const LevelSummary s = summarize_level(run, plan, setup_.args.bound);
+    const ServeLabels labels{number, phase, to_log_token(length_spec_text(setup_.lengths)),
+                             std::string(batching_name(setup_.batching))};
+    out_ << format_line(make_serve_line(labels, plan, s, setup_.args.bound)) << "\n";
+    flush_or_throw(out_, "the log to standard output");
+    progress_line(fmt::format("serve level {} ({}): p50 {:.2f} ms, p99 {:.2f} ms, {:.1f} queries/s achieved, {}",
+                              number, what, s.latency.p50_ms, s.latency.p99_ms, s.achieved_qps,
+                              s.valid ? "VALID" : "INVALID: " + s.reason));
+    rows_.push_back({std::to_string(number), phase, plan.mode == ArrivalMode::open ? fmt::format("{:g}", plan.rate_per_s)
+                                                                                    : fmt::format("{} users", plan.users),
+                     fmt::format("{:.1f}", s.achieved_qps), fmt::format("{:.2f}", s.latency.p50_ms),
+                     fmt::format("{:.2f}", s.latency.p99_ms), fmt::format("{:.2f}", s.latency.p999_ms),
+                     fmt::format("{:.2f}", s.mean_batch), fmt::format("{:.0f}%", 100 * s.busy),
+                     s.valid ? "VALID" : "INVALID"});
+    return s;
+  }
+
+  ServePlan plan() const {
+    const ServeArgs& a = setup_.args;
+    ServePlan p;
+    p.warmup = static_cast<ServeNanos>(a.warmup_s * 1e9);
+    p.min_duration = static_cast<ServeNanos>(a.duration_s * 1e9);
+    p.min_queries = a.min_queries;
+    p.limits = BatchLimits{setup_.max_batch, static_cast<ServeNanos>(a.max_wait_ms * 1e6), a.max_tokens,
+                           setup_.batching};
+    return p;
+  }
+
+  void table() {
+    if (rows_.empty()) return;
+    std::vector<std::vector<std::string>> rows = {
+        {"level", "phase", "offered", "achieved/s", "p50_ms", "p99_ms", "p99.9_ms", "mean_batch", "busy", "verdict"}};
+    rows.insert(rows.end(), rows_.begin(), rows_.end());
+    TableLayout layout;
+    layout.right = {true, false, true, true, true, true, true, true, true, false};
+    out_ << "\n" << aligned_table(rows, layout);
+  }
+
+ private:
+  const ServeSetup& setup_;
+  Model& model_;
+  Platform& platform_;
+  InputGenerator& inputs_;
+  std::ostream& out_;
+  int64_t levels_ = 0;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// The search's first rate: --search_start, else the highest VALID level's rate, else 10 queries/s.
+double search_start(const ServeArgs& args, const std::vector<std::pair<double, bool>>& levels) {
+  if (args.search_start) return *args.search_start;
+  double best = 0;
+  for (const auto& [rate, valid] : levels)
+    if (valid) best = std::max(best, rate);
+  return best > 0 ? best : 10;
+}
+
+}  // namespace
+
+int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
+  Scenario scenario(setup, model, platform, inputs, out);
+  const ServeArgs& args = setup.args;
+  std::vector<std::pair<double, bool>> levels;  // (rate, VALID) of the open-loop levels
+  for (double rate : args.rates) {
+    ServePlan plan = scenario.plan();
+    plan.rate_per_s = rate;
+    levels.emplace_back(rate, scenario.level(plan, "levels").valid);
+  }
+  if (args.users) {
+    ServePlan plan = scenario.plan();
+    plan.mode = ArrivalMode::closed;
+    plan.users = *args.users;
+    scenario.level(plan, "levels");
+  }
+  if (!args.bound) {
+    scenario.table();
+    return 0;
+  }
+  SearchPlan search;
+  search.start_rate = search_start(args, levels);
+  search.floor_rate = search.start_rate / 64;
+  search.ceiling_rate = std::max(1e6, search.start_rate);
+  search.max_steps = static_cast<int>(args.search_steps);
+  std::optional<double> achieved_at_capacity;
+  const CapacityResult result = search_capacity(search, [&](double rate) {
+    ServePlan plan = scenario.plan();
+    plan.rate_per_s = rate;
+    const LevelSummary s = scenario.level(plan, "search");
+    SearchStep step{rate, s.valid, s.bound_value_ms.value_or(0), s.achieved_qps, s.reason};
+    // The bound's percentile of the batches' own times is above the bound: the model alone is slower than the
+    // bound, and no lower rate (less queueing) can make it shorter.
+    step.lower_cannot_help = !s.bound_held && s.service_bound_ms && *s.service_bound_ms > args.bound->ms;
+    return step;
+  });
+  for (const SearchStep& s : result.tried)
+    if (result.capacity && s.rate == *result.capacity) achieved_at_capacity = s.achieved_qps;
+  out << format_line(make_capacity_line(*args.bound, result, achieved_at_capacity, args.price_per_hour)) << "\n";
+  scenario.table();
+  out << "\n" << capacity_reason(*args.bound, result, args.price_per_hour) << "\n";
+  flush_or_throw(out, "the log to standard output");
+  if (!result.capacity)
+    throw runtime_error("--latency_bound " + args.bound->text + ": " + capacity_reason(*args.bound, result, std::nullopt));
+  return 0;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,270 @@
+// One load level on the calling thread, and its summary (serve_loop.hpp).
+#include "fmwork/workload/serve_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+
+namespace {
+
+void check_plan(const ServePlan& plan, const LengthSampler& lengths) {
+  if (plan.mode == ArrivalMode::open && (!(plan.rate_per_s > 0) || !std::isfinite(plan.rate_per_s)))
+    throw usage_error(fmt::format("--rates {}: a rate must be a positive number of queries a second", plan.rate_per_s));
+  if (plan.mode == ArrivalMode::closed && (plan.users < 1 || plan.users > 100000))
+    throw usage_error(fmt::format("--users {}: give from 1 to 100000 users", plan.users));
+  if (plan.limits.max_batch < 1) throw usage_error("--batch_sizes: the largest batch must be at least 1");
+  if (plan.limits.max_wait < 0) throw usage_error("--max_wait_ms must not be negative");
+  if (plan.limits.max_tokens > 0 && plan.limits.max_tokens < lengths.max())
+    throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be "
+                                  "served; give at least {}", plan.limits.max_tokens, lengths.max(), lengths.max()));
+  if (plan.warmup < 0 || plan.min_duration < 0 || plan.min_queries < 0)
+    throw usage_error("--warmup_s, --duration_s and --min_queries must not be negative");
+}
+
+// The loop's state: the queries scheduled so far, the queue, the batches run.
+class Level {
+ public:
+  Level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch)
+      : plan_(plan), lengths_(lengths), clock_(clock), run_batch_(run_batch), origin_(clock.now()) {
+    run_.warmup = plan.warmup;
+  }
+
+  ServeRun open() {
+    const std::vector<ServeNanos> times =
+        poisson_schedule(plan_.rate_per_s, plan_.seed, plan_.warmup, plan_.min_duration, plan_.min_queries);
+    for (ServeNanos t : times) schedule(t);
+    const ServeNanos stop = (times.empty() ? 0 : times.back()) + std::max<ServeNanos>(plan_.min_duration, 1'000'000'000);
+    size_t next = 0;  // the first scheduled query not yet in the queue
+    for (;;) {
+      const ServeNanos now = elapsed();
+      while (next < times.size() && times[next] <= now) enqueue(next++);
+      if (queue_.empty()) {
+        if (next == times.size()) break;
+        wait(times[next]);
+        continue;
+      }
+      if (now > stop) break;
+      const bool more = next < times.size();
+      if (batch_due(queue_, plan_.limits, now, more)) {
+        dispatch(now);
+      } else {
+        wait(more ? std::min(batch_deadline(queue_, plan_.limits), times[next]) : batch_deadline(queue_, plan_.limits));
+      }
+    }
+    run_.unanswered = static_cast<int64_t>(queue_.size() + (times.size() - next));
+    return std::move(run_);
+  }
+
+  ServeRun closed() {
+    // Each user's next query, by scheduled time: all users start at 0; a user's next one is scheduled at its
+    // previous one's answer, until both minimums of the measured part hold.
+    using Pending = std::pair<ServeNanos, int64_t>;  // (time, user)
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
+    for (int64_t u = 0; u < plan_.users; ++u) pending.emplace(0, u);
+    std::map<int64_t, int64_t> user_of;  // query id -> user
+    for (;;) {
+      const ServeNanos now = elapsed();
+      while (!pending.empty() && pending.top().first <= now) {
+        const auto [t, user] = pending.top();
+        pending.pop();
+        user_of[schedule(t)] = user;
+        enqueue(run_.queries.size() - 1);
+      }
+      if (queue_.empty()) {
+        if (pending.empty()) break;
+        wait(pending.top().first);
+        continue;
+      }
+      if (batch_due(queue_, plan_.limits, now, !pending.empty())) {
+        const std::vector<int64_t> ids = dispatch(now);
+        const ServeNanos done = elapsed();
+        for (int64_t id : ids) {
+          const int64_t user = user_of.at(id);
+          user_of.erase(id);
+          if (!finished(done)) pending.emplace(done, user);
+        }
+      } else {
+        wait(pending.empty() ? batch_deadline(queue_, plan_.limits)
+                             : std::min(batch_deadline(queue_, plan_.limits), pending.top().first));
+      }
+    }
+    return std::move(run_);
+  }
+
+ private:
+  ServeNanos elapsed() { return clock_.now() - origin_; }
+  void wait(ServeNanos t) { clock_.wait_until(origin_ + t); }
+
+  int64_t schedule(ServeNanos t) {
+    if (static_cast<int64_t>(run_.queries.size()) >= kMaxServeQueries)
+      throw runtime_error(fmt::format("the level scheduled more than {} queries; give a shorter --duration_s",
+                                      kMaxServeQueries));
+    ServedQuery q;
+    q.scheduled = t;
+    q.length = lengths_.next();
+    q.measured = t >= plan_.warmup;
+    if (q.measured) ++measured_;
+    run_.queries.push_back(q);
+    return static_cast<int64_t>(run_.queries.size()) - 1;
+  }
+
+  // Closed loop: no next query once the measured part holds both minimums.
+  bool finished(ServeNanos t) const {
+    return measured_ >= plan_.min_queries && t >= plan_.warmup + plan_.min_duration;
+  }
+
+  void enqueue(size_t id) {
+    const ServedQuery& q = run_.queries[id];
+    queue_.push_back(Waiting{static_cast<int64_t>(id), q.scheduled, q.length});
+  }
+
+  std::vector<int64_t> dispatch(ServeNanos now) {
+    std::vector<size_t> picked = batch_pick(queue_, plan_.limits);
+    BatchToRun batch;
+    std::vector<int64_t> ids;
+    BatchRun record;
+    record.start = now;
+    for (size_t i : picked) {
+      const Waiting& w = queue_[i];
+      ids.push_back(w.id);
+      batch.lengths.push_back(w.length);
+      batch.longest = std::max(batch.longest, w.length);
+      record.real_tokens += w.length;
+      run_.queries[static_cast<size_t>(w.id)].dispatched = now;
+    }
+    // Out of the queue, from the back so that the positions stay valid (a prefix, but for sorted).
+    std::sort(picked.begin(), picked.end());
+    for (auto it = picked.rbegin(); it != picked.rend(); ++it) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(*it));
+    record.size = static_cast<int64_t>(picked.size());
+    record.padded_tokens = record.size * batch.longest;
+    run_batch_(batch);
+    record.end = elapsed();
+    for (int64_t id : ids) run_.queries[static_cast<size_t>(id)].done = record.end;
+    run_.batches.push_back(record);
+    return ids;
+  }
+
+  const ServePlan& plan_;
+  LengthSampler& lengths_;
+  ServeClock& clock_;
+  const RunBatch& run_batch_;
+  const ServeNanos origin_;
+  std::deque<Waiting> queue_;
+  ServeRun run_;
+  int64_t measured_ = 0;
+};
+
+}  // namespace
+
+ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch) {
+  check_plan(plan, lengths);
+  Level level(plan, lengths, clock, run_batch);
+  return plan.mode == ArrivalMode::open ? level.open() : level.closed();
+}
+
+std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histogram) {
+  std::string out;
+  for (const auto& [size, count] : histogram) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", size, count);
+  return out.empty() ? "-" : out;
+}
+
+namespace {
+
+// The verdict of a summarised level: kept up, enough, the bound held (summarize_level's rules).
+void judge(LevelSummary& s, const ServePlan& plan, const std::vector<double>& latencies,
+           const std::optional<LatencyBound>& bound) {
+  std::vector<std::string> failed;
+  s.kept_up = s.unanswered == 0 && (s.achieved_qps >= kKeptUpShare * s.offered_qps || s.busy < kSaturatedBusy);
+  if (s.unanswered > 0)
+    failed.push_back(fmt::format("fell behind: {} queries unanswered when the level stopped", s.unanswered));
+  else if (!s.kept_up)
+    failed.push_back(fmt::format("fell behind: achieved {:.1f} of {:.1f} queries/s offered", s.achieved_qps,
+                                 s.offered_qps));
+  s.enough = s.queries >= plan.min_queries && s.window_s * 1e9 + 0.5 >= static_cast<double>(plan.min_duration);
+  if (!s.enough)
+    failed.push_back(fmt::format("too few: {} queries in {:.2f} s (at least {} in {:.2f} s)", s.queries, s.window_s,
+                                 plan.min_queries, static_cast<double>(plan.min_duration) / 1e9));
+  std::string held;
+  if (bound) {
+    s.bound_value_ms = bound_percentile(latencies, *bound);
+    s.bound_held = s.queries > 0 && *s.bound_value_ms <= bound->ms;
+    const std::string name = fmt::format("p{:g}", bound->percentile);
+    if (!s.bound_held)
+      failed.push_back(fmt::format("{} {:.3f} ms > {:g} ms", name, *s.bound_value_ms, bound->ms));
+    else
+      held = fmt::format(", {} {:.3f} <= {:g} ms", name, *s.bound_value_ms, bound->ms);
+  }
+  s.valid = failed.empty();
+  if (s.valid) {
+    s.reason = "kept up, enough queries" + held;
+  } else {
+    for (const std::string& f : failed) s.reason += (s.reason.empty() ? "" : "; ") + f;
+  }
+}
+
+}  // namespace
+
+LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound) {
+  LevelSummary s;
+  s.unanswered = run.unanswered;
+  std::vector<double> latencies, waits, services;
+  ServeNanos last_done = run.warmup, first_scheduled = -1, last_scheduled = run.warmup;
+  int64_t measured_scheduled = 0, real_tokens = 0;
+  for (const ServedQuery& q : run.queries) {
+    if (!q.measured) {
+      ++s.warmup_queries;
+      continue;
+    }
+    ++measured_scheduled;
+    if (first_scheduled < 0) first_scheduled = q.scheduled;
+    last_scheduled = std::max(last_scheduled, q.scheduled);
+    if (q.done < 0) continue;
+    latencies.push_back(static_cast<double>(q.done - q.scheduled) / 1e6);
+    waits.push_back(static_cast<double>(q.dispatched - q.scheduled) / 1e6);
+    last_done = std::max(last_done, q.done);
+    real_tokens += q.length;
+  }
+  s.queries = static_cast<int64_t>(latencies.size());
+  s.latency = summarize_latencies(latencies);
+  const ServeNanos window = last_done - run.warmup;
+  s.window_s = static_cast<double>(window) / 1e9;
+  if (window > 0) {
+    s.achieved_qps = static_cast<double>(s.queries) / s.window_s;
+    s.tokens_per_s = static_cast<double>(real_tokens) / s.window_s;
+  }
+  const ServeNanos schedule_span = last_scheduled - run.warmup;
+  s.offered_qps = plan.mode == ArrivalMode::closed ? s.achieved_qps
+                  : schedule_span > 0 ? static_cast<double>(measured_scheduled) / (static_cast<double>(schedule_span) / 1e9)
+                                      : plan.rate_per_s;
+  ServeNanos busy = 0;
+  std::map<int64_t, int64_t> sizes;
+  for (const BatchRun& b : run.batches) {
+    const ServeNanos from = std::max(b.start, run.warmup), to = std::min(b.end, last_done);
+    if (to > from) busy += to - from;
+    if (b.end > run.warmup) {  // a batch answered in the window: it served a measured query, or delayed one
+      services.push_back(static_cast<double>(b.end - b.start) / 1e6);
+      ++s.batches;
+      ++sizes[b.size];
+      s.mean_batch += static_cast<double>(b.size);
+    }
+  }
+  if (s.batches > 0) s.mean_batch /= static_cast<double>(s.batches);
+  s.queue_p50_ms = summarize_latencies(waits).p50_ms;
+  s.service_p50_ms = summarize_latencies(services).p50_ms;
+  s.batch_histogram.assign(sizes.begin(), sizes.end());
+  if (window > 0) s.busy = static_cast<double>(busy) / static_cast<double>(window);
+
+  if (bound) s.service_bound_ms = bound_percentile(services, *bound);
+  judge(s, plan, latencies, bound);
+  return s;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,82 @@
+#include "fmwork/report/serve_report.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/process_fixtures.hpp"
+
+namespace fmwork {
+namespace {
+
+using namespace process_fixtures;
+
+// A log of driver serve as it writes it: two levels, a search level, the capacity (numbers made up, format real).
+const std::string kServeLog =
+    "FMWORK ARG --rates 20,80\n"
+    "FMWORK META driver=0.1.0 platform=cpu dtype=float32\n"
+    "FMWORK SERVE level=1 phase=levels arrival=poisson rate=20.000 lengths=fixed:128 batching=padded max_batch=8 "
+    "max_wait_ms=2.000 max_tokens=0 queries=104 warmup_queries=21 unanswered=0 window_s=5.031 offered_qps=20.391 "
+    "achieved_qps=20.672 tokens_per_s=2646.0 p50_ms=14.122 p90_ms=17.540 p99_ms=24.871 p999_ms=27.322 max_ms=27.594 "
+    "mean_ms=14.960 batches=99 mean_batch=1.051 batch_hist=1:94,2:5 busy=0.3071 bound=p99:50 bound_ms=24.871 "
+    "verdict=VALID reason=kept up, enough queries, p99 24.871 <= 50 ms\n"
+    "FMWORK SERVE level=2 phase=levels arrival=poisson rate=80.000 lengths=fixed:128 batching=padded max_batch=8 "
+    "max_wait_ms=2.000 max_tokens=0 queries=390 warmup_queries=80 unanswered=0 window_s=7.500 offered_qps=79.100 "
+    "achieved_qps=52.000 tokens_per_s=6656.0 p50_ms=900.000 p90_ms=1900.000 p99_ms=2300.000 p999_ms=2400.000 "
+    "max_ms=2410.000 mean_ms=1000.000 batches=60 mean_batch=7.900 batch_hist=6:2,8:58 busy=0.9990 bound=p99:50 "
+    "bound_ms=2300.000 verdict=INVALID reason=fell behind: achieved 52.0 of 79.1 queries/s offered; p99 2300.000 ms > 50 ms\n"
+    "FMWORK SERVE level=3 phase=search arrival=poisson rate=40.000 lengths=fixed:128 batching=padded max_batch=8 "
+    "max_wait_ms=2.000 max_tokens=0 queries=200 warmup_queries=40 unanswered=0 window_s=5.020 offered_qps=40.100 "
+    "achieved_qps=39.900 tokens_per_s=5107.2 p50_ms=20.000 p90_ms=30.000 p99_ms=45.000 p999_ms=47.000 max_ms=48.000 "
+    "mean_ms=22.000 batches=150 mean_batch=1.400 batch_hist=1:100,2:50 busy=0.6000 bound=p99:50 bound_ms=45.000 "
+    "verdict=VALID reason=kept up, enough queries, p99 45.000 <= 50 ms\n"
+    "FMWORK CAPACITY bound=p99:50 result=found capacity_qps=40.000 bound_ms=45.000 achieved_qps=39.900 "
+    "lowest_failed_qps=80.000 steps=2 tried=20:pass:24.871,40:pass:45.000 price_per_hour=3.2000 "
+    "usd_per_million=22.222222 reason=capacity at p99 <= 50 ms: 40.00 queries/s after 2 levels, $22.2222 per million "
+    "queries at $3.2/h\n";
+
+TEST(ServeReport, SummaryHasTheLevelsAndTheCapacity) {
+  TempDir dir;
+  const std::string path = dir.write("serve.log", kServeLog);
+  const std::string summary = run({"--path", path, "--format", "summary"});
+  EXPECT_EQ(summary.find("(no results)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("serving levels:"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("p99_ms"), std::string::npos);
+  EXPECT_NE(summary.find("2300.00"), std::string::npos);
+  EXPECT_NE(summary.find("level 2: INVALID: fell behind"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("CAPACITY p99:50: capacity at p99 <= 50 ms: 40.00 queries/s"), std::string::npos) << summary;
+}
+
+TEST(ServeReport, CsvAndJsonHoldOneRecordPerLine) {
+  TempDir dir;
+  const std::string path = dir.write("serve.log", kServeLog);
+  const std::string csv = run({"--path", path, "--format", "csv"});
+  EXPECT_EQ(csv.rfind("source,line,level,phase,arrival,rate,", 0), 0u) << csv.substr(0, 200);
+  size_t rows = 0;
+  for (char c : csv) rows += c == '\n';
+  EXPECT_EQ(rows, 5u);  // the header, three SERVE lines, one CAPACITY
+  EXPECT_NE(csv.find(",CAPACITY,"), std::string::npos);
+  EXPECT_NE(csv.find("22.222222"), std::string::npos);
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", path, "--format", "json"}));
+  ASSERT_EQ(json.size(), 4u);
+  EXPECT_EQ(json[0]["line"], "SERVE");
+  EXPECT_EQ(json[0]["p99_ms"].get<double>(), 24.871);
+  EXPECT_EQ(json[0]["queries"].get<int64_t>(), 104);
+  EXPECT_EQ(json[3]["line"], "CAPACITY");
+  EXPECT_EQ(json[3]["capacity_qps"].get<double>(), 40.0);
+}
+
+TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {
+  TempDir dir;
+  const std::string path = dir.write("serve.log", kServeLog);
+  const std::string html = run({"--path", path, "--format", "html"});
+  EXPECT_NE(html.find("<section id=\"serving\">"), std::string::npos);
+  EXPECT_NE(html.find("Latency against load"), std::string::npos);
+  EXPECT_NE(html.find("class=\"reference\""), std::string::npos);  // the bound, dashed
+  EXPECT_NE(html.find("serve.log p99"), std::string::npos);
+  // A log without SERVE lines has no serving section.
+  EXPECT_EQ(serve_html_section({}), "");
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,45 @@
+#include "fmwork/workload/serve_lines.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/log/log_records.hpp"
+#include "support/sim_clock.hpp"
+
+namespace fmwork {
+namespace {
+
+TEST(ServeLines, ALevelAndASearchWriteLinesThatReadBack) {
+  SimClock clock;
+  const ServePlan plan = open_plan(50, 4, 3 * kMs, kSecond, 20);
+  LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(4 * kMs); });
+  const LatencyBound bound = parse_latency_bound("p99:50", "--latency_bound");
+  const LevelSummary summary = summarize_level(run, plan, bound);
+  const std::string serve = format_line(make_serve_line({1, "levels", length_spec_text(lengths.spec()), "padded"}, plan, summary, bound));
+  EXPECT_EQ(serve.rfind("FMWORK SERVE level=1 phase=levels arrival=poisson rate=50.000 lengths=fixed:32 ", 0), 0u)
+      << serve;
+  EXPECT_NE(serve.find(" verdict=VALID reason=kept up, enough queries, p99 "), std::string::npos) << serve;
+
+  CapacityResult result;
+  result.tried = {{20, true, 10.5, 20, ""}, {40, false, 80.25, 35, ""}, {30, true, 20, 30, ""}};
+  result.capacity = 30;
+  result.lowest_failed = 40;
+  const std::string capacity = format_line(make_capacity_line(bound, result, 29.5, 3.0));
+  EXPECT_EQ(capacity,
+            "FMWORK CAPACITY bound=p99:50 result=found capacity_qps=30.000 bound_ms=20.000 achieved_qps=29.500 "
+            "lowest_failed_qps=40.000 steps=3 tried=20:pass:10.500,40:fail:80.250,30:pass:20.000 "
+            "price_per_hour=3.0000 usd_per_million=27.777778 reason=capacity at p99 <= 50 ms: 30.00 queries/s after 3 "
+            "levels, $27.7778 per million queries at $3/h");
+  const ParsedLog log = parse_log_text(serve + "\n" + capacity + "\n", "serve.log");
+  ASSERT_EQ(log.serve.size(), 1u);
+  ASSERT_EQ(log.capacity.size(), 1u);
+  EXPECT_EQ(format_line(log.serve[0]), serve);
+  EXPECT_EQ(format_line(log.capacity[0]), capacity);
+  // A bad verdict is refused by the reader like any other malformed field.
+  EXPECT_THROW(parse_log_text("FMWORK SERVE level=1 phase=levels arrival=poisson verdict=MAYBE reason=x\n", "x.log"),
+               Error);
+}
+
+}  // namespace
+}  // namespace fmwork

@@ -1,0 +1,118 @@
+#include "fmwork/workload/serve_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+#include "support/sim_clock.hpp"
+
+namespace fmwork {
+namespace {
+
+// The latency definition: from the scheduled arrival to the batch's answer. One deliberately slow batch
+// (300 ms, the others 2 ms) shows in the latency of the queries scheduled while it ran, and the schedule
+// itself is what it was drawn to be (the generator never waited on the model: no coordinated omission).
+TEST(ServeLoop, ASlowBatchShowsInLaterQueriesLatency) {
+  SimClock clock;
+  const ServePlan plan = open_plan(40, 1, 0);
+  LengthSampler lengths(parse_length_spec("16", "--input_lengths"), 1);
+  int batches = 0;
+  ServeNanos slow_start = 0, slow_end = 0;
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) {
+    if (++batches == 40) {
+      slow_start = clock.now();
+      clock.advance(300 * kMs);
+      slow_end = clock.now();
+    } else {
+      clock.advance(2 * kMs);
+    }
+  });
+  const std::vector<ServeNanos> drawn =
+      poisson_schedule(plan.rate_per_s, plan.seed, plan.warmup, plan.min_duration, plan.min_queries);
+  ASSERT_EQ(run.queries.size(), drawn.size());
+  int delayed = 0;
+  for (size_t i = 0; i < run.queries.size(); ++i) {
+    const ServedQuery& q = run.queries[i];
+    EXPECT_EQ(q.scheduled, drawn[i]);
+    ASSERT_GE(q.done, q.dispatched);
+    EXPECT_GE(q.dispatched, q.scheduled);
+    if (q.scheduled > slow_start && q.scheduled < slow_end) {
+      ++delayed;
+      EXPECT_GE(q.done - q.scheduled, slow_end - q.scheduled) << "query " << i;
+    }
+  }
+  EXPECT_GE(delayed, 3);  // about 12 expected at 40/s over 300 ms
+  const LevelSummary s = summarize_level(run, plan, std::nullopt);
+  EXPECT_GT(s.latency.max_ms, 250.0);  // the one scheduled first after the slow batch began waited most of it
+  EXPECT_LT(s.latency.p50_ms, 10.0);   // the others waited for nothing but their own batch
+}
+
+TEST(ServeLoop, KeepsUpBelowCapacityAndFallsBehindAboveIt) {
+  // Batch cost 5 ms + 1 ms a query, batches up to 8: capacity 8 / 13 ms ~ 615 queries/s.
+  auto level = [](double rate) {
+    SimClock clock;
+    ServePlan plan = open_plan(rate, 8, 2 * kMs);
+    LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+    const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
+      clock.advance(5 * kMs + static_cast<ServeNanos>(b.lengths.size()) * kMs);
+    });
+    return summarize_level(run, plan, parse_latency_bound("p99:50", "--latency_bound"));
+  };
+  const LevelSummary low = level(100);
+  EXPECT_TRUE(low.valid) << low.reason;
+  EXPECT_NEAR(low.achieved_qps / low.offered_qps, 1.0, 0.05);
+  EXPECT_GT(low.busy, 0.0);
+  EXPECT_LT(low.busy, 1.0);
+  EXPECT_NEAR(low.tokens_per_s, low.achieved_qps * 32, 1e-6 * low.tokens_per_s);
+  const LevelSummary high = level(1500);
+  EXPECT_FALSE(high.valid);
+  EXPECT_FALSE(high.kept_up);
+  EXPECT_NE(high.reason.find("fell behind"), std::string::npos) << high.reason;
+  EXPECT_GT(high.busy, 0.95);
+  EXPECT_NEAR(high.mean_batch, 8.0, 0.5);  // a saturated device runs full batches
+  EXPECT_LT(high.achieved_qps, 8.0 / 0.013 * 1.01);
+}
+
+TEST(ServeLoop, ClosedLoopUsersSendTheirNextQueryWhenAnswered) {
+  SimClock clock;
+  ServePlan plan;
+  plan.mode = ArrivalMode::closed;
+  plan.users = 4;
+  plan.warmup = kSecond / 10;
+  plan.min_duration = kSecond;
+  plan.min_queries = 20;
+  plan.limits = BatchLimits{8, 50 * kMs, 0, Batching::padded};
+  LengthSampler lengths(parse_length_spec("8", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(10 * kMs); });
+  // All four users are waiting at once, so no batch waits for max_wait: every batch has the four, every 10 ms.
+  for (const BatchRun& b : run.batches) EXPECT_EQ(b.size, 4);
+  const LevelSummary s = summarize_level(run, plan, std::nullopt);
+  EXPECT_TRUE(s.valid) << s.reason;
+  EXPECT_NEAR(s.achieved_qps, 400.0, 400.0 * 0.02);
+  EXPECT_NEAR(s.latency.p50_ms, 10.0, 1e-9);
+}
+
+TEST(ServeLoop, BadPlansAreRefusedNamingTheOption) {
+  SimClock clock;
+  LengthSampler lengths(parse_length_spec("64", "--input_lengths"), 1);
+  auto refuse = [&](ServePlan plan, const std::string& option) {
+    try {
+      run_serve_level(plan, lengths, clock, [](const BatchToRun&) {});
+      FAIL() << option;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+  };
+  refuse(open_plan(-1, 1, 0), "--rates");
+  refuse(open_plan(0, 1, 0), "--rates");
+  ServePlan closed = open_plan(1, 1, 0);
+  closed.mode = ArrivalMode::closed;
+  closed.users = 0;
+  refuse(closed, "--users");
+  ServePlan tokens = open_plan(1, 4, 0);
+  tokens.limits.max_tokens = 32;  // below the 64-token queries
+  refuse(tokens, "--max_tokens");
+}
+
+}  // namespace
+}  // namespace fmwork
