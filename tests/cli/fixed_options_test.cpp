@@ -148,7 +148,7 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
   auto args_of = [](std::vector<std::pair<std::string, std::string>> extra) {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "input_sizes") text = "512,128";
     for (auto& [name, text] : extra) options.emplace_back(find_fixed_option(name), text);
