@@ -249,7 +249,8 @@ const FixedOption* find_fixed_option(std::string_view name) {
 
 FixedValue read_fixed_value(const FixedOption& option, const std::string& text) {
   const std::string name = std::string("--") + option.name;
-  FixedValue value{text, {}, 0, 0};
+  FixedValue value;
+  value.text = text;
   switch (option.kind) {
     case FixedKind::flag:
     case FixedKind::path:

@@ -129,13 +129,6 @@ const AttentionMask& MasksByLength::of(int64_t length) {
   return it->second;
 }
 
-at::Tensor sequence_starts(const std::vector<int64_t>& lengths, const at::Device& device) {
-  std::vector<int64_t> starts;
-  int64_t offset = 0;
-  for (const int64_t length : lengths) starts.push_back(offset), offset += length;
-  return at::tensor(starts, at::kLong).to(device);
-}
-
 int64_t longest(const std::vector<int64_t>& lengths) {
   if (lengths.empty()) throw usage_error("native encoder: a packed batch holds no sequence");
   return *std::max_element(lengths.begin(), lengths.end());

@@ -201,9 +201,7 @@ at::Tensor embed_packed(const EncoderConfig& config, const EncoderWeights& w, co
     auto not_pad = in.input_ids.ne(pad).to(at::kLong);
     auto counted = at::cumsum(not_pad, 0);
     // Each sequence's count before its first token, subtracted from its tokens' running count.
-    const at::Tensor starts = sequence_starts(in.lengths, in.input_ids.device());
-    auto before = (counted.index_select(0, starts) - not_pad.index_select(0, starts))
-                      .repeat_interleave(at::tensor(in.lengths, at::kLong).to(in.input_ids.device()));
+    auto before = (counted.index_select(0, in.starts) - not_pad.index_select(0, in.starts)).index_select(0, in.sequences);
     x.add_(at::embedding(w.position, (counted - before).mul_(not_pad).add_(pad)));
   } else {
     x.add_(at::embedding(w.position, in.positions));
@@ -266,7 +264,7 @@ EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
   EncoderOutput out;
   out.last_hidden_state = x;
   if (w_.pooler)
-    out.pooler_output = at::tanh(run_linear(x.index_select(0, sequence_starts(in.lengths, x.device())), *w_.pooler));
+    out.pooler_output = at::tanh(run_linear(x.index_select(0, in.starts), *w_.pooler));
   return out;
 }
 

@@ -58,13 +58,18 @@ void pack_batch(Batch& batch) {
   const int64_t rows = batch.input_ids.size(0), input = batch.input_ids.size(1);
   std::vector<int64_t> lengths = batch.lengths;
   if (lengths.empty()) lengths.assign(static_cast<size_t>(rows), input);
-  std::vector<int64_t> index, positions;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t t = 0; t < lengths[static_cast<size_t>(i)]; ++t) index.push_back(i * input + t), positions.push_back(t);
+  std::vector<int64_t> index, positions, sequences, starts;
+  for (int64_t i = 0; i < rows; ++i) {
+    starts.push_back(static_cast<int64_t>(index.size()));
+    for (int64_t t = 0; t < lengths[static_cast<size_t>(i)]; ++t)
+      index.push_back(i * input + t), positions.push_back(t), sequences.push_back(i);
+  }
   const auto device = batch.input_ids.device();
   PackedTokens& p = batch.packed;
   p.index = torch::tensor(index, torch::kLong).to(device);
   p.positions = torch::tensor(positions, torch::kLong).to(device);
+  p.sequences = torch::tensor(sequences, torch::kLong).to(device);
+  p.starts = torch::tensor(starts, torch::kLong).to(device);
   p.input_ids = batch.input_ids.reshape({-1}).index_select(0, p.index);
   if (batch.token_type_ids.defined()) p.token_type_ids = batch.token_type_ids.reshape({-1}).index_select(0, p.index);
   batch.lengths = lengths;

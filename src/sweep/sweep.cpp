@@ -34,8 +34,10 @@ void emit(std::ostream& out, const LogLine& line) {
 }
 
 Batch to_device(const Batch& b, const torch::Device& device) {
-  Batch moved{b.input_ids.to(device), b.attention_mask.to(device), b.token_type_ids.to(device), b.padded};
-  moved.lengths = b.lengths;
+  Batch moved = b;  // padded and lengths as they are
+  moved.input_ids = b.input_ids.to(device);
+  moved.attention_mask = b.attention_mask.to(device);
+  moved.token_type_ids = b.token_type_ids.to(device);
   return moved;
 }
 

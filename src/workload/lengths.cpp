@@ -144,7 +144,8 @@ class SpecParser {
       fail(e.what());
     }
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) fail(fmt::format("{} does not exist; give a file of lengths, one per line", excerpt(path, 200)));
+    if (::stat(path.c_str(), &st) != 0)
+      fail(fmt::format("{} does not exist; give a file of lengths, one per line", excerpt(path, 200)));
     if (static_cast<uint64_t>(st.st_size) > kMaxLengthFileBytes)
       fail(fmt::format("{} has {} bytes, more than the {} a file of lengths may hold", excerpt(path, 200),
                        st.st_size, kMaxLengthFileBytes));
@@ -154,31 +155,7 @@ class SpecParser {
     } catch (const Error& e) {
       throw usage_error(e.what());
     }
-    size_t line_number = 0;
-    std::string_view rest(text);
-    while (!rest.empty()) {
-      const size_t newline = rest.find('\n');
-      const std::string_view line = rest.substr(0, newline);
-      rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
-      ++line_number;
-      if (line.size() > kMaxLengthLineBytes)
-        fail(fmt::format("{} line {} is longer than {} bytes; each line holds one length", excerpt(path, 200),
-                         line_number, kMaxLengthLineBytes));
-      const std::string_view word = trim(line);
-      if (word.empty()) continue;
-      if (spec.lengths.size() == kMaxLengthFileLines)
-        fail(fmt::format("{} holds more than {} lengths; give a sample of them", excerpt(path, 200), kMaxLengthFileLines));
-      const std::optional<int64_t> value = parse_integer(word);
-      if (!value)
-        fail(fmt::format("{} line {}: '{}' is no integer; each line holds one token count", excerpt(path, 200),
-                         line_number, excerpt(word, 40)));
-      if (*value < 1 || *value > kMaxRequestLength)
-        fail(fmt::format("{} line {}: {} is out of range: a length is from 1 to {} tokens", excerpt(path, 200),
-                         line_number, *value, kMaxRequestLength));
-      spec.lengths.push_back(*value);
-    }
-    if (spec.lengths.empty())
-      fail(fmt::format("{} holds no lengths; give one token count per line", excerpt(path, 200)));
+    spec.lengths = lengths_from_text(text, excerpt(path, 200), option_);
     const auto [low, high] = std::minmax_element(spec.lengths.begin(), spec.lengths.end());
     spec.min = *low;
     spec.max = *high;
@@ -189,6 +166,35 @@ class SpecParser {
 };
 
 }  // namespace
+
+std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view name, std::string_view option_name) {
+  const auto fail = [&](const std::string& what) {
+    throw usage_error(fmt::format("{}: {} {}", option_name, name, what));
+  };
+  std::vector<int64_t> lengths;
+  size_t line_number = 0;
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    ++line_number;
+    if (line.size() > kMaxLengthLineBytes)
+      fail(fmt::format("line {} is longer than {} bytes; each line holds one length", line_number, kMaxLengthLineBytes));
+    const std::string_view word = trim(line);
+    if (word.empty()) continue;
+    if (lengths.size() == kMaxLengthFileLines)
+      fail(fmt::format("holds more than {} lengths; give a sample of them", kMaxLengthFileLines));
+    const std::optional<int64_t> value = parse_integer(word);
+    if (!value)
+      fail(fmt::format("line {}: '{}' is no integer; each line holds one token count", line_number, excerpt(word, 40)));
+    if (*value < 1 || *value > kMaxRequestLength)
+      fail(fmt::format("line {}: {} is out of range: a length is from 1 to {} tokens", line_number, *value,
+                       kMaxRequestLength));
+    lengths.push_back(*value);
+  }
+  if (lengths.empty()) fail("holds no lengths; give one token count per line");
+  return lengths;
+}
 
 LengthSpec parse_length_spec(std::string_view text, std::string_view option_name) {
   if (text.empty())

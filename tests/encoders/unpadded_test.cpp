@@ -96,10 +96,15 @@ TEST(Unpadded, Qwen3GroupedCausalSlidingMatchesPadded) {
 TEST(Unpadded, PackedBatchHoldsTheRealTokensInOrder) {
   fmwork::Batch b = mixed_batch(0, true);
   fmwork::pack_batch(b);
-  std::vector<int64_t> positions, index;
+  std::vector<int64_t> positions, index, sequences;
   for (size_t row = 0; row < kLengths.size(); ++row)
-    for (int64_t t = 0; t < kLengths[row]; ++t) positions.push_back(t), index.push_back(static_cast<int64_t>(row) * 9 + t);
+    for (int64_t t = 0; t < kLengths[row]; ++t) {
+      const auto r = static_cast<int64_t>(row);
+      positions.push_back(t), index.push_back(r * 9 + t), sequences.push_back(r);
+    }
   EXPECT_TRUE(at::equal(b.packed.positions, at::tensor(positions, at::kLong)));
+  EXPECT_TRUE(at::equal(b.packed.sequences, at::tensor(sequences, at::kLong)));
+  EXPECT_TRUE(at::equal(b.packed.starts, at::tensor({0, 9, 12, 13}, at::kLong)));
   EXPECT_TRUE(at::equal(b.packed.index, at::tensor(index, at::kLong)));
   EXPECT_TRUE(at::equal(b.packed.input_ids, b.input_ids.masked_select(b.attention_mask.ne(0))));
   EXPECT_TRUE(at::equal(b.packed.token_type_ids, at::ones({20}, at::kLong)));

@@ -84,9 +84,6 @@ class MasksByLength {
   std::mutex mutex_;
 };
 
-// The offsets of packed sequences' first tokens, [lengths.size()] int64 on `device`: 0, l0, l0 + l1, ...
-at::Tensor sequence_starts(const std::vector<int64_t>& lengths, const at::Device& device);
-
 // The longest of `lengths` (at least 1 element; a usage Error for an empty batch).
 int64_t longest(const std::vector<int64_t>& lengths);
 

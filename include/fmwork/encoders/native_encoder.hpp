@@ -25,10 +25,11 @@ struct EncoderOutput {
 };
 
 // A batch's real tokens packed one sequence after another (--batching unpadded), N in all: ids, token types
-// (undefined: zeros), each token's position in its own sequence, all [N] int64 on the weights' device, and
-// the sequences' lengths on the host (summing to N).
+// (undefined: zeros), each token's position in its own sequence and its sequence, all [N] int64 on the
+// weights' device; each sequence's first token ([batch], on the device); the sequences' lengths on the host
+// (summing to N).
 struct PackedInput {
-  at::Tensor input_ids, token_type_ids, positions;
+  at::Tensor input_ids, token_type_ids, positions, sequences, starts;
   std::vector<int64_t> lengths;
 };
 

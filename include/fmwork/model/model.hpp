@@ -21,11 +21,14 @@ namespace fmwork {
 
 // The real tokens of a batch of mixed lengths packed one sequence after another (N of them, the sum of the
 // lengths), for --batching unpadded: made by pack_batch() (inputs.hpp) before the timed region, on the
-// batch's device. All [N] int64; undefined when the batch is not packed.
+// batch's device, so that the timed region copies nothing from the host. [N] int64 unless said; undefined when
+// the batch is not packed.
 struct PackedTokens {
   torch::Tensor input_ids;
   torch::Tensor token_type_ids;
   torch::Tensor positions;  // each token's position in its own sequence: 0 .. length - 1
+  torch::Tensor sequences;  // each token's sequence: 0 .. batch - 1
+  torch::Tensor starts;     // [batch]: each sequence's first token in the packed order
   torch::Tensor index;      // each token's place in the padded batch, row * input + position
 };
 

@@ -53,6 +53,12 @@ struct LengthSpec {
 // skipped; spaces and a carriage return around a number are allowed.
 LengthSpec parse_length_spec(std::string_view text, std::string_view option_name);
 
+// The lengths of a file's text, one integer per line (what file:PATH reads): blank lines and a final newline
+// skipped, spaces and a carriage return around a number allowed. A usage Error "<option_name>: <name> ..." for
+// a line that is no integer in 1..kMaxRequestLength (with its number), a line longer than
+// kMaxLengthLineBytes, more than kMaxLengthFileLines lengths, or none.
+std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view name, std::string_view option_name);
+
 // The spec as one word for the META line and the option echo: "fixed:128", "uniform:16,512",
 // "lognormal:64,512,0.8" (sigma always written), "file:PATH(N lengths)"... exactly: "file:" + path (the
 // count and range are describe_lengths()'s).

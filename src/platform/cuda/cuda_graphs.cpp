@@ -120,8 +120,11 @@ class CudaGraphModel : public Model {
   void capture(int64_t batch, int64_t input) {
     c10::InferenceMode guard;
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(torch::kCUDA, device_);
-    static_in_ = Batch{torch::zeros({batch, input}, ids), torch::ones({batch, input}, ids),
-                       torch::zeros({batch, input}, ids), /*padded=*/false};
+    static_in_ = Batch();
+    static_in_.input_ids = torch::zeros({batch, input}, ids);
+    static_in_.attention_mask = torch::ones({batch, input}, ids);
+    static_in_.token_type_ids = torch::zeros({batch, input}, ids);
+    static_in_.padded = false;
     const c10::cuda::CUDAStream main = c10::cuda::getCurrentCUDAStream(device_);
     const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device_);
     {

@@ -25,7 +25,10 @@ torch::Tensor tensor_at(const void* p) { return p ? *static_cast<const torch::Te
 fmwork_status host_forward(void* context, const fmwork_batch* batch, void* outputs, fmwork_message* error) {
   try {
     if (!context || !batch || !outputs) throw std::invalid_argument("forward called with a null argument");
-    Batch b{tensor_at(batch->input_ids), tensor_at(batch->attention_mask), tensor_at(batch->token_type_ids)};
+    Batch b;
+    b.input_ids = tensor_at(batch->input_ids);
+    b.attention_mask = tensor_at(batch->attention_mask);
+    b.token_type_ids = tensor_at(batch->token_type_ids);
     *static_cast<torch::IValue*>(outputs) = static_cast<Model*>(context)->forward(b);
     return FMWORK_OK;
   } catch (const std::exception& e) {
