@@ -28,7 +28,7 @@ std::string message_cause(const std::string& message) {
   if (lines.empty()) return "unknown error";
   const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;
   std::string line = script_traceback ? lines.back() : lines.front();
-  // Caffe2-style checks prefix "[enforce fail at file.cpp:123] . ": where in LibTorch, not what went wrong.
+  // Caffe2-style checks prefix "[enforce fail at <source>:<line>] . ": where in LibTorch, not what went wrong.
   static const std::regex enforce(R"(^\[enforce fail at [^\]]*\]\s*\.?\s*)");
   line = std::regex_replace(line, enforce, "");
   // An embedding lookup past its table: the ids fed are larger than the model's vocabulary.
