@@ -128,8 +128,9 @@ TEST(TorchScriptModel, BadPathsAndFiles) {
   fmwork::test_support::write_file(dir.file("config.json"), "{\"vocab_size\": 10}");
   fmwork::test_support::write_file(dir.file("garbage.pt"), "this is not a zip archive");
   Error garbage = expect_error([&] { load_model(request(dir.file("garbage.pt"))); });
-  EXPECT_EQ(garbage.kind(), ErrorKind::runtime);
-  EXPECT_NE(std::string(garbage.what()).find("garbage.pt: cannot load as a TorchScript archive"), std::string::npos)
+  EXPECT_EQ(garbage.kind(), ErrorKind::usage);
+  EXPECT_NE(std::string(garbage.what()).find("garbage.pt: not a TorchScript archive (torch.jit.save writes a zip; "),
+            std::string::npos)
       << garbage.what();
 }
 
