@@ -83,6 +83,16 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def whole_int(text):
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return value
+
+
 def positive_int(text):
     try:
         value = int(text, 10)
@@ -108,7 +118,8 @@ def parse_args(argv):
     p.add_argument("--dynamic", action="store_true")
     p.add_argument("--max-batch", type=positive_int)
     p.add_argument("--max-input", type=positive_int)
-    p.add_argument("--threads", required=True, type=positive_int)
+    # 0 off the CPU: a GPU package bakes no thread count (the driver keys and records it as 0)
+    p.add_argument("--threads", required=True, type=whole_int)
     p.add_argument("--mode", default="default", choices=("default", "max-autotune", "max-autotune-no-cudagraphs"))
     p.add_argument("--options", default="{}", help="JSON object of torch._inductor.config keys")
     p.add_argument("--libtorch-version", help="the driver's LibTorch version (X.Y.Z): torch must match it")
@@ -122,6 +133,8 @@ def check_args(args):
         raise UsageError(f"--model-class: expected a transformers class name such as BertModel, got {args.model_class!r}")
     if not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
         raise UsageError(f"--device: expected cpu, cuda or cuda:N, got {args.device!r}")
+    if args.device == "cpu" and args.threads == 0:
+        raise UsageError("--threads: a CPU package bakes its OpenMP thread count: give 1 or more (0 is for cuda)")
     if not args.out.endswith(".pt2"):
         raise UsageError(f"--out: the package name must end in .pt2, got {args.out!r}")
     out_dir = os.path.dirname(os.path.abspath(args.out))
@@ -380,7 +393,8 @@ def export_and_compile(args):
     """Returns the result dict; writes the package to args.out."""
     import torch
 
-    torch.set_num_threads(args.threads)  # Inductor bakes the OpenMP thread count into its CPU kernels
+    if args.threads:  # Inductor bakes the OpenMP thread count into its CPU kernels
+        torch.set_num_threads(args.threads)
     check_device(args.device)
     vec_isa = picked_vec_isa(args.device, args.options)
     model = load_model(args)

@@ -139,7 +139,7 @@ TEST(CudaPlatform, MemSplitsWeightsFromActivationsAndReservedIsPerCombination) {
   auto cuda = make_platform("cuda", {});
   auto model = tiny_bert(dir, cuda->device());
   InputGenerator inputs(model->facts().tokens, 0);
-  SweepPlan plan{{256, 1}, {64}, 2, "m", "BertModel"};
+  SweepPlan plan{{256, 1}, {32}, 2, "m", "BertModel"};  // the tiny BERT has 40 positions
   std::ostringstream out;
   ASSERT_EQ(run_sweep(plan, *model, *cuda, inputs, out), 0) << out.str();
   std::vector<std::map<std::string, int64_t>> mems;
@@ -196,6 +196,11 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
   options.backend = "cudagraphs";
   options.raw = Value::of_dict({{"backend", Value::of_string("cudagraphs")}});
   Compiled graphs = compile_model(tiny_bert(dir, cuda->device()), CompileRequest{true, true, options, {}}, *cuda);
+  // Before the capture admission counts the graph's pool and static inputs over the eager forward; after it
+  // the pool is held already (the estimate then says what more the shape needs).
+  const uint64_t before_capture = graphs.model->facts().activation_bytes(2, 16);
+  EXPECT_GT(before_capture, eager->facts().activation_bytes(2, 16));
+  test_support::expect_facts_carried(eager->facts(), graphs.model->facts(), 2, 16);
   const std::optional<CompileFacts> facts = graphs.model->prepare(2, 16);
   ASSERT_TRUE(facts.has_value());
   EXPECT_EQ(facts->backend, "cudagraphs");
@@ -208,8 +213,7 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
     cuda->synchronize();
     EXPECT_LT(enc::max_diff(replayed, hidden(eager->forward(b))), 1e-5) << "batch " << i;
   }
-  EXPECT_GT(graphs.model->facts().activation_bytes(2, 16), 0u);
-  test_support::expect_facts_carried(eager->facts(), graphs.model->facts(), 2, 16);
+  EXPECT_LT(graphs.model->facts().activation_bytes(2, 16), before_capture) << "the captured pool is counted as held";
 }
 
 // Energy: NVML's counter is read (Volta and newer) and grows while the GPU works.

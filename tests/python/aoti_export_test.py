@@ -166,6 +166,9 @@ class AotiExportTest(unittest.TestCase):
         self.assert_error(run_exporter(*self.args(**{"--input": "65"})), 2, "65", "64 positions")
         self.assert_error(run_exporter(*self.args(**{"--batch": "0"})), 2, "--batch")
         self.assert_error(run_exporter(*self.args(), "--dynamic"), 2, "--dynamic")
+        # 0 threads is a GPU package's (nothing baked); a CPU package bakes its count
+        self.assert_error(run_exporter(*self.args(**{"--threads": "0"})), 2, "--threads", "1 or more")
+        self.assert_error(run_exporter(*self.args(**{"--threads": "-1"})), 2, "--threads", "whole number")
 
     def test_unknown_inductor_option_names_close_ones(self):
         proc = run_exporter(*self.args(**{"--options": '{"max_autotun": true}'}))

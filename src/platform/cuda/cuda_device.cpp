@@ -2,6 +2,7 @@
 
 // Only the CUDA runtime and c10's CUDA headers: no ATen/cuda (it pulls in cuBLAS / cuSOLVER headers), so
 // that a machine with just the CUDA toolkit's runtime headers can compile-check this file (CMakeLists.txt).
+#include <ATen/Context.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
@@ -46,6 +47,10 @@ std::optional<MemoryPeaks> cuda_memory_peaks(int index) {
 }
 
 void cuda_make_current(int index) {
+  // The caching allocator's per-device state is made by CUDA's lazy init, which only a first allocation would
+  // otherwise trigger: reading its statistics before one (an admission before the weights, a peak reset) threw
+  // "Invalid device argument" (seen on an H100 in tests/platform/cuda_device_test.cpp).
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
   // force: a plain set_device(0) on a fresh thread skips cudaSetDevice and so the context, which would then
   // be made inside the first combination's measurements (pytorch#155668).
   const cudaError_t error = c10::cuda::SetDevice(static_cast<c10::DeviceIndex>(index), /*force=*/true);
