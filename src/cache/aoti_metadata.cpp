@@ -55,15 +55,17 @@ class MetadataReader {
     }
   }
 
-  // A whole number from 1 to `most`, digits only (Python's str() of an int): nullopt when absent.
-  std::optional<int64_t> whole(const std::string& key, int64_t most) const {
+  // A whole number from `least` to `most`, digits only (Python's str() of an int): nullopt when absent.
+  std::optional<int64_t> whole(const std::string& key, int64_t most, int64_t least = 1) const {
     const std::string* text = find(key);
     if (!text) return std::nullopt;
-    const auto refuse = [&] { return bad(key, "it should be a whole number from 1 to " + std::to_string(most)); };
+    const auto refuse = [&] {
+      return bad(key, "it should be a whole number from " + std::to_string(least) + " to " + std::to_string(most));
+    };
     if (text->empty() || text->size() > 18 || text->find_first_not_of("0123456789") != std::string::npos)
       throw refuse();
     const int64_t value = std::stoll(*text);  // at most 18 digits: no overflow
-    if (value < 1 || value > most) throw refuse();
+    if (value < least || value > most) throw refuse();
     return value;
   }
 
@@ -163,7 +165,8 @@ AotiFacts aoti_facts_from(const std::map<std::string, std::string>& metadata, co
   }
   f.vec_isa = r.text("fmwork.vec_isa");
   f.device = r.text("AOTI_DEVICE_KEY");
-  f.threads = r.whole("fmwork.threads", kMaxPackageThreads).value_or(0);
+  // 0: a GPU package, whose kernels bake no thread count (tools/aoti_export.py --threads 0)
+  f.threads = r.whole("fmwork.threads", kMaxPackageThreads, 0).value_or(0);
   r.range("batch", f.batch_min, f.batch_max);
   r.range("input", f.input_min, f.input_max);
   return f;

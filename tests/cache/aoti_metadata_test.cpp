@@ -89,10 +89,18 @@ TEST(AotiMetadata, EachBadIntegerIsOneLineNamingPackageAndKey) {
                   "'; it should be a whole number from 1 to 999999999999999999")
         << bad;
   EXPECT_EQ(with("fmwork.threads", "65537"),
-            "p.pt2: the package's metadata fmwork.threads is '65537'; it should be a whole number from 1 to 65536");
+            "p.pt2: the package's metadata fmwork.threads is '65537'; it should be a whole number from 0 to 65536");
   EXPECT_EQ(with("fmwork.input_min", "0"),
             "p.pt2: the package's metadata fmwork.input_min is '0'; it should be a whole number from 1 to "
             "999999999999999999");
+}
+
+// A GPU package bakes no thread count: the exporter writes 0 there (seen on an H100, where 0 was refused).
+TEST(AotiMetadata, AGpuPackageRecordsNoThreads) {
+  Metadata m = real_metadata();
+  m["fmwork.threads"] = "0";
+  m["fmwork.device"] = m["AOTI_DEVICE_KEY"] = "cuda";
+  EXPECT_EQ(aoti_facts_from(m, no_spec(), "p.pt2").threads, 0);
 }
 
 TEST(AotiMetadata, RangesAreCheckedAsPairs) {

@@ -41,7 +41,7 @@ using CallSpecSource = std::function<std::string()>;
 //   fmwork.outputs  comma-separated non-empty names, each once
 //   fmwork.dtype    float32, float16 or bfloat16
 //   fmwork.vec_isa, AOTI_DEVICE_KEY  printable text of at most 100 characters
-//   fmwork.threads  a whole number from 1 to kMaxPackageThreads
+//   fmwork.threads  a whole number from 0 (a GPU package: no thread count baked) to kMaxPackageThreads
 //   fmwork.batch_min / batch_max, fmwork.input_min / input_max  whole numbers from 1 to kMaxPackageSize,
 //                   min <= max, the two of a pair given together
 // Other keys (AOTI_*, fmwork.torch, ...) are kept in `metadata` and not read. Throws a one-line usage Error
