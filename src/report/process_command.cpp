@@ -367,9 +367,10 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
   const std::vector<std::string> labels = options.format == "csv" ? label_columns_of(inputs, source) : std::vector<std::string>();
   // Logs of driver serve (no RES line; SERVE and CAPACITY lines): their lines are the CSV and JSON records.
   const bool serving = options.format != "summary" && all_serve_logs(inputs, source);
+  std::vector<ParsedLog> searches;  // the summary's: each log's CAPACITY lines and labels, for one table at the end
   output.open();
   bool first = true, open = true;
-  if (options.format == "csv") open = output.write(serving ? serve_csv_header() : csv_header_row(labels));
+  if (options.format == "csv") open = output.write(serving ? serve_csv_header(labels) : csv_header_row(labels));
   else if (options.format == "json") open = output.write("[");
   for (const auto& files : inputs)
     for (const LogFile& f : files) {
@@ -378,7 +379,7 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       log.push_back(read_log(f.path, source, true));
       std::string text;
       if (serving && options.format == "csv") {
-        text = serve_csv_rows(log[0]);
+        text = serve_csv_rows(log[0], labels);
       } else if (serving) {
         for (const auto& record : serve_json(log[0])) {
           text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
@@ -389,6 +390,13 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       } else if (options.format == "summary") {
         text = (first ? "" : "\n") + to_summary(log) + serve_summary(log[0]);
         first = false;
+        if (!log[0].capacity.empty()) {
+          ParsedLog kept;
+          kept.source = log[0].source;
+          kept.capacity = log[0].capacity;
+          kept.labels = log[0].labels;
+          searches.push_back(std::move(kept));
+        }
       } else {
         for (const auto& record : to_upstream_json(log, options.metadata_id, options.upstream_only)) {
           text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
@@ -398,6 +406,8 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       open = output.write(text);
     }
   if (open && options.format == "json") open = output.write(first ? "]\n" : "\n]\n");
+  const std::string capacities = serve_capacity_table(searches);
+  if (open && !capacities.empty()) open = output.write("\n" + capacities);
   if (open) output.commit();
 }
 

@@ -116,21 +116,55 @@ std::string serve_summary(const ParsedLog& log) {
   return out;
 }
 
-std::string serve_csv_header() {
+std::string serve_csv_header(const std::vector<std::string>& labels) {
   std::vector<std::string> header = {"source", "line"};
   for (std::string& k : csv_keys()) header.push_back(std::move(k));
+  header.insert(header.end(), labels.begin(), labels.end());
   return csv_record(header);
 }
 
-std::string serve_csv_rows(const ParsedLog& log) {
+std::string serve_csv_rows(const ParsedLog& log, const std::vector<std::string>& labels) {
   const std::vector<std::string> keys = csv_keys();
   std::string out;
   for (const Line& l : lines_of(log)) {
     std::vector<std::string> cells = {log.source, l.word};
     for (const std::string& k : keys) cells.push_back(cell(*l.fields, k));
+    for (const std::string& k : labels) cells.push_back(label_of(log, k));
     out += csv_record(cells);
   }
   return out;
+}
+
+std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
+  std::vector<std::string> labels;  // the campaign's matrix columns, in first-seen order (run_id and run apart)
+  size_t answers = 0;
+  for (const ParsedLog& log : logs) {
+    answers += log.capacity.size();
+    for (const auto& label : log.labels)
+      if (label.first != "run_id" && label.first != "run" &&
+          std::find(labels.begin(), labels.end(), label.first) == labels.end())
+        labels.push_back(label.first);
+  }
+  if (answers < 2) return "";
+  std::vector<std::vector<std::string>> rows = {{"run"}};
+  rows[0].insert(rows[0].end(), labels.begin(), labels.end());
+  for (const char* h : {"bound", "result", "capacity q/s", "achieved q/s", "USD/M"}) rows[0].emplace_back(h);
+  TableLayout layout;
+  layout.margin = "  ";
+  layout.right.assign(rows[0].size(), false);
+  for (size_t i = rows[0].size() - 3; i < rows[0].size(); ++i) layout.right[i] = true;
+  for (const ParsedLog& log : logs)
+    for (const CapacityLine& c : log.capacity) {
+      const std::string run = label_of(log, "run_id");
+      std::vector<std::string> row = {run.empty() ? source_name(log.source) : run};
+      for (const std::string& k : labels) row.push_back(label_of(log, k));
+      for (const char* k : {"bound", "result", "capacity_qps", "achieved_qps", "usd_per_million"}) {
+        const std::string v = cell(c.fields, k);
+        row.push_back(v.empty() ? "-" : v);
+      }
+      rows.push_back(std::move(row));
+    }
+  return "capacity at the latency bound, one row per search:\n" + aligned_table(rows, layout);
 }
 
 nlohmann::ordered_json serve_json(const ParsedLog& log) {
@@ -139,6 +173,11 @@ nlohmann::ordered_json serve_json(const ParsedLog& log) {
     nlohmann::ordered_json o;
     o["source"] = log.source;
     o["line"] = l.word;
+    if (!log.labels.empty()) {  // a campaign's run: its id and matrix values, as the sweep's records carry them
+      nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : log.labels) labels[k] = v;
+      o["labels"] = labels;
+    }
     for (const auto& [key, value] : l.fields->items) {
       const FieldSpec* f = l.spec->find(key);
       if (f && f->kind == FieldKind::integer) o[key] = *l.fields->get_int(key);
@@ -189,10 +228,13 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
     chart.y_log = true;
     chart.y_label += ", log scale";
   }
+  const std::string capacities = serve_capacity_table(logs);
   return "<section id=\"serving\"><h2>Serving: latency against load</h2>\n<p class=\"note\">Each point a load level of "
          "<code>driver serve</code>: the latency runs from each query's scheduled arrival to its batch's outputs being "
          "ready, so queueing is in it; the curve bends up where the device saturates.</p>\n" +
-         render_svg_chart(chart) + tables + "</section>\n";
+         render_svg_chart(chart) +
+         (capacities.empty() ? "" : "<pre class=\"serve\">" + esc(capacities) + "</pre>\n") + tables +
+         "</section>\n";
 }
 
 }  // namespace fmwork

@@ -105,7 +105,9 @@ std::vector<std::string> with_platform(std::vector<std::string> argv, const std:
       return argv;
     }
   }
-  argv.insert(argv.begin(), {"--platform", device});
+  // after a serve run's first word, which names the driver's command (experiment.hpp)
+  const auto at = argv.begin() + (!argv.empty() && argv[0] == "serve" ? 1 : 0);
+  argv.insert(at, {"--platform", device});
   return argv;
 }
 

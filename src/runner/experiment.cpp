@@ -13,6 +13,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/serve_options.hpp"
 
 namespace fmwork {
 
@@ -22,12 +23,13 @@ using json = nlohmann::json;
 using Options = std::map<std::string, json>;  // option as typed ("--reps") -> its JSON value
 using Matrix = std::vector<std::pair<std::string, std::vector<json>>>;
 
-// A run's settings after the defaults: its options, matrix and size mode.
+// A run's settings after the defaults: its options, matrix, size mode and the driver's command.
 struct RunSpec {
   std::string id;
   Options options;
   Matrix matrix;
   std::string sizes = "batch";
+  std::string command = "sweep";  // "serve": `driver serve` command lines (argv's first word)
 };
 
 void check_keys(const json& object, const std::set<std::string>& known, const std::string& where) {
@@ -110,8 +112,16 @@ std::string sizes_of(const json& v, const std::string& where) {
   return v.get<std::string>();
 }
 
-// Folds an object's "options", "matrix" and "sizes" over `spec` (the defaults' or a run's).
+std::string command_of(const json& v, const std::string& where) {
+  if (v != "sweep" && v != "serve")
+    throw usage_error(where + ": must be \"sweep\" (the driver's batch x input sweep, the default) or \"serve\" "
+                              "(driver serve: the serving scenario, docs/serving.md), not " + json_excerpt(v));
+  return v.get<std::string>();
+}
+
+// Folds an object's "options", "matrix", "sizes" and "command" over `spec` (the defaults' or a run's).
 void apply_settings(const json& object, const std::string& where, RunSpec& spec) {
+  if (object.contains("command")) spec.command = command_of(object["command"], where + ": command");
   if (object.contains("options"))
     for (auto& [k, v] : options_of(object["options"], where + ": options")) spec.options[k] = v;
   if (object.contains("matrix")) {
@@ -141,11 +151,19 @@ std::vector<std::string> argv_of(const Options& options) {
   return argv;
 }
 
-// The driver's own checks, before anything is loaded: its parser and the option sets' builders.
-CommandLine check_like_the_driver(const std::vector<std::string>& argv) {
+// The driver's own checks, before anything is loaded: its parser and the option sets' builders; for a
+// `serve` command line (its first word) serve's options and shape first, as `driver serve` reads them.
+CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
+  const bool serve = !argv_in.empty() && argv_in[0] == "serve";
+  std::vector<std::string> argv(argv_in.begin() + (serve ? 1 : 0), argv_in.end());
+  ServeArgs serve_args;
+  if (serve) serve_args = take_serve_options(argv);
   std::vector<const char*> words = {"driver"};
   for (const auto& w : argv) words.push_back(w.c_str());
-  CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data());
+  CommandLine cl = serve ? parse_command_line(static_cast<int>(words.size()), words.data(),
+                                              {"reps", "input_sizes", "batch_sizes"})
+                         : parse_command_line(static_cast<int>(words.size()), words.data());
+  if (serve) serve_shape(cl.arg_words, cl.args, serve_args);
   compile_options_from(cl.subs.at("compile"));
   model_options_from(cl.subs.at("model"));
   torch_calls_from(cl.subs.at("torch.call"));
@@ -200,6 +218,7 @@ void expand_run(const RunSpec& spec, const std::string& source, std::vector<Plan
       run.matrix.emplace_back(column_of(key), value_text(values[at[k]]));
     }
     run.argv = argv_of(options);
+    if (spec.command == "serve") run.argv.insert(run.argv.begin(), "serve");
     expand_point(spec, std::move(run), source, out);
     size_t k = spec.matrix.size();
     while (k > 0 && ++at[k - 1] == spec.matrix[k - 1].second.size()) at[--k] = 0;
@@ -392,7 +411,7 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   const size_t max_runs = count_key(doc, "max_runs", kDefaultMaxRuns, kMaxRunsLimit, "runs", source);
   RunSpec defaults;
   if (doc.contains("defaults")) {
-    check_keys(doc["defaults"], {"options", "matrix", "sizes"}, source + ": defaults");
+    check_keys(doc["defaults"], {"options", "matrix", "sizes", "command"}, source + ": defaults");
     apply_settings(doc["defaults"], source + ": defaults", defaults);
   }
   if (!doc.contains("runs") || !doc["runs"].is_array() || doc["runs"].empty())
@@ -402,11 +421,14 @@ Plan expand_experiment(const json& doc, const std::string& source) {
   for (size_t i = 0; i < doc["runs"].size(); ++i) {
     const json& r = doc["runs"][i];
     std::string where = source + ": runs[" + std::to_string(i) + "]";
-    check_keys(r, {"id", "description", "options", "matrix", "sizes"}, where);
+    check_keys(r, {"id", "description", "options", "matrix", "sizes", "command"}, where);
     RunSpec spec = defaults;
     spec.id = run_id_of(r, where);
     if (!ids.insert(spec.id).second) throw usage_error(where + ": the id \"" + spec.id + "\" is taken by an earlier run");
     apply_settings(r, source + ": run \"" + spec.id + "\"", spec);
+    if (spec.command == "serve" && spec.sizes == "split")
+      throw usage_error(source + ": run \"" + spec.id + "\": \"sizes\": \"split\" splits a sweep's batch x input "
+                        "sizes; a serve run has one batch limit and one query length (put them in the matrix)");
     specs.push_back(std::move(spec));
   }
   check_plan_size(specs, repeat, max_runs, source);

@@ -12,6 +12,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/serve_options.hpp"
 #include "fmwork/log/log_records.hpp"
 
 namespace fmwork {
@@ -28,10 +29,25 @@ FixedArgs fixed_args_of(const std::string& path, const std::vector<std::string>&
   }
 }
 
+// A serve run's log is complete with a SERVE line for each level its command line asks for (each --rates rate,
+// the --users level) and, with --latency_bound, the search's CAPACITY line, which it writes last.
+bool serve_log_complete(const std::string& path, const std::vector<std::string>& argv, const ParsedLog& log) {
+  std::vector<std::string> words(argv.begin() + 1, argv.end());
+  ServeArgs serve;
+  try {
+    serve = take_serve_options(words);
+  } catch (const Error& e) {
+    throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
+  }
+  const size_t levels = serve.rates.size() + (serve.users ? 1 : 0);
+  return log.serve.size() >= levels && (!serve.bound || !log.capacity.empty());
+}
+
 }  // namespace
 
 bool run_log_complete(const std::string& path, const std::vector<std::string>& argv) {
-  const FixedArgs args = fixed_args_of(path, argv);
+  const bool serve = !argv.empty() && argv[0] == "serve";
+  const FixedArgs args = serve ? FixedArgs() : fixed_args_of(path, argv);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return false;  // not run (yet)
   // What the runner writes there is a regular file: a FIFO would block the resume, a link to /dev/zero
@@ -59,6 +75,7 @@ bool run_log_complete(const std::string& path, const std::vector<std::string>& a
   } catch (const Error&) {
     return false;
   }
+  if (serve) return serve_log_complete(path, argv, *log);
   std::set<std::pair<int64_t, int64_t>> seen;
   for (const auto& r : log->results) seen.emplace(r.res.batch, r.res.input);
   for (const auto& f : log->failures) {

@@ -8,7 +8,8 @@ batches and stays within the largest batch, the busy share is a share, a VALID l
 and at least --min_queries of them, the search's rates follow its rule (doubling from the start while levels
 pass, halving while they fail, then bisecting), the capacity is the highest rate that passed and its cost per
 million is the price over the capacity. Then each bad value gets its one error line and exit status 2, and a
-bound no rate can meet exit status 1. No wall-clock bound: nothing here depends on how fast the machine is.
+bound no rate can meet exit status 1. Last, two serve runs as a campaign (driver run), read back by process as
+one table of capacities. No wall-clock bound: nothing here depends on how fast the machine is.
 
 Needs the wheel (scripts/install-deps.sh puts it in .venv; $FMWORK_MINILM_FOLDER names another copy). A missing
 one is a failure, never a skip. Exit 1 on any failure.
@@ -120,6 +121,38 @@ def check_search(serve, capacity, start):
         check(capacity["result"] == "none", "no rate passed: result=none")
 
 
+def check_campaign(args, folder, work, cache):
+    """Serve runs as a campaign (docs/campaigns.md, "command": "serve"): a matrix over the batching modes, each
+    run's search; the tree read back by process as one table of capacities with the matrix column."""
+    experiment = os.path.join(work, "serve-campaign.json")
+    with open(experiment, "w") as f:
+        json.dump({"defaults": {"command": "serve", "options": {
+            "--platform": "cpu", "--model_class": "BertModel", "--model_name": folder, "--eval": True,
+            "--quiet": True, "--input_sizes": 32, "--batch_sizes": 4, "--warmup_s": 0.2, "--duration_s": 1,
+            "--min_queries": 8, "--latency_bound": "p99:60000", "--search_start": 4, "--search_steps": 2,
+            "--price_per_hour": 3.2}, "matrix": {"--batching": ["padded", "unpadded"]}},
+            "runs": [{"id": "minilm"}]}, f)
+    listed = run([args.driver, "run", experiment, "--list"], cache)
+    check(listed.returncode == 0 and listed.stdout.count(" serve --") == 2,
+          "driver run --list: two driver serve command lines (%s)" % listed.stderr.strip()[-300:])
+    out = os.path.join(work, "tree")
+    r = run([args.driver, "run", experiment, "--out", out], cache)
+    check(r.returncode == 0, "a campaign of serve runs exits 0 (%s)" % r.stderr.strip()[-400:])
+    trees = [os.path.join(d, t) for d, dirs, _ in os.walk(out) for t in dirs if os.path.isfile(os.path.join(d, t, "plan.json"))]
+    if not check(len(trees) == 1, "one campaign folder"):
+        return
+    again = run([args.driver, "run", "--resume", trees[0]], cache)
+    check(again.returncode == 0 and "0 of 2 runs to do" in again.stderr,
+          "a resume finds both serve runs complete (%s)" % (again.stderr.strip()[-300:]))
+    summary = run([args.process, "--path", trees[0], "--format", "summary"], cache)
+    table = summary.stdout[summary.stdout.find("capacity at the latency bound"):]
+    check(summary.returncode == 0 and "one row per search" in table and "minilm.1" in table and "minilm.2" in table
+          and "unpadded" in table, "process: the capacities in one table with the batching column (%s)" % table[:400])
+    csv = run([args.process, "--path", trees[0], "--format", "csv"], cache)
+    header = csv.stdout.split("\n", 1)[0]
+    check(csv.returncode == 0 and header.endswith(",run_id,run,batching"), "process --format csv: matrix columns last")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--driver", required=True)
@@ -186,6 +219,7 @@ def main():
         check(never.returncode == 1 and len(err) == 1 and "no rate holds p99 <= 0.001 ms" in err[0],
               "a bound no rate meets: exit 1, one line (%s)" % err)
         check("FMWORK CAPACITY bound=p99:0.001 result=none" in never.stdout, "... and CAPACITY result=none")
+        check_campaign(args, folder, work, cache)
     print("%d failed" % len(failures))
     return 1 if failures else 0
 

@@ -1,5 +1,6 @@
 #include "fmwork/report/serve_report.hpp"
 
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -64,6 +65,46 @@ TEST(ServeReport, CsvAndJsonHoldOneRecordPerLine) {
   EXPECT_EQ(json[0]["queries"].get<int64_t>(), 104);
   EXPECT_EQ(json[3]["line"], "CAPACITY");
   EXPECT_EQ(json[3]["capacity_qps"].get<double>(), 40.0);
+}
+
+// A campaign of serve runs (driver run, "command": "serve"): a matrix over --batching, each run's search.
+std::string serve_tree(const TempDir& dir) {
+  std::filesystem::create_directories(dir.path() + "/c/logs");
+  dir.write("c/plan.json", R"({"experiment": "x.json", "runs": [)"
+            R"({"id": "m.1", "run": "m", "matrix": {"batching": "padded"}, "argv": ["serve", "--rates", "20,80"]},)"
+            R"({"id": "m.2", "run": "m", "matrix": {"batching": "unpadded"}, "argv": ["serve", "--rates", "20,80"]}]})");
+  dir.write("c/logs/m.1.log", kServeLog);
+  std::string faster = kServeLog;
+  faster.replace(faster.find("capacity_qps=40.000"), 19, "capacity_qps=55.500");
+  dir.write("c/logs/m.2.log", faster);
+  return dir.path() + "/c";
+}
+
+TEST(ServeReport, ACampaignsCapacitiesAreOneTableWithItsMatrixColumns) {
+  TempDir dir;
+  const std::string tree = serve_tree(dir);
+  const std::string summary = run({"--path", tree, "--format", "summary"});
+  const size_t table = summary.find("capacity at the latency bound, one row per search:");
+  ASSERT_NE(table, std::string::npos) << summary;
+  const std::string rows = summary.substr(table);
+  EXPECT_NE(rows.find("batching"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("USD/M"), std::string::npos) << rows;
+  const size_t padded = rows.find("m.1"), unpadded = rows.find("m.2");
+  ASSERT_NE(padded, std::string::npos) << rows;
+  ASSERT_NE(unpadded, std::string::npos) << rows;
+  EXPECT_NE(rows.find("40.000", padded), std::string::npos) << rows;
+  EXPECT_NE(rows.find("55.500", unpadded), std::string::npos) << rows;
+  // CSV: the matrix columns last, on every SERVE and CAPACITY row; JSON: each record's labels.
+  const std::string csv = run({"--path", tree, "--format", "csv"});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find(",run_id,run,batching"), std::string::npos) << header;
+  EXPECT_NE(csv.find(",CAPACITY,"), std::string::npos);
+  EXPECT_NE(csv.find(",m.2,m,unpadded\n"), std::string::npos) << csv;
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", tree, "--format", "json"}));
+  ASSERT_EQ(json.size(), 8u);
+  EXPECT_EQ(json[7]["labels"]["batching"], "unpadded");
+  // One search alone is its log's CAPACITY line, no table.
+  EXPECT_EQ(run({"--path", tree + "/logs/m.1.log", "--format", "summary"}).find("one row per search"), std::string::npos);
 }
 
 TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {

@@ -76,6 +76,28 @@ TEST(Campaign, ALogIsCompleteWhenEveryCombinationHasItsResOrFail) {
   EXPECT_FALSE(run_log_complete(dir.write("cut.log", res8 + "FMWORK FAIL input=16 bat"), kArgv));
 }
 
+// A serve run is complete with a SERVE line per level it asks for and, with a bound, the search's CAPACITY line.
+TEST(Campaign, AServeLogIsCompleteWithItsLevelsAndItsCapacity) {
+  TempDir dir;
+  const std::vector<std::string> rates = {"serve", "--platform", "cpu", "--rates", "20,40"};
+  const std::string level =  // as driver serve writes it (tests/report/serve_report_test.cpp has the whole log)
+      "FMWORK SERVE level=1 phase=levels arrival=poisson rate=20.000 lengths=fixed:128 batching=padded max_batch=8 "
+      "max_wait_ms=2.000 max_tokens=0 queries=104 warmup_queries=21 unanswered=0 window_s=5.031 offered_qps=20.391 "
+      "achieved_qps=20.672 tokens_per_s=2646.0 p50_ms=14.122 p90_ms=17.540 p99_ms=24.871 p999_ms=27.322 "
+      "max_ms=27.594 mean_ms=14.960 batches=99 mean_batch=1.051 batch_hist=1:94,2:5 busy=0.3071 verdict=VALID "
+      "reason=kept up\n";
+  EXPECT_FALSE(run_log_complete(dir.write("one.log", level), rates));
+  EXPECT_TRUE(run_log_complete(dir.write("two.log", level + level), rates));
+  std::vector<std::string> bound = rates;  // a search: its CAPACITY line written last
+  bound.insert(bound.end(), {"--latency_bound", "p99:50"});
+  EXPECT_FALSE(run_log_complete(dir.write("no-capacity.log", level + level), bound));
+  EXPECT_TRUE(run_log_complete(dir.write("capacity.log", level + level + level +
+                                         "FMWORK CAPACITY bound=p99:50 result=found capacity_qps=40.000 bound_ms=45.000 "
+                                         "achieved_qps=39.900 steps=2 tried=20:pass:24.871 reason=found\n"), bound));
+  EXPECT_EQ(with_platform({"serve", "--rates", "5"}, "cuda"),  // after the word serve, which names the command
+            (std::vector<std::string>{"serve", "--platform", "cuda", "--rates", "5"}));
+}
+
 // Only "the log is incomplete or invalid" means "run it again": a log that cannot be read, or a command
 // line that does not parse, is an Error naming the log, not work quietly done twice.
 TEST(Campaign, ALogThatCannotBeJudgedIsAnError) {

@@ -134,7 +134,7 @@ TEST(Experiment, TheDriversOwnMessageNamesTheFileAndTheRun) {
 
 TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
   EXPECT_EQ(message_of(R"({"runs": [{"id": "a", "option": {}}]})"),
-            "x.json: runs[0]: unknown key \"option\" (known: description, id, matrix, options, sizes)");
+            "x.json: runs[0]: unknown key \"option\" (known: command, description, id, matrix, options, sizes)");
   EXPECT_EQ(message_of(R"({"runs": []})").rfind("x.json: \"runs\" must be a non-empty list", 0), 0u);
   EXPECT_NE(message_of(R"({"runs": [{"options": {}}]})").find("runs[0]: has no \"id\""), std::string::npos);
   EXPECT_NE(message_of(R"({"runs": [{"id": "a/b"}]})").find("\"id\" must be letters"), std::string::npos);
@@ -149,6 +149,43 @@ TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
             std::string::npos);
   EXPECT_NE(message_of(R"({"defaults": {"sizes": "some"}, "runs": [{"id": "a"}]})").find("defaults: sizes: must be"),
             std::string::npos);
+}
+
+// "command": "serve" plans `driver serve` command lines, checked as driver serve checks them.
+const char* kServe = R"({
+  "defaults": {"command": "serve",
+               "options": {"--platform": "cpu", "--model_class": "BertModel", "--model_name": "m", "--rates": "20,40",
+                           "--latency_bound": "p99:50", "--batch_sizes": 8, "--input_sizes": 128},
+               "matrix": {"--batching": ["padded", "unpadded"]}},
+  "runs": [{"id": "s"}, {"id": "t", "command": "sweep", "options": {"--rates": null, "--latency_bound": null,
+                                                                     "--reps": 3}, "matrix": {"--batching": ["padded"]}}]
+})";
+
+TEST(Experiment, AServeRunPlansDriverServeCommandLines) {
+  const Plan plan = expand_experiment(json::parse(kServe), "x.json");
+  ASSERT_EQ(plan.runs.size(), 3u);
+  EXPECT_EQ(plan.runs[0].argv.front(), "serve");
+  EXPECT_EQ(plan.runs[1].matrix, (std::vector<std::pair<std::string, std::string>>{{"batching", "unpadded"}}));
+  EXPECT_NE(plan.runs[2].argv.front(), "serve") << "a run's command replaces the defaults'";
+  EXPECT_EQ(command_text("driver", plan.runs[0].argv).rfind("driver serve --batch_sizes 8 ", 0), 0u);
+  // The plan file keeps the word: a resume runs the same command.
+  EXPECT_EQ(plan_from_json(json::parse(plan_to_json(plan).dump()), "plan.json").runs[0].argv, plan.runs[0].argv);
+}
+
+TEST(Experiment, AServeRunIsCheckedAsDriverServeChecksIt) {
+  json doc = json::parse(kServe);
+  doc["runs"][0]["options"] = {{"--rates", "-5"}};
+  const std::string m = message_of(doc.dump());
+  EXPECT_EQ(m.rfind("x.json: run \"s\" (batching=padded): --rates", 0), 0u) << m;
+  doc = json::parse(kServe);
+  doc["runs"][0]["options"] = {{"--reps", 3}};  // a sweep's option: driver serve refuses it
+  EXPECT_NE(message_of(doc.dump()).find("--reps"), std::string::npos);
+  doc = json::parse(kServe);
+  doc["runs"][0]["sizes"] = "split";
+  EXPECT_NE(message_of(doc.dump()).find("run \"s\": \"sizes\": \"split\" splits a sweep's"), std::string::npos);
+  doc = json::parse(kServe);
+  doc["runs"][0]["command"] = "server";
+  EXPECT_NE(message_of(doc.dump()).find("run \"s\": command: must be \"sweep\""), std::string::npos);
 }
 
 // A matrix value given twice ran one command line twice under two ids, without a word ("repeat" is the

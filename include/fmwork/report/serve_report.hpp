@@ -21,17 +21,24 @@ bool has_serve_lines(const ParsedLog& log);
 std::string serve_summary(const ParsedLog& log);
 
 // CSV: one row per SERVE and CAPACITY line, in log order: source, line (SERVE or CAPACITY), then SERVE's CSV
-// columns and CAPACITY's that SERVE has not, each cell the field as written ("" where the line has none).
-std::string serve_csv_header();
-std::string serve_csv_rows(const ParsedLog& log);
+// columns and CAPACITY's that SERVE has not, each cell the field as written ("" where the line has none),
+// then `labels` (a campaign's run_id, run and matrix columns: ParsedLog::labels), "" where the log has none.
+std::string serve_csv_header(const std::vector<std::string>& labels = {});
+std::string serve_csv_rows(const ParsedLog& log, const std::vector<std::string>& labels = {});
 
-// JSON: one object per SERVE and CAPACITY line, in log order: {"source", "line", then its fields as written,
-// integers and numbers as JSON numbers}.
+// JSON: one object per SERVE and CAPACITY line, in log order: {"source", "line", "labels" (a campaign's run:
+// ParsedLog::labels, only when it has some), then its fields as written, integers and numbers as JSON numbers}.
 nlohmann::ordered_json serve_json(const ParsedLog& log);
+
+// The capacities of several searches in one table (a campaign of serve runs: models x devices x batching):
+// a row per CAPACITY line, its run (the run_id label, else the log's name), the logs' matrix columns, the
+// bound, result, capacity, achieved rate and cost per million. "" with fewer than two CAPACITY lines.
+std::string serve_capacity_table(const std::vector<ParsedLog>& logs);
 
 // The HTML report's serving section (id "serving"): the latency-against-load chart (p50 and p99 of each log's
 // levels against their offered rate, the latency bound as a dashed line; y on a log scale where the values span
-// more than 10x), the levels' table and the capacity lines. "" when no log has a SERVE line.
+// more than 10x), serve_capacity_table's table, the levels' table and the capacity lines. "" when no log has
+// a SERVE line.
 std::string serve_html_section(const std::vector<ParsedLog>& logs);
 
 }  // namespace fmwork

@@ -27,7 +27,8 @@ struct PlannedRun {
   // The matrix values of this run, in expansion order: column (the option without "--" and a trailing "@",
   // "model:torch_dtype") and the value as it is typed; with "sizes": "split" also input_sizes and batch_sizes.
   std::vector<std::pair<std::string, std::string>> matrix;
-  std::vector<std::string> argv;  // the driver's options, without the program
+  // the driver's options, without the program; a serve run's ("command": "serve") start with the word serve
+  std::vector<std::string> argv;
 };
 
 struct Plan {

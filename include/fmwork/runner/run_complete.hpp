@@ -11,7 +11,8 @@
 
 namespace fmwork {
 
-// Whether the log at `path` has a RES or FAIL line for every batch x input size of `argv`. A missing log
+// Whether the log at `path` has a RES or FAIL line for every batch x input size of `argv` (a serve run's, argv
+// starting with "serve": a SERVE line per level it asks for, and its CAPACITY line with --latency_bound). A missing log
 // (not run yet, or killed: its text is still <id>.log.partial) and an invalid one (a malformed FMWORK line,
 // a line cut short) are not complete. Throws an Error naming `path` when the question cannot be answered:
 // a log that exists but cannot be read (read_file's message), an `argv` the driver's command line refuses.
