@@ -16,7 +16,7 @@
 # no device is seen.
 #
 # Steps, most needed first (FMWORK_GPU_CHECK_STEPS picks some, in this order): facts build gpu-tests
-# correctness graphs mem-energy sticky tf32 device-index oom aoti families speed ctest. Each is bounded with timeout,
+# correctness graphs mem-energy sticky tf32 device-index oom aoti families speed lengths serve ctest. Each is bounded with timeout,
 # timed, and recorded as ok / FAILED / TIMED OUT in the report; a failed step never ends the script. The whole
 # call has FMWORK_GPU_CHECK_BUDGET seconds (default 440: the device is lent 15 minutes in all, its start
 # included, and one call is to stay within 8 minutes): a step that would start past it is
@@ -55,7 +55,7 @@ dry=${FMWORK_GPU_CHECK_DRY:-0}
 case "$dry" in 0|1) ;; *) echo "error: FMWORK_GPU_CHECK_DRY is 0 or 1, not '$dry'" >&2; exit 2 ;; esac
 budget=${FMWORK_GPU_CHECK_BUDGET:-440}
 [[ "$budget" =~ ^[0-9]+$ ]] || { echo "error: FMWORK_GPU_CHECK_BUDGET is whole seconds, not '$budget'" >&2; exit 2; }
-all_steps="facts build gpu-tests correctness graphs mem-energy sticky tf32 device-index oom aoti families speed ctest"
+all_steps="facts build gpu-tests correctness graphs mem-energy sticky tf32 device-index oom aoti families speed lengths serve ctest"
 steps=${FMWORK_GPU_CHECK_STEPS:-$all_steps}
 for s in $steps; do
   [[ " $all_steps " == *" $s "* ]] || { echo "error: FMWORK_GPU_CHECK_STEPS: no step '$s' (steps: $all_steps)" >&2; exit 2; }
@@ -403,6 +403,43 @@ step_speed() {
 }
 summary_speed() { note ""; cat "$work/speed.md" >>"$report" 2>/dev/null || note "(no table written)"; }
 
+step_lengths() {  # the three batching modes on the device: a log-normal mix (median 64, at most 512), batch 32
+  local model dtype mode out folder class
+  for model in minilm "$granite"; do
+    folder=$minilm class=BertModel
+    [ "$model" = minilm ] || { folder=$work/tc/$granite; class=RobertaModel; }
+    [ -f "$folder/config.json" ] || { echo "# $model: no folder (the correctness step writes it)"; continue; }
+    for dtype in bfloat16 float32; do
+      [ "$dry" = 0 ] || [ "$dtype" = float32 ] || continue
+      for mode in padded sorted unpadded; do
+        out=$(drv --platform "$platform" --model_class "$class" --model_name "$folder" --eval --quiet \
+          --model:attn_implementation sdpa --model:dtype "$dtype" --input_sizes 512 --batch_sizes 32 --reps 8 \
+          --input_lengths lognormal:64,512 --batching "$mode" --seed 7)
+        echo "# $model $dtype $mode"
+        grep '^FMWORK STAT' <<<"$out"
+      done
+    done
+  done
+}
+summary_lengths() {  # per model and dtype: each mode's real tokens/s and its gain over padded
+  awk '/^# /{key=$2" "$3; mode=$4} /^FMWORK STAT/{for(i=1;i<=NF;i++){split($i,kv,"=");
+       if(kv[1]=="tokens_per_s") r[key" "mode]=kv[2]; if(kv[1]=="padding") pad[key" "mode]=kv[2]}; seen[key]=1}
+       END{for(k in seen){b=r[k" padded"]+0; printf "- %s: real tokens/s padded %.0f (padding %s), sorted %.0f (%.2fx), unpadded %.0f (%.2fx)\n",
+       k, b, pad[k" padded"], r[k" sorted"], (b ? r[k" sorted"]/b : 0), r[k" unpadded"], (b ? r[k" unpadded"]/b : 0)}}' \
+    "$(log_of lengths)" >>"$report"
+}
+
+step_serve() {  # the serving scenario on the device: three open-loop levels and the capacity search for p99 <= 20 ms
+  local rates="200,800,3200" bound="p99:20" least=100
+  [ "$dry" = 0 ] || { rates="2,4"; bound="p99:60000"; least=10; }
+  drv serve --platform "$platform" --model_class BertModel --model_name "$minilm" --eval --quiet \
+    --model:attn_implementation sdpa --model:dtype "$([ "$dry" = 0 ] && echo bfloat16 || echo float32)" \
+    --input_lengths lognormal:64,256 --batching padded --batch_sizes 32 --rates "$rates" \
+    --latency_bound "$bound" --search_steps 6 --warmup_s 0.5 --duration_s 2 --min_queries "$least" \
+    --price_per_hour 2.50
+}
+summary_serve() { excerpt "$(log_of serve)" "^FMWORK (SERVE|CAPACITY)" 20; }
+
 step_ctest() {  # the suite's LibTorch tests and the core (Python-driven checks ran above on the device)
   if [ "$dry" = 1 ]; then  # the suite is not run on the shared 2-core host, nor written into another's build
     local listed
@@ -443,11 +480,13 @@ for s in $steps; do
     graphs) limit=200 ;;  # the AOTInductor package may be built here (the aoti step then hits the cache)
     build) limit=330 ;;
     correctness|aoti|families) limit=240 ;;
-    tf32|oom) limit=120 ;;
+    tf32|oom|lengths|serve) limit=120 ;;
     ctest) limit=240 ;;
     speed)
       reserve=0
       [[ " $steps " == *" ctest "* ]] && reserve=90
+      [[ " $steps " == *" lengths "* ]] && reserve=$((reserve + 60))
+      [[ " $steps " == *" serve "* ]] && reserve=$((reserve + 40))
       export SPEED_BUDGET=$((deadline - $(date +%s) - reserve - 30))
       if [ "$SPEED_BUDGET" -lt 60 ]; then
         note "" && note "## speed: skipped (${SPEED_BUDGET} s left): run FMWORK_GPU_CHECK_STEPS=\"facts build speed\""
