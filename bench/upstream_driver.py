@@ -20,7 +20,7 @@ Usage (from the repository root, with the project's virtual environment):
         --input_sizes 128,512 --batch_sizes 1,8 --reps 20 --eval \
         --torch.call:set_num_threads@ 1 --torch.call:set_grad_enabled@ False \
         [--model:dtype@ torch.bfloat16] [--model:attn_implementation eager] [--seed 0] \
-        [--model:random_weights@ True]
+        [--model:random_weights@ True] [--input_lengths SPEC [--batching padded]]
 
 Choices (where upstream is silent or its transformers version differed), each printed in the log:
   * model class: getattr(transformers, --model_class) (AutoModel, BertModel, RobertaModel, ...),
@@ -43,6 +43,18 @@ Choices (where upstream is silent or its transformers version differed), each pr
     --seed (default 0) and drawn in sweep order; attention_mask ones; token_type_ids zeros (only when the
     model's forward takes them); all int64; built before the first rep of each combination.
   * timing: time.time_ns() immediately around model(**inputs) (plus torch.cuda.synchronize() on cuda).
+  * --input_lengths SPEC (ours, as the C++ driver's: N, uniform:MIN,MAX, lognormal:MEDIAN,MAX[,SIGMA],
+    file:PATH; --batching accepts padded only): mixed lengths, padded with an attention mask, on the C++
+    driver's own batches. bench/rep_lengths.py mirrors the driver's sampler draw for draw (its mt19937_64
+    seeded with --seed, one per combination, rep r taking draws r*batch..r*batch+batch-1, warm-up
+    included), so `--seed S --input_lengths SPEC` here runs exactly the batches that the driver's
+    `--seed S --input_lengths SPEC --batching padded` runs, rep for rep. Each rep's batch is built before
+    its timed region: [batch, longest length of the batch] ids, positions past a request's length set to
+    config.pad_token_id (0 when unset) and masked out (attention_mask 0). Every --input_sizes value must
+    be at least the distribution's longest length (the driver's rule). The warm-up reps are upstream's
+    (20% of --reps, at least 1); STAT then adds the driver's token fields over the kept reps: real_tokens
+    and padded_tokens (means per rep), padding, tokens_per_s (real tokens over the kept reps' summed
+    durations) and padded_tokens_per_s, so that a bench reads both drivers' STAT lines alike.
 """
 
 import argparse
@@ -61,6 +73,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rep_lengths  # noqa: E402  (beside this file: the C++ driver's length rule)
 
 transformers.utils.logging.disable_progress_bar()
 
@@ -105,6 +120,8 @@ def parse_args(argv):
     add("--batch_sizes", type=str, required=True)
     add("--reps", type=int, required=True)
     add("--seed", type=int, default=0)
+    add("--input_lengths", type=str)
+    add("--batching", type=str, choices=["padded"])
     args, rest = parser.parse_known_args(argv)
     args.input_sizes = [int(x) for x in args.input_sizes.split(",")]
     args.batch_sizes = [int(x) for x in args.batch_sizes.split(",")]
@@ -115,6 +132,15 @@ def parse_args(argv):
             die(f"--{what} must hold no spaces (it is a field of the FMWORK RES line)")
     if any(v < 1 for v in args.input_sizes + args.batch_sizes):
         die("sizes must be positive")
+    if args.batching and not args.input_lengths:
+        die("--batching needs --input_lengths (this driver runs mixed lengths padded only)")
+    if args.input_lengths:
+        try:
+            longest = rep_lengths.parse_spec(args.input_lengths)["max"]
+        except (ValueError, OSError) as e:
+            die(f"--input_lengths: {e}")
+        if min(args.input_sizes) < longest:
+            die(f"--input_lengths can draw {longest} tokens, beyond --input_sizes {min(args.input_sizes)}")
     subs = {name: {} for name in SUB_SETS}
     raw = []  # (option word, raw value) as typed, for the ARG lines
     i = 0
@@ -277,6 +303,31 @@ def load_model(args, cls, device):
     return model, notes
 
 
+# ---- mixed lengths (--input_lengths) ----------------------------------------------------------------------
+
+def length_batch(lengths, allowed, gen, pad_id, takes_tt, device):
+    """One rep's padded batch: ids to the batch's longest length, the padding masked (built before t0)."""
+    rows, width = len(lengths), max(lengths)
+    picks = torch.randint(allowed.numel(), (rows, width), generator=gen, dtype=torch.int64)
+    mask = (torch.arange(width).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)).to(torch.int64)
+    ids = torch.where(mask.bool(), allowed[picks], torch.full_like(picks, pad_id))
+    inputs = {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
+    if takes_tt:
+        inputs["token_type_ids"] = torch.zeros((rows, width), dtype=torch.int64, device=device)
+    return inputs
+
+
+def token_fields(batches, dts, warmup):
+    """The C++ driver's STAT token fields over the kept reps (dts: every rep's seconds, warm-up included)."""
+    kept = batches[warmup:]
+    real = sum(sum(b) for b in kept)
+    computed = sum(max(b) * len(b) for b in kept)
+    seconds = float(sum(dts[warmup:]))
+    n = len(kept)
+    return (f" tokens_per_s={real / seconds:.3f} real_tokens={real / n:.1f} padded_tokens={computed / n:.1f} "
+            f"padding={1 - real / computed:.4f} padded_tokens_per_s={computed / seconds:.3f}")
+
+
 # ---- main -------------------------------------------------------------------------------------------------
 
 def main(argv):
@@ -357,23 +408,33 @@ def main(argv):
         f"threads={torch.get_num_threads()} interop_threads={torch.get_num_interop_threads()} dtype={dtype} "
         f"attn={attn} parameters={nparams} "
         f"weights={'random' if args.subs['model'].get('random_weights') else 'file'} seed={args.seed} "
-        f"grad={grad} eval=true compile={str(args.compile).lower()}")
+        f"grad={grad} eval=true compile={str(args.compile).lower()}"
+        + (f" batching=padded lengths={args.input_lengths}" if args.input_lengths else ""))
 
     allowed = torch.tensor([i for i in range(config.vocab_size) if i not in set(specials)], dtype=torch.int64)
     gen = torch.Generator().manual_seed(args.seed)
+    pad_id = config.pad_token_id if isinstance(getattr(config, "pad_token_id", None), int) else 0
     warmup = max(int(0.2 * args.reps), 1)
     failed = False
     for batch in args.batch_sizes:
         for inp in args.input_sizes:
             banner(f"RUN {inp} / {batch}")
             try:
-                picks = torch.randint(allowed.numel(), (batch, inp), generator=gen, dtype=torch.int64)
-                inputs = {"input_ids": allowed[picks].to(device),
-                          "attention_mask": torch.ones((batch, inp), dtype=torch.int64, device=device)}
-                if takes_tt:
-                    inputs["token_type_ids"] = torch.zeros((batch, inp), dtype=torch.int64, device=device)
+                batches = None
+                if args.input_lengths:  # the C++ driver's batches of this combination, in its rep order
+                    batches = rep_lengths.padded_batches(args.input_lengths, args.seed, batch, args.reps)
+                else:
+                    picks = torch.randint(allowed.numel(), (batch, inp), generator=gen, dtype=torch.int64)
+                    inputs = {"input_ids": allowed[picks].to(device),
+                              "attention_mask": torch.ones((batch, inp), dtype=torch.int64, device=device)}
+                    if takes_tt:
+                        inputs["token_type_ids"] = torch.zeros((batch, inp), dtype=torch.int64, device=device)
                 t0s, t1s = [], []
                 for rep in range(1, args.reps + 1):
+                    if batches:
+                        inputs = length_batch(batches[rep - 1], allowed, gen, pad_id, takes_tt, device)
+                        if sync:
+                            sync()
                     t0 = time.time_ns()
                     model(**inputs)
                     if sync:
@@ -391,7 +452,8 @@ def main(argv):
                 out(f"FMWORK STAT input={inp} batch={batch} reps={args.reps} dropped={warmup} "
                     f"mean_ms={ms.mean():.6f} stddev_ms={ms.std():.6f} min_ms={ms.min():.6f} "
                     f"p50_ms={np.percentile(ms, 50):.6f} p90_ms={np.percentile(ms, 90):.6f} "
-                    f"p99_ms={np.percentile(ms, 99):.6f} max_ms={ms.max():.6f}")
+                    f"p99_ms={np.percentile(ms, 99):.6f} max_ms={ms.max():.6f}"
+                    + (token_fields(batches, [(b - a) / 1e9 for a, b in zip(t0s, t1s)], warmup) if batches else ""))
             except Exception as e:  # a failing combination is reported and the sweep goes on
                 failed = True
                 msg = " ".join(f"{type(e).__name__}: {e}".split())
