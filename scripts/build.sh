@@ -15,7 +15,8 @@ python=$(fmwork_python)
 carry=$(fmwork_carry_dir)
 args=(-DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$python")
 if [ "$mode" = demo ]; then args+=(-DFMWORK_BUILD_TESTS=OFF); else args+=(-DFMWORK_BUILD_TESTS=ON); fi
-if [ -n "$carry" ]; then args+=(-DFMWORK_CARRY_DIR="$carry"); fi
+# Said either way: CMake keeps the cached folder of an earlier configure, which may since have gone.
+args+=(-DFMWORK_CARRY_DIR="$carry")
 cmake -S . -B build -G Ninja "${args[@]}" "$@"
 if [ "$mode" = demo ]; then
   cmake --build build -j"$(nproc)" --target driver

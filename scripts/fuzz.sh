@@ -32,7 +32,7 @@ if [ -z "$cxx" ] || ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, u
 fi
 args=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER="$cxx" -DFMWORK_FUZZ=ON)  # None: the flags are FMWORK_FUZZ's
 carry=$(fmwork_carry_dir)
-if [ -n "$carry" ]; then args+=(-DFMWORK_CARRY_DIR="$carry"); fi
+args+=(-DFMWORK_CARRY_DIR="$carry")  # said either way: CMake keeps an earlier configure's folder
 cmake -S . -B build-fuzz -G Ninja "${args[@]}" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]/%/_fuzz}"
 

