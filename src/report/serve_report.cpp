@@ -213,8 +213,8 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
       const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}", cell(s->fields, "level"),
                                           cell(s->fields, "phase"), cell(s->fields, "offered_qps"),
                                           cell(s->fields, "achieved_qps"), cell(s->fields, "verdict"));
-      if (const auto y = s->fields.get_double("p50_ms")) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip});
-      if (const auto y = s->fields.get_double("p99_ms")) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip});
+      if (const auto y = s->fields.get_double("p50_ms")) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip, ""});
+      if (const auto y = s->fields.get_double("p99_ms")) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip, ""});
       if (!chart.reference_y && s->fields.find("bound")) chart.reference_y = bound_ms_of(cell(s->fields, "bound"));
       if (chart.reference_y && chart.reference_label.empty()) chart.reference_label = "bound " + cell(s->fields, "bound");
     }
