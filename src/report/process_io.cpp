@@ -109,7 +109,8 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
     for (const std::string& note : log.notes) source.err << "note: " << escape_controls(note) << "\n";
   // A run that died during setup (or is still loading) has FMWORK lines but no result: its output was an
   // empty list or table with exit 0 and not a word of why.
-  if (!again && log.results.empty() && log.failures.empty())
+  // (A log of driver serve has none by design: its levels are SERVE lines.)
+  if (!again && log.results.empty() && log.failures.empty() && log.serve.empty() && log.capacity.empty())
     source.err << "note: " << escape_controls(source_name(f))
                << ": no RES or FAIL line: the run ended before its first combination (its stderr says why) or is "
                   "still running; nothing of it is in the output\n";
