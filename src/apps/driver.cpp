@@ -326,7 +326,7 @@ std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words
   for (const auto& w : words) argv.push_back(w.c_str());
   Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), {"reps", "input_sizes", "batch_sizes"});
   FixedArgs& args = o.command_line.args;
-  const ServeShape shape = serve_shape(o.command_line.arg_words, args, setup.args);
+  const ServeShape shape = serve_shape(args, setup.args);
   setup.max_batch = shape.max_batch;
   setup.lengths = shape.lengths;
   setup.batching = shape.batching;

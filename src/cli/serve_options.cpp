@@ -144,6 +144,14 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
     option->read(args, value);
     args.arg_words.push_back("--" + name + " " + value);
   }
+  // The sweep's own options, refused before the sweep's parser reads them (which would hold --warmup to the
+  // --reps serve does not take, and say so in the sweep's words).
+  for (const char* sweep_only : {"reps", "warmup", "isolate", "isolate_timeout", "save_outputs", "check_outputs",
+                                 "profile", "sort_window"})
+    for (const auto& word : rest)
+      if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + "=", 0) == 0)
+        throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
+                                      sweep_only));
   words = std::move(rest);
   if (!args.rates.empty() && args.users)
     throw usage_error("--rates (open loop) and --users (closed loop) are two scenarios: give one of them");
@@ -158,13 +166,7 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
   return args;
 }
 
-ServeShape serve_shape(const std::vector<std::string>& arg_words, const FixedArgs& args, const ServeArgs& serve) {
-  for (const char* sweep_only : {"reps", "warmup", "isolate", "isolate_timeout", "save_outputs", "check_outputs",
-                                 "profile", "sort_window"})
-    for (const auto& word : arg_words)
-      if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + " ", 0) == 0)
-        throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
-                                      sweep_only));
+ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve) {
   if (args.batch_sizes.size() > 1)
     throw usage_error("driver serve takes one --batch_sizes: the largest batch the batcher forms (default 8)");
   if (args.input_sizes.size() > 1)

@@ -350,12 +350,12 @@ void require_logs(const ProcessOptions& options, const std::vector<std::vector<L
   fmwork::require_logs(compare ? "--compare" : "--path", compare ? options.compare : options.paths, inputs, source);
 }
 
-// Whether every log of `inputs` is driver serve's (is_serve_log): read once more, stopping at the first that is not.
-bool all_serve_logs(std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
+// How many logs of `inputs` are driver serve's (is_serve_log), and how many there are: each read once more.
+std::pair<size_t, size_t> count_serve_logs(std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
+  size_t serve = 0, all = 0;
   for (const auto& files : inputs)
-    for (const LogFile& f : files)
-      if (!is_serve_log(read_log(f.path, source, true))) return false;
-  return true;
+    for (const LogFile& f : files) serve += is_serve_log(read_log(f.path, source, true)), ++all;
+  return {serve, all};
 }
 
 // The --path logs as json, csv or summary, read a second time and written one at a time: every log has been
@@ -365,8 +365,15 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
   for (auto& files : inputs) read_checked(files, source, nullptr);
   require_logs(options, inputs, source);
   const std::vector<std::string> labels = options.format == "csv" ? label_columns_of(inputs, source) : std::vector<std::string>();
-  // Logs of driver serve (no RES line; SERVE and CAPACITY lines): their lines are the CSV and JSON records.
-  const bool serving = options.format != "summary" && all_serve_logs(inputs, source);
+  // Logs of driver serve (no RES line; SERVE and CAPACITY lines): their lines are the CSV and JSON records, a
+  // JSON list holding both kinds; CSV's columns are one kind's.
+  const auto [serve_logs, logs] = options.format == "summary" ? std::pair<size_t, size_t>() : count_serve_logs(inputs, source);
+  const bool serving = serve_logs > 0 && serve_logs == logs;
+  if (options.format == "csv" && serve_logs > 0 && !serving)
+    throw usage_error(fmt::format("--format csv: {} of the {} logs are driver serve's (SERVE and CAPACITY lines) and "
+                                  "the others sweeps' (RES lines), whose columns differ; give process each kind apart "
+                                  "(a campaign's logs/<id>.log files), or --format json, which holds both",
+                                  serve_logs, logs));
   std::vector<ParsedLog> searches;  // the summary's: each log's CAPACITY lines and labels, for one table at the end
   output.open();
   bool first = true, open = true;
@@ -380,7 +387,7 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
       std::string text;
       if (serving && options.format == "csv") {
         text = serve_csv_rows(log[0], labels);
-      } else if (serving) {
+      } else if (options.format == "json" && is_serve_log(log[0])) {
         for (const auto& record : serve_json(log[0])) {
           text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
           first = false;
@@ -453,9 +460,15 @@ Rendered render_compare(const ProcessOptions& options, const std::vector<ParsedL
 Rendered render_whole(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
   std::vector<std::vector<ParsedLog>> sets = read_all(inputs, source);
   require_logs(options, inputs, source);
-  if (!options.compare.empty()) return render_compare(options, sets[0], sets[1], source.err);
-  const std::vector<ParsedLog> logs = joined(std::move(sets));
-  if (options.baseline) return {render_baseline(options, logs), std::nullopt};
+  if (!options.compare.empty()) {
+    for (size_t i = 0; i < 2; ++i) leave_out_serve_logs("--compare", options.compare[i], sets[i], source.err);
+    return render_compare(options, sets[0], sets[1], source.err);
+  }
+  std::vector<ParsedLog> logs = joined(std::move(sets));
+  if (options.baseline) {
+    leave_out_serve_logs("--baseline", fmwork::joined(options.paths, " "), logs, source.err);
+    return {render_baseline(options, logs), std::nullopt};
+  }
   check_html_size({&logs});
   return {report_html(logs, options.paths, options.chart_scale), std::nullopt};
 }

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <ostream>
 
 #include <fmt/format.h>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/report/formats.hpp"
@@ -80,6 +82,19 @@ std::optional<double> level_x(const Fields& f) {
 bool has_serve_lines(const ParsedLog& log) { return !log.serve.empty() || !log.capacity.empty(); }
 bool is_serve_log(const ParsedLog& log) { return has_serve_lines(log) && log.results.empty(); }
 
+void leave_out_serve_logs(const std::string& option, const std::string& where, std::vector<ParsedLog>& logs,
+                          std::ostream& err) {
+  const auto serve = std::count_if(logs.begin(), logs.end(), [](const ParsedLog& l) { return is_serve_log(l); });
+  if (serve == 0) return;
+  if (static_cast<size_t>(serve) == logs.size())
+    throw usage_error(option + " pairs the sweep's results (RES lines); the logs of " + where + " are driver serve's "
+                      "(SERVE and CAPACITY lines): process --path prints their levels and, for a campaign, its "
+                      "capacities in one table");
+  err << "note: " << option << ": " << serve << " of the " << logs.size() << " logs of " << where
+      << " are driver serve's (SERVE lines), which it does not pair: left out\n";
+  logs.erase(std::remove_if(logs.begin(), logs.end(), [](const ParsedLog& l) { return is_serve_log(l); }), logs.end());
+}
+
 std::string serve_summary(const ParsedLog& log) {
   if (!has_serve_lines(log)) return "";
   std::string out;
@@ -119,7 +134,11 @@ std::string serve_summary(const ParsedLog& log) {
 std::string serve_csv_header(const std::vector<std::string>& labels) {
   std::vector<std::string> header = {"source", "line"};
   for (std::string& k : csv_keys()) header.push_back(std::move(k));
-  header.insert(header.end(), labels.begin(), labels.end());
+  // A matrix column named as a field (a matrix over --batching or --users) would give the CSV two columns of
+  // one name: it is told apart as matrix.<name>.
+  const std::vector<std::string> fields = header;
+  for (const std::string& label : labels)
+    header.push_back(std::find(fields.begin(), fields.end(), label) == fields.end() ? label : "matrix." + label);
   return csv_record(header);
 }
 

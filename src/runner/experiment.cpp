@@ -163,7 +163,7 @@ CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   CommandLine cl = serve ? parse_command_line(static_cast<int>(words.size()), words.data(),
                                               {"reps", "input_sizes", "batch_sizes"})
                          : parse_command_line(static_cast<int>(words.size()), words.data());
-  if (serve) serve_shape(cl.arg_words, cl.args, serve_args);
+  if (serve) serve_shape(cl.args, serve_args);
   compile_options_from(cl.subs.at("compile"));
   model_options_from(cl.subs.at("model"));
   torch_calls_from(cl.subs.at("torch.call"));
@@ -207,7 +207,7 @@ void expand_point(const RunSpec& spec, PlannedRun run, const std::string& source
 
 void expand_run(const RunSpec& spec, const std::string& source, std::vector<PlannedRun>& out) {
   const size_t first = out.size();
-  std::vector<size_t> at(spec.matrix.size(), 0);  // an odometer over the matrix, first key outermost
+  std::vector<size_t> at(spec.matrix.size(), 0);  // an odometer over the matrix, first key (alphabetically: json's objects are sorted) outermost
   while (true) {
     Options options = spec.options;
     PlannedRun run;

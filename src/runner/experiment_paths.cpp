@@ -123,6 +123,36 @@ void resolve_plan_paths(Plan& plan, const std::string& folder) {
   }
 }
 
+namespace {
+
+// A relative `--input_lengths file:PATH` of an experiment file made absolute in the file's folder, in the
+// document, before expansion: the driver's parser reads the lengths file while each command line is checked,
+// which would otherwise look in the current folder (and a resume from another folder read another file).
+void resolve_length_files(nlohmann::json& doc, const std::filesystem::path& folder) {
+  const auto fix = [&](nlohmann::json& v) {
+    if (!v.is_string()) return;
+    const std::string text = v.get<std::string>();
+    if (text.rfind("file:", 0) != 0 || text.size() == 5 || std::filesystem::path(text.substr(5)).is_absolute()) return;
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::absolute(folder.empty() ? "." : folder, ec);
+    if (!ec) v = "file:" + (base / text.substr(5)).lexically_normal().string();
+  };
+  const auto in = [&](nlohmann::json& object) {
+    if (!object.is_object()) return;
+    if (object.contains("options") && object["options"].is_object() && object["options"].contains("--input_lengths"))
+      fix(object["options"]["--input_lengths"]);
+    if (object.contains("matrix") && object["matrix"].is_object() && object["matrix"].contains("--input_lengths") &&
+        object["matrix"]["--input_lengths"].is_array())
+      for (auto& v : object["matrix"]["--input_lengths"]) fix(v);
+  };
+  if (!doc.is_object()) return;
+  if (doc.contains("defaults")) in(doc["defaults"]);
+  if (doc.contains("runs") && doc["runs"].is_array())
+    for (auto& run : doc["runs"]) in(run);
+}
+
+}  // namespace
+
 Plan load_experiment(const std::string& path) {
   nlohmann::json doc;
   try {
@@ -130,6 +160,7 @@ Plan load_experiment(const std::string& path) {
   } catch (const Error& e) {
     throw usage_error(e.what());
   }
+  resolve_length_files(doc, std::filesystem::path(path).parent_path());
   Plan plan = expand_experiment(doc, path);
   resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
   return plan;

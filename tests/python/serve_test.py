@@ -150,7 +150,7 @@ def check_campaign(args, folder, work, cache):
           and "unpadded" in table, "process: the capacities in one table with the batching column (%s)" % table[:400])
     csv = run([args.process, "--path", trees[0], "--format", "csv"], cache)
     header = csv.stdout.split("\n", 1)[0]
-    check(csv.returncode == 0 and header.endswith(",run_id,run,batching"), "process --format csv: matrix columns last")
+    check(csv.returncode == 0 and header.endswith(",run_id,run,matrix.batching"), "process --format csv: matrix columns last")
 
 
 def main():
@@ -207,6 +207,7 @@ def main():
                               (["--rates", "5", "--price_per_hour", "2"], "--price_per_hour"),
                               (["--rates", "5", "--max_tokens", "16"], "--max_tokens"),
                               (["--rates", "5", "--reps", "10"], "--reps"),
+                              (["--rates", "5", "--warmup", "3"], "--warmup is the sweep's"),
                               ([], "--rates")]:
             bad = run(base + extra, cache)
             err = bad.stderr.strip().splitlines()

@@ -99,7 +99,7 @@ TEST(ServeReport, ACampaignsCapacitiesAreOneTableWithItsMatrixColumns) {
   // CSV: the matrix columns last, on every SERVE and CAPACITY row; JSON: each record's labels.
   const std::string csv = run({"--path", tree, "--format", "csv"});
   const std::string header = csv.substr(0, csv.find('\n'));
-  EXPECT_NE(header.find(",run_id,run,batching"), std::string::npos) << header;
+  EXPECT_NE(header.find(",run_id,run,matrix.batching"), std::string::npos) << header;  // batching is a field too
   EXPECT_NE(csv.find(",CAPACITY,"), std::string::npos);
   EXPECT_NE(csv.find(",m.2,m,unpadded\n"), std::string::npos) << csv;
   const nlohmann::json json = nlohmann::json::parse(run({"--path", tree, "--format", "json"}));
@@ -107,6 +107,32 @@ TEST(ServeReport, ACampaignsCapacitiesAreOneTableWithItsMatrixColumns) {
   EXPECT_EQ(json[7]["labels"]["batching"], "unpadded");
   // One search alone is its log's CAPACITY line, no table.
   EXPECT_EQ(run({"--path", tree + "/logs/m.1.log", "--format", "summary"}).find("one row per search"), std::string::npos);
+}
+
+// Serve logs beside sweep logs: JSON holds both kinds; CSV, whose columns are one kind's, refuses in one line;
+// --compare and --baseline, which pair RES records, refuse logs that are all serve's and leave out some.
+TEST(ServeReport, ServeAndSweepLogsTogetherAreNeverDroppedInSilence) {
+  TempDir dir;
+  const std::string serve = dir.write("serve.log", kServeLog), sweep = dir.write("sweep.log", kOurLog);
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", sweep, serve, "--format", "json"}));
+  size_t serve_records = 0;
+  for (const auto& record : json) serve_records += record.contains("line");
+  EXPECT_EQ(serve_records, 4u) << json.dump().substr(0, 300);
+  EXPECT_GT(json.size(), serve_records);
+  const Error csv = run_error({"--path", sweep, serve, "--format", "csv"});
+  EXPECT_EQ(csv.exit_code(), 2);
+  EXPECT_NE(std::string(csv.what()).find("--format csv: 1 of the 2 logs are driver serve's"), std::string::npos)
+      << csv.what();
+  const Error compare = run_error({"--compare", serve, serve});
+  EXPECT_EQ(compare.exit_code(), 2);
+  EXPECT_NE(std::string(compare.what()).find("--compare pairs the sweep's results (RES lines)"), std::string::npos)
+      << compare.what();
+  std::string err;
+  run({"--compare", dir.path(), dir.path()}, "", &err);
+  EXPECT_NE(err.find("1 of the 2 logs"), std::string::npos) << err;
+  const Error baseline = run_error({"--path", serve, "--baseline", "batching=padded"});
+  EXPECT_NE(std::string(baseline.what()).find("--baseline pairs the sweep's results"), std::string::npos)
+      << baseline.what();
 }
 
 TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {

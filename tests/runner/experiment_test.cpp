@@ -295,5 +295,25 @@ TEST(Experiment, AFileIsReadWithTheJsonLimitsAndErrorsAreUsageErrors) {
   EXPECT_EQ(load_experiment(good).source, good);
 }
 
+// A lengths file is a path too: relative to the experiment file's folder, whatever the current folder (the
+// driver's parser reads it while each command line is checked, and a resume from elsewhere read another file).
+TEST(Experiment, ALengthsFileIsRelativeToTheExperimentFile) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/exps/m");
+  dir.write("exps/lens.txt", "7\n31\n64\n");
+  dir.write("lens.txt", "900\n");  // what the current folder might hold: never read
+  const std::string path = dir.write("exps/e.json", R"({"defaults": {"options": {"--platform": "cpu",
+    "--model_class": "BertModel", "--model_name": "m", "--reps": 2, "--input_sizes": 64, "--batch_sizes": 2}},
+    "runs": [{"id": "a", "options": {"--input_lengths": "file:lens.txt"}},
+             {"id": "b", "matrix": {"--input_lengths": ["file:lens.txt", "lognormal:8,64"]}}]})");
+  const Plan plan = load_experiment(path);
+  ASSERT_EQ(plan.runs.size(), 3u);
+  const std::string want = "file:" + (std::filesystem::path(dir.path()) / "exps/lens.txt").lexically_normal().string();
+  for (size_t i : {0, 1}) {
+    const auto& argv = plan.runs[i].argv;
+    EXPECT_NE(std::find(argv.begin(), argv.end(), want), argv.end()) << command_text("driver", argv);
+  }
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -47,20 +47,20 @@ const std::vector<ServeOption>& serve_options();
 // Takes the serve options out of `words` (the words after `serve`), read and stored; returns the other words,
 // in order, for parse_command_line. Then checks them together: --rates or --users (not both), or
 // --latency_bound alone (a search only); --price_per_hour and --search_start need --latency_bound. A usage
-// Error for an option given twice or without its value, and what each reader refuses.
+// Error for an option given twice or without its value, what each reader refuses, and a sweep-only option
+// among the other words (--reps, --warmup, --isolate, --isolate_timeout, --save_outputs, --check_outputs,
+// --profile, --sort_window): before the sweep's parser, whose checks of them speak of the sweep.
 ServeArgs take_serve_options(std::vector<std::string>& words);
 
 // What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8), the
 // queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128) and --batching.
-// A usage Error for a sweep-only option among `arg_words` (--reps, --warmup, --isolate, --isolate_timeout,
-// --save_outputs, --check_outputs, --profile, --sort_window), more than one batch or input size, and a
-// --max_tokens below the longest query.
+// A usage Error for more than one batch or input size, and a --max_tokens below the longest query.
 struct ServeShape {
   int64_t max_batch = 8;
   LengthSpec lengths;
   Batching batching = Batching::padded;
 };
-ServeShape serve_shape(const std::vector<std::string>& arg_words, const FixedArgs& args, const ServeArgs& serve);
+ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve);
 
 // `driver serve --help`: what it does, its options and the model options it shares with the sweep.
 std::string serve_usage();

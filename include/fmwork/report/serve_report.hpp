@@ -3,6 +3,7 @@
 // from the lines' field tables (log_fields.hpp). No LibTorch here.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,19 @@ namespace fmwork {
 bool is_serve_log(const ParsedLog& log);
 bool has_serve_lines(const ParsedLog& log);
 
+// --compare and --baseline pair the sweep's RES records, which logs of driver serve have none of. When every
+// log of `logs` (those of `where`, the paths as given) is one: a usage Error saying where their numbers are;
+// when some are: they are taken out of `logs`, one note on `err` saying how many.
+void leave_out_serve_logs(const std::string& option, const std::string& where, std::vector<ParsedLog>& logs,
+                          std::ostream& err);
+
 // The summary: the levels' table (SERVE's summary columns) and one line per CAPACITY; "" without either line.
 std::string serve_summary(const ParsedLog& log);
 
 // CSV: one row per SERVE and CAPACITY line, in log order: source, line (SERVE or CAPACITY), then SERVE's CSV
 // columns and CAPACITY's that SERVE has not, each cell the field as written ("" where the line has none),
-// then `labels` (a campaign's run_id, run and matrix columns: ParsedLog::labels), "" where the log has none.
+// then `labels` (a campaign's run_id, run and matrix columns: ParsedLog::labels), "" where the log has none;
+// a label named as a field (batching, users) headed matrix.<name>.
 std::string serve_csv_header(const std::vector<std::string>& labels = {});
 std::string serve_csv_rows(const ParsedLog& log, const std::vector<std::string>& labels = {});
 

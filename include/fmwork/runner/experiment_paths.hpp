@@ -33,7 +33,8 @@ const std::vector<PathOption>& path_options();
 void resolve_plan_paths(Plan& plan, const std::string& folder);
 
 // The experiment file at `path` read (read_json_file's limits; its errors as usage Errors), expanded
-// (expand_experiment, experiment.hpp) and its paths resolved against its folder (resolve_plan_paths).
+// (expand_experiment, experiment.hpp) and its paths resolved against its folder (resolve_plan_paths; a
+// relative `--input_lengths file:PATH` made absolute there before the expansion, whose checks read it).
 Plan load_experiment(const std::string& path);
 
 }  // namespace fmwork
