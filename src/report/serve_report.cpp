@@ -72,6 +72,12 @@ std::optional<double> bound_ms_of(const std::string& text) {
   return v;
 }
 
+// How a log is named in tables and legends: a campaign run's id (its matrix values beside it), else its path.
+std::string log_name(const ParsedLog& log) {
+  const std::string run = label_of(log, "run_id");
+  return run.empty() ? source_name(log.source) : run;
+}
+
 std::optional<double> level_x(const Fields& f) {
   if (const std::optional<double> rate = f.get_double("rate")) return rate;
   return f.get_double("offered_qps");
@@ -165,7 +171,7 @@ std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
         labels.push_back(label.first);
   }
   if (answers < 2) return "";
-  std::vector<std::vector<std::string>> rows = {{"run"}};
+  std::vector<std::vector<std::string>> rows = {{"run_id"}};
   rows[0].insert(rows[0].end(), labels.begin(), labels.end());
   for (const char* h : {"bound", "result", "capacity q/s", "achieved q/s", "USD/M"}) rows[0].emplace_back(h);
   TableLayout layout;
@@ -174,8 +180,7 @@ std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
   for (size_t i = rows[0].size() - 3; i < rows[0].size(); ++i) layout.right[i] = true;
   for (const ParsedLog& log : logs)
     for (const CapacityLine& c : log.capacity) {
-      const std::string run = label_of(log, "run_id");
-      std::vector<std::string> row = {run.empty() ? source_name(log.source) : run};
+      std::vector<std::string> row = {log_name(log)};
       for (const std::string& k : labels) row.push_back(label_of(log, k));
       for (const char* k : {"bound", "result", "capacity_qps", "achieved_qps", "usd_per_million"}) {
         const std::string v = cell(c.fields, k);
@@ -220,7 +225,7 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
   for (size_t i = 0; i < logs.size(); ++i) {
     const ParsedLog& log = logs[i];
     if (!has_serve_lines(log)) continue;
-    ChartSeries p50{source_name(log.source) + " p50", 2 * i, {}}, p99{source_name(log.source) + " p99", 2 * i + 1, {}};
+    ChartSeries p50{log_name(log) + " p50", 2 * i, {}}, p99{log_name(log) + " p99", 2 * i + 1, {}};
     std::vector<const ServeLine*> levels;
     for (const ServeLine& s : log.serve) levels.push_back(&s);
     std::stable_sort(levels.begin(), levels.end(), [](const ServeLine* a, const ServeLine* b) {
@@ -239,7 +244,11 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
     }
     chart.series.push_back(std::move(p50));
     chart.series.push_back(std::move(p99));
-    tables += "<h3>" + esc(source_name(log.source)) + "</h3>\n<pre class=\"serve\">" + esc(serve_summary(log)) + "</pre>\n";
+    std::string matrix;  // a campaign run's matrix values beside its id
+    for (const auto& [key, value] : log.labels)
+      if (key != "run_id" && key != "run") matrix += (matrix.empty() ? " (" : " ") + key + "=" + value;
+    tables += "<h3>" + esc(log_name(log) + (matrix.empty() ? "" : matrix + ")")) + "</h3>\n<pre class=\"serve\">" +
+              esc(serve_summary(log)) + "</pre>\n";
   }
   // Past the knee the latency grows by orders of magnitude (a queue that grew for the whole level): a log y axis
   // keeps the flat part and the bound readable, as the report's other charts do past a decade.

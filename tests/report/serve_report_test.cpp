@@ -105,6 +105,11 @@ TEST(ServeReport, ACampaignsCapacitiesAreOneTableWithItsMatrixColumns) {
   const nlohmann::json json = nlohmann::json::parse(run({"--path", tree, "--format", "json"}));
   ASSERT_EQ(json.size(), 8u);
   EXPECT_EQ(json[7]["labels"]["batching"], "unpadded");
+  // The report names each run by its id and matrix values, not by its log's path.
+  const std::string html = run({"--path", tree, "--format", "html"});
+  EXPECT_NE(html.find("m.2 (batching=unpadded)"), std::string::npos);
+  EXPECT_EQ(html.find("logs/m.2.log p99"), std::string::npos);
+  EXPECT_NE(html.find("m.2 p99"), std::string::npos);
   // One search alone is its log's CAPACITY line, no table.
   EXPECT_EQ(run({"--path", tree + "/logs/m.1.log", "--format", "summary"}).find("one row per search"), std::string::npos);
 }

@@ -39,7 +39,7 @@ std::string serve_csv_rows(const ParsedLog& log, const std::vector<std::string>&
 nlohmann::ordered_json serve_json(const ParsedLog& log);
 
 // The capacities of several searches in one table (a campaign of serve runs: models x devices x batching):
-// a row per CAPACITY line, its run (the run_id label, else the log's name), the logs' matrix columns, the
+// a row per CAPACITY line, its run_id (else the log's path), the logs' matrix columns, the
 // bound, result, capacity, achieved rate and cost per million. "" with fewer than two CAPACITY lines.
 std::string serve_capacity_table(const std::vector<ParsedLog>& logs);
 
