@@ -13,6 +13,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/runner/campaign_run.hpp"
+#include "fmwork/runner/run_complete.hpp"
 
 namespace fmwork {
 namespace {
@@ -47,14 +48,19 @@ class Scheduler {
       const PlannedRun& run = plan_.runs[index];
       try {
         const RunEnd end = execute_run(run, device, logs_, program_);
+        // Exit status 0 with a log that lacks results (a command line that only printed its help, a plan edited
+        // by hand) was counted done, and the next resume ran it again: what resume judges, judged now.
+        const bool complete = end.status != 0 || logged_whole(run);
         std::lock_guard<std::mutex> lock(mutex_);
         --running_;
         ++done_;
-        if (end.status != 0) ++failed_;
+        if (end.status != 0 || !complete) ++failed_;
         // "a run "a" failed" named a run twice where its id is its name: the id only where it adds to it.
         const std::string who = run.id == run.run ? describe_run(run) : run.id + ": " + describe_run(run);
-        report(end.status == 0 ? "" : fmt::format("{} failed (exit status {}): {}", who,
-                                                  end.status, end.last_error));
+        report(end.status != 0 ? fmt::format("{} failed (exit status {}): {}", who, end.status, end.last_error)
+               : complete ? ""
+                          : who + " exited 0, but its log holds no result for some of what it asks for (a resume "
+                                  "runs it again)");
       } catch (const std::exception& e) {  // not past the thread: that would be std::terminate
         const Error error = dynamic_cast<const Error*>(&e)
                                 ? *dynamic_cast<const Error*>(&e)
@@ -64,6 +70,15 @@ class Scheduler {
         if (!error_) error_ = error;
         return;
       }
+    }
+  }
+
+  // Whether the run's log is complete (run_log_complete); one that cannot be judged counts as not.
+  bool logged_whole(const PlannedRun& run) const {
+    try {
+      return run_log_complete(logs_ + "/" + run.id + ".log", run.argv);
+    } catch (const Error&) {
+      return false;
     }
   }
 
