@@ -83,24 +83,21 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def whole_int(text):
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-    return value
+def int_from(least, what):
+    """An argparse type: a base-10 integer of at least `least`, else the error "expected <what>"."""
+    def parse(text):
+        try:
+            value = int(text, 10)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
 
 
-def positive_int(text):
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+whole_int = int_from(0, "a whole number")
+positive_int = int_from(1, "a positive integer")
 
 
 def parse_args(argv):

@@ -324,7 +324,7 @@ std::pair<Options, ServeSetup> parse_serve(const std::vector<std::string>& words
   setup.args = take_serve_options(words);
   std::vector<const char*> argv = {"driver"};
   for (const auto& w : words) argv.push_back(w.c_str());
-  Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), {"reps", "input_sizes", "batch_sizes"});
+  Options o = parse_and_validate(static_cast<int>(argv.size()), argv.data(), serve_not_required());
   FixedArgs& args = o.command_line.args;
   const ServeShape shape = serve_shape(args, setup.args);
   setup.max_batch = shape.max_batch;

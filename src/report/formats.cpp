@@ -494,7 +494,7 @@ SummaryTable summary_table(const ParsedLog& log) {
 }
 
 // The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
-static std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
+std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
   std::vector<std::string> columns;
   for (const ParsedLog& log : logs)
     for (const auto& label : log.labels)

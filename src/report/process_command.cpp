@@ -350,25 +350,18 @@ void require_logs(const ProcessOptions& options, const std::vector<std::vector<L
   fmwork::require_logs(compare ? "--compare" : "--path", compare ? options.compare : options.paths, inputs, source);
 }
 
-// How many logs of `inputs` are driver serve's (is_serve_log), and how many there are: each read once more.
-std::pair<size_t, size_t> count_serve_logs(std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
-  size_t serve = 0, all = 0;
-  for (const auto& files : inputs)
-    for (const LogFile& f : files) serve += is_serve_log(read_log(f.path, source, true)), ++all;
-  return {serve, all};
-}
-
 // The --path logs as json, csv or summary, read a second time and written one at a time: every log has been
 // read once already (a bad one refused, or skipped, before anything is written).
 void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source,
                     Output& output) {
-  for (auto& files : inputs) read_checked(files, source, nullptr);
+  // The first reading also counts the logs of driver serve (no RES line; SERVE and CAPACITY lines), whose
+  // lines are the CSV and JSON records: a JSON list holds both kinds, CSV's columns are one kind's.
+  size_t serve_logs = 0, logs = 0;
+  for (auto& files : inputs)
+    read_checked(files, source, [&](ParsedLog log) { serve_logs += is_serve_log(log), ++logs; });
   require_logs(options, inputs, source);
   const std::vector<std::string> labels = options.format == "csv" ? label_columns_of(inputs, source) : std::vector<std::string>();
-  // Logs of driver serve (no RES line; SERVE and CAPACITY lines): their lines are the CSV and JSON records, a
-  // JSON list holding both kinds; CSV's columns are one kind's.
-  const auto [serve_logs, logs] = options.format == "summary" ? std::pair<size_t, size_t>() : count_serve_logs(inputs, source);
-  const bool serving = serve_logs > 0 && serve_logs == logs;
+  const bool serving = options.format != "summary" && serve_logs > 0 && serve_logs == logs;
   if (options.format == "csv" && serve_logs > 0 && !serving)
     throw usage_error(fmt::format("--format csv: {} of the {} logs are driver serve's (SERVE and CAPACITY lines) and "
                                   "the others sweeps' (RES lines), whose columns differ; give process each kind apart "

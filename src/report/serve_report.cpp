@@ -161,16 +161,12 @@ std::string serve_csv_rows(const ParsedLog& log, const std::vector<std::string>&
 }
 
 std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
-  std::vector<std::string> labels;  // the campaign's matrix columns, in first-seen order (run_id and run apart)
   size_t answers = 0;
-  for (const ParsedLog& log : logs) {
-    answers += log.capacity.size();
-    for (const auto& label : log.labels)
-      if (label.first != "run_id" && label.first != "run" &&
-          std::find(labels.begin(), labels.end(), label.first) == labels.end())
-        labels.push_back(label.first);
-  }
+  for (const ParsedLog& log : logs) answers += log.capacity.size();
   if (answers < 2) return "";
+  std::vector<std::string> labels = label_columns(logs);  // the matrix columns: run_id leads each row, run is in it
+  const auto named = [](const std::string& k) { return k == "run_id" || k == "run"; };
+  labels.erase(std::remove_if(labels.begin(), labels.end(), named), labels.end());
   std::vector<std::vector<std::string>> rows = {{"run_id"}};
   rows[0].insert(rows[0].end(), labels.begin(), labels.end());
   for (const char* h : {"bound", "result", "capacity q/s", "achieved q/s", "USD/M"}) rows[0].emplace_back(h);

@@ -160,9 +160,8 @@ CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   if (serve) serve_args = take_serve_options(argv);
   std::vector<const char*> words = {"driver"};
   for (const auto& w : argv) words.push_back(w.c_str());
-  CommandLine cl = serve ? parse_command_line(static_cast<int>(words.size()), words.data(),
-                                              {"reps", "input_sizes", "batch_sizes"})
-                         : parse_command_line(static_cast<int>(words.size()), words.data());
+  CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data(),
+                                      serve ? serve_not_required() : std::vector<std::string>());
   if (serve) serve_shape(cl.args, serve_args);
   compile_options_from(cl.subs.at("compile"));
   model_options_from(cl.subs.at("model"));

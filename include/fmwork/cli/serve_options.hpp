@@ -52,6 +52,13 @@ const std::vector<ServeOption>& serve_options();
 // --profile, --sort_window): before the sweep's parser, whose checks of them speak of the sweep.
 ServeArgs take_serve_options(std::vector<std::string>& words);
 
+// The sweep's required options that serve's command line does without (parse_command_line's `not_required`):
+// --reps is not used, --input_sizes and --batch_sizes have defaults there (serve_shape).
+inline const std::vector<std::string>& serve_not_required() {
+  static const std::vector<std::string> names = {"reps", "input_sizes", "batch_sizes"};
+  return names;
+}
+
 // What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8), the
 // queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128) and --batching.
 // A usage Error for more than one batch or input size, and a --max_tokens below the longest query.

@@ -27,6 +27,8 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
 // are the STAT line's as written, else computed from the REP lines as the driver computes them; the NOTE
 // columns are verdict_of()'s (a NOTE line in the log is not read: the verdict is computed again).
 std::string to_csv(const std::vector<ParsedLog>& logs, const std::optional<std::string>& metadata_id);
+// The keys of the logs' labels (a campaign's run_id, run and matrix columns), in first-seen order.
+std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs);
 // to_csv() in parts, for output written log by log: the header row with the campaign label columns given
 // (each log's labels' keys, in first-seen order), then each log's rows.
 std::string csv_header_row(const std::vector<std::string>& label_columns);
