@@ -2,6 +2,8 @@
 // with what the command line gives.
 #include "fmwork/cli/platform_rules.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include <fmt/format.h>
@@ -167,6 +169,50 @@ std::vector<std::string> check_constraints(const std::string& platform, const Pl
       refusals.push_back(with_reason(what + " (got " + format_given(r.option, *node) + ")", r.reason));
   }
   return refusals;
+}
+
+std::string plugin_file_name(const std::string& name) { return "libfmwork_platform_" + name + ".so"; }
+
+std::vector<std::string> plugin_search_dirs() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv(kPluginPathVariable)) {
+    const std::string list = env;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      if (end > start) dirs.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error).parent_path();
+  if (!error && !exe.empty()) {
+    dirs.push_back((exe / "plugins").lexically_normal().string());
+    dirs.push_back((exe / ".." / "lib" / "fmwork").lexically_normal().string());
+  }
+  return dirs;
+}
+
+std::string find_plugin_file(const std::string& name, std::vector<std::string>& tried) {
+  for (const auto& dir : plugin_search_dirs()) {
+    std::string path = (std::filesystem::path(dir) / plugin_file_name(name)).string();
+    tried.push_back(path);
+    std::error_code error;
+    if (std::filesystem::is_regular_file(path, error)) return path;
+  }
+  return "";
+}
+
+bool is_builtin_platform_name(const std::string& name) {
+  return name == "cpu" || name == "cuda" || name.rfind("cuda:", 0) == 0;
+}
+
+std::string plugin_not_found_text(const std::string& name, const std::vector<std::string>& tried) {
+  return fmt::format("not a built-in platform (cpu, cuda, cuda:N) and no plugin {} was found; tried {} (set {} to "
+                     "the folder that holds it){}",
+                     plugin_file_name(name), fmt::join(tried, ", "), kPluginPathVariable, platform_suggestion(name));
 }
 
 }  // namespace fmwork

@@ -112,8 +112,6 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
   return std::make_unique<CudaPlatform>(name, index);
 }
 
-std::string builtin_list() { return fmt::format("{}", fmt::join(builtin_platform_names(), ", ")); }
-
 std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOptions& options) {
   const std::string prefix = "--platform " + name + ": ";
   if (!is_platform_name(name))  // the command line's own check: one rule for --platform and --devices
@@ -121,15 +119,11 @@ std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOpt
   std::vector<std::string> tried;
   const std::optional<PluginLibrary> library = load_plugin_library(name, tried);
   if (!library)
-    throw usage_error(prefix + "not a built-in platform (" + builtin_list() + ") and no plugin " +
-                      plugin_file_name(name) + " was found; tried " + fmt::format("{}", fmt::join(tried, ", ")) +
-                      " (set " + kPluginPathVariable + " to the folder that holds it)" + platform_suggestion(name));
+    throw usage_error(prefix + plugin_not_found_text(name, tried));
   return make_plugin_platform(name, *library, options);
 }
 
 }  // namespace
-
-std::vector<std::string> builtin_platform_names() { return {"cpu", "cuda", "cuda:N"}; }
 
 std::unique_ptr<Platform> make_platform(const std::string& name, const PlatformOptions& options) {
   if (name == "cpu") {

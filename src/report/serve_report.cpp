@@ -88,16 +88,21 @@ std::optional<double> level_x(const Fields& f) {
 bool has_serve_lines(const ParsedLog& log) { return !log.serve.empty() || !log.capacity.empty(); }
 bool is_serve_log(const ParsedLog& log) { return has_serve_lines(log) && log.results.empty(); }
 
+void refuse_or_note_serve_logs(const std::string& option, const std::string& does, const std::string& where,
+                               size_t serve, size_t logs, std::ostream& err) {
+  if (serve == 0) return;
+  if (serve == logs)
+    throw usage_error(option + " " + does + " (RES lines); the logs of " + where + " are driver serve's (SERVE and "
+                      "CAPACITY lines): process --path prints their levels and, for a campaign, its capacities in one "
+                      "table");
+  err << "note: " << option << ": " << serve << " of the " << logs << " logs of " << where
+      << " are driver serve's (SERVE lines), which it has no use for: left out\n";
+}
+
 void leave_out_serve_logs(const std::string& option, const std::string& where, std::vector<ParsedLog>& logs,
                           std::ostream& err) {
   const auto serve = std::count_if(logs.begin(), logs.end(), [](const ParsedLog& l) { return is_serve_log(l); });
-  if (serve == 0) return;
-  if (static_cast<size_t>(serve) == logs.size())
-    throw usage_error(option + " pairs the sweep's results (RES lines); the logs of " + where + " are driver serve's "
-                      "(SERVE and CAPACITY lines): process --path prints their levels and, for a campaign, its "
-                      "capacities in one table");
-  err << "note: " << option << ": " << serve << " of the " << logs.size() << " logs of " << where
-      << " are driver serve's (SERVE lines), which it does not pair: left out\n";
+  refuse_or_note_serve_logs(option, "pairs the sweep's results", where, static_cast<size_t>(serve), logs.size(), err);
   logs.erase(std::remove_if(logs.begin(), logs.end(), [](const ParsedLog& l) { return is_serve_log(l); }), logs.end());
 }
 

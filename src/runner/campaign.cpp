@@ -73,6 +73,7 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
     for (const auto& r : plan.runs) out << command_text("driver", r.argv) << "  # " << r.id << "\n";
     return 0;
   }
+  if (o->slurm && !resume) check_slurm_folders(o->out);  // before the folder exists, not after
   const std::string dir = resume ? o->resume : start_campaign(o->out, o->experiment, plan, program, devices, args);
   const CampaignLock lock(dir);  // before anything is judged complete or started: one runner per campaign
   if (resume) check_no_queued_job(dir, o->slurm, err);

@@ -116,6 +116,10 @@ std::vector<std::string> parse_devices(const std::string& text) {
     if (!is_platform_name(name))
       throw usage_error("--devices " + excerpt(text) + ": '" + excerpt(name) + "' is not a platform name; give " +
                         kPlatformNames + ", comma-separated");
+    // A plugin missing here is missing in every run (--devices runs locally, from this binary's folder).
+    std::vector<std::string> tried;
+    if (!is_builtin_platform_name(name) && find_plugin_file(name, tried).empty())
+      throw usage_error("--devices " + excerpt(text) + ": '" + name + "' is " + plugin_not_found_text(name, tried));
     devices.push_back(name);
     if (comma == std::string::npos) return devices;
     start = comma + 1;

@@ -81,6 +81,14 @@ void check_no_queued_job(const std::string& dir, bool on_slurm, std::ostream& er
                                     "wait for it or scancel it, then resume", dir, active[0], active[0]));
 }
 
+void check_slurm_folders(const std::string& out) {
+  std::error_code ec;
+  const fs::path root = fs::absolute(out, ec);
+  const fs::path workdir = fs::current_path(ec);
+  if (ec) throw runtime_error("the current folder cannot be read (" + ec.message() + "); run from a folder that exists");
+  check_sbatch_paths(root.lexically_normal().string(), workdir.string());
+}
+
 int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string& dir, const std::vector<size_t>& todo,
                     const std::string& program, std::ostream& err) {
   if (todo.empty()) {

@@ -18,6 +18,10 @@ namespace fmwork {
 // locally; `on_slurm` false), a line on `err` says so and the local resume goes on.
 void check_no_queued_job(const std::string& dir, bool on_slurm, std::ostream& err);
 
+// Throws a usage Error when the campaign folder under `out` (--out) or the current folder cannot go on an
+// #SBATCH line (spaces, quotes): called before the campaign's folder is made.
+void check_slurm_folders(const std::string& out);
+
 // The runs `todo` of `plan` as one job array: the script is kept as DIR/slurm/submit-<n>.sbatch and the job
 // id appended to DIR/slurm/jobs (what a later resume checks against the queue); --no-submit writes the
 // script only. Returns 0, or with --wait 0 when every submitted run completed and 1 otherwise. Throws a

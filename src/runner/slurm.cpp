@@ -95,6 +95,11 @@ std::string sbatch_script(const SlurmJob& job) {
   return s;
 }
 
+void check_sbatch_paths(const std::string& campaign_root, const std::string& workdir) {
+  sbatch_path("working directory", workdir);
+  sbatch_path("--out", campaign_root);
+}
+
 std::string submit_sbatch(const std::string& script) {
   const SubprocessResult r = run_slurm_command({"sbatch", "--parsable", script});
   // --parsable prints "<id>" or "<id>;<cluster>".

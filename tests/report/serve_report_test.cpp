@@ -138,6 +138,17 @@ TEST(ServeReport, ServeAndSweepLogsTogetherAreNeverDroppedInSilence) {
   const Error baseline = run_error({"--path", serve, "--baseline", "batching=padded"});
   EXPECT_NE(std::string(baseline.what()).find("--baseline pairs the sweep's results"), std::string::npos)
       << baseline.what();
+  // --upstream writes upstream's records, which have no serving kind: the serve logs left out, saying so.
+  std::string upstream_err;
+  const nlohmann::json upstream =
+      nlohmann::json::parse(run({"--path", sweep, serve, "--upstream"}, "", &upstream_err));
+  EXPECT_EQ(upstream.size(), json.size() - serve_records);
+  for (const auto& record : upstream) EXPECT_FALSE(record.contains("line")) << record.dump().substr(0, 200);
+  EXPECT_NE(upstream_err.find("note: --upstream: 1 of the 2 logs"), std::string::npos) << upstream_err;
+  const Error upstream_only = run_error({"--path", serve, "--upstream"});
+  EXPECT_EQ(upstream_only.exit_code(), 2);
+  EXPECT_NE(std::string(upstream_only.what()).find("--upstream writes upstream's records"), std::string::npos)
+      << upstream_only.what();
 }
 
 TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {

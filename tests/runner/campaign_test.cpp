@@ -1,5 +1,5 @@
 // Tests of the runner on real files: completeness of a run's log, the tree it writes, devices and the
-// platform they set, resume running only what is missing, and the progress line. A shell script stands
+// platform they set, resume running only what is missing. A shell script stands
 // in for the driver (the integration test runs the real one).
 #include "fmwork/runner/campaign.hpp"
 
@@ -16,56 +16,15 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "support/campaign_fixtures.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fmwork {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string> kArgv = {"--platform", "cpu",           "--model_class", "C", "--model_name", "m",
-                                        "--reps",     "2",             "--input_sizes", "8,16", "--batch_sizes", "1"};
-
-// A driver stand-in: prints its platform, then a RES line per input size of --input_sizes (batch 1), and
-// fails (exit 1 after a FAIL line for input 16) when its model is named "bad".
-const char* kFakeDriver = R"(#!/bin/sh
-platform=; inputs=; model=
-while [ $# -gt 0 ]; do
-  case "$1" in --platform) platform=$2;; --input_sizes) inputs=$2;; --model_name) model=$2;; esac; shift
-done
-echo "platform $platform"
-for i in $(echo "$inputs" | tr , ' '); do
-  if [ "$model" = bad ] && [ "$i" = 16 ]; then echo "FMWORK FAIL input=16 batch=1 error=no"; echo "error: no" >&2; exit 1; fi
-  if [ "$model" = quiet ]; then exit 0; fi  # exit 0 without a result
-  echo "FMWORK RES 1.000000000 2.000000000 $model c $i 1 1.000 1000.0"
-done
-)";
-
-std::string fake_driver(const TempDir& dir) {
-  const std::string path = dir.write("driver.sh", kFakeDriver);
-  ::chmod(path.c_str(), 0755);
-  return path;
-}
-
-// The experiment of the runner's tests, with its three model files beside it (the runner checks that each
-// model exists before it makes the tree; the fake driver never opens them).
-std::string experiment(const TempDir& dir) {
-  for (const char* model : {"m1", "m2", "bad"}) dir.write(model, "");
-  return dir.write("exp.json", R"({"defaults": {"options": {"--platform": "cpu", "--model_class": "C", "--reps": 2,
-      "--input_sizes": "8,16", "--batch_sizes": "1"}},
-    "runs": [{"id": "a", "matrix": {"--model_name": ["m1", "m2", "bad"]}}]})");
-}
-
-std::string only_child(const std::string& dir) {
-  std::vector<fs::path> entries{fs::directory_iterator(dir), fs::directory_iterator()};
-  EXPECT_EQ(entries.size(), 1u) << dir;
-  return entries.empty() ? "" : entries[0].string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using namespace campaign_fixtures;
 
 TEST(Campaign, ALogIsCompleteWhenEveryCombinationHasItsResOrFail) {
   TempDir dir;
@@ -128,11 +87,7 @@ TEST(Campaign, ALogThatCannotBeJudgedIsAnError) {
   }
 }
 
-TEST(Campaign, DevicesAndPlatforms) {
-  EXPECT_EQ(parse_devices("cuda:0,cuda:1"), (std::vector<std::string>{"cuda:0", "cuda:1"}));
-  EXPECT_EQ(parse_devices("cpu,cpu"), (std::vector<std::string>{"cpu", "cpu"}));
-  EXPECT_THROW(parse_devices("cpu,"), Error);
-  EXPECT_EQ(parse_devices("cuda,refdev,my_dev-1.0"), (std::vector<std::string>{"cuda", "refdev", "my_dev-1.0"}));
+TEST(Campaign, RunsGetTheirSlotsPlatform) {
   EXPECT_EQ(with_platform(kArgv, "cuda:1")[1], "cuda:1");
   EXPECT_EQ(with_platform({"--reps", "2"}, "cpu"), (std::vector<std::string>{"--platform", "cpu", "--reps", "2"}));
 }
@@ -163,14 +118,11 @@ TEST(Campaign, TheFolderIsClaimedOncePerSecond) {
   EXPECT_EQ(second, first + "-2");
 }
 
-TEST(Campaign, ProgressLine) {
-  EXPECT_EQ(progress_line(0, 0, 8, 0, 0), "campaign: 0 done, 0 failed, 8 left (0 running), elapsed 0:00");
-  EXPECT_EQ(progress_line(3, 1, 4, 2, 42), "campaign: 3 done, 1 failed, 4 left (2 running), elapsed 0:42, about 0:42 to go");
-}
-
 TEST(Campaign, RunsEveryRunIntoTheTreeAndResumesOnlyTheIncompleteOnes) {
   TempDir dir;
   const std::string driver = fake_driver(dir), exp = experiment(dir), root = dir.path() + "/out";
+  for (const std::string name : {"deva", "devb"}) std::ofstream(dir.path() + "/libfmwork_platform_" + name + ".so");
+  const test_support::ScopedEnv plugins("FMWORK_PLUGIN_PATH", dir.path());  // --devices checks they exist
   std::ostringstream out, err;
   EXPECT_EQ(run_campaign_command({exp, "--out", root, "--devices", "deva,devb"}, driver, out, err), 1) << err.str();
   const std::string campaign = only_child(only_child(only_child(root)));
@@ -334,53 +286,6 @@ TEST(Campaign, ADeviceThatIsNoPlatformIsRefusedBeforeTheTree) {
                                        "comma-separated");
     }
     EXPECT_FALSE(fs::exists(root)) << devices;
-  }
-}
-
-// --no-submit: the tree and the script are written as --slurm writes them, nothing needs a cluster.
-TEST(Campaign, SlurmScriptHoldsTheRunsToDoAndTheOptions) {
-  TempDir dir;
-  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
-  std::ostringstream out, err;
-  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit", "--slurm:partition", "p1",
-                                  "--slurm:time=5"},
-                                 driver, out, err),
-            0) << err.str();
-  const std::string campaign = only_child(only_child(only_child(root)));
-  const std::string script = slurp(campaign + "/slurm/submit-1.sbatch");
-  for (const char* line : {"#SBATCH --array=0-2\n", "#SBATCH --partition=p1\n", "#SBATCH --time=5\n"})
-    EXPECT_NE(script.find(line), std::string::npos) << line << " in:\n" << script;
-  EXPECT_NE(script.find(" run --task " + fs::absolute(campaign).lexically_normal().string() + " \"$SLURM_ARRAY_TASK_ID\""),
-            std::string::npos) << script;
-  EXPECT_NE(err.str().find("submit it with: sbatch " + campaign + "/slurm/submit-1.sbatch"), std::string::npos) << err.str();
-  EXPECT_FALSE(fs::exists(campaign + "/slurm/jobs"));
-  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
-}
-
-// What each array task runs: one run of the plan into the tree, as the local runner writes it.
-TEST(Campaign, TaskRunsOneRunOfThePlan) {
-  TempDir dir;
-  const std::string driver = fake_driver(dir), root = dir.path() + "/out";
-  std::ostringstream out, err;
-  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit"}, driver, out, err), 0);
-  const std::string campaign = only_child(only_child(only_child(root)));
-  std::ostringstream out1, err1;
-  EXPECT_EQ(run_campaign_command({"--task", campaign, "1"}, driver, out1, err1), 0) << err1.str();
-  EXPECT_EQ(err1.str(), "campaign: run a.2 ended with exit status 0\n");
-  EXPECT_TRUE(run_log_complete(campaign + "/logs/a.2.log", kArgv));
-  EXPECT_TRUE(read_json_file(campaign + "/logs/a.2.environment.json").contains("host"));
-  EXPECT_FALSE(fs::exists(campaign + "/logs/a.1.log"));
-  std::ostringstream out2, err2;
-  EXPECT_EQ(run_campaign_command({"--task", campaign, "2"}, driver, out2, err2), 1);
-  EXPECT_EQ(err2.str(), "campaign: run a.3 ended with exit status 1: error: no\n");
-  for (const char* bad : {"3", "-1", "x", ""}) {
-    try {
-      run_campaign_command({"--task", campaign, bad}, driver, out2, err2);
-      ADD_FAILURE() << bad;
-    } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), "--task " + campaign + " " + bad + ": INDEX is a run of " + campaign +
-                                           "/plan.json, 0 to 2");
-    }
   }
 }
 

@@ -23,16 +23,6 @@ const std::string& test_cache_dir() {
   return dir.path();
 }
 
-ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
-  if (const char* old = std::getenv(name_.c_str())) old_ = old;
-  setenv(name_.c_str(), value.c_str(), 1);
-}
-
-ScopedEnv::~ScopedEnv() {
-  if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-  else unsetenv(name_.c_str());
-}
-
 CommandResult make_test_encoder(const std::string& path) {
   return run_command({make_model_path(), "--out", path, "--layers", "2", "--hidden", "32", "--heads", "4",
                       "--intermediate", "64", "--vocab", "100", "--max_positions", "64"});

@@ -11,6 +11,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/subprocess.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fmwork::test_support {
@@ -47,19 +48,6 @@ inline std::string without_machine_lines(const std::string& err) {
   }
   return kept;
 }
-
-// Sets an environment variable for the life of the object, restoring (or unsetting) it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::string& value);
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 // Writes the small TorchScript encoder the driver tests run (2 layers, hidden 32, 4 heads, vocabulary 100,
 // 64 positions) to `path` with make_model, a config.json beside it; returns make_model's result.

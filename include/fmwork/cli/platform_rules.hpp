@@ -39,6 +39,30 @@ extern const char* const kPlatformNames;
 // plugin found (so a plugin named like a typo, xpu, is only offered cpu when its library is missing).
 std::string platform_suggestion(const std::string& name);
 
+// Where a plugin's library is looked for, kept here (torch-free) so that `driver run --devices` finds a
+// missing plugin before its campaign starts, as `--platform` would in each run.
+// The environment variable naming extra plugin folders (colon-separated), searched first.
+inline constexpr const char* kPluginPathVariable = "FMWORK_PLUGIN_PATH";
+
+// "libfmwork_platform_" + name + ".so".
+std::string plugin_file_name(const std::string& name);
+
+// The folders searched, in order: each entry of $FMWORK_PLUGIN_PATH (empty entries skipped), then
+// <folder of the running executable>/plugins, then <folder of the running executable>/../lib/fmwork.
+std::vector<std::string> plugin_search_dirs();
+
+// The path of plugin `name`'s library in the first search folder that holds it as a regular file; "" when
+// none does. `tried` receives every path looked at.
+std::string find_plugin_file(const std::string& name, std::vector<std::string>& tried);
+
+// Whether `name` is a platform built into the driver: cpu, cuda or cuda:N (any other name is a plugin's).
+bool is_builtin_platform_name(const std::string& name);
+
+// The end of the message for a name that is neither built in nor a plugin found: "not a built-in platform
+// (cpu, cuda, cuda:N) and no plugin libfmwork_platform_X.so was found; tried ... (set FMWORK_PLUGIN_PATH to
+// the folder that holds it)" and platform_suggestion's guess.
+std::string plugin_not_found_text(const std::string& name, const std::vector<std::string>& tried);
+
 // The requirement as the user would type it: "--compile", "--torch.call:set_grad_enabled@ False",
 // "--compile:backend sendnn".
 std::string format_requirement(const PlatformRequirement& requirement);

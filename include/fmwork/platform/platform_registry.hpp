@@ -11,9 +11,6 @@
 
 namespace fmwork {
 
-// Names of the built-in platforms, for error messages: cpu, cuda, cuda:N.
-std::vector<std::string> builtin_platform_names();
-
 // Makes the platform named by --platform. cpu; cuda / cuda:N (a usage Error when this LibTorch has no
 // CUDA or N is out of range); otherwise the plugin of that name (a usage Error for a name that cannot be
 // a plugin's, or listing every path tried when none is found; the loader's errors otherwise).

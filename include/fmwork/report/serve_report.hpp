@@ -18,6 +18,12 @@ namespace fmwork {
 bool is_serve_log(const ParsedLog& log);
 bool has_serve_lines(const ParsedLog& log);
 
+// For an option that reads only the sweep's RES records (it `does` that, "pairs the sweep's results"), given how
+// many of the `logs` of `where` (the paths as given) are driver serve's: a usage Error when all are, saying
+// where their numbers are; one note on `err` when some are (the caller leaves them out); nothing when none.
+void refuse_or_note_serve_logs(const std::string& option, const std::string& does, const std::string& where,
+                               size_t serve, size_t logs, std::ostream& err);
+
 // --compare and --baseline pair the sweep's RES records, which logs of driver serve have none of. When every
 // log of `logs` (those of `where`, the paths as given) is one: a usage Error saying where their numbers are;
 // when some are: they are taken out of `logs`, one note on `err` saying how many.

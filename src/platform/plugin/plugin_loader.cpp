@@ -23,13 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string executable_dir() {
-  std::error_code error;
-  fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (error) return {};
-  return exe.parent_path().string();
-}
-
 // "2.1.0" -> {2, 1}; nullopt when not of that form.
 std::optional<std::pair<int, int>> major_minor(const std::string& version) {
   int major = 0, minor = 0;
@@ -81,40 +74,9 @@ void check_table(const fmwork_platform_plugin& table, const std::string& prefix,
 
 }  // namespace
 
-std::string plugin_file_name(const std::string& name) { return "libfmwork_platform_" + name + ".so"; }
-
-std::vector<std::string> plugin_search_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv(kPluginPathVariable)) {
-    std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      if (end > start) dirs.push_back(list.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  std::string exe = executable_dir();
-  if (!exe.empty()) {
-    dirs.push_back((fs::path(exe) / "plugins").lexically_normal().string());
-    dirs.push_back((fs::path(exe) / ".." / "lib" / "fmwork").lexically_normal().string());
-  }
-  return dirs;
-}
-
 std::optional<PluginLibrary> load_plugin_library(const std::string& name, std::vector<std::string>& tried) {
   const std::string prefix = "--platform " + name + ": ";
-  std::string found;
-  for (const auto& dir : plugin_search_dirs()) {
-    std::string path = (fs::path(dir) / plugin_file_name(name)).string();
-    tried.push_back(path);
-    std::error_code error;
-    if (fs::is_regular_file(path, error)) {
-      found = path;
-      break;
-    }
-  }
+  const std::string found = find_plugin_file(name, tried);
   if (found.empty()) return std::nullopt;
   const std::string tried_text = "tried " + fmt::format("{}", fmt::join(tried, ", "));
 

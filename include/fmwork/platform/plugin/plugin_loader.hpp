@@ -6,19 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/platform_rules.hpp"  // the search path: kPluginPathVariable, plugin_search_dirs
 #include "fmwork/platform/plugin/plugin_api.h"
 
 namespace fmwork {
-
-// The environment variable naming extra plugin folders (colon-separated), searched first.
-inline constexpr const char* kPluginPathVariable = "FMWORK_PLUGIN_PATH";
-
-// "libfmwork_platform_" + name + ".so".
-std::string plugin_file_name(const std::string& name);
-
-// The folders searched, in order: each entry of $FMWORK_PLUGIN_PATH (empty entries skipped), then
-// <folder of the running executable>/plugins, then <folder of the running executable>/../lib/fmwork.
-std::vector<std::string> plugin_search_dirs();
 
 // A loaded plugin library: loaded once per path and never unloaded (unloading would deregister the
 // kernels it registered with LibTorch).
@@ -28,7 +19,7 @@ struct PluginLibrary {
 };
 
 // Loads the library of plugin `name` (a name cli's is_platform_name accepts: it becomes part of a file
-// name) from the first search folder that has it, and
+// name) from the first search folder that has it (cli's find_plugin_file), and
 // checks its table. Returns nullopt when no folder has the file; `tried` receives every path looked at.
 // Throws a one-line usage Error, naming the file and the paths tried, when the library cannot be opened,
 // exports no entry point, speaks another interface version, has an incomplete table, or was built with
