@@ -120,7 +120,8 @@ std::vector<std::string> BertEncoder::describe_lines() const {
 
 std::string BertEncoder::attention_description() const {
   if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
-  return "sdpa: at::scaled_dot_product_attention";
+  return "sdpa: at::scaled_dot_product_attention" +
+         varlen_flash_note(w_.word.device(), dtype(), config_.head_dim(), attention_);
 }
 
 // Q, K, V of `x` ([B, T, H]) as [B, T, h, d] views of the fused GEMM's output (or of three).
@@ -157,11 +158,17 @@ at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, c
 }
 
 at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
-                                  const at::Tensor& bool_mask, const std::vector<int64_t>* lengths) const {
+                                  const at::Tensor& bool_mask, const PackedInput* packed) const {
   const Qkv p = project(x, L);
-  if (!lengths) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
-  // Packed: each sequence attends over its own tokens, with no mask.
-  auto ctx = per_sequence(*lengths, config_.hidden_size, x.options(), [&](int64_t offset, int64_t length) {
+  if (!packed) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
+  // Packed: each sequence attends over its own tokens, with no mask; on CUDA every sequence in one call.
+  if (attention_ == AttentionImpl::sdpa && varlen_flash_applies(x.device(), dtype(), config_.head_dim())) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(config_.head_dim()));
+    auto ctx = varlen_flash_attention(p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0), packed->cu_seqlens,
+                                      longest(packed->lengths), scale);
+    if (ctx.defined()) return run_linear(ctx, L.attn_out);
+  }
+  auto ctx = per_sequence(packed->lengths, config_.hidden_size, x.options(), [&](int64_t offset, int64_t length) {
     return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
                    at::Tensor(), at::Tensor());
   });
@@ -260,7 +267,7 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
 EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
   c10::InferenceMode inference;
   check_input_size(config_, longest(in.lengths));
-  auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &in.lengths).squeeze(0);  // [N, H]
+  auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &in).squeeze(0);  // [N, H]
   EncoderOutput out;
   out.last_hidden_state = x;
   if (w_.pooler)
@@ -269,11 +276,11 @@ EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
 }
 
 at::Tensor BertEncoder::layers(at::Tensor x, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
-                               const std::vector<int64_t>* lengths) const {
+                               const PackedInput* packed) const {
   const int64_t H = config_.hidden_size;
   const double eps = config_.layer_norm_eps;
   for (const auto& L : w_.layers) {
-    auto a = attention(x, L, additive_mask, bool_mask, lengths);
+    auto a = attention(x, L, additive_mask, bool_mask, packed);
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
     auto hdn = run_linear(x, L.ffn_in);

@@ -149,7 +149,8 @@ std::vector<std::string> ModernBertEncoder::describe_lines() const {
                                ? "eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32"
                                : "sdpa: at::scaled_dot_product_attention";
   return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(config_.sliding_window) +
-              " tokens (a [T, T] mask, not a banded kernel)",
+              " tokens (a [T, T] mask, not a banded kernel)" +
+              varlen_flash_note(embeddings_.device(), dtype(), config_.head_dim(), attention_),
           "rotary: rope_theta " + theta_text(config_.rope_theta) + " (global layers), " + theta_text(config_.local_rope_theta) +
               " (sliding layers)",
           "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
@@ -173,9 +174,19 @@ at::Tensor ModernBertEncoder::context(const at::Tensor& qkv, const QkRotary& rot
 
 at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const {
   auto qkv = run_linear(h, L.wqkv);
-  if (!masks.lengths) return run_linear(context(qkv, rotary, *masks.padded), L.attn_out);
-  // Packed: each sequence from position 0 over its own tokens, with its length's mask (sliding layers).
-  auto ctx = per_sequence(*masks.lengths, config_.hidden_size, h.options(), [&](int64_t offset, int64_t length) {
+  if (!masks.packed) return run_linear(context(qkv, rotary, *masks.padded), L.attn_out);
+  // Packed: each sequence from position 0 over its own tokens, with its length's mask (sliding layers); on
+  // CUDA every sequence in one call, each token turned by its own position's tables.
+  if (masks.tokens.cos.defined()) {
+    const int64_t d = config_.head_dim();
+    auto parts = qkv.view({qkv.size(1), 3, config_.num_attention_heads, d});
+    auto ctx = varlen_flash_attention(apply_rotary_rows(parts.select(1, 0), masks.tokens),
+                                      apply_rotary_rows(parts.select(1, 1), masks.tokens), parts.select(1, 2),
+                                      masks.packed->cu_seqlens, longest(masks.packed->lengths),
+                                      1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
+    if (ctx.defined()) return run_linear(ctx, L.attn_out);
+  }
+  auto ctx = per_sequence(masks.packed->lengths, config_.hidden_size, h.options(), [&](int64_t offset, int64_t length) {
     return context(qkv.narrow(1, offset, length), rotary, masks.by_length->of(length));
   });
   return run_linear(ctx, L.attn_out);
@@ -211,7 +222,15 @@ EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
   auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
   MasksByLength global(AttentionPattern{false, 0}, x.options(), attention_);
   MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
-  return {layers(x, T, {nullptr, &global, &in.lengths}, {nullptr, &local, &in.lengths}).squeeze(0), at::Tensor()};
+  const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
+                      varlen_flash_applies(x.device(), dtype(), config_.head_dim());
+  const auto tokens = [&](double theta) {
+    return varlen ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype()) : RotaryTables{};
+  };
+  return {layers(x, T, {nullptr, &global, &in, tokens(config_.rope_theta)},
+                 {nullptr, &local, &in, tokens(config_.local_rope_theta)})
+              .squeeze(0),
+          at::Tensor()};
 }
 
 at::Tensor ModernBertEncoder::layers(at::Tensor x, int64_t T, const Masks& global, const Masks& local) const {

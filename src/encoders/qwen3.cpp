@@ -185,7 +185,8 @@ std::vector<std::string> Qwen3Encoder::describe_lines() const {
                            ? "; sliding layers see the " + std::to_string(config_.sliding_window) + " latest tokens"
                            : "";
   return {"attention: " + impl + "; causal, " + std::to_string(config_.num_attention_heads) + " query heads over " +
-              std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) + " per group)" + window,
+              std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) + " per group)" + window +
+              varlen_flash_note(embeddings_.device(), dtype(), config_.head_dim(), attention_),
           rope.str(), "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused GEMM" : "three GEMMs (zero-copy views, not adjacent in the file)") +
               "; MLP gate/up: " + (layers_.empty() || layers_[0].gate_up.weight.defined() ? "one fused GEMM" : "two GEMMs"),
@@ -217,9 +218,21 @@ at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const Qk
     k = run_linear(h, L.k);
     v = run_linear(h, L.v);
   }
-  if (!masks.lengths) return run_linear(context(q, k, v, L, rotary, *masks.padded), L.o);
-  // Packed: each sequence from position 0, causal over its own tokens (sliding layers: its length's window).
-  auto ctx = per_sequence(*masks.lengths, heads * d, h.options(), [&](int64_t offset, int64_t length) {
+  if (!masks.packed) return run_linear(context(q, k, v, L, rotary, *masks.padded), L.o);
+  // Packed: each sequence from position 0, causal over its own tokens (sliding layers: its length's window);
+  // on CUDA every sequence in one call, each token turned by its own position's tables.
+  if (masks.tokens.cos.defined()) {
+    const int64_t N = h.size(1), eps_dims[] = {d};
+    const auto normed = [&](const at::Tensor& x, int64_t n, const Norm& norm) {
+      return apply_rotary_rows(at::rms_norm(x.view({N, n, d}), eps_dims, norm.weight, config_.layer_norm_eps),
+                               masks.tokens);
+    };
+    auto ctx = varlen_flash_attention(normed(q, heads, L.q_norm), normed(k, kv, L.k_norm), v.view({N, kv, d}),
+                                      masks.packed->cu_seqlens, longest(masks.packed->lengths),
+                                      1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
+    if (ctx.defined()) return run_linear(ctx, L.o);
+  }
+  auto ctx = per_sequence(masks.packed->lengths, heads * d, h.options(), [&](int64_t offset, int64_t length) {
     return context(q.narrow(1, offset, length), k.narrow(1, offset, length), v.narrow(1, offset, length), L, rotary,
                    masks.by_length->of(length));
   });
@@ -261,7 +274,11 @@ EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {
   auto x = at::embedding(embeddings_, in.input_ids).unsqueeze(0);  // [1, N, H]
   MasksByLength full(AttentionPattern{true, 0}, x.options(), attention_);
   MasksByLength sliding(AttentionPattern{true, config_.sliding_window}, x.options(), attention_);
-  return {layers(x, T, {nullptr, &full, &in.lengths}, {nullptr, &sliding, &in.lengths}).squeeze(0), at::Tensor()};
+  RotaryTables tokens;  // one table for both kinds of layer (one rope_theta)
+  if (attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
+      varlen_flash_applies(x.device(), dtype(), config_.head_dim()))
+    tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
+  return {layers(x, T, {nullptr, &full, &in, tokens}, {nullptr, &sliding, &in, tokens}).squeeze(0), at::Tensor()};
 }
 
 at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const Masks& full, const Masks& sliding) const {

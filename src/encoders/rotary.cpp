@@ -3,13 +3,14 @@
 
 namespace fmwork::hf {
 
-RotaryTables rotary_tables(int64_t positions, int64_t head_dim, double theta, at::ScalarType dtype,
-                           const at::Device& device, double scale) {
-  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+namespace {
+
+// The cos and sin tables of float32 `positions` [T]: [T, d / 2], times `scale`, in `dtype`.
+RotaryTables tables_of(const at::Tensor& positions, int64_t head_dim, double theta, at::ScalarType dtype, double scale) {
   // transformers: inv_freq = 1 / (theta ** (arange(0, d, 2, float) / d)); freqs = position.float() * inv_freq.
-  auto exponent = at::arange(0, head_dim, 2, f32).div_(static_cast<double>(head_dim));
+  auto exponent = at::arange(0, head_dim, 2, positions.options()).div_(static_cast<double>(head_dim));
   auto inv_freq = at::pow(theta, exponent).reciprocal_();
-  auto angles = at::arange(positions, f32).unsqueeze(1) * inv_freq.unsqueeze(0);  // [T, d / 2]
+  auto angles = positions.unsqueeze(1) * inv_freq.unsqueeze(0);  // [T, d / 2]
   RotaryTables t{angles.cos(), angles.sin()};
   if (scale != 1.0) {
     t.cos.mul_(scale);
@@ -18,6 +19,18 @@ RotaryTables rotary_tables(int64_t positions, int64_t head_dim, double theta, at
   t.cos = t.cos.to(dtype);
   t.sin = t.sin.to(dtype);
   return t;
+}
+
+}  // namespace
+
+RotaryTables rotary_tables(int64_t positions, int64_t head_dim, double theta, at::ScalarType dtype,
+                           const at::Device& device, double scale) {
+  return tables_of(at::arange(positions, at::TensorOptions().dtype(at::kFloat).device(device)), head_dim, theta, dtype,
+                   scale);
+}
+
+RotaryTables rotary_tables_at(const at::Tensor& positions, int64_t head_dim, double theta, at::ScalarType dtype) {
+  return tables_of(positions.to(at::kFloat), head_dim, theta, dtype, 1.0);
 }
 
 QkRotary qk_rotary(int64_t positions, int64_t head_dim, double theta, at::ScalarType dtype, const at::Device& device,
@@ -36,6 +49,17 @@ at::Tensor apply_rotary(const at::Tensor& x, const RotaryTables& tables) {
   auto sin = tables.sin.narrow(0, 0, T).view({1, T, 1, half});
   auto x1 = x.narrow(-1, 0, half), x2 = x.narrow(-1, half, half);
   auto o1 = out_view.narrow(-1, 0, half), o2 = out_view.narrow(-1, half, half);
+  at::mul_out(o1, x1, cos).addcmul_(x2, sin, -1);
+  at::mul_out(o2, x2, cos).addcmul_(x1, sin);
+  return out;
+}
+
+at::Tensor apply_rotary_rows(const at::Tensor& x, const RotaryTables& tables) {
+  const int64_t N = x.size(0), d = x.size(2), half = d / 2;
+  auto out = at::empty(x.sizes(), x.options());
+  auto cos = tables.cos.view({N, 1, half}), sin = tables.sin.view({N, 1, half});
+  auto x1 = x.narrow(-1, 0, half), x2 = x.narrow(-1, half, half);
+  auto o1 = out.narrow(-1, 0, half), o2 = out.narrow(-1, half, half);
   at::mul_out(o1, x1, cos).addcmul_(x2, sin, -1);
   at::mul_out(o2, x2, cos).addcmul_(x1, sin);
   return out;

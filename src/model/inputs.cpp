@@ -59,10 +59,12 @@ void pack_batch(Batch& batch) {
   std::vector<int64_t> lengths = batch.lengths;
   if (lengths.empty()) lengths.assign(static_cast<size_t>(rows), input);
   std::vector<int64_t> index, positions, sequences, starts;
+  std::vector<int32_t> cu_seqlens = {0};
   for (int64_t i = 0; i < rows; ++i) {
     starts.push_back(static_cast<int64_t>(index.size()));
     for (int64_t t = 0; t < lengths[static_cast<size_t>(i)]; ++t)
       index.push_back(i * input + t), positions.push_back(t), sequences.push_back(i);
+    cu_seqlens.push_back(static_cast<int32_t>(index.size()));  // a batch's tokens are checked far below 2^31
   }
   const auto device = batch.input_ids.device();
   PackedTokens& p = batch.packed;
@@ -70,6 +72,7 @@ void pack_batch(Batch& batch) {
   p.positions = torch::tensor(positions, torch::kLong).to(device);
   p.sequences = torch::tensor(sequences, torch::kLong).to(device);
   p.starts = torch::tensor(starts, torch::kLong).to(device);
+  p.cu_seqlens = torch::tensor(cu_seqlens, torch::kInt).to(device);
   p.input_ids = batch.input_ids.reshape({-1}).index_select(0, p.index);
   if (batch.token_type_ids.defined()) p.token_type_ids = batch.token_type_ids.reshape({-1}).index_select(0, p.index);
   batch.lengths = lengths;

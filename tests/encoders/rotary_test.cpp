@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include <ATen/ATen.h>
 
@@ -65,6 +66,37 @@ TEST(Rotary, ScoresDependOnTheDistanceOnly) {
     EXPECT_NEAR(scores[10][3].item<double>(), scores[10 + shift][3 + shift].item<double>(), 1e-3) << shift;
   EXPECT_GT(std::abs(scores[10][3].item<double>() - scores[10][9].item<double>()), 1e-3)
       << "other distances score differently";
+}
+
+// Packed tokens (the variable-length attention path): each token turned by its own position, restarting in
+// each sequence, as each sequence alone is turned by the position tables, in float32 and bfloat16.
+TEST(Rotary, PackedRowsTurnByTheirOwnPositions) {
+  at::manual_seed(6);
+  const std::vector<int64_t> lengths = {5, 1, 9};
+  std::vector<int64_t> positions;
+  for (const int64_t length : lengths)
+    for (int64_t t = 0; t < length; ++t) positions.push_back(t);
+  const int64_t N = static_cast<int64_t>(positions.size());
+  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    // cos and sin may round a last bit differently in a vector lane and a scalar tail: near, not equal.
+    const double tol = dtype == at::kFloat ? 1e-6 : 1e-2;
+    const auto rows = fmwork::hf::rotary_tables_at(at::tensor(positions, at::kLong), 8, 300.0, dtype);
+    const auto tables = rotary_tables(9, 8, 300.0, dtype, at::kCPU);
+    ASSERT_EQ(rows.cos.sizes(), (at::IntArrayRef{N, 4}));
+    EXPECT_TRUE(at::allclose(rows.cos, tables.cos.index_select(0, at::tensor(positions, at::kLong)), tol, tol));
+    EXPECT_TRUE(at::allclose(rows.sin, tables.sin.index_select(0, at::tensor(positions, at::kLong)), tol, tol));
+    const auto qkv = at::randn({N, 3, 2, 8}).to(dtype);  // q strided, as a fused projection leaves it
+    const auto q = qkv.select(1, 0);
+    const auto packed = fmwork::hf::apply_rotary_rows(q, rows);  // [N, 2, 8]
+    ASSERT_TRUE(packed.is_contiguous());
+    int64_t offset = 0;
+    for (const int64_t length : lengths) {
+      const auto alone = apply_rotary(q.narrow(0, offset, length).unsqueeze(0), tables)[0].transpose(0, 1);
+      EXPECT_TRUE(at::allclose(packed.narrow(0, offset, length), alone, tol, tol))
+          << "sequence at " << offset << ", " << dtype;
+      offset += length;
+    }
+  }
 }
 
 }  // namespace

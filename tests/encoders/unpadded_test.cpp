@@ -53,6 +53,9 @@ void expect_unpadded_matches_padded(const std::string& cls, const json& cfg, boo
   fmwork::Batch unpadded = padded;
   fmwork::pack_batch(unpadded);
   ASSERT_EQ(unpadded.packed.input_ids.numel(), 20);
+  const at::Tensor cu_seqlens = unpadded.packed.cu_seqlens;  // the variable-length kernels' running sums
+  ASSERT_EQ(cu_seqlens.scalar_type(), at::kInt);
+  EXPECT_TRUE(cu_seqlens.equal(at::tensor({0, 9, 12, 13, 20}, at::kInt))) << cu_seqlens;
   auto [hidden, pooled] = outputs(model->forward(padded));
   auto [packed_hidden, packed_pooled] = outputs(model->forward(unpadded));
   ASSERT_EQ(packed_hidden.sizes(), hidden.sizes());

@@ -12,14 +12,18 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/compile/compile_model.hpp"
+#include "fmwork/encoders/attention.hpp"
 #include "fmwork/loaders/model_loader.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/inputs.hpp"
@@ -129,6 +133,50 @@ TEST(CudaPlatform, GroupedHeadsWithAndWithoutMaskMatchTheCpu) {
   Batch unpadded{cuda(in.ids), cuda(at::ones_like(in.mask)), at::Tensor(), /*padded=*/false};
   const at::Tensor plain_cpu = hidden(cpu->forward(Batch{in.ids, at::ones_like(in.mask), at::Tensor()}));
   EXPECT_LT(enc::max_diff(hidden(gpu->forward(unpadded)), plain_cpu), 1e-4) << "unpadded, float32";
+}
+
+// Packed sequences on CUDA in half precision (--batching unpadded) go through one call of the variable-length
+// flash kernel: each sequence's context is what SDPA gives that sequence alone (float32, the pattern's mask
+// from make_attention_mask), with q, k and v strided as a fused QKV GEMM leaves them: BERT's plain attention,
+// ModernBERT's bidirectional window, Qwen3's causal attention with grouped heads and its causal window.
+// (A refusal here would mean per_sequence runs instead.)
+TEST(CudaPlatform, VarlenFlashAttentionMatchesEachSequenceAlone) {
+  FMWORK_NEEDS_GPU();
+  const auto gpu = torch::TensorOptions().dtype(torch::kBFloat16).device(torch::kCUDA, 0);
+  const std::vector<int64_t> lengths = {9, 3, 1, 64, 17};
+  const int64_t N = 94, h = 4, d = 32;
+  std::vector<int32_t> cu = {0};
+  for (const int64_t length : lengths) cu.push_back(cu.back() + static_cast<int32_t>(length));
+  const at::Tensor cu_seqlens = torch::tensor(cu, torch::kInt).to(gpu.device());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const std::vector<std::pair<hf::AttentionPattern, int64_t>> cases = {  // pattern, key/value heads
+      {{false, 0}, 4}, {{false, 4}, 4}, {{true, 0}, 2}, {{true, 5}, 2}};
+  torch::manual_seed(3);
+  for (const auto& [pattern, kv] : cases) {
+    const std::string what = std::string(pattern.causal ? "causal" : "bidirectional") + " window " +
+                             std::to_string(pattern.window) + ", " + std::to_string(kv) + " kv heads";
+    const at::Tensor qkv = torch::randn({N, h + 2 * kv, d}, gpu);  // one GEMM's output: every part strided
+    const at::Tensor q = qkv.narrow(1, 0, h), k = qkv.narrow(1, h, kv), v = qkv.narrow(1, h + kv, kv);
+    const at::Tensor got = hf::varlen_flash_attention(q, k, v, cu_seqlens, 64, scale, pattern);
+    ASSERT_TRUE(got.defined()) << "the variable-length flash kernel refused this GPU (stderr says why)";
+    ASSERT_EQ(got.sizes(), (std::vector<int64_t>{1, N, h * d})) << what;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      const auto alone = [&](const at::Tensor& t) {  // [1, heads, length, d] in float32, kv heads repeated
+        return t.narrow(0, cu[i], lengths[i]).transpose(0, 1).unsqueeze(0).to(torch::kFloat).repeat_interleave(
+            h / t.size(1), 1);
+      };
+      const hf::AttentionMask mask = hf::make_attention_mask(at::Tensor(), lengths[i], pattern,
+                                                             gpu.dtype(torch::kFloat), hf::AttentionImpl::sdpa);
+      std::optional<at::Tensor> allowed;
+      if (mask.allowed.defined()) allowed = mask.allowed;
+      const at::Tensor want = at::scaled_dot_product_attention(alone(q), alone(k), alone(v), allowed, 0.0,
+                                                               mask.causal_only, scale)
+                                  .squeeze(0).transpose(0, 1).reshape({lengths[i], h * d});
+      const at::Tensor mine = got[0].narrow(0, cu[i], lengths[i]).to(torch::kFloat);
+      EXPECT_LT((mine - want).abs().max().item<double>(), 2e-2) << what << ": sequence " << i << " of length "
+                                                               << lengths[i];
+    }
+  }
 }
 
 // Defect 3: MEM parts the weights from the combination's own peak, and the reserved peak is each

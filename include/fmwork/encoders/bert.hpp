@@ -116,13 +116,13 @@ class BertEncoder : public NativeEncoder {
   Qkv project(const at::Tensor& x, const EncoderLayer& layer) const;
   // softmax(Q K^T / sqrt(d) + mask) V of the projections, heads merged: [B, T, H].
   at::Tensor context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const;
-  // The attention block of `x` [B, T, H]; with `lengths`, x is [1, N, H] of packed sequences, each attending
-  // over its own tokens.
+  // The attention block of `x` [B, T, H]; with `packed`, x is [1, N, H] of its packed sequences, each attending
+  // over its own tokens (on CUDA in float16/bfloat16 with sdpa, in one variable-length flash call).
   at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,
-                       const at::Tensor& bool_mask, const std::vector<int64_t>* lengths) const;
-  // Every layer over x, padded with masks or (with `lengths`) packed.
+                       const at::Tensor& bool_mask, const PackedInput* packed) const;
+  // Every layer over x, padded with masks or (with `packed`) packed.
   at::Tensor layers(at::Tensor x, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
-                    const std::vector<int64_t>* lengths) const;
+                    const PackedInput* packed) const;
 
   bool packs() const;  // packed GEMM on, float32, CPU, MKL present
 

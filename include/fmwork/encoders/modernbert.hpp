@@ -55,11 +55,13 @@ class ModernBertEncoder : public NativeEncoder {
     Norm mlp_norm;
     bool sliding = false;
   };
-  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length.
+  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length;
+  // packed on CUDA in half precision, the kind's rotary tables per token instead, for one variable-length call.
   struct Masks {
     const AttentionMask* padded;
     MasksByLength* by_length;
-    const std::vector<int64_t>* lengths;  // packed: the sequences' lengths; nullptr: padded
+    const PackedInput* packed;  // packed: the sequences; nullptr: padded
+    RotaryTables tokens;        // defined: attention through varlen_flash_attention (else per sequence)
   };
   // The attention context of Wqkv's output [B, T, 3H]: [B, T, H].
   at::Tensor context(const at::Tensor& qkv, const QkRotary& rotary, const AttentionMask& mask) const;

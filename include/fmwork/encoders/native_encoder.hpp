@@ -27,10 +27,12 @@ struct EncoderOutput {
 // A batch's real tokens packed one sequence after another (--batching unpadded), N in all: ids, token types
 // (undefined: zeros), each token's position in its own sequence and its sequence, all [N] int64 on the
 // weights' device; each sequence's first token ([batch], on the device); the sequences' lengths on the host
-// (summing to N).
+// (summing to N) and, for the variable-length attention kernels, as int32 running sums on the device
+// ([batch + 1] from 0; undefined: attention per sequence).
 struct PackedInput {
   at::Tensor input_ids, token_type_ids, positions, sequences, starts;
   std::vector<int64_t> lengths;
+  at::Tensor cu_seqlens;
 };
 
 using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;

@@ -61,11 +61,13 @@ class Qwen3Encoder : public NativeEncoder {
     bool sliding = false;
   };
   void fuse(Layer& L, bool allow_copy);
-  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length.
+  // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length;
+  // packed on CUDA in half precision, the kind's rotary tables per token instead, for one variable-length call.
   struct Masks {
     const AttentionMask* padded;
     MasksByLength* by_length;
-    const std::vector<int64_t>* lengths;  // packed: the sequences' lengths; nullptr: padded
+    const PackedInput* packed;  // packed: the sequences; nullptr: padded
+    RotaryTables tokens;        // defined: attention through varlen_flash_attention (else per sequence)
   };
   // The attention context of the projections ([B, T, heads d], [B, T, kv d] twice): [B, T, heads d].
   at::Tensor context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Layer& L,

@@ -25,9 +25,18 @@ struct QkRotary {
 QkRotary qk_rotary(int64_t positions, int64_t head_dim, double theta, at::ScalarType dtype, const at::Device& device,
                    double q_scale);
 
+// The tables at each of `positions` ([N] int64, on the tables' device): row i is the row rotary_tables would
+// give position positions[i] (the same float32 products), for packed tokens whose positions restart in each
+// sequence. No scale: the variable-length kernel that reads them scales its scores itself.
+RotaryTables rotary_tables_at(const at::Tensor& positions, int64_t head_dim, double theta, at::ScalarType dtype);
+
 // x [B, T, heads, head_dim] (any strides) rotated: [B, heads, T, head_dim], contiguous, each position t turned
 // by the tables' row t: (x1 cos - x2 sin, x2 cos + x1 sin) for the halves x1, x2 of each head. The tables
 // must have at least T rows.
 at::Tensor apply_rotary(const at::Tensor& x, const RotaryTables& tables);
+
+// x [N, heads, head_dim] (any strides) rotated row by row: [N, heads, head_dim], contiguous, row i turned by the
+// tables' row i (rotary_tables_at's, one per packed token).
+at::Tensor apply_rotary_rows(const at::Tensor& x, const RotaryTables& tables);
 
 }  // namespace fmwork::hf

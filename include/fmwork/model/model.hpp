@@ -30,6 +30,7 @@ struct PackedTokens {
   torch::Tensor sequences;  // each token's sequence: 0 .. batch - 1
   torch::Tensor starts;     // [batch]: each sequence's first token in the packed order
   torch::Tensor index;      // each token's place in the padded batch, row * input + position
+  torch::Tensor cu_seqlens; // [batch + 1] int32: 0, then the lengths' running sums (variable-length kernels)
 };
 
 // The inputs of one rep, already on the model's device. All three are [batch, input] int64.
