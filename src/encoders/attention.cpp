@@ -2,13 +2,10 @@
 #include "fmwork/encoders/attention.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <iostream>
 #include <mutex>
 #include <optional>
 
 #include <ATen/Parallel.h>
-#include <ATen/ops/_flash_attention_forward.h>
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
@@ -123,58 +120,6 @@ at::Tensor per_sequence(const std::vector<int64_t>& lengths, int64_t features, c
       for (const size_t i : share[static_cast<size_t>(t)]) run(i);
   });
   return out;
-}
-
-namespace {
-
-// Whether this process's GPU runs the variable-length flash kernel: known after its first call. (Its own
-// checks refuse a GPU older than Ampere; the CUDA platform makes one device current for the whole run.)
-enum class VarlenFlash { untried, runs, refused };
-std::atomic<VarlenFlash> varlen_flash_state{VarlenFlash::untried};
-
-}  // namespace
-
-bool varlen_flash_applies(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
-  return device.is_cuda() && (dtype == at::kHalf || dtype == at::kBFloat16) && head_dim % 8 == 0 && head_dim <= 256;
-}
-
-std::string varlen_flash_note(const at::Device& device, at::ScalarType dtype, int64_t head_dim, AttentionImpl impl) {
-  if (impl != AttentionImpl::sdpa || !varlen_flash_applies(device, dtype, head_dim)) return "";
-  return "; packed batches (--batching unpadded) in one variable-length flash call a layer "
-         "(at::_flash_attention_forward)";
-}
-
-at::Tensor varlen_flash_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                  const at::Tensor& cu_seqlens, int64_t longest, double scale,
-                                  const AttentionPattern& pattern) {
-  const int64_t N = q.size(0), h = q.size(1), d = q.size(2);
-  if (!varlen_flash_applies(q.device(), q.scalar_type(), d) || !cu_seqlens.defined() ||
-      varlen_flash_state.load() == VarlenFlash::refused)
-    return {};
-  // The kernel's window: keys from query - left to query + right. A causal window of w is the w latest keys.
-  std::optional<int64_t> left, right;
-  if (pattern.window > 0) {
-    left = pattern.causal ? pattern.window - 1 : pattern.window;
-    right = pattern.causal ? 0 : pattern.window;
-  }
-  try {
-    const auto out = std::get<0>(at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, longest, longest,
-                                                              /*dropout_p=*/0.0, pattern.causal,
-                                                              /*return_debug_mask=*/false, scale, left, right));
-    varlen_flash_state.store(VarlenFlash::runs);
-    return out.reshape({1, N, h * d});
-  } catch (const c10::OutOfMemoryError&) {
-    throw;
-  } catch (const c10::AcceleratorError&) {
-    throw;  // a sticky CUDA error: the platform stops the run on it
-  } catch (const c10::Error& e) {
-    if (varlen_flash_state.load() != VarlenFlash::untried) throw;
-    varlen_flash_state.store(VarlenFlash::refused);
-    const std::string why = e.what_without_backtrace();
-    std::cerr << "note: packed attention: LibTorch's variable-length flash kernel refused its first call ("
-              << why.substr(0, why.find('\n')) << "); each sequence's attention runs on its own from here\n";
-    return {};
-  }
 }
 
 const AttentionMask& MasksByLength::of(int64_t length) {

@@ -14,6 +14,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/attention.hpp"
+#include "fmwork/encoders/varlen_attention.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/text_format.hpp"
 
@@ -121,7 +122,7 @@ std::vector<std::string> BertEncoder::describe_lines() const {
 std::string BertEncoder::attention_description() const {
   if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
   return "sdpa: at::scaled_dot_product_attention" +
-         varlen_flash_note(w_.word.device(), dtype(), config_.head_dim(), attention_);
+         varlen_attention_note(w_.word.device(), dtype(), config_.head_dim(), attention_);
 }
 
 // Q, K, V of `x` ([B, T, H]) as [B, T, h, d] views of the fused GEMM's output (or of three).
@@ -162,10 +163,10 @@ at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, co
   const Qkv p = project(x, L);
   if (!packed) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
   // Packed: each sequence attends over its own tokens, with no mask; on CUDA every sequence in one call.
-  if (attention_ == AttentionImpl::sdpa && varlen_flash_applies(x.device(), dtype(), config_.head_dim())) {
+  if (attention_ == AttentionImpl::sdpa && varlen_attention_applies(x.device(), dtype(), config_.head_dim(), {})) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(config_.head_dim()));
-    auto ctx = varlen_flash_attention(p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0), packed->cu_seqlens,
-                                      longest(packed->lengths), scale);
+    auto ctx = varlen_attention(p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0), packed->cu_seqlens,
+                                longest(packed->lengths), scale);
     if (ctx.defined()) return run_linear(ctx, L.attn_out);
   }
   auto ctx = per_sequence(packed->lengths, config_.hidden_size, x.options(), [&](int64_t offset, int64_t length) {

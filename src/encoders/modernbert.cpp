@@ -9,6 +9,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/varlen_attention.hpp"
 #include "random_fill.hpp"
 
 namespace fmwork::hf {
@@ -150,7 +151,7 @@ std::vector<std::string> ModernBertEncoder::describe_lines() const {
                                : "sdpa: at::scaled_dot_product_attention";
   return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(config_.sliding_window) +
               " tokens (a [T, T] mask, not a banded kernel)" +
-              varlen_flash_note(embeddings_.device(), dtype(), config_.head_dim(), attention_),
+              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_, /*windows=*/true),
           "rotary: rope_theta " + theta_text(config_.rope_theta) + " (global layers), " + theta_text(config_.local_rope_theta) +
               " (sliding layers)",
           "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
@@ -180,10 +181,10 @@ at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, con
   if (masks.tokens.cos.defined()) {
     const int64_t d = config_.head_dim();
     auto parts = qkv.view({qkv.size(1), 3, config_.num_attention_heads, d});
-    auto ctx = varlen_flash_attention(apply_rotary_rows(parts.select(1, 0), masks.tokens),
-                                      apply_rotary_rows(parts.select(1, 1), masks.tokens), parts.select(1, 2),
-                                      masks.packed->cu_seqlens, longest(masks.packed->lengths),
-                                      1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
+    auto ctx = varlen_attention(apply_rotary_rows(parts.select(1, 0), masks.tokens),
+                                apply_rotary_rows(parts.select(1, 1), masks.tokens), parts.select(1, 2),
+                                masks.packed->cu_seqlens, longest(masks.packed->lengths),
+                                1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
     if (ctx.defined()) return run_linear(ctx, L.attn_out);
   }
   auto ctx = per_sequence(masks.packed->lengths, config_.hidden_size, h.options(), [&](int64_t offset, int64_t length) {
@@ -222,13 +223,14 @@ EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
   auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
   MasksByLength global(AttentionPattern{false, 0}, x.options(), attention_);
   MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
-  const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
-                      varlen_flash_applies(x.device(), dtype(), config_.head_dim());
-  const auto tokens = [&](double theta) {
+  // Each kind's tables per token where its layers take one variable-length call (float32: not the windowed).
+  const auto tokens = [&](const MasksByLength& kind, double theta) {
+    const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
+                        varlen_attention_applies(x.device(), dtype(), config_.head_dim(), kind.pattern());
     return varlen ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype()) : RotaryTables{};
   };
-  return {layers(x, T, {nullptr, &global, &in, tokens(config_.rope_theta)},
-                 {nullptr, &local, &in, tokens(config_.local_rope_theta)})
+  return {layers(x, T, {nullptr, &global, &in, tokens(global, config_.rope_theta)},
+                 {nullptr, &local, &in, tokens(local, config_.local_rope_theta)})
               .squeeze(0),
           at::Tensor()};
 }

@@ -9,6 +9,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/varlen_attention.hpp"
 #include "random_fill.hpp"
 
 namespace fmwork::hf {
@@ -186,7 +187,8 @@ std::vector<std::string> Qwen3Encoder::describe_lines() const {
                            : "";
   return {"attention: " + impl + "; causal, " + std::to_string(config_.num_attention_heads) + " query heads over " +
               std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) + " per group)" + window +
-              varlen_flash_note(embeddings_.device(), dtype(), config_.head_dim(), attention_),
+              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_,
+                                    config_.sliding_window > 0),
           rope.str(), "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused GEMM" : "three GEMMs (zero-copy views, not adjacent in the file)") +
               "; MLP gate/up: " + (layers_.empty() || layers_[0].gate_up.weight.defined() ? "one fused GEMM" : "two GEMMs"),
@@ -227,9 +229,9 @@ at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const Qk
       return apply_rotary_rows(at::rms_norm(x.view({N, n, d}), eps_dims, norm.weight, config_.layer_norm_eps),
                                masks.tokens);
     };
-    auto ctx = varlen_flash_attention(normed(q, heads, L.q_norm), normed(k, kv, L.k_norm), v.view({N, kv, d}),
-                                      masks.packed->cu_seqlens, longest(masks.packed->lengths),
-                                      1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
+    auto ctx = varlen_attention(normed(q, heads, L.q_norm), normed(k, kv, L.k_norm), v.view({N, kv, d}),
+                                masks.packed->cu_seqlens, longest(masks.packed->lengths),
+                                1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
     if (ctx.defined()) return run_linear(ctx, L.o);
   }
   auto ctx = per_sequence(masks.packed->lengths, heads * d, h.options(), [&](int64_t offset, int64_t length) {
@@ -274,11 +276,17 @@ EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {
   auto x = at::embedding(embeddings_, in.input_ids).unsqueeze(0);  // [1, N, H]
   MasksByLength full(AttentionPattern{true, 0}, x.options(), attention_);
   MasksByLength sliding(AttentionPattern{true, config_.sliding_window}, x.options(), attention_);
-  RotaryTables tokens;  // one table for both kinds of layer (one rope_theta)
-  if (attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
-      varlen_flash_applies(x.device(), dtype(), config_.head_dim()))
-    tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
-  return {layers(x, T, {nullptr, &full, &in, tokens}, {nullptr, &sliding, &in, tokens}).squeeze(0), at::Tensor()};
+  // The tables per token (one rope_theta) for the kinds whose layers take one variable-length call.
+  const auto takes = [&](const MasksByLength& kind) {
+    return attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
+           varlen_attention_applies(x.device(), dtype(), config_.head_dim(), kind.pattern());
+  };
+  RotaryTables tokens;
+  if (takes(full) || takes(sliding)) tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
+  return {layers(x, T, {nullptr, &full, &in, takes(full) ? tokens : RotaryTables{}},
+                 {nullptr, &sliding, &in, takes(sliding) ? tokens : RotaryTables{}})
+              .squeeze(0),
+          at::Tensor()};
 }
 
 at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const Masks& full, const Masks& sliding) const {

@@ -101,22 +101,6 @@ TEST(Attention, GroupedHeadsAreRepeatedOnlyWhereNoFusedCudaKernelTakesThem) {
   EXPECT_FALSE(sdpa_repeats_kv(at::kCPU, at::kFloat, /*masked=*/true, 16, 8));      // the CPU's flash: both
 }
 
-// Packed sequences go to the variable-length flash kernel only where it runs: CUDA, half precision, a head
-// size it takes. Anywhere else the caller gets nothing and runs each sequence on its own (tested on the GPU
-// against that: tests/platform/cuda_device_test.cpp).
-TEST(Attention, VarlenFlashOnlyOnCudaInHalfPrecision) {
-  using fmwork::hf::varlen_flash_applies;
-  const at::Device cuda(at::kCUDA, 0);
-  EXPECT_TRUE(varlen_flash_applies(cuda, at::kBFloat16, 64));
-  EXPECT_TRUE(varlen_flash_applies(cuda, at::kHalf, 256));
-  EXPECT_FALSE(varlen_flash_applies(cuda, at::kFloat, 64));
-  EXPECT_FALSE(varlen_flash_applies(cuda, at::kBFloat16, 12));   // not a multiple of 8
-  EXPECT_FALSE(varlen_flash_applies(cuda, at::kBFloat16, 512));  // past the kernel's 256
-  EXPECT_FALSE(varlen_flash_applies(at::kCPU, at::kBFloat16, 64));
-  const auto q = at::randn({5, 2, 8}).to(at::kBFloat16);
-  EXPECT_FALSE(fmwork::hf::varlen_flash_attention(q, q, q, at::tensor({0, 5}, at::kInt), 5, 0.35).defined());
-}
-
 TEST(Attention, WorkspaceCountsRepeatedHeadsAndTheMathKernelsScores) {
   using fmwork::hf::sdpa_workspace_bytes;
   const int64_t B = 2, T = 64, h = 16, kv = 8;

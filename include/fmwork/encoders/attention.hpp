@@ -68,25 +68,6 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
 at::Tensor per_sequence(const std::vector<int64_t>& lengths, int64_t features, const at::TensorOptions& options,
                         const std::function<at::Tensor(int64_t offset, int64_t length)>& one);
 
-// Packed sequences' attention in one call of LibTorch's variable-length flash kernel
-// (at::_flash_attention_forward) instead of one call per sequence: q [N, h, d], k and v [N, kv, d] (the last
-// dimension contiguous, h a multiple of kv), `cu_seqlens` int32 [batch + 1] on q's device (0 and then the
-// lengths' running sums), `longest` the longest length; scores scaled by `scale`; each sequence's queries see
-// its keys as `pattern` says (causal, a window: the kernel's own causal flag and window sizes, no mask).
-// Returns [1, N, h d], or an
-// undefined tensor where the kernel does not apply: off CUDA, outside float16 and bfloat16, a head size not a
-// multiple of 8 or over 256, or a GPU whose kernel refused this process's first call (one note on stderr; the
-// caller then runs per_sequence). Errors of later calls, and running out of memory, are thrown.
-at::Tensor varlen_flash_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                  const at::Tensor& cu_seqlens, int64_t longest, double scale,
-                                  const AttentionPattern& pattern = {});
-// Whether varlen_flash_attention takes tensors of this device, dtype and head size.
-bool varlen_flash_applies(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
-// The end of MODEL's attention line where packed batches take that kernel (sdpa, and it applies): "; packed
-// batches (--batching unpadded) in one variable-length flash call a layer (at::_flash_attention_forward)"; ""
-// elsewhere.
-std::string varlen_flash_note(const at::Device& device, at::ScalarType dtype, int64_t head_dim, AttentionImpl impl);
-
 // The masks of `pattern` for sequences without padding, one per length, made on first use within one forward
 // pass (a batch holds many sequences of few distinct lengths). of() may be called from per_sequence's threads.
 class MasksByLength {

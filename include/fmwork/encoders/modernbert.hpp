@@ -61,7 +61,7 @@ class ModernBertEncoder : public NativeEncoder {
     const AttentionMask* padded;
     MasksByLength* by_length;
     const PackedInput* packed;  // packed: the sequences; nullptr: padded
-    RotaryTables tokens;        // defined: attention through varlen_flash_attention (else per sequence)
+    RotaryTables tokens;        // defined: attention through varlen_attention (else per sequence)
   };
   // The attention context of Wqkv's output [B, T, 3H]: [B, T, H].
   at::Tensor context(const at::Tensor& qkv, const QkRotary& rotary, const AttentionMask& mask) const;

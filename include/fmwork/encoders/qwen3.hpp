@@ -67,7 +67,7 @@ class Qwen3Encoder : public NativeEncoder {
     const AttentionMask* padded;
     MasksByLength* by_length;
     const PackedInput* packed;  // packed: the sequences; nullptr: padded
-    RotaryTables tokens;        // defined: attention through varlen_flash_attention (else per sequence)
+    RotaryTables tokens;        // defined: attention through varlen_attention (else per sequence)
   };
   // The attention context of the projections ([B, T, heads d], [B, T, kv d] twice): [B, T, heads d].
   at::Tensor context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Layer& L,
