@@ -414,9 +414,11 @@ step_lengths() {  # the three batching modes on the device: a log-normal mix (me
       for mode in padded sorted unpadded; do
         out=$(drv --platform "$platform" --model_class "$class" --model_name "$folder" --eval --quiet \
           --model:attn_implementation sdpa --model:dtype "$dtype" --input_sizes 512 --batch_sizes 32 --reps 8 \
-          --input_lengths lognormal:64,512 --batching "$mode" --seed 7)
+          --input_lengths lognormal:64,512 --batching "$mode" --seed 7 2>&1)
         echo "# $model $dtype $mode"
         grep '^FMWORK STAT' <<<"$out"
+        # which attention kernel the packed batches took (MODEL's line), and a kernel's refusal if any
+        [ "$mode" != unpadded ] || grep -E '^  attention: |^note: packed attention' <<<"$out" | sed 's/^ */kernel: /' || true
       done
     done
   done
@@ -427,6 +429,7 @@ summary_lengths() {  # per model and dtype: each mode's real tokens/s and its ga
        END{for(k in seen){b=r[k" padded"]+0; printf "- %s: real tokens/s padded %.0f (padding %s), sorted %.0f (%.2fx), unpadded %.0f (%.2fx)\n",
        k, b, pad[k" padded"], r[k" sorted"], (b ? r[k" sorted"]/b : 0), r[k" unpadded"], (b ? r[k" unpadded"]/b : 0)}}' \
     "$(log_of lengths)" >>"$report"
+  grep -E '^(# .* unpadded|kernel: )' "$(log_of lengths)" | sed 's/^/    /' >>"$report" || true
 }
 
 step_serve() {  # the serving scenario on the device: three open-loop levels and the capacity search for p99 <= 20 ms
