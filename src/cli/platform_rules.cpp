@@ -13,6 +13,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/base/subprocess.hpp"
 #include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
@@ -187,7 +188,7 @@ std::vector<std::string> plugin_search_dirs() {
     }
   }
   std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error).parent_path();
+  const fs::path exe = fs::read_symlink(kSelfExecutable, error).parent_path();
   if (!error && !exe.empty()) {
     dirs.push_back((exe / "plugins").lexically_normal().string());
     dirs.push_back((exe / ".." / "lib" / "fmwork").lexically_normal().string());

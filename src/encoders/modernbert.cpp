@@ -151,12 +151,16 @@ std::vector<std::string> ModernBertEncoder::describe_lines() const {
                                : "sdpa: at::scaled_dot_product_attention";
   return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(config_.sliding_window) +
               " tokens (a [T, T] mask, not a banded kernel)" +
-              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_, /*windows=*/true),
+              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_, has_layers(true)),
           "rotary: rope_theta " + theta_text(config_.rope_theta) + " (global layers), " + theta_text(config_.local_rope_theta) +
               " (sliding layers)",
           "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
           "q/k/v: one Wqkv GEMM; MLP: one Wi GEMM (input and gate), " + config_.hidden_act + "(input) x gate",
           "pooler: none (ModernBertModel outputs last_hidden_state)"};
+}
+
+bool ModernBertEncoder::has_layers(bool sliding) const {
+  return std::any_of(layers_.begin(), layers_.end(), [&](const Layer& L) { return L.sliding == sliding; });
 }
 
 at::Tensor ModernBertEncoder::norm(const at::Tensor& x, const Norm& n) const {
@@ -213,7 +217,7 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   const AttentionMask global_mask = make_attention_mask(attention_mask, T, {false, 0}, options, attention_);
   const AttentionMask local_mask =
       make_attention_mask(attention_mask, T, {false, config_.sliding_window}, options, attention_);
-  return {layers(x, T, {&global_mask, nullptr, nullptr}, {&local_mask, nullptr, nullptr}), at::Tensor()};
+  return {layers(x, T, {&global_mask, nullptr, nullptr, {}}, {&local_mask, nullptr, nullptr, {}}), at::Tensor()};
 }
 
 EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
@@ -223,14 +227,15 @@ EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
   auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
   MasksByLength global(AttentionPattern{false, 0}, x.options(), attention_);
   MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
-  // Each kind's tables per token where its layers take one variable-length call (float32: not the windowed).
-  const auto tokens = [&](const MasksByLength& kind, double theta) {
-    const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
+  // Each kind's tables per token where the model has layers of that kind and they take one variable-length
+  // call (float32: not the windowed ones).
+  const auto tokens = [&](const MasksByLength& kind, bool sliding, double theta) {
+    const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() && has_layers(sliding) &&
                         varlen_attention_applies(x.device(), dtype(), config_.head_dim(), kind.pattern());
     return varlen ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype()) : RotaryTables{};
   };
-  return {layers(x, T, {nullptr, &global, &in, tokens(global, config_.rope_theta)},
-                 {nullptr, &local, &in, tokens(local, config_.local_rope_theta)})
+  return {layers(x, T, {nullptr, &global, &in, tokens(global, false, config_.rope_theta)},
+                 {nullptr, &local, &in, tokens(local, true, config_.local_rope_theta)})
               .squeeze(0),
           at::Tensor()};
 }

@@ -266,7 +266,7 @@ EncoderOutput Qwen3Encoder::forward(const at::Tensor& input_ids, const at::Tenso
   const AttentionMask full = make_attention_mask(attention_mask, T, {true, 0}, x.options(), attention_);
   AttentionMask sliding;
   if (config_.sliding_window) sliding = make_attention_mask(attention_mask, T, {true, config_.sliding_window}, x.options(), attention_);
-  return {layers(x, T, {&full, nullptr, nullptr}, {&sliding, nullptr, nullptr}), at::Tensor()};
+  return {layers(x, T, {&full, nullptr, nullptr, {}}, {&sliding, nullptr, nullptr, {}}), at::Tensor()};
 }
 
 EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {

@@ -19,22 +19,27 @@ bool half_precision(at::ScalarType dtype) { return dtype == at::kHalf || dtype =
 enum class KernelState { untried, runs, refused };
 std::atomic<KernelState> flash_state{KernelState::untried}, efficient_state{KernelState::untried};
 
+std::atomic<KernelState>& state_of(at::ScalarType dtype) { return half_precision(dtype) ? flash_state : efficient_state; }
+
 // `call` through `state`: the first call's refusal (a c10::Error other than out of memory or a sticky CUDA
 // error) marks the kernel refused, says so once, and gives an undefined tensor; later ones are thrown.
 template <typename Call>
 at::Tensor guarded(std::atomic<KernelState>& state, const char* kernel, Call call) {
-  if (state.load() == KernelState::refused) return {};
   try {
     at::Tensor out = call();
-    state.store(KernelState::runs);
+    KernelState untried = KernelState::untried;
+    state.compare_exchange_strong(untried, KernelState::runs);
     return out;
   } catch (const c10::OutOfMemoryError&) {
     throw;
   } catch (const c10::AcceleratorError&) {
     throw;  // a sticky CUDA error: the platform stops the run on it
   } catch (const c10::Error& e) {
-    if (state.load() != KernelState::untried) throw;
-    state.store(KernelState::refused);
+    KernelState untried = KernelState::untried;
+    if (!state.compare_exchange_strong(untried, KernelState::refused)) {
+      if (untried == KernelState::refused) return {};  // another thread's first call was refused at once
+      throw;
+    }
     const std::string why = e.what_without_backtrace();
     std::cerr << "note: packed attention: LibTorch's " << kernel << " refused its first call ("
               << why.substr(0, why.find('\n')) << "); each sequence's attention runs on its own from here\n";
@@ -46,7 +51,7 @@ at::Tensor guarded(std::atomic<KernelState>& state, const char* kernel, Call cal
 
 bool varlen_attention_applies(const at::Device& device, at::ScalarType dtype, int64_t head_dim,
                               const AttentionPattern& pattern) {
-  if (!device.is_cuda() || head_dim > 256) return false;
+  if (!device.is_cuda() || head_dim > 256 || state_of(dtype).load() == KernelState::refused) return false;
   if (half_precision(dtype)) return head_dim % 8 == 0;
   return dtype == at::kFloat && head_dim % 4 == 0 && pattern.window == 0;
 }
@@ -62,7 +67,7 @@ at::Tensor varlen_attention(const at::Tensor& q, const at::Tensor& k, const at::
       left = pattern.causal ? pattern.window - 1 : pattern.window;
       right = pattern.causal ? 0 : pattern.window;
     }
-    return guarded(flash_state, "variable-length flash kernel", [&] {
+    return guarded(state_of(q.scalar_type()), "variable-length flash kernel", [&] {
       const auto out = std::get<0>(at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, longest, longest,
                                                                 /*dropout_p=*/0.0, pattern.causal,
                                                                 /*return_debug_mask=*/false, scale, left, right));
@@ -71,10 +76,10 @@ at::Tensor varlen_attention(const at::Tensor& q, const at::Tensor& k, const at::
   }
   // The memory-efficient kernel: [1, N, heads, d] with batch 1 for variable lengths, one key/value head per
   // query head. Mask type 1 is causal from the top left (each sequence's queries and keys are as many).
-  const int64_t kv = k.size(1);
-  const at::Tensor keys = kv == h ? k : k.repeat_interleave(h / kv, 1);
-  const at::Tensor values = kv == h ? v : v.repeat_interleave(h / kv, 1);
-  return guarded(efficient_state, "variable-length memory-efficient kernel", [&] {
+  return guarded(state_of(q.scalar_type()), "variable-length memory-efficient kernel", [&] {
+    const int64_t kv = k.size(1);
+    const at::Tensor keys = kv == h ? k : k.repeat_interleave(h / kv, 1);
+    const at::Tensor values = kv == h ? v : v.repeat_interleave(h / kv, 1);
     const auto out = std::get<0>(at::_efficient_attention_forward(
         q.unsqueeze(0), keys.unsqueeze(0), values.unsqueeze(0), /*bias=*/std::nullopt, cu_seqlens, cu_seqlens, longest,
         longest, /*dropout_p=*/0.0, /*custom_mask_type=*/pattern.causal ? 1 : 0, /*compute_log_sumexp=*/false, scale));

@@ -3,6 +3,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -58,13 +60,21 @@ void pack_batch(Batch& batch) {
   const int64_t rows = batch.input_ids.size(0), input = batch.input_ids.size(1);
   std::vector<int64_t> lengths = batch.lengths;
   if (lengths.empty()) lengths.assign(static_cast<size_t>(rows), input);
+  // The variable-length kernels count tokens in int32 (cu_seqlens); the memory admission refuses such a
+  // batch long before, but a packed batch must never wrap the count.
+  int64_t tokens = 0;
+  for (const int64_t length : lengths) tokens += length;
+  if (tokens > std::numeric_limits<int32_t>::max())
+    throw runtime_error(fmt::format("--batching unpadded: a batch of {} tokens is more than the {} the "
+                                    "variable-length attention counts; use smaller --batch_sizes or --input_sizes",
+                                    tokens, std::numeric_limits<int32_t>::max()));
   std::vector<int64_t> index, positions, sequences, starts;
   std::vector<int32_t> cu_seqlens = {0};
   for (int64_t i = 0; i < rows; ++i) {
     starts.push_back(static_cast<int64_t>(index.size()));
     for (int64_t t = 0; t < lengths[static_cast<size_t>(i)]; ++t)
       index.push_back(i * input + t), positions.push_back(t), sequences.push_back(i);
-    cu_seqlens.push_back(static_cast<int32_t>(index.size()));  // a batch's tokens are checked far below 2^31
+    cu_seqlens.push_back(static_cast<int32_t>(index.size()));  // below 2^31: checked above
   }
   const auto device = batch.input_ids.device();
   PackedTokens& p = batch.packed;

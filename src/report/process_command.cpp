@@ -102,7 +102,7 @@ bool read_kinds_of_logs(const ProcessOptions& options, std::vector<std::vector<L
                                   serve_logs, logs));
   if (options.upstream_only)
     refuse_or_note_serve_logs("--upstream", "writes upstream's records of the sweep's results",
-                              "--path " + fmwork::joined(options.paths, " "), serve_logs, logs, source.err);
+                              fmwork::joined(options.paths, " "), serve_logs, logs, source.err);
   return serving;
 }
 

@@ -119,7 +119,8 @@ std::vector<std::string> parse_devices(const std::string& text) {
     // A plugin missing here is missing in every run (--devices runs locally, from this binary's folder).
     std::vector<std::string> tried;
     if (!is_builtin_platform_name(name) && find_plugin_file(name, tried).empty())
-      throw usage_error("--devices " + excerpt(text) + ": '" + name + "' is " + plugin_not_found_text(name, tried));
+      throw usage_error("--devices " + excerpt(text) + ": '" + excerpt(name) + "' is " +
+                        plugin_not_found_text(name, tried));
     devices.push_back(name);
     if (comma == std::string::npos) return devices;
     start = comma + 1;

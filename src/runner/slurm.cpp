@@ -96,8 +96,8 @@ std::string sbatch_script(const SlurmJob& job) {
 }
 
 void check_sbatch_paths(const std::string& campaign_root, const std::string& workdir) {
+  sbatch_path("--out", campaign_root);  // the user's own option first
   sbatch_path("working directory", workdir);
-  sbatch_path("--out", campaign_root);
 }
 
 std::string submit_sbatch(const std::string& script) {

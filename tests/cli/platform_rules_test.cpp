@@ -1,14 +1,17 @@
-// Tests of platform_rules: the rules a platform declares, checked against command lines.
+// Tests of platform_rules: the rules a platform declares, checked against command lines; where a plugin is
+// looked for.
 #include "fmwork/cli/platform_rules.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
+#include "support/scoped_env.hpp"
 
 namespace fmwork {
 namespace {
@@ -91,6 +94,18 @@ TEST(PlatformRules, SuggestionOffersTheBuiltInOneTypoAway) {
   EXPECT_EQ(platform_suggestion("cdua"), "; did you mean cuda?");
   EXPECT_EQ(platform_suggestion("spyre"), "") << "a plugin's name: no guess";
   EXPECT_EQ(platform_suggestion("cuda:x"), "") << "a bad index has its own message";
+}
+
+TEST(PlatformRules, PluginFileNameAndSearchFoldersInOrder) {
+  EXPECT_EQ(plugin_file_name("spyre"), "libfmwork_platform_spyre.so");
+  const test_support::ScopedEnv path(kPluginPathVariable, "/first::/second/");
+  const std::vector<std::string> dirs = plugin_search_dirs();
+  ASSERT_EQ(dirs.size(), 4u);
+  EXPECT_EQ(dirs[0], "/first");
+  EXPECT_EQ(dirs[1], "/second/");
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+  EXPECT_EQ(dirs[2], (exe / "plugins").string());
+  EXPECT_EQ(dirs[3], (exe.parent_path() / "lib" / "fmwork").string());
 }
 
 }  // namespace

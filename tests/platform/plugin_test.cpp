@@ -79,18 +79,6 @@ const torch::Device kRefdev(c10::DeviceType::PrivateUse1, 0);
 
 // --- search path and loading errors ---
 
-TEST(PluginLoading, FileNameAndSearchDirsInOrder) {
-  EXPECT_EQ(plugin_file_name("spyre"), "libfmwork_platform_spyre.so");
-  ScopedEnv path(kPluginPathVariable, "/first::/second/");
-  auto dirs = plugin_search_dirs();
-  ASSERT_EQ(dirs.size(), 4u);
-  EXPECT_EQ(dirs[0], "/first");
-  EXPECT_EQ(dirs[1], "/second/");
-  auto exe = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-  EXPECT_EQ(dirs[2], (exe / "plugins").string());
-  EXPECT_EQ(dirs[3], (exe.parent_path() / "lib" / "fmwork").string());
-}
-
 // --platform cup: no plugin of that name, and one typo from cpu: the line ends offering it. A plugin's name
 // that is no typo of a built-in one gets no guess.
 TEST(PluginLoading, ABuiltInNameMisspeltIsOfferedIt) {

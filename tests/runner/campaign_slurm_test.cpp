@@ -21,6 +21,7 @@ using namespace campaign_fixtures;
 // --no-submit: the tree and the script are written as --slurm writes them, nothing needs a cluster.
 TEST(CampaignSlurm, SlurmScriptHoldsTheRunsToDoAndTheOptions) {
   TempDir dir;
+  const ScopedCurrentPath here(dir.path());
   const std::string driver = fake_driver(dir), root = dir.path() + "/out";
   std::ostringstream out, err;
   ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit", "--slurm:partition", "p1",
@@ -41,6 +42,7 @@ TEST(CampaignSlurm, SlurmScriptHoldsTheRunsToDoAndTheOptions) {
 // What each array task runs: one run of the plan into the tree, as the local runner writes it.
 TEST(CampaignSlurm, TaskRunsOneRunOfThePlan) {
   TempDir dir;
+  const ScopedCurrentPath here(dir.path());
   const std::string driver = fake_driver(dir), root = dir.path() + "/out";
   std::ostringstream out, err;
   ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit"}, driver, out, err), 0);
@@ -69,6 +71,7 @@ TEST(CampaignSlurm, TaskRunsOneRunOfThePlan) {
 // empty behind). Refused now before anything exists.
 TEST(CampaignSlurm, AnOutPathWithSpacesIsRefusedBeforeTheTree) {
   TempDir dir;
+  const ScopedCurrentPath here(dir.path());
   const std::string root = dir.path() + "/my results";
   std::ostringstream out, err;
   try {

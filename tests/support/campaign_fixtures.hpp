@@ -62,4 +62,20 @@ inline std::string slurp(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The current folder set to `dir` for the object's life, then restored: `driver run --slurm` writes it on an
+// #SBATCH line, which refuses a path with spaces, so the tests do not depend on where the build runs them.
+class ScopedCurrentPath {
+ public:
+  explicit ScopedCurrentPath(const std::string& dir) : old_(fs::current_path()) { fs::current_path(dir); }
+  ~ScopedCurrentPath() {
+    std::error_code ignored;
+    fs::current_path(old_, ignored);
+  }
+  ScopedCurrentPath(const ScopedCurrentPath&) = delete;
+  ScopedCurrentPath& operator=(const ScopedCurrentPath&) = delete;
+
+ private:
+  fs::path old_;
+};
+
 }  // namespace fmwork::campaign_fixtures

@@ -1,6 +1,7 @@
 // The rules a platform imposes on a run, declared as data (domain/platform_constraints.hpp, from a plugin's
 // fmwork_constraints) and checked here against the command line, generically: Spyre compiles one input shape per run, needs --compile
-// with its backend, runs without autograd. Platforms only declare; the driver checks before it loads.
+// with its backend, runs without autograd. Platforms only declare; the driver checks before it loads. Also the
+// platform names themselves and where a plugin's library is looked for (the search path).
 #pragma once
 
 #include <string>

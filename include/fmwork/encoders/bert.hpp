@@ -117,7 +117,7 @@ class BertEncoder : public NativeEncoder {
   // softmax(Q K^T / sqrt(d) + mask) V of the projections, heads merged: [B, T, H].
   at::Tensor context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const;
   // The attention block of `x` [B, T, H]; with `packed`, x is [1, N, H] of its packed sequences, each attending
-  // over its own tokens (on CUDA in float16/bfloat16 with sdpa, in one variable-length flash call).
+  // over its own tokens (on CUDA with sdpa where varlen_attention_applies, in one variable-length call).
   at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,
                        const at::Tensor& bool_mask, const PackedInput* packed) const;
   // Every layer over x, padded with masks or (with `packed`) packed.

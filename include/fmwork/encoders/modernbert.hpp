@@ -56,7 +56,7 @@ class ModernBertEncoder : public NativeEncoder {
     bool sliding = false;
   };
   // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length;
-  // packed on CUDA in half precision, the kind's rotary tables per token instead, for one variable-length call.
+  // packed on CUDA where varlen_attention_applies, the kind's rotary tables per token instead, for one call.
   struct Masks {
     const AttentionMask* padded;
     MasksByLength* by_length;
@@ -70,6 +70,8 @@ class ModernBertEncoder : public NativeEncoder {
   at::Tensor layers(at::Tensor x, int64_t T, const Masks& global, const Masks& local) const;
   at::Tensor mlp(const at::Tensor& h, const Layer& layer) const;
   at::Tensor norm(const at::Tensor& x, const Norm& n) const;
+  // Whether any layer is a sliding-window one (`sliding`) or a global one (!sliding).
+  bool has_layers(bool sliding) const;
   std::vector<Linear*> linears();
   std::vector<Norm*> norms();
 

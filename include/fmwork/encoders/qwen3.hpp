@@ -62,7 +62,7 @@ class Qwen3Encoder : public NativeEncoder {
   };
   void fuse(Layer& L, bool allow_copy);
   // Where a kind of layer's masks come from: one for the padded batch, or (packed) one per sequence length;
-  // packed on CUDA in half precision, the kind's rotary tables per token instead, for one variable-length call.
+  // packed on CUDA where varlen_attention_applies, the kind's rotary tables per token instead, for one call.
   struct Masks {
     const AttentionMask* padded;
     MasksByLength* by_length;

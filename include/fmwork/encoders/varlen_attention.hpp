@@ -17,7 +17,8 @@ namespace fmwork::hf {
 
 // Whether varlen_attention takes a layer of `pattern` on `device` in `dtype` with heads of `head_dim`: CUDA;
 // float16 / bfloat16 with head_dim a multiple of 8 up to 256, any pattern; float32 with head_dim a multiple
-// of 4 up to 256 and no window.
+// of 4 up to 256 and no window; and the dtype's kernel has not refused this process's first call. Callers
+// ask before they prepare its inputs (per-token rotary tables), so that a refused kernel costs nothing.
 bool varlen_attention_applies(const at::Device& device, at::ScalarType dtype, int64_t head_dim,
                               const AttentionPattern& pattern);
 
