@@ -4,6 +4,43 @@
 #include <regex>
 
 namespace fmwork {
+namespace {
+
+// CLI11's name of a value's type in words: "FORMAT:{json,csv}" -> "one of json, csv", "INT" -> "a whole
+// number", anything else (TEXT, PATH) -> "".
+std::string type_words(const std::string& type) {
+  std::smatch m;
+  static const std::regex choices("^[A-Z_]+:\\{(.*)\\}$");
+  if (std::regex_match(type, m, choices)) return "one of " + std::regex_replace(m[1].str(), std::regex(","), ", ");
+  if (type == "INT" || type == "UINT") return "a whole number";
+  if (type == "FLOAT") return "a number";
+  return "";
+}
+
+// The messages of values: missing, given to a flag, not converted, out of range. Empty when none matches.
+std::string value_error_text(const std::string& message) {
+  std::smatch m;
+  static const std::regex missing("^(\\S+): [0-9]+ required (.+) missing$");
+  static const std::regex flag_value("^Could not convert: (\\S+) = (.*)$");
+  static const std::regex flag_values("^(\\S+): too many inputs for a flag$");
+  static const std::regex true_false("^(\\S+): Should be true/false or a number$");
+  static const std::regex range("^(\\S+): Value (.*) not in range (\\S+) to (\\S+)$");
+  static const std::regex not_allowed("^The value (.*) is not an allowed value for (\\S+)$");
+  if (std::regex_match(message, m, missing)) {
+    const std::string words = type_words(m[2].str());
+    return m[1].str() + " needs a value" + (words.empty() ? "" : ": " + words);
+  }
+  if (std::regex_match(message, m, flag_value))
+    return m[1].str() + " is a flag and takes no value (got " + m[2].str() + "); give " + m[1].str() + " alone";
+  if (std::regex_match(message, m, flag_values) || std::regex_match(message, m, true_false))
+    return m[1].str() + " is a flag and takes no value; give " + m[1].str() + " alone";
+  if (std::regex_match(message, m, range))
+    return m[1].str() + " " + m[2].str() + ": give a value from " + m[3].str() + " to " + m[4].str();
+  if (std::regex_match(message, m, not_allowed)) return m[2].str() + " " + m[1].str() + ": not a value it takes";
+  return "";
+}
+
+}  // namespace
 
 std::string parse_error_text(const std::string& message) {
   std::smatch m;
@@ -18,7 +55,8 @@ std::string parse_error_text(const std::string& message) {
     return m[1].str() + " takes at least " + m[2].str() + " values; got " + m[3].str();
   if (std::regex_match(message, m, exactly))
     return m[2].str() + " takes " + m[1].str() + " values; got " + m[3].str();
-  return message;
+  const std::string value = value_error_text(message);
+  return value.empty() ? message : value;
 }
 
 }  // namespace fmwork

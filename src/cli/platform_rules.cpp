@@ -100,7 +100,8 @@ void validate_requirement(const std::string& platform, const PlatformRequirement
     throw runtime_error(prefix + "a fixed flag's value must be True or False, typed");
 }
 
-const char* const kPlatformNames = "cpu, cuda, cuda:N or a plugin name of letters, digits, '_', '-' and '.'";
+const char* const kPlatformNames =
+    "cpu, cuda, cuda:N or a plugin name of up to 64 letters, digits, '_', '-' and '.'";
 
 bool is_platform_name(const std::string& name) {
   if (name == "cpu" || name == "cuda") return true;
@@ -108,7 +109,8 @@ bool is_platform_name(const std::string& name) {
     const std::string index = name.substr(5);
     return !index.empty() && index.size() <= 3 && index.find_first_not_of("0123456789") == std::string::npos;
   }
-  if (name.empty() || name == "." || name == "..") return false;
+  // 64: a name goes into a file name and every message about it (a 5,000-character one made 20 KB lines).
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
   return name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
          std::string::npos;
 }

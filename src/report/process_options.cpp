@@ -69,10 +69,16 @@ void add_compare_options(CLI::App& app, CompareArgs& args, std::vector<std::stri
                  "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
                  "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
                  "compile, platform, attn, model) must then agree within a pair")
+      ->expected(1)  // one value an occurrence, any number of them: "--match dtype run.log" leaves run.log a log
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("KEYS");
   app.add_option("--ignore-meta", args.ignore,
                  "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
                  "a pair differing in another key that matters is refused, naming it")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("KEYS");
   args.fail_option = app.add_option("--fail-if-slower", args.fail_text,
                                     "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
@@ -127,6 +133,9 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
 // The options that only some outputs use, refused where they would do nothing: --metadata_id goes into the
 // records of json and csv, --upstream is a way of writing the json records.
 void check_output_options(const ProcessOptions& options, bool metadata_given, bool upstream_given) {
+  // Defect: --out '' wrote the output beside "" and removed it, exit 0: nothing written, nothing said.
+  if (options.out_file && options.out_file->empty())
+    throw usage_error("--out is empty; give the file to write, or leave --out out for standard output");
   const bool records = options.compare.empty() && !options.baseline && (options.format == "json" || options.format == "csv");
   if (metadata_given && !records)
     throw usage_error("--metadata_id goes into the records of --path ... --format json or csv (the default json); "

@@ -1,10 +1,12 @@
 // The local scheduler of `driver run` (see campaign_scheduler.hpp).
 #include "fmwork/runner/campaign_scheduler.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -28,8 +30,17 @@ class Scheduler {
   // Runs everything over the slots; returns the number of runs that did not end with status 0.
   size_t run(const std::vector<std::string>& slots) {
     report("");
+    // A thread a slot, no more than there are runs; a thread that cannot start stops the others after their
+    // current runs (a vector of joinable threads left by an exception would end the process).
     std::vector<std::thread> workers;
-    for (const auto& device : slots) workers.emplace_back([this, device] { work(device); });
+    try {
+      for (size_t i = 0; i < std::min(slots.size(), todo_.size()); ++i)
+        workers.emplace_back([this, device = slots[i]] { work(device); });
+    } catch (const std::system_error& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = runtime_error(fmt::format("driver run: cannot start a thread for device slot {} ({}); give "
+                                                      "fewer --devices", workers.size() + 1, e.what()));
+    }
     for (auto& w : workers) w.join();
     if (error_) throw *error_;
     return failed_;
@@ -110,6 +121,9 @@ std::vector<std::string> parse_devices(const std::string& text) {
   std::vector<std::string> devices;
   size_t start = 0;
   while (true) {
+    if (devices.size() == kMaxDevices)
+      throw usage_error(fmt::format("--devices: more than {} names; a runner runs at most {} runs at once",
+                                    kMaxDevices, kMaxDevices));
     const size_t comma = text.find(',', start);
     const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     // Checked here, before a campaign folder exists: the driver would refuse the name in every run.

@@ -109,7 +109,8 @@ int submit_campaign(const RunnerOptions& o, const Plan& plan, const std::string&
   const std::string script = fmt::format("{}/slurm/submit-{}.sbatch", dir, submitted_jobs(dir).size() + 1);
   write_file_atomically(script, sbatch_script(job));
   if (o.no_submit) {
-    err << "campaign: wrote " << script << " (" << todo.size() << " runs); submit it with: sbatch " << script << std::endl;
+    err << "campaign: wrote " << script << " (" << todo.size() << " runs); submit it with: "
+        << command_text("sbatch", {script}) << std::endl;  // quoted: the line is for pasting into a shell
     return 0;
   }
   const std::string id = submit_sbatch(script);

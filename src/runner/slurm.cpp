@@ -31,6 +31,15 @@ std::string sbatch_path(const std::string& what, const std::string& path) {
   return path;
 }
 
+// The campaign folder, which the #SBATCH --output line holds: there '%' starts a Slurm placeholder (%j, %A),
+// so a folder named "a%b" would send the tasks' output elsewhere.
+std::string sbatch_output_folder(const std::string& path) {
+  if (path.find('%') != std::string::npos)
+    throw usage_error("--out " + path + ": '%' on the #SBATCH --output line is a Slurm placeholder (%j, %A); use "
+                      "a folder whose path has none");
+  return sbatch_path("--out", path);
+}
+
 // The last line of a command's stderr (or stdout), for a one-line error.
 std::string command_error(const SubprocessResult& r) {
   return one_line(last_line(r.err.find_first_not_of(" \n") != std::string::npos ? r.err : r.out));
@@ -89,14 +98,14 @@ std::string sbatch_script(const SlurmJob& job) {
   s += "#SBATCH --array=" + array_spec(job.indices) +
        (job.max_running ? "%" + std::to_string(job.max_running) : std::string()) + "\n";
   s += "#SBATCH --chdir=" + sbatch_path("working directory", job.workdir) + "\n";
-  s += "#SBATCH --output=" + sbatch_path("--out", job.campaign_dir) + "/slurm/%A_%a.out\n";
+  s += "#SBATCH --output=" + sbatch_output_folder(job.campaign_dir) + "/slurm/%A_%a.out\n";
   for (const auto& [key, value] : job.options) s += "#SBATCH --" + key + (value.empty() ? "" : "=" + value) + "\n";
   s += command_text("exec", {job.driver, "run", "--task", job.campaign_dir}) + " \"$SLURM_ARRAY_TASK_ID\"\n";
   return s;
 }
 
 void check_sbatch_paths(const std::string& campaign_root, const std::string& workdir) {
-  sbatch_path("--out", campaign_root);  // the user's own option first
+  sbatch_output_folder(campaign_root);  // the user's own option first
   sbatch_path("working directory", workdir);
 }
 

@@ -14,5 +14,21 @@ TEST(ParseErrors, CountsAreToldInOurWords) {
   EXPECT_EQ(parse_error_text("--format: xml not in {json,csv}"), "--format: xml not in {json,csv}");
 }
 
+// Defects: "--format: 1 required FORMAT:{json,csv,summary,html} missing", "Could not convert: --upstream =
+// garbage" and "--max-tasks: Value x not in range 1 to 1000000" reached users as CLI11 wrote them.
+TEST(ParseErrors, ValuesAreToldInOurWords) {
+  EXPECT_EQ(parse_error_text("--format: 1 required FORMAT:{json,csv,summary,html} missing"),
+            "--format needs a value: one of json, csv, summary, html");
+  EXPECT_EQ(parse_error_text("--out: 1 required TEXT missing"), "--out needs a value");
+  EXPECT_EQ(parse_error_text("--max-tasks: 1 required UINT missing"), "--max-tasks needs a value: a whole number");
+  EXPECT_EQ(parse_error_text("Could not convert: --upstream = garbage"),
+            "--upstream is a flag and takes no value (got garbage); give --upstream alone");
+  EXPECT_EQ(parse_error_text("--list: Should be true/false or a number"),
+            "--list is a flag and takes no value; give --list alone");
+  EXPECT_EQ(parse_error_text("--max-tasks: Value x not in range 1 to 1000000"),
+            "--max-tasks x: give a value from 1 to 1000000");
+  EXPECT_EQ(parse_error_text("The value 7 is not an allowed value for --mode"), "--mode 7: not a value it takes");
+}
+
 }  // namespace
 }  // namespace fmwork

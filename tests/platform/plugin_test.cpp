@@ -106,7 +106,7 @@ TEST(PluginLoading, MissingPluginListsEveryPathTried) {
 TEST(PluginLoading, RefusesNamesThatAreNotFileNames) {
   auto message = error_of([] { make_platform("../../etc/x", {}); });
   EXPECT_EQ(message, "--platform ../../etc/x: not a platform name; expected cpu, cuda, cuda:N or a plugin name of "
-                     "letters, digits, '_', '-' and '.'");
+                     "up to 64 letters, digits, '_', '-' and '.'");
 }
 
 TEST(PluginLoading, LibraryThatIsNotASharedObject) {

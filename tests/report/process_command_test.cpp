@@ -179,6 +179,8 @@ TEST(Process, OutErrorsNameTheOptionAndLeaveNothingBehind) {
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
   EXPECT_EQ(std::string(e.what()), "--out " + missing + ": cannot create its .tmp file (No such file or directory); "
                                    "name a file in a folder that exists and that you may write to");
+  EXPECT_EQ(std::string(run_error({"--path", log, "--out", ""}).what()),  // it wrote nothing and said nothing
+            "--out is empty; give the file to write, or leave --out out for standard output");
   std::filesystem::create_directory(dir.path() + "/taken");
   dir.write("taken/x", "");
   e = run_error({"--path", log, "--out", dir.path() + "/taken"});
@@ -462,6 +464,11 @@ TEST(Process, CompareOptionsAreCheckedInOneLine) {
   EXPECT_NE(run({"--compare", a, b, "--ignore-meta", "threads"}).find("1.000x"), std::string::npos);
   EXPECT_EQ(std::string(run_error({"--path", a, "--match", "dtype"}).what()),
             "--match is for --compare A B; add --compare or leave it out");
+  // Defect: --match took every word after it, the log too, and the error then said no log was given.
+  EXPECT_EQ(std::string(run_error({"--match", "dtype", a}).what()),
+            "--match is for --compare A B; add --compare or leave it out");
+  EXPECT_NE(run({"--compare", a, b, "--ignore-meta", "threads", "--ignore-meta", "model"}).find("1.000x"),
+            std::string::npos);
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--match", "dtype,,x"}).what()),
             "--match takes META keys separated by commas (dtype,threads); got 'dtype,,x'");
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--fail-if-slower", "-3"}).what()),

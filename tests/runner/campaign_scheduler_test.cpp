@@ -55,6 +55,15 @@ TEST(CampaignScheduler, ADeviceThatIsNoPluginFoundIsRefusedAtOnce) {
   EXPECT_NE(devices_error("dir").find("no plugin libfmwork_platform_dir.so was found"), std::string::npos);
 }
 
+// Bounds: a name goes into file names and messages, each name is a thread and a process at once.
+TEST(CampaignScheduler, DeviceNamesAndListsAreBounded) {
+  EXPECT_NE(devices_error(std::string(65, 'x')).find("is not a platform name"), std::string::npos);
+  std::string many = "cpu";
+  for (size_t i = 1; i < kMaxDevices; ++i) many += ",cpu";
+  EXPECT_EQ(parse_devices(many).size(), kMaxDevices);
+  EXPECT_EQ(devices_error(many + ",cpu"), "--devices: more than 256 names; a runner runs at most 256 runs at once");
+}
+
 TEST(CampaignScheduler, ProgressLine) {
   EXPECT_EQ(progress_line(0, 0, 8, 0, 0), "campaign: 0 done, 0 failed, 8 left (0 running), elapsed 0:00");
   EXPECT_EQ(progress_line(3, 1, 4, 2, 42), "campaign: 3 done, 1 failed, 4 left (2 running), elapsed 0:42, about 0:42 to go");

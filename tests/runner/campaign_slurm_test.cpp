@@ -83,6 +83,27 @@ TEST(CampaignSlurm, AnOutPathWithSpacesIsRefusedBeforeTheTree) {
                                      "use a folder whose path has none");
   }
   EXPECT_FALSE(fs::exists(root));
+  // '%' starts a Slurm placeholder on the #SBATCH --output line: refused there too.
+  const std::string percent = dir.path() + "/a%j";
+  try {
+    run_campaign_command({experiment(dir), "--out", percent, "--slurm", "--no-submit"}, fake_driver(dir), out, err);
+    ADD_FAILURE() << "no error for " << percent;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a Slurm placeholder"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(percent));
+}
+
+// The "submit it with" line is for pasting into a shell: quoted where the path needs it.
+TEST(CampaignSlurm, TheSubmitCommandIsQuoted) {
+  TempDir dir;
+  const ScopedCurrentPath here(dir.path());
+  const std::string root = dir.path() + "/a;b";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_campaign_command({experiment(dir), "--out", root, "--slurm", "--no-submit"}, fake_driver(dir), out,
+                                 err),
+            0) << err.str();
+  EXPECT_NE(err.str().find("submit it with: sbatch '" + root + "/"), std::string::npos) << err.str();
 }
 
 }  // namespace

@@ -282,7 +282,7 @@ TEST(Campaign, ADeviceThatIsNoPlatformIsRefusedBeforeTheTree) {
       EXPECT_EQ(e.exit_code(), 2);
       const std::string bad = devices == "cpu,cuda:x" ? "cuda:x" : devices == "cpu,,cpu" ? "" : devices;
       EXPECT_EQ(std::string(e.what()), "--devices " + devices + ": '" + bad + "' is not a platform name; give cpu, "
-                                       "cuda, cuda:N or a plugin name of letters, digits, '_', '-' and '.', "
+                                       "cuda, cuda:N or a plugin name of up to 64 letters, digits, '_', '-' and '.', "
                                        "comma-separated");
     }
     EXPECT_FALSE(fs::exists(root)) << devices;

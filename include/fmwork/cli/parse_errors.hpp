@@ -7,8 +7,9 @@
 namespace fmwork {
 
 // The message of a CLI11 parse error (its what()) told as one line naming the option and what would be
-// right: an option given too often or with too many or too few values. Other messages (an unknown option,
-// a value not among the choices: already in those words) are returned as they are.
+// right: an option given too often or with too many or too few values; a value missing ("--format needs a
+// value: one of json, csv"), given to a flag, out of range or not converted. Other messages (an unknown
+// option, a value not among the choices: already in those words) are returned as they are.
 std::string parse_error_text(const std::string& cli11_message);
 
 }  // namespace fmwork

@@ -39,8 +39,9 @@ struct SlurmJob {
 // $SLURM_ARRAY_TASK_ID`. Paths are shell-quoted.
 std::string sbatch_script(const SlurmJob& job);
 
-// Throws the usage Error sbatch_script would for a campaign under `campaign_root` (the --out folder, absolute)
-// run from `workdir`: `driver run --slurm` asks before it makes the campaign's folder, not after.
+// Throws the usage Error sbatch_script would for a campaign under `campaign_root` (the --out folder, absolute:
+// no spaces, quotes or '%', a placeholder on the #SBATCH --output line) run from `workdir` (no spaces or
+// quotes): `driver run --slurm` asks before it makes the campaign's folder, not after.
 void check_sbatch_paths(const std::string& campaign_root, const std::string& workdir);
 
 // Submits `script` with `sbatch --parsable` and returns the job id. Throws a runtime Error with sbatch's
