@@ -213,9 +213,16 @@ bool is_builtin_platform_name(const std::string& name) {
 }
 
 std::string plugin_not_found_text(const std::string& name, const std::vector<std::string>& tried) {
-  return fmt::format("not a built-in platform (cpu, cuda, cuda:N) and no plugin {} was found; tried {} (set {} to "
+  // A folder, FIFO or dangling link of that name is no library: said, rather than "not found" beside its path.
+  std::string odd;
+  for (const std::string& path : tried) {
+    std::error_code error;
+    if (odd.empty() && std::filesystem::exists(std::filesystem::symlink_status(path, error)))
+      odd = "; " + path + " is there but is not a regular file";
+  }
+  return fmt::format("not a built-in platform (cpu, cuda, cuda:N) and no plugin {} was found; tried {}{} (set {} to "
                      "the folder that holds it){}",
-                     plugin_file_name(name), fmt::join(tried, ", "), kPluginPathVariable, platform_suggestion(name));
+                     plugin_file_name(name), fmt::join(tried, ", "), odd, kPluginPathVariable, platform_suggestion(name));
 }
 
 }  // namespace fmwork

@@ -49,6 +49,10 @@ void check_runner_options(const RunnerOptions& o) {
                       "of a new campaign's tree: leave it out");
   if (!o.experiment.empty() && !o.list && o.out.empty())
     throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+  // --list prints the plan's command lines and runs nothing: an option about running would do nothing.
+  if (o.list && (!o.out.empty() || !o.devices.empty() || o.slurm))
+    throw usage_error(std::string("driver run --list prints the runs' command lines and runs nothing; leave out ") +
+                      (!o.out.empty() ? "--out" : !o.devices.empty() ? "--devices" : "--slurm"));
   if (!o.slurm && (o.wait || o.no_submit || o.max_tasks || !o.sbatch.empty()))
     throw usage_error(std::string("driver run: ") +
                       (o.wait ? "--wait" : o.no_submit ? "--no-submit" : o.max_tasks ? "--max-tasks" : "--slurm:KEY") +

@@ -52,7 +52,10 @@ TEST(CampaignScheduler, ADeviceThatIsNoPluginFoundIsRefusedAtOnce) {
   EXPECT_EQ(devices_error("no_such_dev").find("did you mean"), std::string::npos);
   // A folder of that name is not a library.
   std::filesystem::create_directory(plugins.path() + "/" + plugin_file_name("dir"));
-  EXPECT_NE(devices_error("dir").find("no plugin libfmwork_platform_dir.so was found"), std::string::npos);
+  const std::string dir_error = devices_error("dir");
+  EXPECT_NE(dir_error.find("no plugin libfmwork_platform_dir.so was found"), std::string::npos) << dir_error;
+  EXPECT_NE(dir_error.find("/libfmwork_platform_dir.so is there but is not a regular file"), std::string::npos)
+      << dir_error;
 }
 
 // Bounds: a name goes into file names and messages, each name is a thread and a process at once.

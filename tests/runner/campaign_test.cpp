@@ -191,6 +191,10 @@ TEST(Campaign, UsageErrors) {
   EXPECT_EQ(message({"x.json", "--out", "r", "--max-tasks", "2"}),
             "driver run: --max-tasks is an option of --slurm: add --slurm, or leave it out");
   EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--max-tasks", "0"}).find("--max-tasks"), std::string::npos);
+  EXPECT_EQ(message({"x.json", "--list", "--out", "r"}),
+            "driver run --list prints the runs' command lines and runs nothing; leave out --out");
+  EXPECT_EQ(message({"x.json", "--list", "--devices", "cpu"}),
+            "driver run --list prints the runs' command lines and runs nothing; leave out --devices");
   EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--devices", "cuda:0"}),
             "driver run --slurm: Slurm chooses each task's node and devices; leave out --devices and ask for devices "
             "with --slurm:gres gpu:1");
