@@ -217,8 +217,10 @@ std::string plugin_not_found_text(const std::string& name, const std::vector<std
   std::string odd;
   for (const std::string& path : tried) {
     std::error_code error;
-    if (odd.empty() && std::filesystem::exists(std::filesystem::symlink_status(path, error)))
+    if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
       odd = "; " + path + " is there but is not a regular file";
+      break;
+    }
   }
   return fmt::format("not a built-in platform (cpu, cuda, cuda:N) and no plugin {} was found; tried {}{} (set {} to "
                      "the folder that holds it){}",

@@ -4,8 +4,6 @@
 #include "fmwork/report/serve_report.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -13,19 +11,15 @@
 #include <new>
 #include <utility>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "fmwork/report/baseline.hpp"
 #include "fmwork/report/compare.hpp"
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/base/text_format.hpp"
-#include "fmwork/base/version.hpp"
-#include "fmwork/cli/parse_errors.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runner/experiment.hpp"
 #include "fmwork/base/json_input.hpp"
-#include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/log_records.hpp"
 #include "fmwork/report/html_report.hpp"
 #include "fmwork/report/process_io.hpp"

@@ -19,7 +19,8 @@ namespace fmwork {
 void check_no_queued_job(const std::string& dir, bool on_slurm, std::ostream& err);
 
 // Throws a usage Error when the campaign folder under `out` (--out) or the current folder cannot go on an
-// #SBATCH line (spaces, quotes): called before the campaign's folder is made.
+// #SBATCH line (slurm.hpp's check_sbatch_paths: spaces, quotes; '%' in --out): called before the campaign's
+// folder is made.
 void check_slurm_folders(const std::string& out);
 
 // The runs `todo` of `plan` as one job array: the script is kept as DIR/slurm/submit-<n>.sbatch and the job

@@ -28,8 +28,9 @@ std::vector<std::string> check_constraints(const std::string& platform, const Pl
                                            const CommandLine& command_line);
 
 // Whether `name` can name a platform: cpu, cuda, cuda:N (N of 1 to 3 digits), or a plugin name of 1 to 64
-// letters, digits, '_', '-' and '.' other than "." and ".." (it becomes part of a file name). The rule the platform
-// registry applies when it makes one, for checks made before anything is started (`driver run --devices`).
+// letters, digits, '_', '-' and '.' other than "." and ".." (it becomes part of a file name). The rule the
+// platform registry applies when it makes one, for checks made before anything is started (`driver run
+// --devices`).
 bool is_platform_name(const std::string& name);
 
 // What is_platform_name accepts, for messages: "cpu, cuda, cuda:N or a plugin name of letters, ...".

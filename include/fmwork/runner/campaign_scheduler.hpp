@@ -15,10 +15,11 @@ namespace fmwork {
 // The most names --devices takes: a worker thread and a driver process each at once.
 inline constexpr size_t kMaxDevices = 256;
 
-// The --devices list: comma-separated platform names (at most kMaxDevices); a name given N times runs N runs on it at once
-// ("cpu,cpu"). Throws a usage Error on a name that is not a platform name (cli's is_platform_name), and on a
-// plugin's name whose library no search folder holds (cli's find_plugin_file; "CPU" offered "cpu"): "../x"
-// and "CPU" are refused here, before a campaign folder is made, not by each run's driver.
+// The --devices list: comma-separated platform names (at most kMaxDevices); a name given N times runs N runs
+// on it at once ("cpu,cpu"). Throws a usage Error on a name that is not a platform name (cli's
+// is_platform_name), and on a plugin's name whose library no search folder holds (cli's find_plugin_file;
+// "CPU" offered "cpu"): "../x" and "CPU" are refused here, before a campaign folder is made, not by each
+// run's driver.
 std::vector<std::string> parse_devices(const std::string& text);
 
 // Runs plan.runs[i] for each i of `todo` (campaign_run.hpp) into the folder `logs`, over `slots` (a device
