@@ -61,9 +61,10 @@ fi
   { echo "error: torch in $venv is not a CUDA build (torch.version.cuda is None)" >&2; exit 1; }
 
 # --- 2. The build. The binaries' RUNPATH names the GPU machine's torch and CUDA libraries beside this machine's
-# (each machine lacks the other's folders), so the same binaries run in both places. Debian's header packages,
+# (each machine lacks the other's folders), so the same binaries run in both places; fmt compiled in (the GPU
+# machine has no libfmt). Debian's header packages,
 # never .carry's (this machine has a registry; switching would rebuild everything after each scripts/gpu-carry.sh).
-args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$venv/bin/python" -DFMWORK_BUILD_TESTS=ON
+args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DFMWORK_PYTHON="$venv/bin/python" -DFMWORK_BUILD_TESTS=ON -DFMWORK_FMT_HEADER_ONLY=ON
       "-DCMAKE_BUILD_RPATH=$gpu_site/torch/lib;$gpu_site/nvidia/cu13/lib")
 mkdir -p "$build"
 t0=$SECONDS

@@ -16,7 +16,7 @@ using fmwork::hf::rotary_tables;
 
 // transformers' rotate_half form in float64: x cos(p f) + rotate_half(x) sin(p f), f_i = theta^(-2i/d), the
 // frequencies repeated over the two halves.
-at::Tensor reference(const at::Tensor& x, double theta) {  // x [B, T, h, d] -> [B, h, T, d]
+at::Tensor rotated_reference(const at::Tensor& x, double theta) {  // x [B, T, h, d] -> [B, h, T, d]
   const int64_t T = x.size(1), d = x.size(3), half = d / 2;
   auto xd = x.to(at::kDouble);
   auto i = at::arange(half, at::TensorOptions().dtype(at::kDouble));
@@ -36,7 +36,7 @@ TEST(Rotary, MatchesTheFormulaFarPastTheWindow) {
   auto out = apply_rotary(x, rotary_tables(300, 8, 10000.0, at::kFloat, at::kCPU));
   ASSERT_EQ(out.sizes(), (at::IntArrayRef{2, 3, 300, 8}));
   EXPECT_TRUE(out.is_contiguous());
-  const double diff = (out.to(at::kDouble) - reference(x, 10000.0)).abs().max().item<double>();
+  const double diff = (out.to(at::kDouble) - rotated_reference(x, 10000.0)).abs().max().item<double>();
   EXPECT_LT(diff, 1e-4) << "max abs difference from the float64 formula";
   // Position 0 is the identity; position 299 is not.
   EXPECT_TRUE(at::allclose(out.select(2, 0), x.select(1, 0)));
@@ -49,7 +49,7 @@ TEST(Rotary, StridedInputAndScaledTables) {
   auto q = qkv.select(2, 0);
   auto plain = apply_rotary(q, rotary_tables(20, 6, 500.0, at::kFloat, at::kCPU));
   auto scaled = apply_rotary(q, rotary_tables(20, 6, 500.0, at::kFloat, at::kCPU, 0.25));
-  EXPECT_LT((plain.to(at::kDouble) - reference(q.contiguous(), 500.0)).abs().max().item<double>(), 1e-5);
+  EXPECT_LT((plain.to(at::kDouble) - rotated_reference(q.contiguous(), 500.0)).abs().max().item<double>(), 1e-5);
   EXPECT_TRUE(at::allclose(scaled, plain * 0.25, 1e-6, 1e-6));
 }
 

@@ -41,7 +41,7 @@ std::string pattern(const EncoderConfig& c) {
 }
 
 // The one-line message of the Error parse_config throws for `j`, checked to be of `kind`.
-std::string config_error(const json& j, ErrorKind kind) {
+std::string rotary_config_error(const json& j, ErrorKind kind) {
   try {
     parse_config(j, "m/config.json");
   } catch (const Error& e) {
@@ -140,54 +140,54 @@ TEST(RotaryConfigs, Qwen3GroupsWindowsAndDefaults) {
 TEST(RotaryConfigs, RefusedInOneLineNamingTheField) {
   json j = modernbert_json();
   j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
-  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_scaling.rope_type \"yarn\" is not supported"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::usage).find("rope_scaling.rope_type \"yarn\" is not supported"), std::string::npos);
 
   j = modernbert_json();
   j["rope_parameters"] = {{"full_attention", {{"rope_type", "linear"}, {"factor", 2.0}}}};
-  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_parameters.full_attention.rope_type \"linear\""),
+  EXPECT_NE(rotary_config_error(j, ErrorKind::usage).find("rope_parameters.full_attention.rope_type \"linear\""),
             std::string::npos);
 
   j = modernbert_json();
   j["layer_types"] = {"full_attention", "chunked_attention", "full_attention", "full_attention", "full_attention",
                       "full_attention", "full_attention"};
-  EXPECT_NE(config_error(j, ErrorKind::usage).find("layer_types[1] \"chunked_attention\""), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::usage).find("layer_types[1] \"chunked_attention\""), std::string::npos);
 
   j["layer_types"] = {"full_attention"};
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("layer_types must be a list of 7 entries"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("layer_types must be a list of 7 entries"), std::string::npos);
 
   j = modernbert_json();
   j["num_attention_heads"] = 16;  // 48 / 16 = 3: an odd head size has no pairs to turn
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("must be even"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("must be even"), std::string::npos);
 
   j = qwen3_json();
   j["num_key_value_heads"] = 4;
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("num_key_value_heads (4) must divide num_attention_heads (6)"),
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("num_key_value_heads (4) must divide num_attention_heads (6)"),
             std::string::npos);
 
   j = qwen3_json();
   j["layer_types"] = {"full_attention", "sliding_attention", "full_attention"};
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("no window is set"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("no window is set"), std::string::npos);
 
   j = qwen3_json();
   j["rope_parameters"] = {{"rope_type", "dynamic"}, {"rope_theta", 1e6}};
-  EXPECT_NE(config_error(j, ErrorKind::usage).find("rope_parameters.rope_type \"dynamic\""), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::usage).find("rope_parameters.rope_type \"dynamic\""), std::string::npos);
 
   j = qwen3_json();
   j["rope_theta"] = -1.0;
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos);
 
   // Values transformers refuses, or runs to NaN everywhere: refused naming the field.
   for (const double theta : {1e-300, 0.5, 1.0}) {
     j = qwen3_json();
     j["rope_theta"] = theta;
-    EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos) << theta;
+    EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("rope_theta"), std::string::npos) << theta;
   }
   j = qwen3_json();
   j["head_dim"] = nullptr;
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("head_dim must be an integer"), std::string::npos);
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("head_dim must be an integer"), std::string::npos);
   j = modernbert_json();
   j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 5000.0}};
-  EXPECT_NE(config_error(j, ErrorKind::runtime).find("rope_parameters.rope_type: ModernBERT's rope_parameters holds "
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("rope_parameters.rope_type: ModernBERT's rope_parameters holds "
                                                      "one entry per attention kind"),
             std::string::npos);
 }

@@ -15,6 +15,7 @@
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/stats.hpp"
+#include "support/log_lines.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -46,23 +47,6 @@ class DriverTest : public ::testing::Test {
 };
 TempDir* DriverTest::dir_ = nullptr;
 std::string DriverTest::model_;
-
-std::vector<LogLine> parse_all(const std::string& text) {
-  std::vector<LogLine> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (auto parsed = parse_line(line)) lines.push_back(*parsed);
-  return lines;
-}
-
-// Every stderr of a failed run is one line "error: ...": no stack trace, no LibTorch backtrace.
-void expect_one_line_error(const CommandResult& r, int exit_code, const std::string& fragment) {
-  EXPECT_EQ(r.exit_code, exit_code) << r.err;
-  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
-}
 
 TEST_F(DriverTest, SweepPrintsUpstreamSectionsAndConsistentLines) {
   auto r = driver(base_args());

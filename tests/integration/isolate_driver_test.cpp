@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "fmwork/log/log_format.hpp"
+#include "support/log_lines.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -35,13 +36,6 @@ class IsolateDriverTest : public EncoderSuite {
     return a;
   }
 };
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 size_t count_prefix(const std::string& text, const std::string& prefix) {
   const auto lines = lines_of(text);

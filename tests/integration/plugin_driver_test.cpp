@@ -20,6 +20,7 @@
 #include "fmwork/loaders/model_loader.hpp"
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
+#include "support/log_lines.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -29,20 +30,6 @@ using namespace fmwork::test_support;
 
 #define EXPECT_CONTAINS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nlacks: " << (part)
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<LogLine> parse_all(const std::string& text) {
-  std::vector<LogLine> out;
-  for (const auto& line : lines_of(text))
-    if (auto parsed = parse_line(line)) out.push_back(*parsed);
-  return out;
-}
 
 template <typename T>
 std::vector<T> only(const std::vector<LogLine>& lines) {
@@ -119,13 +106,6 @@ class PluginDriverTest : public ::testing::Test {
 };
 TempDir* PluginDriverTest::dir_ = nullptr;
 std::string PluginDriverTest::model_;
-
-void expect_one_line_error(const CommandResult& r, int exit_code, const std::string& fragment) {
-  EXPECT_EQ(r.exit_code, exit_code) << r.err;
-  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_CONTAINS(r.err, fragment);
-}
 
 TEST_F(PluginDriverTest, FullSweepOnTheReferenceDeviceSynchronisesOncePerRep) {
   TempDir scratch;

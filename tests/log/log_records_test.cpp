@@ -275,7 +275,7 @@ TEST(LogRecords, WhatALogKeepsIsBounded) {
 // ---- what cannot be a log: /dev/zero, /dev/urandom, a stream with no end ----
 
 // The message a parse throws ("" when it throws none).
-std::string parse_error(const std::string& text, LogLimits limits = {}) {
+std::string records_error(const std::string& text, LogLimits limits = {}) {
   try {
     parse_log_text(text, "x.log", limits);
   } catch (const Error& e) {
@@ -286,9 +286,9 @@ std::string parse_error(const std::string& text, LogLimits limits = {}) {
 }
 
 TEST(LogRecords, BinaryDataBeforeAnyFmworkLineIsRefusedAtOnce) {
-  EXPECT_EQ(parse_error(std::string(100, '\0')),
+  EXPECT_EQ(records_error(std::string(100, '\0')),
             "x.log:1: binary data (a NUL byte) before any FMWORK line; a driver log is text: is this a driver log?");
-  EXPECT_EQ(parse_error("text\nmore\x01\xff\n" + std::string(1, '\0')).rfind("x.log:3: binary data", 0), 0u);
+  EXPECT_EQ(records_error("text\nmore\x01\xff\n" + std::string(1, '\0')).rfind("x.log:3: binary data", 0), 0u);
   // After FMWORK lines, NUL bytes (the zero-filled tail a crash can leave) are another program's bytes.
   EXPECT_EQ(parse_log_text(kUpstreamLog + std::string(4096, '\0'), "x.log").results.size(),
             parse_log_text(kUpstreamLog, "x.log").results.size());
@@ -315,13 +315,13 @@ TEST(LogRecords, BytesWithoutAnFmworkLineAreBounded) {
         << what;
   }
   // After an FMWORK line the count starts again, and names it.
-  const std::string after = parse_error(kUpstreamLog + std::string(5000, 'y') + "\n", limits);
+  const std::string after = records_error(kUpstreamLog + std::string(5000, 'y') + "\n", limits);
   EXPECT_NE(after.find(" read since line "), std::string::npos) << after;
   // Other programs' lines between FMWORK lines, under the bound each time, are read; so is a log far longer
   // than the bound, given whole.
   std::string log;
   for (int i = 0; i < 100; ++i) log += std::string(3000, 'w') + "\n" + kUpstreamLog;
-  EXPECT_EQ(parse_error(log, limits), "");
+  EXPECT_EQ(records_error(log, limits), "");
   EXPECT_EQ(parse_log_text(log, "x.log", limits).results.size(), 100 * parse_log_text(kUpstreamLog, "x.log").results.size());
 }
 

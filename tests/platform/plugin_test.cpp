@@ -24,12 +24,14 @@
 #include "fmwork/platform/plugin/plugin_api.h"
 #include "support/model_fixtures.hpp"
 #include "support/test_support.hpp"
+#include "support/text_lines.hpp"
 
 namespace fmwork {
 namespace {
 
 using test_support::ScopedEnv;
 using fmwork::TempDir;
+using test_support::lines_of;
 
 #define EXPECT_CONTAINS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "text: " << (text) << "\nlacks: " << (part)
@@ -66,13 +68,6 @@ CommandLine command_line(std::vector<std::string> words) {
   std::vector<const char*> argv;
   for (const auto& w : words) argv.push_back(w.c_str());
   return parse_command_line(static_cast<int>(argv.size()), argv.data());
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 const torch::Device kRefdev(c10::DeviceType::PrivateUse1, 0);

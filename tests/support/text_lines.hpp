@@ -2,7 +2,9 @@
 // that the core's tests and the LibTorch tests can both use it.
 #pragma once
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace fmwork::test_support {
 
@@ -11,6 +13,14 @@ inline std::string line_starting(const std::string& text, const std::string& sta
   const size_t at = text.find("\n" + start);
   if (at == std::string::npos) return "";
   return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+// The lines of `text`, without their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 }  // namespace fmwork::test_support
