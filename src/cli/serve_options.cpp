@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/workload/arrivals.hpp"
 
 namespace fmwork {
@@ -120,6 +121,7 @@ const std::vector<ServeOption>& serve_options() {
 }
 
 ServeArgs take_serve_options(std::vector<std::string>& words) {
+  refuse_control_characters(words);  // serve's words are echoed into the log too (FMWORK ARG)
   ServeArgs args;
   std::vector<std::string> rest;
   std::set<std::string> seen;

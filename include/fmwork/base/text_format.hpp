@@ -74,4 +74,12 @@ std::optional<std::string> one_typo_from(const std::string& word, const std::vec
 // spelling of the hint every "unknown ..." message appends.
 std::string did_you_mean(const std::optional<std::string>& name);
 
+// Refuses a command line whose words hold a control character (a line break, CR, tab, ESC, DEL): every value
+// given is echoed into the log (FMWORK ARG, the args JSON, META and SERVE fields), where a line break would
+// write a line of its own that `process` reads as a record. A usage Error naming the option the word belongs
+// to (the word itself when it starts with "--", cut at '='; else the "--" word before it; else the word):
+// "--model_name: the value contains a line break; give it on one line". The one check every command's parser
+// (driver, driver serve, driver run, process, driver --cache) applies to its words before reading them.
+void refuse_control_characters(const std::vector<std::string>& words);
+
 }  // namespace fmwork
