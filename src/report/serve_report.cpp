@@ -203,11 +203,15 @@ nlohmann::ordered_json serve_json(const ParsedLog& log) {
       for (const auto& [k, v] : log.labels) labels[k] = v;
       o["labels"] = labels;
     }
-    for (const auto& [key, value] : l.fields->items) {
-      const FieldSpec* f = l.spec->find(key);
-      if (f && f->kind == FieldKind::integer) o[key] = *l.fields->get_int(key);
-      else if (f && f->kind == FieldKind::number) o[key] = *l.fields->get_double(key);
-      else o[key] = value;
+    // Every field of the line's table, null where the line has none: a figure that was not measured (a
+    // level that answered no query has no latency) is null, never 0, and each record has the same keys.
+    for (const FieldSpec& f : l.spec->fields) {
+      const std::string key(f.key);
+      const std::string* value = l.fields->find(key);
+      if (!value) o[key] = nullptr;
+      else if (f.kind == FieldKind::integer) o[key] = *l.fields->get_int(key);
+      else if (f.kind == FieldKind::number) o[key] = *l.fields->get_double(key);
+      else o[key] = *value;
     }
     list.push_back(std::move(o));
   }

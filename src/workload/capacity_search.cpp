@@ -60,7 +60,8 @@ double cost_per_million(double price_per_hour, double qps) { return price_per_ho
 std::string tried_text(const std::vector<SearchStep>& tried) {
   std::string out;
   for (const SearchStep& s : tried)
-    out += fmt::format("{}{:g}:{}:{:.3f}", out.empty() ? "" : ",", s.rate, s.valid ? "pass" : "fail", s.value_ms);
+    out += fmt::format("{}{:g}:{}:{}", out.empty() ? "" : ",", s.rate, s.valid ? "pass" : "fail",
+                       s.value_ms ? fmt::format("{:.3f}", *s.value_ms) : "-");
   return out.empty() ? "-" : out;
 }
 

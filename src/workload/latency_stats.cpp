@@ -54,8 +54,8 @@ LatencyBound parse_latency_bound(const std::string& text, const std::string& opt
   return LatencyBound{q, ms, text};
 }
 
-double bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound) {
-  if (latencies_ms.empty()) return 0;
+std::optional<double> bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound) {
+  if (latencies_ms.empty()) return std::nullopt;
   return percentile(latencies_ms, bound.percentile);
 }
 

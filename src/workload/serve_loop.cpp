@@ -192,12 +192,17 @@ void judge(LevelSummary& s, const ServePlan& plan, const std::vector<double>& la
   if (!s.enough)
     failed.push_back(fmt::format("too few: {} queries in {:.2f} s (at least {} in {:.2f} s)", s.queries, s.window_s,
                                  plan.min_queries, static_cast<double>(plan.min_duration) / 1e9));
+  // The line leaves the latency fields out then (make_serve_line): the reason says why there are none.
+  if (!s.latency.measured())
+    failed.push_back("no latency: no query scheduled after the warm-up was answered before the level stopped");
   std::string held;
   if (bound) {
     s.bound_value_ms = bound_percentile(latencies, *bound);
-    s.bound_held = s.queries > 0 && *s.bound_value_ms <= bound->ms;
+    s.bound_held = s.bound_value_ms && *s.bound_value_ms <= bound->ms;
     const std::string name = fmt::format("p{:g}", bound->percentile);
-    if (!s.bound_held)
+    if (!s.bound_value_ms)
+      failed.push_back(fmt::format("{} not measured, so not held to {:g} ms", name, bound->ms));
+    else if (!s.bound_held)
       failed.push_back(fmt::format("{} {:.3f} ms > {:g} ms", name, *s.bound_value_ms, bound->ms));
     else
       held = fmt::format(", {} {:.3f} <= {:g} ms", name, *s.bound_value_ms, bound->ms);
@@ -262,7 +267,7 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
   s.batch_histogram.assign(sizes.begin(), sizes.end());
   if (window > 0) s.busy = static_cast<double>(busy) / static_cast<double>(window);
 
-  if (bound) s.service_bound_ms = bound_percentile(services, *bound);
+  if (bound) s.service_bound_ms = bound_percentile(services, *bound);  // nullopt: no batch in the window
   judge(s, plan, latencies, bound);
   return s;
 }

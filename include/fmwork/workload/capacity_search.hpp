@@ -13,11 +13,12 @@
 
 namespace fmwork {
 
-// One rate tried: whether its level was VALID, the bound's percentile there (ms), the level's reason.
+// One rate tried: whether its level was VALID, the bound's percentile there (ms; nullopt when the level answered
+// no measured query: not measured, never 0), the level's reason.
 struct SearchStep {
   double rate = 0;
   bool valid = false;
-  double value_ms = 0;
+  std::optional<double> value_ms;
   double achieved_qps = 0;
   std::string reason;
   // Failed at a load so light that a lower one cannot help (the device mostly idle: the latency is the model's
@@ -45,7 +46,7 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
 // The cost of a million queries at `qps` on a machine that costs `price_per_hour`: price / (qps x 3600) x 1e6.
 double cost_per_million(double price_per_hour, double qps);
 
-// "20:pass:12.345,40:fail:80.100": the rates tried, for the CAPACITY line.
+// "20:pass:12.345,40:fail:80.100,80:fail:-": the rates tried, for the CAPACITY line ("-": not measured).
 std::string tried_text(const std::vector<SearchStep>& tried);
 
 }  // namespace fmwork

@@ -77,7 +77,9 @@ struct ServeRun {
 ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch);
 
 // What a level reports (the SERVE line): the measured queries are those scheduled from the warm-up on; the
-// window runs from the warm-up's end to the last measured answer.
+// window runs from the warm-up's end to the last measured answer. A figure with nothing to measure it (no
+// measured query answered: latency and queue; an empty window: achieved, tokens_per_s, busy; no batch in it:
+// service and mean_batch) is 0 here as a placeholder and left out of the SERVE line, the reason saying why.
 struct LevelSummary {
   int64_t queries = 0;         // measured and answered
   int64_t warmup_queries = 0;  // run before the window, not counted
