@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -136,6 +138,24 @@ bool starts_with(std::string_view text, std::string_view affix) { return text.su
 
 bool ends_with(std::string_view text, std::string_view affix) {
   return text.size() >= affix.size() && text.substr(text.size() - affix.size()) == affix;
+}
+
+std::optional<double> parse_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 40) return std::nullopt;
+  size_t i = 0, digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));) ++i, ++digits;
+  if (digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    if (++i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == start) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  const double value = std::strtod(std::string(text).c_str(), nullptr);  // only the form above reaches strtod
+  return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
 }
 
 void refuse_control_characters(const std::vector<std::string>& words) {

@@ -163,5 +163,17 @@ TEST(TextFormat, ControlCharactersInWordsAreRefusedNamingTheOption) {
   EXPECT_EQ(error_of({"--x", "caf\xc3\xa9"}), "") << "UTF-8 is text, not a control character";
 }
 
+// The serving options' numbers: decimal as people type it, and nothing strtod would read besides ("0x10" was 16).
+TEST(TextFormat, ParseDecimalTakesDecimalNumbersOnly) {
+  for (const auto& [text, value] : std::vector<std::pair<std::string, double>>{
+           {"20", 20}, {"2.5", 2.5}, {".5", 0.5}, {"5.", 5}, {"1e3", 1000}, {"1E-2", 0.01}, {"007", 7}}) {
+    EXPECT_EQ(parse_decimal(text), std::optional<double>(value)) << fmt::format("'{}'", text);
+  }
+  for (const char* text : {"0x10", "0X1p4", "inf", "nan", "infinity", "+1", "-1", "1e", "1e+", "1.2.3", " 1", "1 ",
+                           "", ".", "e3", "1,5", "1e999", "20qps"}) {
+    EXPECT_EQ(parse_decimal(text), std::nullopt) << fmt::format("'{}' was read as {}", text, parse_decimal(text).value_or(-1));
+  }
+}
+
 }  // namespace
 }  // namespace fmwork

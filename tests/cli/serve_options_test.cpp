@@ -40,5 +40,28 @@ TEST(ServeOptions, EveryOptionRefusesALineBreak) {
             "--model_name: the value contains a line break; give it on one line, without control characters");
 }
 
+// Rates are decimal numbers ("0x10" was read as 16), checked by the one range check; a level whose rate and
+// minimums make it last past kMaxLevelSeconds is refused with the rate that would fit.
+TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
+  EXPECT_EQ(serve_error({"--rates", "20,40.5,1e3"}), "");
+  for (const char* bad : {"0x10", "inf", "nan", "+5", "20,0x10", "1e", " 5"}) {
+    EXPECT_EQ(serve_error({"--rates", bad}).rfind("--rates expects comma-separated arrival rates", 0), 0u)
+        << fmt::format("--rates {}: {}", bad, serve_error({"--rates", bad}));
+  }
+  EXPECT_EQ(serve_error({"--rates", "0"}), "--rates 0: a rate must be a number of queries a second above 0 and at most 1e+06");
+  EXPECT_EQ(serve_error({"--rates", "20,0.0001"}),
+            "--rates 0.0001: a level at 0.0001 queries/s takes about 1000001 s to hold --min_queries 100, past the "
+            "3600 s a level may last; give a rate of at least 0.02779 queries/s or a lower --min_queries");
+  EXPECT_EQ(serve_error({"--rates", "0.02779"}), "") << "the rate the message gives fits";
+  EXPECT_EQ(serve_error({"--rates", "0.01", "--min_queries", "30"}), "");
+  EXPECT_EQ(serve_error({"--rates", "20", "--warmup_s", "3000", "--duration_s", "1000"}),
+            "--warmup_s 3000 and --duration_s 1000 make every level last at least 4000 s, past the 3600 s a level may "
+            "last; give them at most 3600 s together");
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "0x20"}),
+            "--search_start expects a decimal rate like 20; got '0x20'");
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "0.001"}).rfind("--search_start 0.001: a level", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace fmwork

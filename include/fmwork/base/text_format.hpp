@@ -82,4 +82,9 @@ std::string did_you_mean(const std::optional<std::string>& name);
 // (driver, driver serve, driver run, process, driver --cache) applies to its words before reading them.
 void refuse_control_characters(const std::vector<std::string>& words);
 
+// A decimal number as people type it: digits with at most one '.', then an optional exponent (e or E, an optional
+// sign, digits): "20", "2.5", ".5", "1e3". The whole text or nullopt: no sign in front, no hex ("0x10" is not 16),
+// no inf or nan, no spaces, at most 40 characters. The one reader of the serving options' numbers.
+std::optional<double> parse_decimal(std::string_view text);
+
 }  // namespace fmwork
