@@ -94,7 +94,9 @@ const ServeOption kServe[] = {
        check_arrival_rate(*rate, "--search_start");
        a.search_start = *rate;
      }},
-    {"search_steps", "N", "12", "the most levels the capacity search runs (default 12)",
+    {"search_steps", "N", "12",
+     "the most levels the capacity search runs doubling and bisecting (default 12); from a failing start it halves "
+     "down to its floor (the start / 64) whatever N is",
      [](ServeArgs& a, const std::string& v) {
        a.search_steps = integer_in("search_steps", v, 1, 64, "a number of levels from 1 to 64");
      }},

@@ -34,8 +34,11 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
       }
     }
   } else {
+    // Down to the floor whatever the step limit: "no rate holds" after a failing start is an answer only once
+    // the lower rates failed too (a start far above the capacity fails for its queue, not for the bound), or a
+    // level proved that none can help.
     fail = rate;
-    while (steps_left() && !result.tried.back().lower_cannot_help) {
+    while (!result.tried.back().lower_cannot_help) {
       rate /= 2;
       if (rate < plan.floor_rate) break;
       if (step(rate)) {

@@ -97,8 +97,9 @@ struct LevelSummary {
   std::vector<std::pair<int64_t, int64_t>> batch_histogram;  // (size, batches of that size), sizes ascending
   bool kept_up = false, enough = false;
   std::optional<double> bound_value_ms;  // the bound's percentile, when a bound was given
-  // The bound's percentile of the batches' own times (dispatch to answer), when a bound was given: above the
-  // bound, the model alone is too slow for it and no lower rate can help.
+  // The bound's percentile of the batches' own times (dispatch to answer), when a bound was given and every
+  // batch in the window held one query: the least time a query can take, so above the bound no lower rate can
+  // help. nullopt when any batch held more (a full batch's time says nothing of a lone query's) or none ran.
   std::optional<double> service_bound_ms;
   bool bound_held = true;
   bool valid = false;
@@ -114,6 +115,11 @@ struct LevelSummary {
 constexpr double kKeptUpShare = 0.95;
 constexpr double kSaturatedBusy = 0.98;
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound);
+
+// Whether `s` proves that no rate below its own can hold `bound`: the bound failed, and the bound's percentile
+// of its lone queries' batch times (service_bound_ms) is already above it. What the capacity search may stop
+// halving on (SearchStep::lower_cannot_help).
+bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound);
 
 // "1:30,2:12,4:3": a histogram as the SERVE line writes it.
 std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histogram);
