@@ -1,8 +1,12 @@
 // Byte sizes and aligned tables for people (see text_format.hpp).
 #include "fmwork/base/text_format.hpp"
 
+#include "fmwork/base/error.hpp"
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -134,6 +138,43 @@ bool starts_with(std::string_view text, std::string_view affix) { return text.su
 
 bool ends_with(std::string_view text, std::string_view affix) {
   return text.size() >= affix.size() && text.substr(text.size() - affix.size()) == affix;
+}
+
+std::optional<double> parse_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 40) return std::nullopt;
+  size_t i = 0, digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (i < text.size() && text[i] == '.')
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));) ++i, ++digits;
+  if (digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    if (++i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == start) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  const double value = std::strtod(std::string(text).c_str(), nullptr);  // only the form above reaches strtod
+  return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+}
+
+void refuse_control_characters(const std::vector<std::string>& words) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    const auto bad = std::find_if(word.begin(), word.end(), [](char c) {
+      const auto b = static_cast<unsigned char>(c);
+      return b < 0x20 || b == 0x7f;
+    });
+    if (bad == word.end()) continue;
+    std::string option;
+    if (starts_with(word, "--")) option = word.substr(0, word.find('='));
+    else if (i > 0 && starts_with(words[i - 1], "--")) option = words[i - 1].substr(0, words[i - 1].find('='));
+    const std::string what = *bad == '\n' || *bad == '\r' ? "a line break" : "a control character";
+    // The Error escapes the option's own control characters: an option name with a line break is named too.
+    throw usage_error((option.empty() ? "'" + word + "'" : option) + ": the value contains " + what +
+                      (what == "a line break" ? "" : " (" + escape_controls(std::string(1, *bad)) + ")") +
+                      "; give it on one line, without control characters");
+  }
 }
 
 }  // namespace fmwork

@@ -72,6 +72,7 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::strin
 std::string run_cache_command(const std::vector<std::string>& args) {
   const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
   if (args.empty()) throw usage_error(usage);
+  refuse_control_characters(args);
   const std::string& command = args[0];
   std::string dir;
   if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fmwork/base/python_text.hpp"
+#include "fmwork/log/log_format.hpp"
 
 namespace fmwork {
 
@@ -34,7 +35,7 @@ std::string format_args_section(const CommandLine& command_line) {
   std::vector<std::string> words = command_line.arg_words;
   std::sort(words.begin(), words.end());
   std::string out;
-  for (const auto& w : words) out += "FMWORK ARG " + w + "\n";
+  for (const auto& w : words) out += format_line(ArgLine{w}) + "\n";  // the one ARG writer, which escapes controls
   out += "\n";
   out += python_json_dumps(root, BadBytes::surrogateescape);  // sys.argv's decoding
   out += "\n";

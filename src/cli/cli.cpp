@@ -58,6 +58,9 @@ int take_fixed(const FixedOption& spec, const std::string& word, const std::opti
 // go aside; fixed options are checked against their table; anything else is refused.
 SortedWords sort_words(int argc, const char* const* argv) {
   SortedWords out;
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) words.emplace_back(argv[i] ? argv[i] : "");
+  refuse_control_characters(words);  // every word is echoed into the log (FMWORK ARG, the args JSON)
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i] ? argv[i] : "";
     // The words that start a mode of their own (driver.cpp reads them first on the line) said "unknown option"

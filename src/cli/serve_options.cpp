@@ -9,24 +9,16 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/workload/arrivals.hpp"
 
 namespace fmwork {
 
 namespace {
 
-// A decimal number as people type it ("20", "2.5", "1e3"); the whole text or nothing.
-std::optional<double> number(const std::string& text) {
-  if (text.empty() || text.size() > 40 || text.find_first_of(" \t\n") != std::string::npos) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 double number_in(const std::string& option, const std::string& text, double low, bool low_open, double high,
                  const std::string& what) {
-  const std::optional<double> v = number(text);
+  const std::optional<double> v = parse_decimal(text);  // strict: "0x10" is no 16, "inf" no number
   if (!v || (low_open ? !(*v > low) : !(*v >= low)) || *v > high)
     throw usage_error(fmt::format("--{} expects {}; got '{}'", option, what, excerpt(text)));
   return *v;
@@ -46,9 +38,12 @@ std::vector<double> rate_list(const std::string& text) {
   for (;;) {
     const size_t comma = text.find(',', start);
     const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    rates.push_back(number_in("rates", part, 0, true, 1e6,
-                              "comma-separated arrival rates in queries a second, each above 0 and at most 1e6, "
-                              "like 20,40,80"));
+    const std::optional<double> rate = parse_decimal(part);
+    if (!rate)
+      throw usage_error(fmt::format("--rates expects comma-separated arrival rates in queries a second, decimal "
+                                    "numbers like 20,40,80; got '{}'", excerpt(part)));
+    check_arrival_rate(*rate);  // the one range check, which the level's loop and its arrivals apply too
+    rates.push_back(*rate);
     if (comma == std::string::npos || rates.size() > 64) break;
     start = comma + 1;
   }
@@ -94,9 +89,14 @@ const ServeOption kServe[] = {
      [](ServeArgs& a, const std::string& v) { a.bound = parse_latency_bound(v, "--latency_bound"); }},
     {"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else 10)",
      [](ServeArgs& a, const std::string& v) {
-       a.search_start = number_in("search_start", v, 0, true, 1e6, "a rate above 0 and at most 1e6 queries/s");
+       const std::optional<double> rate = parse_decimal(v);
+       if (!rate) throw usage_error(fmt::format("--search_start expects a decimal rate like 20; got '{}'", excerpt(v)));
+       check_arrival_rate(*rate, "--search_start");
+       a.search_start = *rate;
      }},
-    {"search_steps", "N", "12", "the most levels the capacity search runs (default 12)",
+    {"search_steps", "N", "12",
+     "the most levels the capacity search runs doubling and bisecting (default 12); from a failing start it halves "
+     "down to its floor (the start / 64) whatever N is",
      [](ServeArgs& a, const std::string& v) {
        a.search_steps = integer_in("search_steps", v, 1, 64, "a number of levels from 1 to 64");
      }},
@@ -120,6 +120,7 @@ const std::vector<ServeOption>& serve_options() {
 }
 
 ServeArgs take_serve_options(std::vector<std::string>& words) {
+  refuse_control_characters(words);  // serve's words are echoed into the log too (FMWORK ARG)
   ServeArgs args;
   std::vector<std::string> rest;
   std::set<std::string> seen;
@@ -163,6 +164,10 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
   for (const char* search : {"search_start", "search_steps"})
     if (seen.count(search) && !args.bound)
       throw usage_error(std::string("--") + search + " is the capacity search's: give --latency_bound too");
+  // A level's length follows from its rate and the minimums: refused here, not found out after days.
+  for (double rate : args.rates) check_level_length("--rates", rate, args.warmup_s, args.duration_s, args.min_queries);
+  if (args.search_start)
+    check_level_length("--search_start", *args.search_start, args.warmup_s, args.duration_s, args.min_queries);
   return args;
 }
 

@@ -57,11 +57,11 @@ std::string name_token(std::string_view what, const std::string& value) {
 }
 
 struct Formatter {
+  // A word as typed, its control characters written out (escape_controls): the command line's parsers refuse
+  // them first, and a word that got past them still cannot write a line of its own. Escaped rather than
+  // refused here: the ARGS echo is written before anything runs and must not stop a run the parser took.
   std::string operator()(const ArgLine& l) const {
-    for (char c : l.text) {
-      if (c == '\n' || c == '\r') throw runtime_error("FMWORK ARG text holds a line break");
-    }
-    return l.text.empty() ? "FMWORK ARG" : "FMWORK ARG " + l.text;
+    return l.text.empty() ? "FMWORK ARG" : "FMWORK ARG " + escape_controls(l.text);
   }
   std::string operator()(const SetupLine& l) const { return "FMWORK SETUP " + printf_double(l.seconds, 6); }
   std::string operator()(const RepLine& l) const {

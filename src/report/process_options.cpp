@@ -233,6 +233,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   add_report_options(app, report_args);
   bool version = false;
   app.add_flag("--version", version, "print process's version and exit");
+  if (argc > 1) refuse_control_characters(std::vector<std::string>(argv + 1, argv + argc));  // a line of its own
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/parse_errors.hpp"
 
 namespace fmwork {
@@ -95,6 +96,7 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
   app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
       ->expected(2)
       ->type_name("DIR INDEX");
+  refuse_control_characters(args);  // its values reach plan.json, the runs' command lines and their logs
   o.sbatch = take_sbatch_options(args);
   std::vector<const char*> words = {"driver run"};
   for (const auto& a : args) words.push_back(a.c_str());

@@ -21,9 +21,33 @@ double SeededDraws::next_unit() { return static_cast<double>(next_u64() >> 11) *
 
 double SeededDraws::next_exponential(double rate) { return -std::log1p(-next_unit()) / rate; }
 
+void check_arrival_rate(double rate_per_s, const std::string& option) {
+  if (!(rate_per_s > 0) || !(rate_per_s <= kMaxArrivalRate))
+    throw usage_error(fmt::format("{} {}: a rate must be a number of queries a second above 0 and at most {:g}",
+                                  option, rate_per_s, kMaxArrivalRate));
+}
+
+double expected_level_seconds(double rate_per_s, double warmup_s, double duration_s, int64_t min_queries) {
+  return warmup_s + std::max(duration_s, static_cast<double>(min_queries) / rate_per_s);
+}
+
+void check_level_length(const std::string& option, double rate_per_s, double warmup_s, double duration_s,
+                        int64_t min_queries) {
+  if (warmup_s + duration_s > kMaxLevelSeconds)
+    throw usage_error(fmt::format("--warmup_s {:g} and --duration_s {:g} make every level last at least {:g} s, past "
+                                  "the {:g} s a level may last; give them at most {:g} s together",
+                                  warmup_s, duration_s, warmup_s + duration_s, kMaxLevelSeconds, kMaxLevelSeconds));
+  const double seconds = expected_level_seconds(rate_per_s, warmup_s, duration_s, min_queries);
+  if (seconds <= kMaxLevelSeconds) return;
+  const double slowest = static_cast<double>(min_queries) / (kMaxLevelSeconds - warmup_s);
+  throw usage_error(fmt::format("{} {:g}: a level at {:g} queries/s takes about {:.0f} s to hold --min_queries {}, "
+                                "past the {:g} s a level may last; give a rate of at least {:.4g} queries/s or a "
+                                "lower --min_queries", option, rate_per_s, rate_per_s, seconds, min_queries,
+                                kMaxLevelSeconds, slowest * 1.0001));
+}
+
 std::vector<ServeNanos> poisson_arrivals(double rate_per_s, int64_t count, uint64_t seed) {
-  if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
-    throw usage_error(fmt::format("an arrival rate must be a positive number of queries a second, got {}", rate_per_s));
+  check_arrival_rate(rate_per_s);
   if (count < 0 || count > kMaxServeQueries)
     throw usage_error(fmt::format("{} queries is out of range: a load level schedules 0 to {}", count, kMaxServeQueries));
   SeededDraws draws(seed);
@@ -39,8 +63,9 @@ std::vector<ServeNanos> poisson_arrivals(double rate_per_s, int64_t count, uint6
 
 std::vector<ServeNanos> poisson_schedule(double rate_per_s, uint64_t seed, ServeNanos warmup, ServeNanos min_duration,
                                          int64_t min_queries) {
-  if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
-    throw usage_error(fmt::format("--rates {}: a rate must be a positive number of queries a second", rate_per_s));
+  check_arrival_rate(rate_per_s);
+  check_level_length("--rates", rate_per_s, static_cast<double>(warmup) / 1e9, static_cast<double>(min_duration) / 1e9,
+                     min_queries);
   // Bounded before drawing: the expected count, with room for the draw's spread.
   const double expected = rate_per_s * static_cast<double>(warmup + min_duration) / 1e9 + static_cast<double>(min_queries);
   if (!(expected <= static_cast<double>(kMaxServeQueries) * 0.9))

@@ -34,8 +34,11 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
       }
     }
   } else {
+    // Down to the floor whatever the step limit: "no rate holds" after a failing start is an answer only once
+    // the lower rates failed too (a start far above the capacity fails for its queue, not for the bound), or a
+    // level proved that none can help.
     fail = rate;
-    while (steps_left() && !result.tried.back().lower_cannot_help) {
+    while (!result.tried.back().lower_cannot_help) {
       rate /= 2;
       if (rate < plan.floor_rate) break;
       if (step(rate)) {
@@ -60,7 +63,8 @@ double cost_per_million(double price_per_hour, double qps) { return price_per_ho
 std::string tried_text(const std::vector<SearchStep>& tried) {
   std::string out;
   for (const SearchStep& s : tried)
-    out += fmt::format("{}{:g}:{}:{:.3f}", out.empty() ? "" : ",", s.rate, s.valid ? "pass" : "fail", s.value_ms);
+    out += fmt::format("{}{:g}:{}:{}", out.empty() ? "" : ",", s.rate, s.valid ? "pass" : "fail",
+                       s.value_ms ? fmt::format("{:.3f}", *s.value_ms) : "-");
   return out.empty() ? "-" : out;
 }
 

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -27,26 +28,15 @@ LatencySummary summarize_latencies(const std::vector<double>& latencies_ms) {
   return s;
 }
 
-namespace {
-
-// A whole decimal number (digits, at most one '.'), as strtod reads it; nullopt-like NaN for anything else.
-double decimal(const std::string& text) {
-  if (text.empty() || text.size() > 32 || text.find_first_not_of("0123456789.") != std::string::npos ||
-      std::count(text.begin(), text.end(), '.') > 1 || text == ".")
-    return std::nan("");
-  return std::strtod(text.c_str(), nullptr);
-}
-
-}  // namespace
-
 LatencyBound parse_latency_bound(const std::string& text, const std::string& option) {
   const std::string form = " expects pQ:MS, a percentile of the latency and its bound in milliseconds, like p99:50 "
                            "(Q from above 0 to 100: p50, p90, p99, p99.9); got '" + excerpt(text) + "'";
   const size_t colon = text.find(':');
   if (text.size() < 4 || text[0] != 'p' || colon == std::string::npos) throw usage_error(option + form);
-  const double q = decimal(text.substr(1, colon - 1));
-  const double ms = decimal(text.substr(colon + 1));
-  if (std::isnan(q) || std::isnan(ms)) throw usage_error(option + form);
+  const std::optional<double> q_read = parse_decimal(text.substr(1, colon - 1));  // the serving options' one reader
+  const std::optional<double> ms_read = parse_decimal(text.substr(colon + 1));
+  if (!q_read || !ms_read) throw usage_error(option + form);
+  const double q = *q_read, ms = *ms_read;
   if (!(q > 0 && q <= 100))
     throw usage_error(option + " " + excerpt(text) + ": the percentile must be above 0 and at most 100 (p99, p99.9)");
   if (!(ms > 0) || !std::isfinite(ms))
@@ -54,8 +44,8 @@ LatencyBound parse_latency_bound(const std::string& text, const std::string& opt
   return LatencyBound{q, ms, text};
 }
 
-double bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound) {
-  if (latencies_ms.empty()) return 0;
+std::optional<double> bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound) {
+  if (latencies_ms.empty()) return std::nullopt;
   return percentile(latencies_ms, bound.percentile);
 }
 

@@ -10,15 +10,20 @@ ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, cons
   using V = std::optional<FieldValue>;
   const bool open = plan.mode == ArrivalMode::open;
   const std::string hist = histogram_text(s.batch_histogram);
+  // A figure that was not measured is left out (process shows it as not measured, null in JSON), never 0.
+  const auto if_ = [](bool measured, double x) { return measured ? V(x) : V(); };
+  const bool answered = s.latency.measured(), window = s.window_s > 0, batches = s.batches > 0;
   return ServeLine{make_some_fields(
       serve_line_spec(),
       {V(labels.level), V(std::string_view(labels.phase)), V(std::string_view(open ? "poisson" : "closed")),
        open ? V(plan.rate_per_s) : V(), open ? V() : V(plan.users), V(std::string_view(labels.lengths)),
        V(std::string_view(labels.batching)), V(plan.limits.max_batch),
        V(static_cast<double>(plan.limits.max_wait) / 1e6), V(plan.limits.max_tokens), V(s.queries),
-       V(s.warmup_queries), V(s.unanswered), V(s.window_s), V(s.offered_qps), V(s.achieved_qps), V(s.tokens_per_s),
-       V(s.latency.p50_ms), V(s.latency.p90_ms), V(s.latency.p99_ms), V(s.latency.p999_ms), V(s.latency.max_ms),
-       V(s.latency.mean_ms), V(s.queue_p50_ms), V(s.service_p50_ms), V(s.batches), V(s.mean_batch), V(std::string_view(hist)), V(s.busy),
+       V(s.warmup_queries), V(s.unanswered), V(s.window_s), V(s.offered_qps), if_(window, s.achieved_qps),
+       if_(window, s.tokens_per_s), if_(answered, s.latency.p50_ms), if_(answered, s.latency.p90_ms),
+       if_(answered, s.latency.p99_ms), if_(answered, s.latency.p999_ms), if_(answered, s.latency.max_ms),
+       if_(answered, s.latency.mean_ms), if_(answered, s.queue_p50_ms), if_(batches, s.service_p50_ms), V(s.batches),
+       if_(batches, s.mean_batch), V(std::string_view(hist)), if_(window, s.busy),
        bound ? V(std::string_view(bound->text)) : V(), s.bound_value_ms ? V(*s.bound_value_ms) : V(),
        V(std::string_view(s.valid ? "VALID" : "INVALID")), V(std::string_view(s.reason))})};
 }
@@ -27,9 +32,11 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
                             std::optional<double> price_per_hour) {
   const std::string held = fmt::format("p{:g} <= {:g} ms", bound.percentile, bound.ms);
   if (!result.capacity) {
-    const double lowest = result.tried.empty() ? 0 : result.tried.back().rate;
-    return fmt::format("no rate holds {}: the lowest tried, {:g} queries/s, had p{:g} {:.3f} ms", held, lowest,
-                       bound.percentile, result.tried.empty() ? 0.0 : result.tried.back().value_ms);
+    if (result.tried.empty()) return fmt::format("no rate holds {}: none was tried", held);
+    const SearchStep& lowest = result.tried.back();
+    return fmt::format("no rate holds {}: the lowest tried, {:g} queries/s, {}", held, lowest.rate,
+                       lowest.value_ms ? fmt::format("had p{:g} {:.3f} ms", bound.percentile, *lowest.value_ms)
+                                       : "answered no measured query (no latency)");
   }
   std::string text = fmt::format("capacity at {}: {:.2f} queries/s after {} levels", held, *result.capacity,
                                  result.tried.size());
@@ -44,7 +51,7 @@ CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult&
   using V = std::optional<FieldValue>;
   std::optional<double> value_ms;
   for (const SearchStep& s : result.tried)
-    if (result.capacity && s.rate == *result.capacity) value_ms = s.value_ms;
+    if (result.capacity && s.rate == *result.capacity && s.value_ms) value_ms = s.value_ms;
   const std::string tried = tried_text(result.tried);
   const std::string reason = capacity_reason(bound, result, price_per_hour);
   return CapacityLine{make_some_fields(

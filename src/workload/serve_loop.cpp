@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/progress.hpp"
 
 namespace fmwork {
 
 namespace {
 
 void check_plan(const ServePlan& plan, const LengthSampler& lengths) {
-  if (plan.mode == ArrivalMode::open && (!(plan.rate_per_s > 0) || !std::isfinite(plan.rate_per_s)))
-    throw usage_error(fmt::format("--rates {}: a rate must be a positive number of queries a second", plan.rate_per_s));
+  if (plan.mode == ArrivalMode::open) check_arrival_rate(plan.rate_per_s);
   if (plan.mode == ArrivalMode::closed && (plan.users < 1 || plan.users > 100000))
     throw usage_error(fmt::format("--users {}: give from 1 to 100000 users", plan.users));
   if (plan.limits.max_batch < 1) throw usage_error("--batch_sizes: the largest batch must be at least 1");
@@ -40,6 +40,9 @@ class Level {
   ServeRun open() {
     const std::vector<ServeNanos> times =
         poisson_schedule(plan_.rate_per_s, plan_.seed, plan_.warmup, plan_.min_duration, plan_.min_queries);
+    if (!times.empty() && times.back() >= kLongLevel)  // what the person watching is in for
+      progress_line(fmt::format("serve: this level at {:g} queries/s schedules {} queries over {}", plan_.rate_per_s,
+                                times.size(), duration_text(static_cast<double>(times.back()) / 1e9)));
     for (ServeNanos t : times) schedule(t);
     const ServeNanos stop = (times.empty() ? 0 : times.back()) + std::max<ServeNanos>(plan_.min_duration, 1'000'000'000);
     size_t next = 0;  // the first scheduled query not yet in the queue
@@ -101,7 +104,16 @@ class Level {
 
  private:
   ServeNanos elapsed() { return clock_.now() - origin_; }
-  void wait(ServeNanos t) { clock_.wait_until(origin_ + t); }
+  // A wait past kLongWait says so on stderr: a slow rate leaves the device idle for long stretches, which
+  // looked like a hung run. At most one line per such wait, so at most one per kLongWait.
+  void wait(ServeNanos t) {
+    const ServeNanos left = t - elapsed();
+    if (left >= kLongWait)
+      progress_line(fmt::format("serve: the next query is due in {} ({} of {} answered so far); waiting",
+                                duration_text(static_cast<double>(left) / 1e9), answered_, run_.queries.size()));
+    clock_.wait_until(origin_ + t);
+  }
+  static constexpr ServeNanos kLongWait = 10'000'000'000, kLongLevel = 60'000'000'000;
 
   int64_t schedule(ServeNanos t) {
     if (static_cast<int64_t>(run_.queries.size()) >= kMaxServeQueries)
@@ -148,6 +160,7 @@ class Level {
     run_batch_(batch);
     record.end = elapsed();
     for (int64_t id : ids) run_.queries[static_cast<size_t>(id)].done = record.end;
+    answered_ += record.size;
     run_.batches.push_back(record);
     return ids;
   }
@@ -160,6 +173,7 @@ class Level {
   std::deque<Waiting> queue_;
   ServeRun run_;
   int64_t measured_ = 0;
+  int64_t answered_ = 0;  // for the long waits' progress lines
 };
 
 }  // namespace
@@ -168,6 +182,10 @@ ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClo
   check_plan(plan, lengths);
   Level level(plan, lengths, clock, run_batch);
   return plan.mode == ArrivalMode::open ? level.open() : level.closed();
+}
+
+bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound) {
+  return !s.bound_held && s.service_bound_ms && *s.service_bound_ms > bound.ms;
 }
 
 std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histogram) {
@@ -192,12 +210,17 @@ void judge(LevelSummary& s, const ServePlan& plan, const std::vector<double>& la
   if (!s.enough)
     failed.push_back(fmt::format("too few: {} queries in {:.2f} s (at least {} in {:.2f} s)", s.queries, s.window_s,
                                  plan.min_queries, static_cast<double>(plan.min_duration) / 1e9));
+  // The line leaves the latency fields out then (make_serve_line): the reason says why there are none.
+  if (!s.latency.measured())
+    failed.push_back("no latency: no query scheduled after the warm-up was answered before the level stopped");
   std::string held;
   if (bound) {
     s.bound_value_ms = bound_percentile(latencies, *bound);
-    s.bound_held = s.queries > 0 && *s.bound_value_ms <= bound->ms;
+    s.bound_held = s.bound_value_ms && *s.bound_value_ms <= bound->ms;
     const std::string name = fmt::format("p{:g}", bound->percentile);
-    if (!s.bound_held)
+    if (!s.bound_value_ms)
+      failed.push_back(fmt::format("{} not measured, so not held to {:g} ms", name, bound->ms));
+    else if (!s.bound_held)
       failed.push_back(fmt::format("{} {:.3f} ms > {:g} ms", name, *s.bound_value_ms, bound->ms));
     else
       held = fmt::format(", {} {:.3f} <= {:g} ms", name, *s.bound_value_ms, bound->ms);
@@ -262,7 +285,10 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
   s.batch_histogram.assign(sizes.begin(), sizes.end());
   if (window > 0) s.busy = static_cast<double>(busy) / static_cast<double>(window);
 
-  if (bound) s.service_bound_ms = bound_percentile(services, *bound);
+  // Only lone queries' batch times bound what a query costs at any lower rate: a rate started far above the
+  // capacity runs full batches, slower than the bound, while one query a batch holds it.
+  const bool lone = s.batch_histogram.size() == 1 && s.batch_histogram[0].first == 1;
+  if (bound && lone) s.service_bound_ms = bound_percentile(services, *bound);
   judge(s, plan, latencies, bound);
   return s;
 }

@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
 
 namespace fmwork {
 namespace {
@@ -128,6 +132,47 @@ TEST(TextFormat, OneTypoFromTakesOneSlipOnlyAndIgnoresCase) {
 TEST(TextFormat, DidYouMeanIsTheHintOrNothing) {
   EXPECT_EQ(did_you_mean(std::optional<std::string>("--reps")), "; did you mean --reps?");
   EXPECT_EQ(did_you_mean(std::nullopt), "");
+}
+
+// A command line's word with a control character is refused naming its option, whichever way it was given.
+TEST(TextFormat, ControlCharactersInWordsAreRefusedNamingTheOption) {
+  const auto error_of = [](const std::vector<std::string>& words) -> std::string {
+    try {
+      refuse_control_characters(words);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage) << fmt::format("words {}", fmt::join(words, " "));
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of({"--model_name", "m", "--reps", "2", "plain"}), "");
+  EXPECT_EQ(error_of({"--model_name", "m\nFMWORK RES 1"}),
+            "--model_name: the value contains a line break; give it on one line, without control characters");
+  EXPECT_EQ(error_of({"--model_name=m\r"}),
+            "--model_name: the value contains a line break; give it on one line, without control characters");
+  EXPECT_EQ(error_of({"--seed", "1\t2"}), "--seed: the value contains a control character (\\t); give it on one "
+                                          "line, without control characters");
+  EXPECT_EQ(error_of({"log\x1b[2J.txt"}), "'log\\x1b[2J.txt': the value contains a control character (\\x1b); give "
+                                           "it on one line, without control characters");
+  EXPECT_NE(error_of({"--a\nb"}).find("--a\\nb: the value contains a line break"), std::string::npos)
+      << fmt::format("an option name with a line break is named, escaped: {}", error_of({"--a\nb"}));
+  for (int c = 0; c < 0x20; ++c) {
+    EXPECT_NE(error_of({"--x", std::string("a") + static_cast<char>(c)}), "") << fmt::format("byte {:#x} passed", c);
+  }
+  EXPECT_NE(error_of({"--x", "\x7f"}), "") << "DEL passed";
+  EXPECT_EQ(error_of({"--x", "caf\xc3\xa9"}), "") << "UTF-8 is text, not a control character";
+}
+
+// The serving options' numbers: decimal as people type it, and nothing strtod would read besides ("0x10" was 16).
+TEST(TextFormat, ParseDecimalTakesDecimalNumbersOnly) {
+  for (const auto& [text, value] : std::vector<std::pair<std::string, double>>{
+           {"20", 20}, {"2.5", 2.5}, {".5", 0.5}, {"5.", 5}, {"1e3", 1000}, {"1E-2", 0.01}, {"007", 7}}) {
+    EXPECT_EQ(parse_decimal(text), std::optional<double>(value)) << fmt::format("'{}'", text);
+  }
+  for (const char* text : {"0x10", "0X1p4", "inf", "nan", "infinity", "+1", "-1", "1e", "1e+", "1.2.3", " 1", "1 ",
+                           "", ".", "e3", "1,5", "1e999", "20qps"}) {
+    EXPECT_EQ(parse_decimal(text), std::nullopt) << fmt::format("'{}' was read as {}", text, parse_decimal(text).value_or(-1));
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/cache/cache_command.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -166,6 +167,17 @@ TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
       EXPECT_EQ(e.kind(), ErrorKind::usage);
       EXPECT_NE(std::string(e.what()).find("list, report or clear"), std::string::npos) << e.what();
     }
+  }
+}
+
+TEST(CacheCommand, AFolderWithALineBreakIsRefusedNamingTheOption) {
+  try {
+    run_cache_command({"list", "--cache_dir", "a\nb"});
+    FAIL() << "a line break in --cache_dir was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--cache_dir: the value contains a line break; give it on one line, without control characters")
+        << fmt::format("got: {}", e.what());
   }
 }
 

@@ -2,7 +2,10 @@
 // JSON), byte for byte.
 #include "fmwork/cli/args_section.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "fmwork/log/log_records.hpp"
 
 #include "support/cli_fixtures.hpp"
 
@@ -431,6 +434,21 @@ TEST(CliArgsSection, MatchesUpstream) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(format_args_section(parse(c.argv)), c.expected);
   }
+}
+
+// A word that got past the parsers with a line break (a caller that builds the CommandLine itself) still writes
+// one ARG line: the writer escapes it, so the log read back holds no forged record.
+TEST(CliArgsSection, AWordWithALineBreakStaysOneLine) {
+  CommandLine command_line = parse({"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel",
+                                    "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2"});
+  command_line.arg_words.push_back("--model_name m\nFMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1.0");
+  command_line.arg_words.push_back("--seed 1\rFMWORK FAIL input=1 batch=1 error=forged");
+  const std::string section = format_args_section(command_line);
+  const ParsedLog log = parse_log_text(section, "section");
+  EXPECT_TRUE(log.results.empty()) << fmt::format("a forged RES was read from:\n{}", section);
+  EXPECT_TRUE(log.failures.empty()) << fmt::format("a forged FAIL was read from:\n{}", section);
+  EXPECT_EQ(log.opts.size(), command_line.arg_words.size()) << fmt::format("one ARG line a word:\n{}", section);
+  EXPECT_NE(section.find("FMWORK ARG --model_name m\\nFMWORK RES"), std::string::npos) << section;
 }
 
 }  // namespace

@@ -528,5 +528,17 @@ TEST(Process, Help) {
   EXPECT_NE(out.find("--out"), std::string::npos);
 }
 
+// process's words become parts of its output (a file's name in the CSV, --metadata_id in JSON): one with a
+// line break is refused naming its option, as the driver's are.
+TEST(Process, AWordWithALineBreakIsRefusedNamingItsOption) {
+  const Error labelled = run_error({"--metadata_id", "a\nb", "-"});
+  EXPECT_EQ(labelled.kind(), ErrorKind::usage);
+  EXPECT_EQ(std::string(labelled.what()),
+            "--metadata_id: the value contains a line break; give it on one line, without control characters");
+  const Error file = run_error({"run\r.log"});
+  EXPECT_EQ(std::string(file.what()).rfind("'run\\r.log': the value contains a line break", 0), 0u)
+      << fmt::format("a file name: {}", file.what());
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -1,8 +1,10 @@
 #include "fmwork/report/serve_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/process_fixtures.hpp"
@@ -161,6 +163,48 @@ TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {
   EXPECT_NE(html.find("serve.log p99"), std::string::npos);
   // A log without SERVE lines has no serving section.
   EXPECT_EQ(serve_html_section({}), "");
+}
+
+// A level that answered no measured query has no latency fields: every format says "not measured" (JSON null,
+// an empty CSV cell, '-' in the summary, no point in the chart), never 0.
+TEST(ServeReport, AFigureNotMeasuredIsNeverAZero) {
+  const std::string level =
+      "FMWORK SERVE level=1 phase=levels arrival=poisson rate=900.000 lengths=fixed:128 batching=padded max_batch=8 "
+      "max_wait_ms=0.000 max_tokens=0 queries=0 warmup_queries=450 unanswered=5400 window_s=0.000 "
+      "offered_qps=901.000 batches=0 batch_hist=- bound=p99:50 verdict=INVALID reason=fell behind: 5400 queries "
+      "unanswered when the level stopped; no latency: no query scheduled after the warm-up was answered before the "
+      "level stopped; p99 not measured, so not held to 50 ms\n";
+  TempDir dir;
+  const std::string path = dir.write("serve.log", "FMWORK ARG --rates 900\n" + level);
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", path, "--format", "json"}));
+  ASSERT_EQ(json.size(), 1u);
+  for (const char* key : {"p50_ms", "p99_ms", "max_ms", "busy", "achieved_qps", "bound_ms"}) {
+    ASSERT_TRUE(json[0].contains(key)) << fmt::format("{} is missing from {}", key, json[0].dump());
+    EXPECT_TRUE(json[0][key].is_null()) << fmt::format("{} is {}, not null", key, json[0][key].dump());
+  }
+  EXPECT_EQ(json[0]["queries"].get<int64_t>(), 0) << "a count of none is a measured 0";
+  const std::string csv = run({"--path", path, "--format", "csv"});
+  const auto cells = [](const std::string& line) {  // the cells before the first quoted one (the reason)
+    std::vector<std::string> out(1);
+    for (char c : line.substr(0, line.find('"'))) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  const std::vector<std::string> header = cells(csv.substr(0, csv.find('\n')));
+  const std::vector<std::string> row = cells(csv.substr(csv.find('\n') + 1));
+  for (const char* key : {"p50_ms", "p99_ms", "busy", "achieved_qps", "queue_p50_ms"}) {
+    const size_t at = static_cast<size_t>(std::find(header.begin(), header.end(), key) - header.begin());
+    ASSERT_LT(at, row.size()) << fmt::format("no {} column in:\n{}", key, csv);
+    EXPECT_EQ(row[at], "") << fmt::format("{} is {} in:\n{}", key, row[at], csv);
+  }
+  const std::string summary = run({"--path", path, "--format", "summary"});
+  EXPECT_EQ(summary.find("0.00 "), std::string::npos) << fmt::format("a 0.00 figure in:\n{}", summary);
+  EXPECT_NE(summary.find("no latency: no query scheduled after the warm-up was answered"), std::string::npos)
+      << summary;
+  const std::string html = run({"--path", path, "--format", "html"});
+  EXPECT_EQ(html.find("p50 level 1"), std::string::npos) << "a point drawn for a latency not measured";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // in for the driver (the integration test runs the real one).
 #include "fmwork/runner/campaign.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -403,6 +404,20 @@ TEST(Campaign, TheResumeCommandIsAbsoluteAndQuoted) {
   fs::current_path(cwd);
   EXPECT_EQ(command, driver + " run --resume '" + dir.path() + "/out/my campaign'");
   EXPECT_EQ(resume_command(driver, "/r/c", "cuda:0,cuda:1"), driver + " run --resume /r/c --devices cuda:0,cuda:1");
+}
+
+// driver run's values reach plan.json and the runs' command lines: a line break in one is refused first.
+TEST(Campaign, AnOptionWithALineBreakIsRefusedNamingIt) {
+  std::ostringstream out, err;
+  try {
+    run_campaign_command({"experiment.json", "--out", "root\nFMWORK RES"}, "/bin/false", out, err);
+    FAIL() << "a line break in --out was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_EQ(std::string(e.what()),
+              "--out: the value contains a line break; give it on one line, without control characters")
+        << fmt::format("got: {}", e.what());
+  }
 }
 
 }  // namespace

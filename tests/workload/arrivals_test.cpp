@@ -55,5 +55,21 @@ TEST(Arrivals, BadRatesAreRefusedNamingTheOption) {
   EXPECT_THROW(poisson_schedule(1e9, 0, 0, 10'000'000'000, 0), Error);  // past kMaxServeQueries
 }
 
+// Every caller of the schedule gets the same bound on a level's length (the capacity search's levels too).
+TEST(Arrivals, ALevelThatWouldOutlastTheBoundIsRefused) {
+  EXPECT_NEAR(expected_level_seconds(0.5, 1, 5, 100), 201, 1e-9);
+  EXPECT_NO_THROW(check_level_length("--rates", 0.5, 1, 5, 100));
+  try {
+    poisson_schedule(0.001, 1, 1'000'000'000, 5'000'000'000, 100);
+    FAIL() << "a level of about 100000 s was scheduled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_EQ(std::string(e.what()).rfind("--rates 0.001: a level at 0.001 queries/s takes about 100001 s", 0), 0u)
+        << e.what();
+  }
+  EXPECT_THROW(check_arrival_rate(2e6), Error);
+  EXPECT_THROW(check_arrival_rate(std::nan("")), Error);
+}
+
 }  // namespace
 }  // namespace fmwork

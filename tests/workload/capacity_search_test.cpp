@@ -1,5 +1,6 @@
 #include "fmwork/workload/capacity_search.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fmwork/workload/serve_loop.hpp"
@@ -13,6 +14,26 @@ SearchStep holds_up_to(double limit, double rate) {
   s.valid = rate <= limit;
   s.value_ms = rate;
   return s;
+}
+
+// A level on the simulated loop as driver serve runs one in the search: batches of up to 8 queries costing 4 ms +
+// 2 ms a query, and the step's early stop taken from the level's evidence (lower_rate_cannot_help).
+SearchStep simulated_step(double rate, const LatencyBound& bound, ServeNanos max_wait) {
+  SimClock clock;
+  ServePlan plan;
+  plan.rate_per_s = rate;
+  plan.warmup = kSecond / 2;
+  plan.min_duration = 2 * kSecond;
+  plan.min_queries = 100;
+  plan.limits = BatchLimits{8, max_wait, 0, Batching::padded};
+  LengthSampler lengths(parse_length_spec("16", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
+    clock.advance(4 * kMs + 2 * kMs * static_cast<ServeNanos>(b.lengths.size()));
+  });
+  const LevelSummary s = summarize_level(run, plan, bound);
+  SearchStep step{rate, s.valid, s.bound_value_ms, s.achieved_qps, s.reason};
+  step.lower_cannot_help = lower_rate_cannot_help(s, bound);
+  return step;
 }
 
 TEST(CapacitySearch, DoublesThenBisectsToWithinTheTolerance) {
@@ -71,21 +92,8 @@ TEST(CapacitySearch, StopsAtItsStepLimit) {
 
 TEST(CapacitySearch, OnTheSimulatedLoopTheCapacityHoldsTheBoundAndTheNextRateDoesNot) {
   // Batch cost 4 ms + 2 ms a query, up to 8 a batch: p99 <= 30 ms holds up to some rate below 8 / 20 ms = 400/s.
-  auto level = [](double rate) {
-    SimClock clock;
-    ServePlan plan;
-    plan.rate_per_s = rate;
-    plan.warmup = kSecond / 2;
-    plan.min_duration = 2 * kSecond;
-    plan.min_queries = 100;
-    plan.limits = BatchLimits{8, 2 * kMs, 0, Batching::padded};
-    LengthSampler lengths(parse_length_spec("16", "--input_lengths"), 1);
-    const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
-      clock.advance(4 * kMs + 2 * kMs * static_cast<ServeNanos>(b.lengths.size()));
-    });
-    const LevelSummary s = summarize_level(run, plan, parse_latency_bound("p99:30", "--latency_bound"));
-    return SearchStep{rate, s.valid, *s.bound_value_ms, s.achieved_qps, s.reason};
-  };
+  const LatencyBound bound = parse_latency_bound("p99:30", "--latency_bound");
+  auto level = [&](double rate) { return simulated_step(rate, bound, 2 * kMs); };
   SearchPlan plan;
   plan.start_rate = 20;
   const CapacityResult r = search_capacity(plan, level);
@@ -96,6 +104,49 @@ TEST(CapacitySearch, OnTheSimulatedLoopTheCapacityHoldsTheBoundAndTheNextRateDoe
   EXPECT_TRUE(level(*r.capacity).valid);
   EXPECT_FALSE(level(*r.lowest_failed).valid);
   EXPECT_NEAR(cost_per_million(3.6, 1000), 1.0, 1e-12);
+}
+
+// A start far above the capacity fails for its queue: the search halves down to the floor before it may say that
+// no rate holds, whatever its step limit.
+TEST(CapacitySearch, AFailingStartHalvesToTheFloorWhateverTheStepLimit) {
+  SearchPlan plan;
+  plan.start_rate = 1000;
+  plan.floor_rate = 1000.0 / 64;
+  plan.max_steps = 2;
+  const CapacityResult r = search_capacity(plan, [](double rate) { return holds_up_to(20, rate); });
+  ASSERT_TRUE(r.capacity) << fmt::format("no capacity after {}", tried_text(r.tried));
+  EXPECT_EQ(*r.capacity, 15.625) << tried_text(r.tried);
+}
+
+// The evidence an early stop rests on: started at 1000 queries/s, the level runs full batches of 8 (20 ms each,
+// above the 15 ms bound), but one query a batch takes 6 ms and holds it. Full batches' times prove nothing:
+// the search goes on down and finds the rate that holds.
+TEST(CapacitySearch, AStartFarAboveTheCapacityIsNoProofThatNoRateHolds) {
+  const LatencyBound bound = parse_latency_bound("p99:15", "--latency_bound");
+  auto level = [&](double rate) { return simulated_step(rate, bound, 0); };
+  SearchPlan plan;
+  plan.start_rate = 1000;
+  plan.floor_rate = 1000.0 / 64;
+  plan.max_steps = 12;
+  const CapacityResult r = search_capacity(plan, level);
+  EXPECT_FALSE(r.tried.front().valid) << "the start must fail";
+  ASSERT_TRUE(r.capacity) << fmt::format("no rate holds, after {}", tried_text(r.tried));
+  EXPECT_TRUE(level(*r.capacity).valid);
+
+  // A level of lone queries each slower than the bound is a proof: the search stops there.
+  const LatencyBound tight = parse_latency_bound("p99:5", "--latency_bound");
+  SimClock clock;
+  ServePlan slow;
+  slow.rate_per_s = 20;
+  slow.warmup = kSecond / 2;
+  slow.min_duration = 2 * kSecond;
+  slow.min_queries = 20;
+  slow.limits = BatchLimits{1, 0, 0, Batching::padded};  // every batch one query
+  LengthSampler lengths(parse_length_spec("16", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(slow, lengths, clock, [&](const BatchToRun&) { clock.advance(6 * kMs); });
+  const LevelSummary lone = summarize_level(run, slow, tight);
+  ASSERT_EQ(lone.batch_histogram.size(), 1u) << histogram_text(lone.batch_histogram);
+  EXPECT_TRUE(lower_rate_cannot_help(lone, tight)) << lone.reason;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "fmwork/workload/serve_lines.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "fmwork/base/error.hpp"
@@ -39,6 +40,34 @@ TEST(ServeLines, ALevelAndASearchWriteLinesThatReadBack) {
   // A bad verdict is refused by the reader like any other malformed field.
   EXPECT_THROW(parse_log_text("FMWORK SERVE level=1 phase=levels arrival=poisson verdict=MAYBE reason=x\n", "x.log"),
                Error);
+}
+
+// An overloaded level whose first batch outlasts the level: no measured query is answered, so it has no
+// latency, busy share or achieved rate. None of them is written as a number (0 was read as "instant"); the
+// reason says why, and the bound is "not measured", not "0.000 ms > 50 ms".
+TEST(ServeLines, ALevelThatAnsweredNoQueryHasNoFiguresItDidNotMeasure) {
+  SimClock clock;
+  const ServePlan plan = open_plan(200, 4, 0, kSecond, 20);
+  LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(100 * kSecond); });
+  const LatencyBound bound = parse_latency_bound("p99:50", "--latency_bound");
+  const LevelSummary summary = summarize_level(run, plan, bound);
+  ASSERT_EQ(summary.queries, 0) << "the plan must answer no measured query";
+  const std::string line = format_line(make_serve_line({1, "levels", "fixed:32", "padded"}, plan, summary, bound));
+  for (const char* key : {"p50_ms=", "p90_ms=", "p99_ms=", "p999_ms=", "max_ms=", "mean_ms=", "queue_p50_ms=",
+                          "busy=", "achieved_qps=", "tokens_per_s=", "bound_ms="})
+    EXPECT_EQ(line.find(std::string(" ") + key), std::string::npos) << fmt::format("{} written: {}", key, line);
+  EXPECT_NE(line.find("no latency: no query scheduled after the warm-up was answered"), std::string::npos) << line;
+  EXPECT_NE(line.find("p99 not measured, so not held to 50 ms"), std::string::npos) << line;
+  EXPECT_NE(line.find(" verdict=INVALID "), std::string::npos) << line;
+  const ParsedLog log = parse_log_text(line + "\n", "serve.log");
+  ASSERT_EQ(log.serve.size(), 1u) << "the line reads back";
+
+  CapacityResult result;
+  result.tried = {{80, false, std::nullopt, 0, ""}};
+  const std::string capacity = format_line(make_capacity_line(bound, result, std::nullopt, std::nullopt));
+  EXPECT_NE(capacity.find(" tried=80:fail:- "), std::string::npos) << capacity;
+  EXPECT_NE(capacity.find("80 queries/s, answered no measured query (no latency)"), std::string::npos) << capacity;
 }
 
 }  // namespace

@@ -1,6 +1,13 @@
 #include "fmwork/workload/serve_loop.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "fmwork/base/progress.hpp"
 
 #include "fmwork/base/error.hpp"
 #include "support/sim_clock.hpp"
@@ -112,6 +119,41 @@ TEST(ServeLoop, BadPlansAreRefusedNamingTheOption) {
   ServePlan tokens = open_plan(1, 4, 0);
   tokens.limits.max_tokens = 32;  // below the 64-token queries
   refuse(tokens, "--max_tokens");
+}
+
+// A slow rate leaves the loop waiting for long stretches: it says so on stderr (a level that says nothing for
+// minutes looked hung), once per long wait, and says up front how long the level's schedule runs.
+TEST(ServeLoop, LongWaitsAreToldOnStderr) {
+  SimClock clock;
+  ServePlan plan = open_plan(0.05, 4, 0, kSecond, 10);
+  LengthSampler lengths(parse_length_spec("8", "--input_lengths"), 1);
+  set_progress_mode(ProgressMode::lines);
+  std::fflush(stderr);
+  const int saved = dup(STDERR_FILENO);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  dup2(pipe_fds[1], STDERR_FILENO);
+  close(pipe_fds[1]);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(kMs); });
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  set_progress_mode(ProgressMode::off);
+  std::string err;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  EXPECT_NE(err.find("serve: this level at 0.05 queries/s schedules "), std::string::npos) << err;
+  EXPECT_NE(err.find("serve: the next query is due in "), std::string::npos) << err;
+  size_t long_gaps = 0;  // waits of 10 s or more, each told once
+  ServeNanos before = 0;
+  for (const ServedQuery& q : run.queries) {
+    long_gaps += q.scheduled - before >= 10 * kSecond;
+    before = q.scheduled;
+  }
+  size_t told = 0;
+  for (size_t at = err.find("next query is due"); at != std::string::npos; at = err.find("next query is due", at + 1))
+    ++told;
+  EXPECT_EQ(told, long_gaps) << fmt::format("{} long gaps, told:\n{}", long_gaps, err);
 }
 
 }  // namespace

@@ -74,4 +74,17 @@ std::optional<std::string> one_typo_from(const std::string& word, const std::vec
 // spelling of the hint every "unknown ..." message appends.
 std::string did_you_mean(const std::optional<std::string>& name);
 
+// Refuses a command line whose words hold a control character (a line break, CR, tab, ESC, DEL): every value
+// given is echoed into the log (FMWORK ARG, the args JSON, META and SERVE fields), where a line break would
+// write a line of its own that `process` reads as a record. A usage Error naming the option the word belongs
+// to (the word itself when it starts with "--", cut at '='; else the "--" word before it; else the word):
+// "--model_name: the value contains a line break; give it on one line". The one check every command's parser
+// (driver, driver serve, driver run, process, driver --cache) applies to its words before reading them.
+void refuse_control_characters(const std::vector<std::string>& words);
+
+// A decimal number as people type it: digits with at most one '.', then an optional exponent (e or E, an optional
+// sign, digits): "20", "2.5", ".5", "1e3". The whole text or nullopt: no sign in front, no hex ("0x10" is not 16),
+// no inf or nan, no spaces, at most 40 characters. The one reader of the serving options' numbers.
+std::optional<double> parse_decimal(std::string_view text);
+
 }  // namespace fmwork

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fmwork {
@@ -15,6 +16,26 @@ using ServeNanos = int64_t;
 // The most queries one load level may schedule: each costs a few dozen bytes of bookkeeping and its
 // latency, so the bound keeps a typo (--rates 1e9) from asking for gigabytes.
 constexpr int64_t kMaxServeQueries = 2'000'000;
+
+// The highest arrival rate a level takes (queries a second), and the longest a level may last: a level lasts
+// its warm-up and then until both minimums hold, so a slow rate with a query minimum (--rates 0.0001 with 100
+// queries: 11 days) would run for days with nothing to show; an hour is past any useful level.
+constexpr double kMaxArrivalRate = 1e6;
+constexpr double kMaxLevelSeconds = 3600;
+
+// The one check of an arrival rate: a usage Error naming `option` for one that is not a number above 0 and at
+// most kMaxArrivalRate (nan and inf included).
+void check_arrival_rate(double rate_per_s, const std::string& option = "--rates");
+
+// About how long an open level at `rate_per_s` lasts: the warm-up, then the longer of the minimum duration and
+// the time its arrivals take to reach `min_queries` (their expected count).
+double expected_level_seconds(double rate_per_s, double warmup_s, double duration_s, int64_t min_queries);
+
+// A usage Error when a level would last longer than kMaxLevelSeconds, saying what would be right: naming
+// --warmup_s and --duration_s when they alone pass it, else `option` (--rates, --search_start) with the
+// slowest rate that fits and --min_queries.
+void check_level_length(const std::string& option, double rate_per_s, double warmup_s, double duration_s,
+                        int64_t min_queries);
 
 // A seeded 64-bit generator with the same sequence on every machine and library (std::mt19937_64's
 // distributions are not specified bit for bit): splitmix64.
@@ -39,8 +60,8 @@ std::vector<ServeNanos> poisson_arrivals(double rate_per_s, int64_t count, uint6
 // The schedule of an open-loop level: Poisson arrivals at `rate_per_s` drawn (as poisson_arrivals draws them,
 // the same seed giving the same times) until both minimums of the measured part hold (LoadGen's rule): the
 // arrivals from `warmup` on span at least `min_duration` and number at least `min_queries`. The warm-up's
-// arrivals come first. A usage Error naming --rates when that would pass kMaxServeQueries, or for a rate that
-// is not a positive finite number.
+// arrivals come first. A usage Error naming --rates when that would pass kMaxServeQueries or kMaxLevelSeconds,
+// or for a rate check_arrival_rate refuses.
 std::vector<ServeNanos> poisson_schedule(double rate_per_s, uint64_t seed, ServeNanos warmup, ServeNanos min_duration,
                                          int64_t min_queries);
 

@@ -2,7 +2,8 @@
 // queries, the bound held), found as MLPerf LoadGen's Server search and perf_analyzer's --binary-search
 // find it: from a start rate, doubling while levels pass (halving while they fail) until one passes and one
 // fails, then bisecting between them until they are within a tolerance. Every rate tried is reported. Halving
-// stops below the floor, or at a step that says no lower rate can help.
+// stops at a passing rate, below the floor, or at a step that proves no lower rate can help, never for the step
+// limit: "no rate holds" is said only on that evidence.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +14,16 @@
 
 namespace fmwork {
 
-// One rate tried: whether its level was VALID, the bound's percentile there (ms), the level's reason.
+// One rate tried: whether its level was VALID, the bound's percentile there (ms; nullopt when the level answered
+// no measured query: not measured, never 0), the level's reason.
 struct SearchStep {
   double rate = 0;
   bool valid = false;
-  double value_ms = 0;
+  std::optional<double> value_ms;
   double achieved_qps = 0;
   std::string reason;
-  // Failed at a load so light that a lower one cannot help (the device mostly idle: the latency is the model's
-  // own): the search stops halving.
+  // A proof that no lower rate can hold the bound (serve_loop.hpp's lower_rate_cannot_help): the search stops
+  // halving. A guess (a level that failed at a high load) must not set it.
   bool lower_cannot_help = false;
 };
 
@@ -30,7 +32,8 @@ struct SearchPlan {
   double floor_rate = 0.1;   // > 0: below it the search gives up (no rate holds the bound)
   double ceiling_rate = 1e5; // the doubling stops there (a level that high passing is the answer, capped)
   double tolerance = 0.05;   // bisect until (fail - pass) / fail <= tolerance
-  int max_steps = 16;        // levels at most, all phases together
+  int max_steps = 16;        // levels at most for doubling and bisecting; halving from a failing start goes on
+                             // to the floor (log2(start / floor) levels more at most)
 };
 
 struct CapacityResult {
@@ -45,7 +48,7 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
 // The cost of a million queries at `qps` on a machine that costs `price_per_hour`: price / (qps x 3600) x 1e6.
 double cost_per_million(double price_per_hour, double qps);
 
-// "20:pass:12.345,40:fail:80.100": the rates tried, for the CAPACITY line.
+// "20:pass:12.345,40:fail:80.100,80:fail:-": the rates tried, for the CAPACITY line ("-": not measured).
 std::string tried_text(const std::vector<SearchStep>& tried);
 
 }  // namespace fmwork

@@ -5,15 +5,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace fmwork {
 
-// p50 / p90 / p99 / p99.9 / max and the mean of the latencies (milliseconds); all 0 for none.
+// p50 / p90 / p99 / p99.9 / max and the mean of the latencies (milliseconds); for none, count 0 and the figures
+// 0 as placeholders: no writer shows them then (measured() is false; make_serve_line leaves them out).
 struct LatencySummary {
   int64_t count = 0;
   double mean_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0;
+  bool measured() const { return count > 0; }
 };
 
 // The summary of `latencies_ms` (any order).
@@ -31,7 +34,8 @@ struct LatencyBound {
 // for anything else ("p99", "p0:5", "p101:5", "p99:-1", "p99:abc", "99:50").
 LatencyBound parse_latency_bound(const std::string& text, const std::string& option);
 
-// The value of `bound`'s percentile over `latencies_ms` (numpy's linear; 0 for none).
-double bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound);
+// The value of `bound`'s percentile over `latencies_ms` (numpy's linear); nullopt for none: a latency that was
+// not measured is no number, never 0.
+std::optional<double> bound_percentile(const std::vector<double>& latencies_ms, const LatencyBound& bound);
 
 }  // namespace fmwork

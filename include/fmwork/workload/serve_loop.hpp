@@ -77,7 +77,9 @@ struct ServeRun {
 ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch);
 
 // What a level reports (the SERVE line): the measured queries are those scheduled from the warm-up on; the
-// window runs from the warm-up's end to the last measured answer.
+// window runs from the warm-up's end to the last measured answer. A figure with nothing to measure it (no
+// measured query answered: latency and queue; an empty window: achieved, tokens_per_s, busy; no batch in it:
+// service and mean_batch) is 0 here as a placeholder and left out of the SERVE line, the reason saying why.
 struct LevelSummary {
   int64_t queries = 0;         // measured and answered
   int64_t warmup_queries = 0;  // run before the window, not counted
@@ -95,8 +97,9 @@ struct LevelSummary {
   std::vector<std::pair<int64_t, int64_t>> batch_histogram;  // (size, batches of that size), sizes ascending
   bool kept_up = false, enough = false;
   std::optional<double> bound_value_ms;  // the bound's percentile, when a bound was given
-  // The bound's percentile of the batches' own times (dispatch to answer), when a bound was given: above the
-  // bound, the model alone is too slow for it and no lower rate can help.
+  // The bound's percentile of the batches' own times (dispatch to answer), when a bound was given and every
+  // batch in the window held one query: the least time a query can take, so above the bound no lower rate can
+  // help. nullopt when any batch held more (a full batch's time says nothing of a lone query's) or none ran.
   std::optional<double> service_bound_ms;
   bool bound_held = true;
   bool valid = false;
@@ -112,6 +115,11 @@ struct LevelSummary {
 constexpr double kKeptUpShare = 0.95;
 constexpr double kSaturatedBusy = 0.98;
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound);
+
+// Whether `s` proves that no rate below its own can hold `bound`: the bound failed, and the bound's percentile
+// of its lone queries' batch times (service_bound_ms) is already above it. What the capacity search may stop
+// halving on (SearchStep::lower_cannot_help).
+bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound);
 
 // "1:30,2:12,4:3": a histogram as the SERVE line writes it.
 std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histogram);

@@ -1,0 +1,67 @@
+// Tests of driver serve's option table: every option refuses a value that would write a log line of its own.
+#include "fmwork/cli/serve_options.hpp"
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "fmwork/base/error.hpp"
+
+namespace fmwork {
+namespace {
+
+// The usage Error's message for serve's words ("" when they are taken).
+std::string serve_error(std::vector<std::string> words) {
+  try {
+    take_serve_options(words);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+// serve's words are echoed into the log as FMWORK ARG lines: a line break in one would forge a line.
+TEST(ServeOptions, EveryOptionRefusesALineBreak) {
+  for (const ServeOption& option : serve_options()) {
+    const std::string name = std::string("--") + option.name;
+    const std::string value = std::string(option.example) + "\nFMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1.0";
+    for (const std::vector<std::string>& words :
+         {std::vector<std::string>{name, value}, std::vector<std::string>{name + "=" + value}}) {
+      EXPECT_EQ(serve_error(words),
+                name + ": the value contains a line break; give it on one line, without control characters")
+          << fmt::format("{} in {} word(s)", name, words.size());
+    }
+  }
+  // The sweep's words that serve hands on are checked as well, before any is read.
+  EXPECT_EQ(serve_error({"--rates", "20", "--model_name", "m\r"}),
+            "--model_name: the value contains a line break; give it on one line, without control characters");
+}
+
+// Rates are decimal numbers ("0x10" was read as 16), checked by the one range check; a level whose rate and
+// minimums make it last past kMaxLevelSeconds is refused with the rate that would fit.
+TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
+  EXPECT_EQ(serve_error({"--rates", "20,40.5,1e3"}), "");
+  for (const char* bad : {"0x10", "inf", "nan", "+5", "20,0x10", "1e", " 5"}) {
+    EXPECT_EQ(serve_error({"--rates", bad}).rfind("--rates expects comma-separated arrival rates", 0), 0u)
+        << fmt::format("--rates {}: {}", bad, serve_error({"--rates", bad}));
+  }
+  EXPECT_EQ(serve_error({"--rates", "0"}), "--rates 0: a rate must be a number of queries a second above 0 and at most 1e+06");
+  EXPECT_EQ(serve_error({"--rates", "20,0.0001"}),
+            "--rates 0.0001: a level at 0.0001 queries/s takes about 1000001 s to hold --min_queries 100, past the "
+            "3600 s a level may last; give a rate of at least 0.02779 queries/s or a lower --min_queries");
+  EXPECT_EQ(serve_error({"--rates", "0.02779"}), "") << "the rate the message gives fits";
+  EXPECT_EQ(serve_error({"--rates", "0.01", "--min_queries", "30"}), "");
+  EXPECT_EQ(serve_error({"--rates", "20", "--warmup_s", "3000", "--duration_s", "1000"}),
+            "--warmup_s 3000 and --duration_s 1000 make every level last at least 4000 s, past the 3600 s a level may "
+            "last; give them at most 3600 s together");
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "0x20"}),
+            "--search_start expects a decimal rate like 20; got '0x20'");
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "0.001"}).rfind("--search_start 0.001: a level", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace fmwork
