@@ -15,6 +15,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
+#include "fmwork/cache/gemm_cache.hpp"
 #include "fmwork/log/verdicts.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/sweep/sweep.hpp"
@@ -25,8 +26,6 @@ namespace {
 constexpr Nanos kLongEnough = 20'000'000;   // one product this long is timed well by the clock
 constexpr Nanos kBudget = 1'000'000'000;    // the repeats past the third stop after a second
 constexpr int kMinRepeats = 3, kMaxRepeats = 10;
-// Ten times a 2026 GPU's dense low-precision rate (about 10^6 GFLOP/s): no cached figure above is real.
-constexpr double kMaxPlausibleGflops = 1e7;
 
 // One product, timed as a rep is: the device synchronised before t0 and inside the timed region.
 Nanos time_mm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, Platform& platform) {
@@ -61,20 +60,12 @@ double one_product_rate(c10::ScalarType dtype, Platform& platform, int64_t n) {
   return gflops_of(n, time_mm(m.a, m.b, m.c, platform));
 }
 
-// The rate an intact entry holds, or nullopt for an entry of an older layout.
+// The rate an intact entry holds, or nullopt for any other (an older layout, an edited or implausible figure):
+// read_gemm_cache_facts reads the user's cache strictly.
 std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dtype) {
-  const auto fact = [&](const char* key) {
-    const auto it = entry.facts.find(key);
-    return it == entry.facts.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
-  };
-  GemmRate rate{fact("gflops"), static_cast<int64_t>(fact("n")), dtype_short_name(dtype),
-                at::get_num_threads(), static_cast<int>(fact("repeats")), true};
-  // The cache folder is the user's to edit or share: a figure no device reaches (inf, 1e308) would make every
-  // of_peak 0.0000, so only a finite rate up to kMaxPlausibleGflops is believed; anything else is measured again.
-  if (std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops <= kMaxPlausibleGflops && rate.n > 0 &&
-      rate.n <= 16384 && rate.repeats > 0 && rate.repeats <= 1000)
-    return rate;
-  return std::nullopt;
+  const std::optional<CachedGemmFacts> f = read_gemm_cache_facts(entry.facts);
+  if (!f) return std::nullopt;
+  return GemmRate{f->gflops, f->n, dtype_short_name(dtype), at::get_num_threads(), f->repeats, true};
 }
 
 }  // namespace
@@ -150,12 +141,12 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
     cache.emplace(default_cache_root());
     if (const std::optional<CacheEntry> entry = cache->find("gemm", fields)) {
       if (const std::optional<GemmRate> rate = cached_rate(*entry, dtype)) {
-        // A figure kept from a busy machine would make every later of_peak too high (past 100%).
+        // A figure kept from a busy machine would make every later of_peak too high (past 100%); one far above
+        // this machine (an edited or shared entry) every of_peak near 0: both are measured again.
         const double now = one_product_rate(dtype, platform, rate->n);
-        if (now <= rate->gflops * kStaleRateFactor) return *rate;
-        tell(fmt::format("the cached GEMM rate, {:.1f} GFLOP/s, is below one product timed now ({:.1f}): it was "
-                         "measured on a busy machine, so it is measured again and replaced",
-                         rate->gflops, now));
+        const std::string why = cached_gemm_rate_disagreement(rate->gflops, now);
+        if (why.empty()) return *rate;
+        tell(why);
       }
       cache->forget("gemm", fields);
     }

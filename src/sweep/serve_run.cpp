@@ -11,6 +11,7 @@
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/sweep.hpp"
+#include "fmwork/workload/arrivals.hpp"
 #include "fmwork/workload/capacity_search.hpp"
 #include "fmwork/workload/serve_lines.hpp"
 #include "fmwork/workload/serve_loop.hpp"
@@ -67,14 +68,19 @@ class Scenario {
                              std::string(batching_name(setup_.batching))};
     out_ << format_line(make_serve_line(labels, plan, s, setup_.args.bound)) << "\n";
     flush_or_throw(out_, "the log to standard output");
-    progress_line(fmt::format("serve level {} ({}): p50 {:.2f} ms, p99 {:.2f} ms, {:.1f} queries/s achieved, {}",
-                              number, what, s.latency.p50_ms, s.latency.p99_ms, s.achieved_qps,
-                              s.valid ? "VALID" : "INVALID: " + s.reason));
+    // A figure nothing measured is "-", never 0 (as in the SERVE line, which leaves it out).
+    const auto figure = [](bool measured, const char* spec, double v) {
+      return measured ? fmt::format(fmt::runtime(spec), v) : std::string("-");
+    };
+    const bool latency = s.latency.measured(), window = s.window_s > 0, batches = s.batches > 0;
+    progress_line(fmt::format("serve level {} ({}): p50 {} ms, p99 {} ms, {} queries/s achieved, {}", number, what,
+                              figure(latency, "{:.2f}", s.latency.p50_ms), figure(latency, "{:.2f}", s.latency.p99_ms),
+                              figure(window, "{:.1f}", s.achieved_qps), s.valid ? "VALID" : "INVALID: " + s.reason));
     rows_.push_back({std::to_string(number), phase, plan.mode == ArrivalMode::open ? fmt::format("{:g}", plan.rate_per_s)
                                                                                     : fmt::format("{} users", plan.users),
-                     fmt::format("{:.1f}", s.achieved_qps), fmt::format("{:.2f}", s.latency.p50_ms),
-                     fmt::format("{:.2f}", s.latency.p99_ms), fmt::format("{:.2f}", s.latency.p999_ms),
-                     fmt::format("{:.2f}", s.mean_batch), fmt::format("{:.0f}%", 100 * s.busy),
+                     figure(window, "{:.1f}", s.achieved_qps), figure(latency, "{:.2f}", s.latency.p50_ms),
+                     figure(latency, "{:.2f}", s.latency.p99_ms), figure(latency, "{:.2f}", s.latency.p999_ms),
+                     figure(batches, "{:.2f}", s.mean_batch), figure(window, "{:.0f}%", 100 * s.busy),
                      s.valid ? "VALID" : "INVALID"});
     return s;
   }
@@ -143,6 +149,10 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
   SearchPlan search;
   search.start_rate = search_start(args, levels);
   search.floor_rate = search.start_rate / 64;
+  // The floor's level must still end within kMaxLevelSeconds (arrivals.hpp), or the search would be refused
+  // halfway instead of stopping there.
+  search.floor_rate = std::max(search.floor_rate, static_cast<double>(args.min_queries) /
+                                                      (kMaxLevelSeconds - args.warmup_s) * 1.0001);
   search.ceiling_rate = std::max(1e6, search.start_rate);
   search.max_steps = static_cast<int>(args.search_steps);
   std::optional<double> achieved_at_capacity;
@@ -150,10 +160,9 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
     ServePlan plan = scenario.plan();
     plan.rate_per_s = rate;
     const LevelSummary s = scenario.level(plan, "search");
-    SearchStep step{rate, s.valid, s.bound_value_ms.value_or(0), s.achieved_qps, s.reason};
-    // The bound's percentile of the batches' own times is above the bound: the model alone is slower than the
-    // bound, and no lower rate (less queueing) can make it shorter.
-    step.lower_cannot_help = !s.bound_held && s.service_bound_ms && *s.service_bound_ms > args.bound->ms;
+    SearchStep step{rate, s.valid, s.bound_value_ms, s.achieved_qps, s.reason};
+    // Only a proof stops the halving (serve_loop.hpp): a level that failed at a high load is no such proof.
+    step.lower_cannot_help = lower_rate_cannot_help(s, *args.bound);
     return step;
   });
   for (const SearchStep& s : result.tried)

@@ -21,12 +21,12 @@ namespace fmwork {
 namespace {
 
 namespace fs = std::filesystem;
-using Fields = std::map<std::string, std::string>;
+using CacheFields = std::map<std::string, std::string>;
 
-const Fields kFields = {{"model", "0123456789abcdef0123456789abcdef"}, {"torch", "2.6.0"}, {"dtype", "bfloat16"}};
+const CacheFields kFields = {{"model", "0123456789abcdef0123456789abcdef"}, {"torch", "2.6.0"}, {"dtype", "bfloat16"}};
 
 // A builder that writes `files` and reports `facts`, counting its runs.
-ArtifactCache::Builder writer(std::map<std::string, std::string> files, Fields facts, int* runs = nullptr) {
+ArtifactCache::Builder writer(std::map<std::string, std::string> files, CacheFields facts, int* runs = nullptr) {
   return [=](const std::string& dir) {
     if (runs) ++*runs;
     for (const auto& [name, contents] : files) std::ofstream(dir + "/" + name, std::ios::binary) << contents;
@@ -71,7 +71,7 @@ TEST(ArtifactCache, StoreThenFindReturnsTheEntry) {
   EXPECT_EQ(found->key, stored.key);
   EXPECT_EQ(found->dir, stored.dir);
   EXPECT_EQ(found->fields, kFields);
-  EXPECT_EQ(found->facts, (Fields{{"vec_isa", "avx512"}}));
+  EXPECT_EQ(found->facts, (CacheFields{{"vec_isa", "avx512"}}));
   EXPECT_EQ(found->size_bytes, 13u);
   EXPECT_DOUBLE_EQ(found->build_seconds, stored.build_seconds);
   EXPECT_EQ(found->created_unix, stored.created_unix);
@@ -80,7 +80,7 @@ TEST(ArtifactCache, StoreThenFindReturnsTheEntry) {
   EXPECT_TRUE(fs::is_regular_file(found->dir + "/manifest.json"));
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 
-  Fields other = kFields;
+  CacheFields other = kFields;
   other["dtype"] = "float16";
   EXPECT_FALSE(cache.find("aoti", other));
   EXPECT_FALSE(cache.find("so", kFields));
@@ -91,10 +91,10 @@ TEST(ArtifactCache, SecondStoreOfTheSameKeyKeepsTheFirst) {
   ArtifactCache cache(tmp.path());
   cache.store("aoti", kFields, writer({{"model.pt2", "first"}}, {{"n", "1"}}));
   const CacheEntry again = cache.store("aoti", kFields, writer({{"model.pt2", "second!"}}, {{"n", "2"}}));
-  EXPECT_EQ(again.facts, (Fields{{"n", "1"}}));
+  EXPECT_EQ(again.facts, (CacheFields{{"n", "1"}}));
   EXPECT_EQ(again.size_bytes, 5u);
   EXPECT_EQ(read(again.dir + "/model.pt2"), "first");
-  EXPECT_EQ(cache.find("aoti", kFields)->facts, (Fields{{"n", "1"}}));
+  EXPECT_EQ(cache.find("aoti", kFields)->facts, (CacheFields{{"n", "1"}}));
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
@@ -104,7 +104,7 @@ TEST(ArtifactCache, ForgetLetsTheNextStoreReplaceTheEntry) {
   ArtifactCache cache(tmp.path());
   EXPECT_FALSE(cache.forget("aoti", kFields)) << "no entry yet";
   cache.store("aoti", kFields, writer({{"model.pt2", "first"}}, {{"n", "1"}}));
-  Fields other = kFields;
+  CacheFields other = kFields;
   other["dtype"] = "float32";
   cache.store("aoti", other, writer({{"model.pt2", "other"}}, {{"n", "3"}}));
   EXPECT_TRUE(cache.forget("aoti", kFields));
@@ -112,7 +112,7 @@ TEST(ArtifactCache, ForgetLetsTheNextStoreReplaceTheEntry) {
   EXPECT_TRUE(cache.find("aoti", other)) << "only the entry named is forgotten";
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
   const CacheEntry replaced = cache.store("aoti", kFields, writer({{"model.pt2", "second!"}}, {{"n", "2"}}));
-  EXPECT_EQ(replaced.facts, (Fields{{"n", "2"}}));
+  EXPECT_EQ(replaced.facts, (CacheFields{{"n", "2"}}));
   EXPECT_EQ(read(replaced.dir + "/model.pt2"), "second!");
   EXPECT_THROW(cache.forget("../x", kFields), Error);
 }
@@ -123,10 +123,10 @@ TEST(ArtifactCache, AnEntryStoredDuringOurBuildIsKept) {
   const auto racing = [&](const std::string& dir) {
     ArtifactCache(tmp.path()).store("aoti", kFields, writer({{"model.pt2", "theirs"}}, {{"by", "them"}}));
     write(fs::path(dir) / "model.pt2", "ours");
-    return Fields{{"by", "us"}};
+    return CacheFields{{"by", "us"}};
   };
   const CacheEntry e = cache.store("aoti", kFields, racing);
-  EXPECT_EQ(e.facts, (Fields{{"by", "them"}}));
+  EXPECT_EQ(e.facts, (CacheFields{{"by", "them"}}));
   EXPECT_EQ(read(e.dir + "/model.pt2"), "theirs");
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
@@ -241,8 +241,8 @@ TEST(ArtifactCache, StoreReplacesADamagedEntryItFindsInPlace) {
   const fs::path entry = cache.store("aoti", kFields, writer({{"model.pt2", "old"}}, {{"n", "1"}})).dir;
   fs::remove(entry / "manifest.json");  // as if another process's entry were damaged
   const CacheEntry e = cache.store("aoti", kFields, writer({{"model.pt2", "new"}}, {{"n", "2"}}));
-  EXPECT_EQ(e.facts, (Fields{{"n", "2"}}));
-  EXPECT_EQ(cache.find("aoti", kFields)->facts, (Fields{{"n", "2"}}));
+  EXPECT_EQ(e.facts, (CacheFields{{"n", "2"}}));
+  EXPECT_EQ(cache.find("aoti", kFields)->facts, (CacheFields{{"n", "2"}}));
   EXPECT_TRUE(temp_folders(tmp.path()).empty());
 }
 
@@ -250,7 +250,7 @@ TEST(ArtifactCache, AFailedBuildLeavesNothing) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   std::string seen_dir;
-  const auto throwing = [&](const std::string& dir) -> Fields {
+  const auto throwing = [&](const std::string& dir) -> CacheFields {
     seen_dir = dir;
     write(fs::path(dir) / "model.pt2", "partial");
     throw std::runtime_error("compiler crashed");
@@ -270,7 +270,7 @@ TEST(ArtifactCache, AFailedBuildLeavesNothing) {
 TEST(ArtifactCache, ABuilderThatLeavesAFolderIsRefused) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
-  const auto nested = [](const std::string& dir) -> Fields {
+  const auto nested = [](const std::string& dir) -> CacheFields {
     fs::create_directory(fs::path(dir) / "sub");
     return {};
   };
@@ -350,7 +350,7 @@ TEST(ArtifactCache, ListIsMostRecentlyUsedFirstAndSkipsDamaged) {
   TempDir tmp("fmwork-cache-test");
   ArtifactCache cache(tmp.path());
   EXPECT_TRUE(cache.list().empty());
-  auto fields = [](const std::string& v) { return Fields{{"model", v}}; };
+  auto fields = [](const std::string& v) { return CacheFields{{"model", v}}; };
   const std::string a = cache.store("aoti", fields("a"), writer({{"m", "a"}}, {})).key;
   const std::string b = cache.store("aoti", fields("b"), writer({{"m", "bb"}}, {})).key;
   const std::string c = cache.store("other", fields("c"), writer({{"m", "ccc"}}, {})).key;
@@ -429,7 +429,7 @@ TEST(ArtifactCache, ClearLeavesAUsersFoldersThatMerelyLookLikeTheCaches) {
 }
 
 TEST(ArtifactCache, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
-  Fields forward, backward;
+  CacheFields forward, backward;
   forward["a"] = "1", forward["b"] = "2", forward["c"] = "3";
   backward["c"] = "3", backward["b"] = "2", backward["a"] = "1";
   const std::string key = ArtifactCache::key_of("aoti", forward);
@@ -437,7 +437,7 @@ TEST(ArtifactCache, KeyOfDependsOnKindAndFieldsNotOnTheirOrder) {
   EXPECT_EQ(key.size(), 32u);
   EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_NE(key, ArtifactCache::key_of("so", forward));
-  Fields changed = forward;
+  CacheFields changed = forward;
   changed["b"] = "20";
   EXPECT_NE(key, ArtifactCache::key_of("aoti", changed));
   // Length-prefixed: moving text across the name/value border or between fields changes the key.

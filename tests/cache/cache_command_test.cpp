@@ -18,7 +18,7 @@ namespace fmwork {
 namespace {
 
 namespace fs = std::filesystem;
-using Fields = std::map<std::string, std::string>;
+using CacheFields = std::map<std::string, std::string>;
 
 // Sets or unsets the three variables for a test and puts back what was there.
 class CacheEnv {
@@ -70,7 +70,7 @@ TEST(DefaultCacheRoot, HonoursTheThreeVariablesInOrder) {
 ArtifactCache::Builder writer(const std::string& contents) {
   return [=](const std::string& dir) {
     std::ofstream(dir + "/model.pt2", std::ios::binary) << contents;
-    return Fields{{"vec_isa", "avx2"}};
+    return CacheFields{{"vec_isa", "avx2"}};
   };
 }
 

@@ -153,11 +153,6 @@ TEST(Process, UsageErrors) {
 
 // ---- --out and --format html ----
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 TEST(Process, OutWritesTheWholeOutputForEveryFormat) {
   TempDir dir;
   const std::string log = dir.write("run.log", kOurLog);

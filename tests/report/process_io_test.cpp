@@ -26,11 +26,6 @@ namespace {
 
 using namespace process_fixtures;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // ---- inputs that cannot be logs, trees with strays, outputs over inputs ----
 
 // /dev/zero and /dev/urandom, as a file or on standard input, were read forever.

@@ -35,9 +35,10 @@ dir=$(cat "$work"/submit.out)
 job=$(cut -d' ' -f1 "$dir"/slurm/jobs)
 check "the job array covers the 8 runs" grep -qx "#SBATCH --array=0-7" "$dir"/slurm/submit-1.sbatch
 complete() { ls "$dir"/logs/*.log 2>/dev/null | wc -l; }
-for _ in $(seq 600); do [ "$(complete)" -ge 2 ] && break; sleep 0.1; done
+# Bounds on waits are hang guards sized for a busy 2-vCPU machine (10 min, 5 min), never a speed.
+for _ in $(seq 6000); do [ "$(complete)" -ge 2 ] && break; sleep 0.1; done
 scancel "$job"
-for _ in $(seq 300); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
+for _ in $(seq 3000); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
 before=$(complete)
 echo "cancelled job $job with $before of 8 logs complete"
 [ "$before" -ge 2 ] && [ "$before" -lt 8 ] || fail "expected 2 to 7 complete logs after scancel, got $before"
@@ -51,7 +52,7 @@ check "the refusal names the queued job" grep -q "Slurm job $held of this campai
 if "$driver" run --resume "$dir" 2> "$work"/refused-local.err; then fail "a local resume beside a queued job ran"; fi
 check "the local refusal names the queued job" grep -q "Slurm job $held of this campaign is still queued" "$work"/refused-local.err
 scancel "$held"
-for _ in $(seq 300); do [ -z "$(squeue -h -j "$held" 2>/dev/null)" ] && break; sleep 0.1; done
+for _ in $(seq 3000); do [ -z "$(squeue -h -j "$held" 2>/dev/null)" ] && break; sleep 0.1; done
 
 # 3. Resume: only the runs without a complete log are submitted; --wait returns when they have ended.
 # --max-tasks 1 (%1): one run at a time, here by the array's limit rather than by the CPUs each task asks for.

@@ -75,14 +75,14 @@ CONF
   export SLURM_CONF="$dir"/slurm.conf
   slurmctld -i
   slurmd -N fmwork-node
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do  # 2 minutes: a hang guard for a busy machine
     if sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle; then
       echo "export SLURM_CONF=$dir/slurm.conf"
       return 0
     fi
     sleep 0.2
   done
-  echo "error: the one-node cluster did not come up in 20 s; see $dir/slurmctld.log and $dir/slurmd.log" >&2
+  echo "error: the one-node cluster did not come up in 2 minutes; see $dir/slurmctld.log and $dir/slurmd.log" >&2
   tail -n 5 "$dir"/slurmctld.log "$dir"/slurmd.log >&2 || true
   stop
   exit 1

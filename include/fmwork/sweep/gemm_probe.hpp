@@ -41,13 +41,10 @@ std::string matmul_precision_text();
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime);
 
-// A cached rate that one product timed now beats by more than this factor was measured on a busy machine
-// (another job held the cores): it is measured again and replaces the entry.
-inline constexpr double kStaleRateFactor = 1.25;
-
 // The rate for this machine, read from the artifact cache (default_cache_root(), kind "gemm") when measured
 // before with the same gemm_cache_fields(); else measured and stored. A cached rate is checked against one
-// product timed now (tens of milliseconds): past kStaleRateFactor, it is measured again, replaces the
+// product timed now (tens of milliseconds): when cached_gemm_rate_disagreement (cache/gemm_cache.hpp) says
+// it is off either way, it is measured again, replaces the
 // entry, and `note` says so. On the CPU, a rate measured while the process did not get its CPU
 // (contention_reason() of verdicts.hpp over the probe's products) is returned but not kept, and `note` says
 // why. A cache that cannot be read or written costs only the keeping: the rate is measured and
