@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan, FMWORK_FUZZ) into build-fuzz/ (kept between
-# runs) and runs each for a bounded time from its seed corpus (fuzz/corpus/<target>) and past findings
+# runs; the same build as scripts/sanitize.sh's, which has usually built them already) and runs each for a bounded time from its seed corpus (fuzz/corpus/<target>) and past findings
 # (fuzz/regressions/<target>), printing the executions done. Any crash, leak, timeout, out-of-memory or
 # sanitizer report fails the run; the input that caused it is kept as build-fuzz/findings/<target>/crash-*
 # (reproduce: build-fuzz/fuzz/<target>_fuzz <that file>). New corpus entries go to build-fuzz/corpus/<target>,
 # never into the repository. See fuzz/README.md.
 #
 # Arguments: target names (default: every fuzz/<name>_fuzz.cpp). Environment:
-#   FMWORK_FUZZ_SECONDS  seconds per target (default 15; 0 skips the run)
+#   FMWORK_FUZZ_SECONDS  seconds per target (default 10; 0 skips the run)
 #   FMWORK_JOBS          build jobs, and targets fuzzed at once (default: the number of CPUs)
 #   CXX                  the clang++ to build with (default clang++-14, else clang++)
-# Without clang and libFuzzer (a machine with .carry/ and no packages) the run is skipped with a note.
+# Without clang and libFuzzer (a machine with .carry/ and no packages) the run is skipped with a note that
+# scripts/test.sh's summary repeats.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-seconds=${FMWORK_FUZZ_SECONDS:-15}
+seconds=${FMWORK_FUZZ_SECONDS:-10}
 jobs=${FMWORK_JOBS:-$(nproc)}
 # The targets are the files fuzz/<name>_fuzz.cpp, as fuzz/CMakeLists.txt builds them: one list, the folder.
 all=()
@@ -22,19 +23,12 @@ for f in fuzz/*_fuzz.cpp; do n=${f#fuzz/}; all+=("${n%_fuzz.cpp}"); done
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
-if [ "$seconds" = 0 ]; then echo "fuzz: skipped (FMWORK_FUZZ_SECONDS=0)"; exit 0; fi
-cxx=${CXX:-}
-if [ -z "$cxx" ]; then cxx=$(command -v clang++-14 || command -v clang++ || true); fi
-if [ -z "$cxx" ] || ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
-    "$cxx" -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
-  echo "fuzz: skipped: no clang++ with libFuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
-  exit 0
+if [ "$seconds" = 0 ]; then echo "fuzz: SKIPPED (FMWORK_FUZZ_SECONDS=0)"; exit 3; fi
+if [ -z "$(fmwork_fuzz_cxx)" ]; then
+  echo "fuzz: SKIPPED: no clang++ with libFuzzer (Debian: apt-get install clang-14 libclang-rt-14-dev)"
+  exit 3  # scripts/test.sh names a skipped stage in its summary
 fi
-args=(-DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER="$cxx" -DFMWORK_FUZZ=ON)  # None: the flags are FMWORK_FUZZ's
-carry=$(fmwork_carry_dir)
-args+=(-DFMWORK_CARRY_DIR="$carry")  # said either way: CMake keeps an earlier configure's folder
-cmake -S . -B build-fuzz -G Ninja "${args[@]}" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target "${targets[@]/%/_fuzz}"
+fmwork_fuzz_build "$jobs" "${targets[@]/%/_fuzz}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -52,3 +52,33 @@ fmwork_check_carry_size() {
     return 1
   fi
 }
+
+# The clang++ with libFuzzer that the sanitizer and fuzz stages build with, printed, or nothing when there is none
+# ($CXX when set, else clang++-14, else clang++).
+fmwork_fuzz_cxx() {
+  local cxx=${CXX:-}
+  [ -n "$cxx" ] || cxx=$(command -v clang++-14 || command -v clang++ || true)
+  [ -n "$cxx" ] || return 0
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+    "$cxx" -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1 && echo "$cxx"
+  return 0
+}
+
+# The one ASan + UBSan build of the torch-free core (build-fuzz/, clang, FMWORK_FUZZ with its tests): core_tests
+# and the corpus replays (scripts/sanitize.sh) and the libFuzzer targets (scripts/fuzz.sh) come from the same
+# objects, so a test run compiles the core with the sanitizers once. Configures and builds TARGETS (all when none)
+# with $1 jobs; the two scripts give the same configuration, so the second one finds everything built.
+fmwork_fuzz_build() {
+  local jobs=$1 cxx root
+  shift
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  cxx=$(fmwork_fuzz_cxx)
+  # None: the flags are FMWORK_FUZZ's (-O1, the sanitizers, libFuzzer's coverage)
+  cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER="$cxx" \
+    -DFMWORK_FUZZ=ON -DFMWORK_BUILD_TESTS=ON -DFMWORK_CARRY_DIR="$(fmwork_carry_dir)" >/dev/null
+  if [ $# -gt 0 ]; then
+    cmake --build "$root/build-fuzz" -j"$jobs" --target "$@"
+  else
+    cmake --build "$root/build-fuzz" -j"$jobs"
+  fi
+}
