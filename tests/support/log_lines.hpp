@@ -10,6 +10,7 @@
 
 #include "fmwork/base/subprocess.hpp"
 #include "fmwork/log/log_format.hpp"
+#include "support/test_support.hpp"
 #include "support/text_lines.hpp"
 
 namespace fmwork::test_support {
