@@ -111,13 +111,15 @@ std::vector<FieldSpec> cpu_fields() {
   return out;
 }
 
-// STAT's energy fields (cuda, where NVML has the GPU's energy counter): the device's joules over the timed
-// reps divided by the reps, and per 1000 sequences (/ batch * 1000). Last of STAT, optional.
+// STAT's energy fields (cuda, where NVML has the GPU's energy counter): the device's joules a run of the
+// combination's shape takes, measured after the timed reps over a window of at least a second and ten steps of
+// the counter (base/energy_window.hpp), per 1000 sequences (/ batch * 1000), the window's mean power and its
+// length. Last of STAT, optional.
 std::vector<FieldSpec> energy_fields() {
   FieldSpec per_rep = csv_number("joules_per_rep", 6, true);
   FieldSpec per_1000 = csv_number("joules_per_1000_seq", 6, true);
   per_1000.summary = {"J_per_1000_seq", 8, 1, 3, true};
-  return {per_rep, per_1000};
+  return {per_rep, per_1000, csv_number("watts", 1), csv_number("energy_window_s", 3)};
 }
 
 // STAT's token fields under a length distribution (log_format.hpp's TokenRates): the real tokens of a kept rep

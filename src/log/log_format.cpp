@@ -247,7 +247,6 @@ double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const StatExtras& extras) {
   const std::optional<WorkFacts>& work = extras.work;
   const std::optional<CpuUse>& cpu = extras.cpu;
-  const std::optional<double>& joules_per_rep = extras.joules_per_rep;
   const std::optional<TokenRates>& tokens = extras.tokens;
   using V = std::optional<FieldValue>;
   const V rate = tokens ? V(tokens->real_per_s) : v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V();
@@ -268,13 +267,14 @@ StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const
   values.push_back(cpu ? share(cpu->wait_share) : V());
   values.push_back(cpu ? share(cpu->pressure) : V());
   values.push_back(cpu ? share(cpu->steal_share) : V());
-  V per_rep, per_1000;
-  if (joules_per_rep && batch > 0) {
-    per_rep = *joules_per_rep;
-    per_1000 = *joules_per_rep / static_cast<double>(batch) * 1000.0;
+  V per_rep, per_1000, watts, window_s;
+  if (extras.energy && batch > 0) {
+    per_rep = extras.energy->joules_per_run();
+    per_1000 = extras.energy->joules_per_run() / static_cast<double>(batch) * 1000.0;
+    watts = extras.energy->watts();
+    window_s = extras.energy->seconds;
   }
-  values.push_back(per_rep);
-  values.push_back(per_1000);
+  for (V* x : {&per_rep, &per_1000, &watts, &window_s}) values.push_back(*x);
   values.push_back(extras.profile_ms ? V(*extras.profile_ms) : V());
   const bool counted = tokens && tokens->padded_tokens > 0;
   values.push_back(counted ? V(tokens->real_tokens) : V());

@@ -69,9 +69,12 @@ class CudaPlatform : public Platform {
       energy_tried_ = true;
       std::string why;
       energy_ = NvmlEnergy::open(index_, why);
+      // Opened by make_cuda, before any work: the draw read now is the device's at rest.
+      if (energy_) power_range_ = PowerRange{energy_->enforced_limit_watts(), energy_->power_watts()};
     }
     return energy_ ? energy_->joules() : std::nullopt;
   }
+  PowerRange power_range() override { return power_range_; }
   std::optional<std::string> unrecoverable_error(const std::string& failure) override {
     return cuda_sticky_error(index_, failure);
   }
@@ -87,6 +90,7 @@ class CudaPlatform : public Platform {
   std::optional<int64_t> resident_;  // allocated at the last reset_memory_peaks()
   bool energy_tried_ = false;
   std::unique_ptr<NvmlEnergy> energy_;
+  PowerRange power_range_;
 #endif
 };
 
@@ -109,7 +113,12 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
 #ifdef FMWORK_WITH_CUDA
   cuda_make_current(index);  // once, here: the device and its context for the whole run (cuda_device.hpp)
 #endif
-  return std::make_unique<CudaPlatform>(name, index);
+  auto platform = std::make_unique<CudaPlatform>(name, index);
+#ifdef FMWORK_WITH_CUDA
+  // The energy counter opened now, before the GEMM probe or any model ran: the draw it reads is the rest draw.
+  platform->energy_joules();
+#endif
+  return platform;
 }
 
 std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOptions& options) {

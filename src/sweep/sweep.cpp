@@ -16,6 +16,7 @@
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/sweep/device_energy.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/verdicts.hpp"
@@ -217,31 +218,23 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
 
 // What a combination's reps were given, read before the first rep and after the last, never inside one: the
 // CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
-// memory peaks (the device's, the host's resident set, reset first where the kernel allows) and the device's
-// energy (where it reports it).
+// memory peaks (the device's, the host's resident set, reset first where the kernel allows). The device's
+// energy is measured after the reps, over a window of its own (device_energy.hpp): theirs is too short.
 class RepsWatch {
  public:
   struct Seen {
     std::optional<CpuUse> cpu;
     std::optional<MemFacts> mem;
-    std::optional<double> joules_per_rep;
   };
   explicit RepsWatch(Platform& platform) {
     platform.reset_memory_peaks();
     host_peak_reset_ = reset_host_rss_peak();
-    platform.synchronize();  // the energy counter's first read after everything before the reps
-    joules_before_ = platform.energy_joules();
     if (platform.device().is_cpu()) cpu_before_ = sample_cpu();
   }
-  // After the last rep's synchronisation. The energy window holds the reps and what runs between them (the
-  // next rep's inputs: small beside a forward pass); a window shorter than the counter's update period
-  // (20-100 ms) reads no difference, and then no figure is given.
-  Seen stop(Platform& platform, size_t reps) const {
+  // After the last rep's synchronisation.
+  Seen stop(Platform& platform) const {
     Seen seen;
     if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
-    const std::optional<double> joules_after = joules_before_ ? platform.energy_joules() : std::nullopt;
-    if (joules_after && *joules_after > *joules_before_ && reps > 0)
-      seen.joules_per_rep = (*joules_after - *joules_before_) / static_cast<double>(reps);
     const std::optional<MemoryPeaks> peaks = platform.memory_peaks();
     const std::optional<uint64_t> host_peak = host_rss_peak();
     if (!peaks && !host_peak) return seen;
@@ -257,7 +250,6 @@ class RepsWatch {
 
  private:
   bool host_peak_reset_ = false;
-  std::optional<double> joules_before_;
   std::optional<CpuSample> cpu_before_;
 };
 
@@ -318,13 +310,13 @@ std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int6
 // too few, noisy, unstable), a line upstream's process ignores. Adds this combination to `earlier`.
 Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
                            const Timings& timings, const RepsWatch::Seen& seen, const Profiled& profiled,
-                           const std::vector<TokenCounts>& tokens, std::vector<RunPoint>& earlier,
-                           std::ostream& out) {
+                           const std::optional<EnergyWindow>& energy, const std::vector<TokenCounts>& tokens,
+                           std::vector<RunPoint>& earlier, std::ostream& out) {
   StatExtras extras;
   // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
   if (!plan.lengths) extras.work = work_of(plan, batch, input, model, profiled);
   extras.cpu = seen.cpu;
-  extras.joules_per_rep = seen.joules_per_rep;
+  extras.energy = energy;
   if (profiled.profile) extras.profile_ms = profiled.ms;
   extras.tokens = token_rates(plan, tokens, timings);
   const StatLine stat = make_stat_line(input, batch, stat_values(timings.stat), extras);
@@ -335,6 +327,15 @@ Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, 
   earlier.push_back(point);
   emit(out, make_note_line(input, batch, verdict));
   return verdict;
+}
+
+// Where the device has an energy counter, the last rep's batch again, outside the timed reps, for as long as
+// the counter needs (a second or more); nothing runs elsewhere.
+std::optional<DeviceEnergy> energy_of(Model& model, Platform& platform, const Batch& batch) {
+  return measure_device_energy(platform, [&] {
+    model.forward(model.stage(batch));
+    platform.synchronize();
+  });
 }
 
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines;
@@ -374,19 +375,22 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     progress.done(rep + 1, spent);
   }
 
-  const RepsWatch::Seen seen = watch.stop(platform, reps);  // the timed reps', not the profiler's
+  const RepsWatch::Seen seen = watch.stop(platform);  // the timed reps', not the profiler's
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   const Timings timings = timings_of(t0s, t1s, plan.warmup);
   const Summary& summary = timings.stat;
   const Checked check =
       save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
   outputs = torch::IValue();
+  const std::optional<DeviceEnergy> energy = energy_of(model, platform, batch_inputs);
   const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
   out << "\n";
   emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
-  const Verdict verdict =
-      emit_stat_and_note(plan, batch, input, model, timings, seen, profiled, tokens, earlier, out);
+  const Verdict verdict = emit_stat_and_note(plan, batch, input, model, timings, seen, profiled,
+                                             energy ? energy->window : std::nullopt, tokens, earlier, out);
+  if (energy && !energy->window)  // a line process skips: the reason there is no energy figure
+    out << fmt::format("energy (input {}, batch {}): no figure: {}\n", input, batch, energy->why_not);
   if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
   if (profiled.profile) emit_profile(out, batch, input, profiled);
@@ -414,6 +418,9 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
   std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
+  if (platform.energy_joules())
+    out << "energy: each combination's shape is run again after its timed reps, outside them, until the device's "
+           "counter has stepped 10 times over at least 1 s (STAT joules_per_rep, watts, energy_window_s)\n";
   for (int64_t batch : plan.batch_sizes) {
     for (int64_t input : plan.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;

@@ -25,8 +25,8 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_EQ(csv_headers(stat_line_spec()),
             (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
                 "tokens_per_s", "flops", "flops_from", "gflops", "of_peak", "cpu_share", "wait_share", "cpu_pressure",
-                "steal_share", "joules_per_rep", "joules_per_1000_seq", "profile_ms", "real_tokens", "padded_tokens",
-                "padding", "padded_tokens_per_s"}));
+                "steal_share", "joules_per_rep", "joules_per_1000_seq", "watts", "energy_window_s", "profile_ms",
+                "real_tokens", "padded_tokens", "padding", "padded_tokens_per_s"}));
   EXPECT_EQ(keys(stat_line_spec().summary_columns()),
             (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak",
                "joules_per_1000_seq", "padding"}))

@@ -543,5 +543,20 @@ TEST(LogFormat, StatLineCarriesTheTokensOfMixedLengths) {
   EXPECT_EQ(*plain.fields.find("tokens_per_s"), "163840.000");
 }
 
+// Energy: the window's joules over its runs, per 1000 sequences, its mean power and its length.
+TEST(LogFormat, StatLineCarriesTheEnergyWindow) {
+  StatValues v{5, 1, 0, 0, 0, 4.0};
+  StatExtras extras;
+  EnergyWindow w;
+  w.joules = 612.5, w.seconds = 1.25, w.runs = 250, w.updates = 25;
+  extras.energy = w;
+  const StatLine line = make_stat_line(512, 64, v, extras);
+  EXPECT_EQ(*line.fields.find("joules_per_rep"), "2.45");
+  EXPECT_EQ(*line.fields.find("joules_per_1000_seq"), "38.2812");
+  EXPECT_EQ(*line.fields.find("watts"), "490.0");
+  EXPECT_EQ(*line.fields.find("energy_window_s"), "1.250");
+  EXPECT_EQ(make_stat_line(512, 64, v).fields.find("watts"), nullptr) << "no counter, no energy fields";
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -30,6 +30,7 @@
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/sweep/device_energy.hpp"
 #include "fmwork/sweep/gemm_probe.hpp"
 #include "fmwork/sweep/sweep.hpp"
 #include "support/model_fixtures.hpp"
@@ -287,6 +288,26 @@ TEST(CudaPlatform, EnergyCounterGrowsWithWork) {
   const std::optional<double> e1 = cuda->energy_joules();
   ASSERT_TRUE(e1.has_value());
   EXPECT_GT(*e1, *e0);
+}
+
+// The power range NVML gives (the enforced limit, the draw read when the platform opened, before any work), and
+// the energy window over real work: at least a second and ten counter steps, its mean power inside that range.
+TEST(CudaPlatform, EnergyWindowOverRealWorkIsInsideThePowerRange) {
+  FMWORK_NEEDS_GPU();
+  auto cuda = make_platform("cuda", {});
+  const PowerRange range = cuda->power_range();
+  ASSERT_TRUE(range.limit_watts && range.idle_watts) << "NVML gives no enforced power limit or power draw";
+  EXPECT_GT(*range.limit_watts, *range.idle_watts);
+  auto a = torch::randn({4096, 4096}, torch::TensorOptions().device(cuda->device()));
+  const std::optional<DeviceEnergy> energy = measure_device_energy(*cuda, [&] {
+    a = torch::mm(a, a).div_(4096);
+    cuda->synchronize();
+  });
+  ASSERT_TRUE(energy.has_value());
+  ASSERT_TRUE(energy->window.has_value()) << energy->why_not;
+  EXPECT_GE(energy->window->seconds, 1.0);
+  EXPECT_GE(energy->window->updates, 10);
+  EXPECT_LE(energy->window->watts(), *range.limit_watts * 1.05);
 }
 
 // Defect 6: a device-side assert poisons the context; the platform names it as unrecoverable. It kills the

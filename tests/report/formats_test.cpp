@@ -63,16 +63,17 @@ TEST(ProcessReport, Csv) {
   EXPECT_EQ(run({"--path", path, "--format", "csv", "--metadata_id", "run-42"}),
             "source,metadata_id,line,status,timestamp,model,class,input,batch,latency_ms,throughput,setup_s,"
             "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,tokens_per_s,flops,flops_from,"
-            "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,joules_per_rep,joules_per_1000_seq,profile_ms,"
+            "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,joules_per_rep,joules_per_1000_seq,watts,"
+            "energy_window_s,profile_ms,"
             "real_tokens,padded_tokens,padding,padded_tokens_per_s,"
             "allocated_peak_bytes,reserved_peak_bytes,weights_bytes,activation_peak_bytes,host_rss_peak_bytes,host_rss_peak_of,error,check,check_max_abs,check_max_rel,check_cosine,verdict,cov,"
             "p90_p50,drift,verdict_reason\n" +
                 path + ",run-42," + res_line +
                 ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
-                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,,,,,,1048576,2097152,,,,,,pass,"
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,,,,,,,,1048576,2097152,,,,,,pass,"
                 "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,1 kept rep < 5" + kFewHint + "\n" +
                 path + ",run-42," + fail_line +
-                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
                 "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,,,,,,\n");
 }
 
@@ -107,7 +108,7 @@ TEST(ProcessReport, CsvComputesStatisticsFromRepLinesWithoutStat) {
   EXPECT_EQ(row2, "-,," + line2 +
                       ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
                       "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,34561.901,"
-                      ",,,,,,,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
+                      ",,,,,,,,,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
 }
 
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fmwork/base/cpu_use.hpp"
+#include "fmwork/base/energy_window.hpp"
 #include "fmwork/log/log_fields.hpp"
 #include "fmwork/log/stat_values.hpp"
 #include "fmwork/domain/compile_facts.hpp"
@@ -125,14 +126,14 @@ struct TokenRates {
 struct StatExtras {
   std::optional<WorkFacts> work;
   std::optional<CpuUse> cpu;
-  std::optional<double> joules_per_rep;  // the device's energy over the timed reps / reps
+  std::optional<EnergyWindow> energy;    // the device's energy a run takes (base/energy_window.hpp)
   std::optional<double> profile_ms;      // the --profile rep's wall time, under the profiler
   std::optional<TokenRates> tokens;      // under --input_lengths or a --batching mode
 };
 // STAT: the values as they are, then tokens_per_s = batch * input / (p50_ms / 1000) (tokens_per_s() below);
 // with `work`, flops and flops_from, gflops = flops / p50 and (with a peak) of_peak = gflops / peak; with
-// `cpu`, its shares (those it has); with `joules_per_rep`, joules_per_rep and joules_per_1000_seq =
-// joules_per_rep / batch * 1000; with `profile_ms`, profile_ms. With `tokens`, tokens_per_s is
+// `cpu`, its shares (those it has); with `energy`, joules_per_rep (its joules_per_run()),
+// joules_per_1000_seq = joules_per_rep / batch * 1000, watts and energy_window_s; with `profile_ms`, profile_ms. With `tokens`, tokens_per_s is
 // tokens->real_per_s (real tokens, not batch x input), and STAT adds real_tokens, padded_tokens, padding =
 // 1 - real / padded and padded_tokens_per_s.
 StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& values, const StatExtras& extras = {});

@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/base/energy_window.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/domain/run_options.hpp"
@@ -72,6 +73,10 @@ class Platform {
   // caller synchronises first); nullopt where the device reports none (cpu, plugins, GPUs before Volta, no
   // NVML). Only differences mean anything.
   virtual std::optional<double> energy_joules() { return std::nullopt; }
+  // The range a mean power over energy_joules() can lie in (cuda: NVML's enforced power limit, and the draw
+  // read when the counter was opened, before any work); empty where the device does not say. A figure outside
+  // it is no figure (base/energy_window.hpp, implausible_power).
+  virtual PowerRange power_range() { return {}; }
   // Hands memory the allocator caches but nothing uses back to the device (cuda: emptyCache), after a
   // one-off user of it (the GEMM probe); nothing elsewhere.
   virtual void release_cached_memory() {}

@@ -23,6 +23,8 @@ struct NvmlEnergy::Api {
   nvmlReturn_t (*init)() = nullptr;  // nvmlInit_v2: nvml.h #defines nvmlInit to it
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;  // nvmlDeviceGetHandleByPciBusId_v2
   nvmlReturn_t (*total_energy)(nvmlDevice_t, unsigned long long*) = nullptr;  // millijoules
+  nvmlReturn_t (*enforced_limit)(nvmlDevice_t, unsigned int*) = nullptr;       // milliwatts; optional
+  nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned int*) = nullptr;          // milliwatts; optional
   const char* (*error_string)(nvmlReturn_t) = nullptr;
 
   std::string error(nvmlReturn_t r) const {
@@ -45,6 +47,10 @@ std::unique_ptr<NvmlEnergy> NvmlEnergy::open(int cuda_index, std::string& why) {
         reinterpret_cast<nvmlReturn_t (*)(const char*, nvmlDevice_t*)>(dlsym(a->library, "nvmlDeviceGetHandleByPciBusId_v2"));
     a->total_energy = reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*)>(
         dlsym(a->library, "nvmlDeviceGetTotalEnergyConsumption"));
+    a->enforced_limit = reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*)>(
+        dlsym(a->library, "nvmlDeviceGetEnforcedPowerLimit"));
+    a->power_usage =
+        reinterpret_cast<nvmlReturn_t (*)(nvmlDevice_t, unsigned int*)>(dlsym(a->library, "nvmlDeviceGetPowerUsage"));
     a->error_string = reinterpret_cast<const char* (*)(nvmlReturn_t)>(dlsym(a->library, "nvmlErrorString"));
     return a;
   }();
@@ -85,5 +91,20 @@ std::optional<double> NvmlEnergy::joules() const {
   if (api_->total_energy(device_, &millijoules) != kNvmlSuccess) return std::nullopt;
   return static_cast<double>(millijoules) / 1000.0;
 }
+
+namespace {
+
+// A milliwatt reading of `read` in watts, or nullopt when the function is absent or fails.
+std::optional<double> watts_of(nvmlReturn_t (*read)(nvmlDevice_t, unsigned int*), void* device) {
+  unsigned int milliwatts = 0;
+  if (!read || read(device, &milliwatts) != kNvmlSuccess) return std::nullopt;
+  return static_cast<double>(milliwatts) / 1000.0;
+}
+
+}  // namespace
+
+std::optional<double> NvmlEnergy::enforced_limit_watts() const { return watts_of(api_->enforced_limit, device_); }
+
+std::optional<double> NvmlEnergy::power_watts() const { return watts_of(api_->power_usage, device_); }
 
 }  // namespace fmwork

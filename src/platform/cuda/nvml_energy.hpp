@@ -20,6 +20,13 @@ class NvmlEnergy {
   // read fails. The counter updates every 20-100 ms: a difference over a shorter window reads 0 or one step.
   std::optional<double> joules() const;
 
+  // The power limit the driver enforces now (nvmlDeviceGetEnforcedPowerLimit, milliwatts), in watts; nullopt
+  // when NVML does not say.
+  std::optional<double> enforced_limit_watts() const;
+  // The power drawn now (nvmlDeviceGetPowerUsage, milliwatts), in watts: read at open, before any work, it is
+  // the device's draw at rest. nullopt when NVML does not say.
+  std::optional<double> power_watts() const;
+
   struct Api;  // the functions taken from the library (nvml_energy.cpp)
 
  private:
