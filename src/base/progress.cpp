@@ -32,6 +32,9 @@ constexpr const char* kClearLine = "\r\033[K";
 
 void set_progress_mode(ProgressMode mode) { g_mode = mode; }
 ProgressMode progress_mode() { return g_mode; }
+ProgressMode progress_mode_for(bool quiet) {
+  return quiet ? ProgressMode::off : ::isatty(STDERR_FILENO) ? ProgressMode::live : ProgressMode::lines;
+}
 
 void progress_line(const std::string& text) {
   const ProgressMode mode = g_mode;

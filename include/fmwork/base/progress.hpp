@@ -15,6 +15,9 @@ enum class ProgressMode {
 
 void set_progress_mode(ProgressMode mode);
 ProgressMode progress_mode();
+// The mode a command takes: off when `quiet` (--quiet, or an --isolate child), live on a terminal's stderr,
+// lines otherwise.
+ProgressMode progress_mode_for(bool quiet);
 
 // A step, one line: "combination 3 of 8: input 128, batch 4", "building the AOTInductor package for 8x128 ...".
 // In live mode the live line is cleared first. Written with one write() so that lines of processes that

@@ -1,0 +1,71 @@
+// What a benchmark needs before its first combination or load level, made by the same functions for the sweep
+// (`driver`), the serving scenario (`driver serve`) and an --isolate child: the command line's options parsed
+// and checked, the platform, the torch settings and autograd (the RUNTIME section), the model loaded and
+// compiled (MODEL, and SETUP on the log), the machine's GEMM rate, META, and the sweep's plan. The apps only
+// parse their own words and dispatch (src/apps/driver.cpp).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/domain/run_options.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/model.hpp"
+#include "fmwork/platform/platform.hpp"
+#include "fmwork/runtime/runtime_info.hpp"
+#include "fmwork/sweep/gemm_probe.hpp"
+#include "fmwork/sweep/sweep.hpp"
+
+namespace fmwork {
+
+// The driver's command line, parsed: the fixed options and every sub-option set, typed.
+struct DriverOptions {
+  CommandLine command_line;
+  CompileOptions compile;
+  ModelOptions model;
+  TorchCalls calls;
+  TorchSets sets;
+  PlatformOptions platform;
+  CheckOptions check;
+};
+
+// Everything the user typed, parsed and validated before anything is loaded: the sub-option sets, the torch
+// settings, and the output folders (--save_outputs and --profile made, --check_outputs existing). Usage Errors
+// name the option. `not_required`: fixed options another command (serve) gives defaults.
+DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
+
+// The platform --platform names, checked against the command line (its constraints, the compile request) and
+// the thread environment, before anything is loaded. Usage Errors.
+std::unique_ptr<Platform> open_platform(const DriverOptions& o);
+
+struct BenchSetup {
+  std::unique_ptr<Platform> platform;
+  std::string revision;  // the driver's git revision (the app's generated header), for RUNTIME and META
+  RuntimeInfo runtime;
+  bool grad = false;
+  std::unique_ptr<Model> model;
+  std::optional<GemmRate> rate;  // when asked for and a combination's FLOPs can be known
+  std::string dtype_warning;     // on the CPU, a dtype without native instructions ("" otherwise): for stderr
+};
+
+enum class GemmProbe { when_useful, never };
+
+// RUNTIME (the torch settings applied, then autograd as asked) and MODEL (loaded, compiled) to `section`, SETUP
+// to `log` (always: an --isolate child's later sections are discarded, its SETUP is not), then the GEMM rate
+// (with GemmProbe::when_useful: where a combination's FLOPs can be known) said in `section`, and the probe's
+// cached device memory handed back. Throws what loading and compiling throw.
+BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
+                         GemmProbe probe, std::ostream& section, std::ostream& log);
+
+// META for the run.
+MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench);
+
+// The sweep the command line asks for, field by field; refuses (usage Error) --batching unpadded where the model
+// or the platform cannot run it.
+SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench);
+
+}  // namespace fmwork

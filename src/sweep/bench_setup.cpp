@@ -1,0 +1,249 @@
+// What a benchmark needs before its first combination or load level (see bench_setup.hpp).
+#include "fmwork/sweep/bench_setup.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/progress.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/platform_rules.hpp"
+#include "fmwork/compile/compile_model.hpp"
+#include "fmwork/loaders/model_loader.hpp"
+#include "fmwork/platform/platform_registry.hpp"
+#include "fmwork/runtime/exception_cause.hpp"
+#include "fmwork/runtime/torch_settings.hpp"
+
+namespace fmwork {
+namespace {
+
+// --save_outputs and --profile make their folders before anything is loaded: one that cannot be made is found
+// before a combination has run, not after each one.
+void make_output_folder(const char* option, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
+    throw usage_error(fmt::format("--{} {}: a file of that name exists; name a folder (it is made when absent)",
+                                  option, path));
+  std::filesystem::create_directories(path, ec);
+  if (ec || !std::filesystem::is_directory(path))
+    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, path,
+                                  ec ? ec.message() : std::string("a file of that name exists")));
+  // A folder we may not write into would be found only after the first combination had run: try a file now
+  // (access() would not do: it says yes to root on a read-only mount).
+  std::string probe = path + "/.fmwork-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw usage_error(fmt::format("--{} {}: cannot write into the folder ({}); give a folder you can write", option,
+                                  path, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+// --save_outputs and --profile make their folders; --check_outputs must name an existing one; the tolerances
+// need the folder.
+void check_output_folders(const DriverOptions& o) {
+  const FixedArgs& a = o.command_line.args;
+  if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
+    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
+  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs))
+    throw usage_error("--check_outputs " + *a.check_outputs + " is not a folder; give the folder --save_outputs wrote");
+  if (a.save_outputs) make_output_folder("save_outputs", *a.save_outputs);
+  if (a.profile) make_output_folder("profile", *a.profile);
+  std::error_code ec;
+  if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
+    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
+}
+
+void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
+  const auto refusals = check_constraints(platform.name(), platform.constraints(), command_line);
+  if (refusals.empty()) return;
+  std::string message = fmt::format("--platform {} cannot run this command line:", platform.name());
+  for (const auto& r : refusals) message += " " + r;
+  throw usage_error(message);
+}
+
+// The RUNTIME section (to `section`): applies the torch settings, then autograd as asked (after them, so
+// that it holds); prints the platform, LibTorch and its libraries.
+RuntimeInfo apply_runtime(const DriverOptions& o, const Platform& platform, bool grad, const std::string& revision,
+                          std::ostream& section) {
+  section << banner("RUNTIME");
+  for (const auto& line : apply_torch_settings(o.calls, o.sets)) section << line << "\n";
+  c10::GradMode::set_enabled(grad);
+  section << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
+                   : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
+  section << fmt::format("platform: {} ({})\n", platform.name(), platform.description());
+  const RuntimeInfo runtime = runtime_info();
+  section << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION, revision);
+  section << describe_runtime(runtime) << "\n" << std::flush;
+  return runtime;
+}
+
+// The MODEL section (to `section`): loads and compiles the model; SETUP (to `log`, always) times it from
+// the start of loading to ready.
+std::unique_ptr<Model> load_and_compile(const DriverOptions& o, Platform& platform, std::ostream& section,
+                                        std::ostream& log) {
+  const FixedArgs& args = o.command_line.args;
+  section << banner("MODEL") << std::flush;
+  // On a terminal only: a log file gets no line for a load that takes a second (a compile step says its own).
+  progress_live("loading " + args.model_path + (args.compile ? " and compiling it" : "") + " ...");
+  const Nanos t0 = clock_now();
+  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device(),
+                                      compiles_from_folder(args.compile, o.compile, platform)});
+  if (args.eval) model->eval();
+  const ModelSource source{args.model_path, args.model_class, o.command_line.subs.at("model")};
+  Compiled compiled = compile_model(std::move(model), CompileRequest{args.compile, args.eval, o.compile, source},
+                                    platform);
+  model = std::move(compiled.model);
+  platform.synchronize();
+  const Nanos t1 = clock_now();
+
+  section << model->facts().description << "\n";
+  for (const auto& note : o.model.ignored) section << note << "\n";
+  for (const auto& note : compiled.notes) section << note << "\n";
+  section << "\n";
+  log << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
+  return model;
+}
+
+// The machine's GEMM rate for STAT's of_peak, when a combination's FLOPs can be known (the model's formula, or
+// the --profile rep's counter): read from the cache or measured, and said above META. A probe the device
+// refuses costs only of_peak, with a line saying why.
+std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo& runtime, Platform& platform,
+                                        const Model& model, std::ostream& section) {
+  const ModelFacts facts = model.facts();
+  if (!facts.forward_flops && !args.profile) return std::nullopt;
+  const std::optional<c10::ScalarType> dtype = float_dtype_of(facts.dtype_name);
+  if (!dtype) return std::nullopt;
+  std::string note;
+  try {
+    const GemmRate rate = gemm_rate(*dtype, platform, runtime, &note);
+    section << describe_gemm_rate(rate) << "\n";
+    if (!note.empty()) section << note << "\n";
+    return rate;
+  } catch (const std::exception& e) {
+    section << "gemm rate: not measured (" << exception_cause(e) << "); STAT has no of_peak\n";
+    return std::nullopt;
+  }
+}
+
+// --batching unpadded needs a model that runs packed tokens and a platform that takes more than one shape:
+// refused before the sweep, in one line.
+void check_batching(const SweepPlan& plan, const Model& model, const Platform& platform) {
+  if (plan.batching != Batching::unpadded) return;
+  if (plan.one_shape)
+    throw usage_error("--batching unpadded: --platform " + platform.name() + " runs one shape per run; its batches are "
+                      "padded to the input size (--batching padded)");
+  if (!model.facts().runs_unpadded)
+    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
+                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
+}
+
+}  // namespace
+
+MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
+  const RuntimeInfo& runtime = bench.runtime;
+  const Platform& platform = *bench.platform;
+  const Model& model = *bench.model;
+  const bool grad = bench.grad;
+  const std::optional<GemmRate>& rate = bench.rate;
+  MetaFacts f;
+  f.driver = FMWORK_VERSION;
+  f.git = bench.revision;
+  f.torch = runtime.torch_version;
+  f.blas = to_log_token(runtime.blas);
+  f.onednn = runtime.onednn;
+  f.parallel = to_log_token(runtime.parallel);
+  f.platform = platform.name();
+  f.device = to_log_token(platform.description());
+  f.threads = runtime.intra_op_threads;
+  f.interop_threads = runtime.inter_op_threads;
+  const ModelFacts facts = model.facts();
+  f.dtype = facts.dtype_name;
+  f.parameters = facts.parameter_count;
+  f.weights = facts.weights_source;
+  f.seed = std::to_string(args.seed);
+  f.grad = grad ? "on" : "off";
+  f.eval = args.eval ? "true" : "false";
+  f.compile = args.compile ? "true" : "false";
+  f.cpu = to_log_token(runtime.cpu);
+  f.isa = runtime.isa;
+  f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
+  if (args.lengths || args.batching) f.batching = batching_name(args.batching.value_or(Batching::padded));
+  if (args.lengths) f.lengths = to_log_token(length_spec_text(*args.lengths));
+  if (rate) {
+    f.gemm_gflops = rate->gflops;
+    f.gemm_probe = rate->how();
+  }
+  return make_meta_line(f);
+}
+
+DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
+  DriverOptions o;
+  o.command_line = parse_command_line(argc, argv, not_required);
+  const auto& subs = o.command_line.subs;
+  o.compile = compile_options_from(subs.at("compile"));
+  o.model = model_options_from(subs.at("model"));
+  o.calls = torch_calls_from(subs.at("torch.call"));
+  o.sets = torch_sets_from(subs.at("torch.set"));
+  if (auto it = subs.find("platform"); it != subs.end()) o.platform = platform_options_from(it->second);
+  if (auto it = subs.find("check_outputs"); it != subs.end()) o.check = check_options_from(it->second);
+  validate_torch_settings(o.calls, o.sets);
+  check_output_folders(o);
+  return o;
+}
+
+std::unique_ptr<Platform> open_platform(const DriverOptions& o) {
+  check_thread_environment([](const char* name) { return std::getenv(name); });
+  const FixedArgs& args = o.command_line.args;
+  auto platform = make_platform(args.platform, o.platform);
+  check_platform_rules(*platform, o.command_line);
+  check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
+  return platform;
+}
+
+BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
+                         GemmProbe probe, std::ostream& section, std::ostream& log) {
+  BenchSetup bench;
+  bench.platform = std::move(platform);
+  bench.revision = revision;
+  bench.grad = grad_enabled_requested(o.calls);
+  bench.runtime = apply_runtime(o, *bench.platform, bench.grad, revision, section);
+  bench.model = load_and_compile(o, *bench.platform, section, log);
+  if (probe == GemmProbe::when_useful)
+    bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);
+  // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
+  // memory no combination could have, and in every reserved peak after.
+  bench.platform->release_cached_memory();
+  if (bench.platform->device().is_cpu())
+    bench.dtype_warning = native_dtype_warning(bench.model->facts().dtype_name, bench.runtime.isa);
+  return bench;
+}
+
+SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {
+  const std::optional<GemmRate>& rate = bench.rate;
+  const Platform& platform = *bench.platform;
+  const FixedArgs& args = o.command_line.args;
+  SweepPlan plan;
+  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
+  plan.model_name = args.model_name, plan.model_class = args.model_class;
+  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.profile = args.profile;
+  if (rate) plan.peak_gflops = rate->gflops;
+  plan.warmup = args.warmup;
+  plan.lengths = args.lengths;
+  plan.batching = args.batching.value_or(Batching::padded);
+  plan.sort_window = args.sort_window;
+  plan.seed = args.seed;
+  plan.one_shape = platform.constraints().single_input_size;
+  check_batching(plan, *bench.model, platform);
+  return plan;
+}
+
+}  // namespace fmwork

@@ -1,0 +1,68 @@
+// `driver serve ...` (see serve_command.hpp).
+#include "fmwork/sweep/serve_command.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/progress.hpp"
+#include "fmwork/cli/args_section.hpp"
+#include "fmwork/cli/serve_options.hpp"
+#include "fmwork/log/log_format.hpp"
+#include "fmwork/model/inputs.hpp"
+#include "fmwork/sweep/bench_setup.hpp"
+#include "fmwork/sweep/serve_run.hpp"
+
+namespace fmwork {
+namespace {
+
+// serve's command line: the serve options, then the sweep's without --reps (and without its sweep-only
+// options), --batch_sizes and --input_sizes of one size each; what they set checked together.
+std::pair<DriverOptions, ServeSetup> parse_serve(const std::vector<std::string>& words_in) {
+  std::vector<std::string> words = words_in;
+  ServeSetup setup;
+  setup.args = take_serve_options(words);
+  std::vector<const char*> argv = {"driver"};
+  for (const auto& w : words) argv.push_back(w.c_str());
+  DriverOptions o = parse_driver_options(static_cast<int>(argv.size()), argv.data(), serve_not_required());
+  FixedArgs& args = o.command_line.args;
+  const ServeShape shape = serve_shape(args, setup.args);
+  setup.max_batch = shape.max_batch;
+  setup.lengths = shape.lengths;
+  setup.batching = shape.batching;
+  setup.seed = args.seed;
+  return {std::move(o), std::move(setup)};
+}
+
+}  // namespace
+
+int run_serve_command(const std::vector<std::string>& words_in, const std::string& revision, std::ostream& out) {
+  auto [o, setup] = parse_serve(words_in);
+  FixedArgs& args = o.command_line.args;
+  auto platform = open_platform(o);
+  set_progress_mode(progress_mode_for(args.quiet));
+  CommandLine echoed = o.command_line;
+  for (const auto& w : setup.args.arg_words) echoed.arg_words.push_back(w);
+  std::sort(echoed.arg_words.begin(), echoed.arg_words.end());
+  out << banner("ARGS") << format_args_section(echoed);
+  flush_or_throw(out, "the log to standard output");
+  BenchSetup bench = prepare_bench(o, std::move(platform), revision, GemmProbe::never, out, out);
+  Model& model = *bench.model;
+  const ModelFacts facts = model.facts();
+  if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || bench.platform->constraints().single_input_size))
+    throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
+                      "shape; use --batching padded or sorted");
+  // A query longer than the model's position table is refused now, before any level runs.
+  if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
+  if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))
+    out << format_line(make_compile_line(*compiled)) << "\n";
+  out << format_line(bench_meta(args, bench)) << "\n" << banner("SERVE");
+  flush_or_throw(out, "the log to standard output");
+  InputGenerator inputs(facts.tokens, args.seed);
+  const int status = run_serve(setup, model, *bench.platform, inputs, out);
+  out << "\n";
+  flush_or_throw(out, "the log to standard output");
+  return status;
+}
+
+}  // namespace fmwork
