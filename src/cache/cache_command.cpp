@@ -77,9 +77,12 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   std::string dir;
   if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];
   else if (args.size() == 2 && args[1].rfind("--cache_dir=", 0) == 0) dir = args[1].substr(12);
-  else if (args.size() != 1) throw usage_error(usage + " (got '" + args[1] + "')");
+  else if (args.size() != 1)
+    throw usage_error(usage + " (got '" + args[1] + "'" +
+                      did_you_mean(closest_option(args[1].substr(0, args[1].find('=')), {"--cache_dir"})) + ")");
   if (command != "list" && command != "report" && command != "clear")
-    throw usage_error(usage + " (got '" + command + "')");
+    throw usage_error(usage + " (got '" + command + "'" + did_you_mean(closest_option(command, {"list", "report", "clear"})) +
+                      ")");
   if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
   if (dir.empty()) {
     try {

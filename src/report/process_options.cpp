@@ -180,20 +180,6 @@ void check_report_options(ProcessOptions& options, const ReportArgs& args) {
   }
 }
 
-// "; did you mean --match?" for the first word of argv that looks like an option and is none of `app`'s, ""
-// when there is none or nothing is close (closest_option in base/text_format).
-std::string suggestion(const CLI::App& app, int argc, const char* const* argv) {
-  std::vector<std::string> names;
-  for (const CLI::Option* o : app.get_options())
-    for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
-    if (word.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), word) != names.end()) continue;
-    return did_you_mean(closest_option(word, names));
-  }
-  return "";
-}
-
 }  // namespace
 
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
@@ -240,7 +226,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(parse_error_text(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
+    throw usage_error(parse_error_line(app, e.what(), std::vector<std::string>(argv + 1, argv + argc)) + " (see process --help)");
   }
   if (version) {
     out << version_text("process");

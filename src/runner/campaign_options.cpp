@@ -106,7 +106,7 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(parse_error_text(e.what()) + " (see driver run --help)");
+    throw usage_error(parse_error_line(app, e.what(), args) + " (see driver run --help)");
   }
   // CLI11 leaves an empty value as if the option were absent: --devices "" ran on the runs' own platforms.
   if (app.count("--devices") > 0 && o.devices.empty())

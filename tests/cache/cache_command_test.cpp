@@ -170,6 +170,24 @@ TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
   }
 }
 
+// Defect: "driver --cache lst" and "--cach_dir" were refused without the word meant.
+TEST(CacheCommand, AMisspeltWordNamesTheOneMeant) {
+  const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
+  const auto message = [](const std::vector<std::string>& args) {
+    try {
+      run_cache_command(args);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"lst"}), usage + " (got 'lst'; did you mean list?)");
+  EXPECT_EQ(message({"clean"}), usage + " (got 'clean'; did you mean clear?)");
+  EXPECT_EQ(message({"list", "--cach_dir", "x"}), usage + " (got '--cach_dir'; did you mean --cache_dir?)");
+  EXPECT_EQ(message({"list", "--cache-dir=x"}), usage + " (got '--cache-dir=x'; did you mean --cache_dir?)");
+  EXPECT_EQ(message({"purge"}), usage + " (got 'purge')");
+}
+
 TEST(CacheCommand, AFolderWithALineBreakIsRefusedNamingTheOption) {
   try {
     run_cache_command({"list", "--cache_dir", "a\nb"});

@@ -63,5 +63,20 @@ TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
             0u);
 }
 
+// Defect: a misspelt serve option reached the sweep's parser, which knows only its own names: "--rate 20" was
+// "unknown option --rate; the fixed options are ..." with no word of --rates.
+TEST(ServeOptions, AMisspeltOptionIsRefusedWithTheServeOptionMeant) {
+  const std::string tail = "; driver serve --help lists serve's options and the model's";
+  EXPECT_EQ(serve_error({"--rate", "20"}), "unknown option --rate; did you mean --rates?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--latency-bound", "p99:50"}),
+            "unknown option --latency-bound; did you mean --latency_bound?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--max_wait=2"}), "unknown option --max_wait; did you mean --max_wait_ms?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--model_nme", "m"}),
+            "unknown option --model_nme; did you mean --model_name?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--zzzzzzzzzz"}), "unknown option --zzzzzzzzzz" + tail);
+  // The sweep's options and sub-options pass, their values whatever they look like.
+  EXPECT_EQ(serve_error({"--rates", "20", "--model_name", "m", "--eval", "--model:x", "--rate", "--seed=3"}), "");
+}
+
 }  // namespace
 }  // namespace fmwork
