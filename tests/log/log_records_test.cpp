@@ -100,6 +100,24 @@ TEST(LogRecords, ACombinationFarSlowerThanAnEarlierOneOfItsModelIsImplausible) {
   EXPECT_EQ(parsed.results[2].implausible, "") << "another model's combinations are no measure";
 }
 
+// Defect: a SERVE line saying its device was busy 7.5 of the time was read as written. busy (and STAT's
+// padding) is a part of a whole: the line is refused, naming the field and its range.
+TEST(LogRecords, AFractionAboveOneIsRefused) {
+  const std::string serve = "FMWORK SERVE level=1 phase=levels arrival=poisson busy=";
+  EXPECT_EQ(parse_log_text(serve + "0.9990 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  EXPECT_EQ(parse_log_text(serve + "1 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  try {
+    parse_log_text(serve + "7.5 verdict=VALID reason=x\n", "x.log");
+    ADD_FAILURE() << "busy=7.5 was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("FMWORK SERVE busy must be a fraction from 0 to 1, got '7.5'"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_log_text("FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n"
+                              "FMWORK STAT input=8 batch=1 reps=2 dropped=1 padding=1.5\n", "x.log"),
+               Error);
+}
+
 TEST(LogRecords, SetupAndPrecisionAreTheLastBeforeEachResult) {
   const std::string log =
       "FMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1000.0\n"
