@@ -112,11 +112,10 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
   options.pairing.match = compare_keys(match, "--match");
   options.pairing.ignore_meta = compare_keys(ignore, "--ignore-meta");
   if (fail) {
-    char* end = nullptr;
-    const double percent = std::strtod(fail->c_str(), &end);
-    if (fail->empty() || *end != '\0' || !std::isfinite(percent) || percent < 0)
-      throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
-    options.fail_percent = percent;
+    // parse_decimal, the one reader of numbers people type: strtod took "0x10" as 16 and " 5" as 5.
+    const std::optional<double> percent = parse_decimal(*fail);
+    if (!percent) throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
+    options.fail_percent = *percent;
   }
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");

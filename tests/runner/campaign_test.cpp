@@ -17,6 +17,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/runner/campaign_run.hpp"
 #include "support/campaign_fixtures.hpp"
 #include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
@@ -59,6 +60,25 @@ TEST(Campaign, AServeLogIsCompleteWithItsLevelsAndItsCapacity) {
   EXPECT_FALSE(run_log_complete(dir.write("search.log", level + search + search), rates));
   EXPECT_EQ(with_platform({"serve", "--rates", "5"}, "cuda"),  // after the word serve, which names the command
             (std::vector<std::string>{"serve", "--platform", "cuda", "--rates", "5"}));
+}
+
+// Defect: a run killed by a signal (the OOM killer's SIGKILL) was reported as "exit status 137: " with nothing
+// after it. The signal, its likely cause and the peak memory, then the run's last words.
+TEST(Campaign, ARunKilledByASignalSaysSo) {
+  TempDir dir;
+  const std::string program = dir.write("killed.sh", "#!/bin/sh\necho 'loading the model' >&2\nkill -9 $$\n");
+  ASSERT_EQ(::chmod(program.c_str(), 0755), 0);
+  fs::create_directories(dir.path() + "/logs");
+  PlannedRun run;
+  run.id = run.run = "a";
+  run.argv = {"--platform", "cpu"};
+  const RunEnd end = execute_run(run, "", dir.path() + "/logs", program);
+  EXPECT_EQ(end.status, 137);
+  EXPECT_EQ(end.last_error.rfind("killed by SIGKILL (signal 9; peak memory ", 0), 0u) << end.last_error;
+  EXPECT_NE(end.last_error.find("): the kernel's OOM killer is the likely cause (or a kill -9); its last line on "
+                                "stderr: loading the model"),
+            std::string::npos)
+      << end.last_error;
 }
 
 // Only "the log is incomplete or invalid" means "run it again": a log that cannot be read, or a command
@@ -200,6 +220,10 @@ TEST(Campaign, UsageErrors) {
   EXPECT_EQ(message({"x.json", "--out", "r", "--max-tasks", "2"}),
             "driver run: --max-tasks is an option of --slurm: add --slurm, or leave it out");
   EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--max-tasks", "0"}).find("--max-tasks"), std::string::npos);
+  // Defect: CLI11 read --max-tasks with strtoull's base 0: 0x10 ran 16 at once, 010 ran 8.
+  for (const char* bad : {"0x10", "010x", "1e3", "2000000"})
+    EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--max-tasks", bad}),
+              std::string("--max-tasks expects a whole number from 1 to 1000000 (runs at once); got '") + bad + "'");
   EXPECT_EQ(message({"x.json", "--list", "--out", "r"}),
             "driver run --list prints the runs' command lines and runs nothing; leave out --out");
   EXPECT_EQ(message({"x.json", "--list", "--devices", "cpu"}),
