@@ -155,6 +155,7 @@ int dispatch(int argc, char** argv) {
     if (!subcommand.own_help && asks_for_help(args)) return print_help(subcommand_usage(subcommand.doc));
     return subcommand.run(args);
   }
+  refuse_misspelt_subcommand(words, subcommand_docs());  // "driver serv ..." is no sweep with a stray word
   if (asks_for_help(words)) return print_help(driver_usage(subcommand_docs()));
   if (words.size() == 1 && words[0] == "--version") {
     std::cout << version_text("driver", FMWORK_GIT_REVISION);

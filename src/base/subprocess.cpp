@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 
 extern char** environ;
 
@@ -37,6 +38,24 @@ std::vector<std::string> environment_with(const std::vector<std::string>& extra)
   }
   env.insert(env.end(), extra.begin(), extra.end());
   return env;
+}
+
+std::string signal_name(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
+// Why a process dies of `signal`, where one cause is likely; nullptr otherwise.
+const char* likely_cause(int signal) {
+  switch (signal) {
+    case SIGKILL: return "the kernel's OOM killer is the likely cause (or a kill -9)";
+    case SIGSEGV:
+    case SIGBUS: return "a crash in native code (the model's operators, LibTorch or a plugin)";
+    case SIGABRT: return "an abort in native code (a failed assertion or an uncaught C++ exception)";
+    case SIGFPE: return "an arithmetic fault in native code";
+    case SIGILL: return "an instruction this CPU lacks, or a crash in native code";
+    default: return nullptr;
+  }
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
@@ -297,6 +316,19 @@ std::string executable_path(const std::string& program) {
     return target.is_absolute() ? target.string() : (std::filesystem::path(program).parent_path() / target).string();
   const std::filesystem::path absolute = std::filesystem::absolute(program, ec);
   return ec ? program : absolute.string();
+}
+
+std::string killed_by_text(int signal, int64_t peak_rss_bytes) {
+  std::string text = "killed by " + signal_name(signal) + " (signal " + std::to_string(signal) + "; peak memory " +
+                     peak_memory_text(peak_rss_bytes) + ")";
+  if (const char* cause = likely_cause(signal)) text += std::string(": ") + cause;
+  return text;
+}
+
+std::string peak_memory_text(int64_t bytes) {
+  if (bytes <= 0) return "unknown";
+  const auto b = static_cast<uint64_t>(bytes);
+  return b >= (uint64_t{1} << 30) ? bytes_text(b, 1, ByteUnit::GiB) : bytes_text(b, 0, ByteUnit::MiB);
 }
 
 }  // namespace fmwork

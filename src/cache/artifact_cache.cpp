@@ -25,6 +25,7 @@
 #include "fmwork/cache/content_hash.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
@@ -310,9 +311,13 @@ void write_manifest(const fs::path& tmp, const CacheEntry& e, const std::vector<
   } catch (const nlohmann::json::exception&) {
     throw runtime_error("artifact cache: the " + e.kind + " key fields and the builder's facts must be UTF-8 text");
   }
-  std::ofstream out(tmp / kManifest, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw runtime_error((tmp / kManifest).string() + ": cannot write the manifest");
+  // Written with the system's reason on failure (a full disk: "No space left on device"); a stream's failure
+  // said only "cannot write the manifest". Whole or not at all, though the folder is ours alone until renamed.
+  try {
+    write_file_atomically((tmp / kManifest).string(), text);
+  } catch (const Error& error) {
+    throw runtime_error("artifact cache: cannot write the " + e.kind + " entry's manifest: " + error.what());
+  }
 }
 
 // Runs the builder in tmp and writes the manifest: the entry as it will be once renamed into place.
@@ -424,19 +429,38 @@ bool ArtifactCache::forget(const std::string& kind, const std::map<std::string, 
   return true;
 }
 
-std::vector<CacheEntry> ArtifactCache::list() const {
-  std::vector<Checked> found;
+namespace {
+
+// Every entry folder of the cache (<root>/<kind>/<key>, temporary folders left out), checked: `intact` gets the
+// intact ones, `damaged` (when not null) the others with why.
+void check_entries(const std::string& root, std::vector<Checked>& intact, std::vector<DamagedEntry>* damaged) {
   std::error_code ec;
-  for (const auto& kind_de : fs::directory_iterator(root_, ec)) {
+  for (const auto& kind_de : fs::directory_iterator(root, ec)) {
     const std::string kind = kind_de.path().filename().string();
     if (!is_kind(kind) || !is_dir_no_follow(kind_de.path())) continue;
     for (const auto& de : fs::directory_iterator(kind_de.path(), ec)) {
       const std::string key = de.path().filename().string();
       std::string why;
       if (!is_key(key)) continue;
-      if (auto c = check_entry(de.path(), kind, key, why)) found.push_back(std::move(*c));
+      if (auto c = check_entry(de.path(), kind, key, why)) intact.push_back(std::move(*c));
+      else if (damaged && !why.empty()) damaged->push_back({kind, key, de.path().string(), why});
     }
   }
+}
+
+}  // namespace
+
+std::vector<DamagedEntry> ArtifactCache::damaged() const {
+  std::vector<Checked> intact;
+  std::vector<DamagedEntry> out;
+  check_entries(root_, intact, &out);
+  std::sort(out.begin(), out.end(), [](const DamagedEntry& a, const DamagedEntry& b) { return a.dir < b.dir; });
+  return out;
+}
+
+std::vector<CacheEntry> ArtifactCache::list() const {
+  std::vector<Checked> found;
+  check_entries(root_, found, nullptr);
   std::stable_sort(found.begin(), found.end(),
                    [](const Checked& a, const Checked& b) { return a.used_ns > b.used_ns; });
   std::vector<CacheEntry> out;

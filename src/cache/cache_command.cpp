@@ -33,8 +33,19 @@ std::string compact_value(const std::string& v) {
   return hex ? v.substr(0, 12) : v;
 }
 
-std::string list_text(const std::vector<CacheEntry>& entries, const std::string& root) {
-  if (entries.empty()) return "no entries in " + root + "\n";
+// The damaged entries under the listing: "no entries" beside a damaged one hid it (and the disk it takes).
+std::string damaged_text(const std::vector<DamagedEntry>& damaged) {
+  std::string out;
+  for (const auto& d : damaged)
+    out += fmt::format("{}  {}  damaged: {} (removed by the next run that needs it, or driver --cache clear)\n",
+                       d.key.substr(0, 12), d.kind, d.why);
+  return out;
+}
+
+std::string list_text(const std::vector<CacheEntry>& entries, const std::vector<DamagedEntry>& damaged,
+                      const std::string& root) {
+  if (entries.empty()) return (damaged.empty() ? "no entries in " : "no intact entries in ") + root + "\n" +
+                              damaged_text(damaged);
   std::string out;
   for (const auto& e : entries) {
     std::string fields;
@@ -42,10 +53,11 @@ std::string list_text(const std::vector<CacheEntry>& entries, const std::string&
     out += fmt::format("{}  {}  {:>10}  built in {:.1f} s  used {}  {}\n", e.key.substr(0, 12), e.kind,
                        bytes_text(e.size_bytes, 1), e.build_seconds, format_time(e.last_used_unix), fields);
   }
-  return out;
+  return out + damaged_text(damaged);
 }
 
-std::string report_text(const std::vector<CacheEntry>& entries, const std::string& root) {
+std::string report_text(const std::vector<CacheEntry>& entries, const std::vector<DamagedEntry>& damaged,
+                        const std::string& root) {
   std::vector<std::string> names;  // one column per key field name, over all entries
   for (const auto& e : entries)
     for (const auto& f : e.fields)
@@ -63,8 +75,9 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::strin
   TableLayout layout;
   layout.right = {false, false, true, true};  // size and build s
   return "cache: " + root + "\n" + aligned_table(rows, layout) +
-         fmt::format("total: {} {}, {}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
-                     bytes_text(total, 1));
+         fmt::format("total: {} {}, {}{}\n", entries.size(), entries.size() == 1 ? "entry" : "entries",
+                     bytes_text(total, 1), damaged.empty() ? "" : fmt::format("; {} damaged", damaged.size())) +
+         damaged_text(damaged);
 }
 
 }  // namespace
@@ -77,9 +90,12 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   std::string dir;
   if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];
   else if (args.size() == 2 && args[1].rfind("--cache_dir=", 0) == 0) dir = args[1].substr(12);
-  else if (args.size() != 1) throw usage_error(usage + " (got '" + args[1] + "')");
+  else if (args.size() != 1)
+    throw usage_error(usage + " (got '" + args[1] + "'" +
+                      did_you_mean(closest_option(args[1].substr(0, args[1].find('=')), {"--cache_dir"})) + ")");
   if (command != "list" && command != "report" && command != "clear")
-    throw usage_error(usage + " (got '" + command + "')");
+    throw usage_error(usage + " (got '" + command + "'" + did_you_mean(closest_option(command, {"list", "report", "clear"})) +
+                      ")");
   if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
   if (dir.empty()) {
     try {
@@ -97,7 +113,8 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   ArtifactCache cache(dir);
   if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());
   const std::vector<CacheEntry> entries = cache.list();
-  return command == "list" ? list_text(entries, cache.root()) : report_text(entries, cache.root());
+  const std::vector<DamagedEntry> damaged = cache.damaged();
+  return command == "list" ? list_text(entries, damaged, cache.root()) : report_text(entries, damaged, cache.root());
 }
 
 }  // namespace fmwork

@@ -84,11 +84,12 @@ int64_t parse_reps(const std::string& option, const std::string& text) {
 int64_t parse_count(const std::string& option, const std::string& text) {
   const std::optional<int64_t> count = parse_python_int(text);
   if (!count) throw usage_error(option + " expects a non-negative integer; got '" + excerpt(text) + "'");
-  // Only --warmup's bound involves --reps; --isolate_timeout's is in seconds (and 0 is refused by its caller).
-  const bool warmup = option == "--warmup";
+  // Each count in its own unit: --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is refused by
+  // its caller), --sort_window's requests (it said "seconds" too).
+  const char* unit = option == "--warmup" ? " (and below --reps)" : option == "--sort_window" ? " requests" : " seconds";
   if (*count < 0 || *count >= kMaxReps)
     throw usage_error(fmt::format("{} {} is out of range: it must be from 0 to {}{}", option, excerpt(text, 40),
-                                  kMaxReps - 1, warmup ? " (and below --reps)" : " seconds"));
+                                  kMaxReps - 1, unit));
   return *count;
 }
 
@@ -226,12 +227,19 @@ void check_lengths_options(const FixedArgs& args) {
   }
   if (args.sort_window && args.batching != Batching::sorted)
     throw usage_error("--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
-  if (args.sort_window && !args.batch_sizes.empty()) {
-    const int64_t largest = *std::max_element(args.batch_sizes.begin(), args.batch_sizes.end());
-    if (*args.sort_window < largest)
-      throw usage_error(fmt::format("--sort_window {} holds less than one batch of {}; give at least {}",
-                                    *args.sort_window, largest, largest));
-  }
+  if (args.batching != Batching::sorted || args.batch_sizes.empty()) return;
+  const int64_t largest = *std::max_element(args.batch_sizes.begin(), args.batch_sizes.end());
+  if (args.sort_window && *args.sort_window < largest)
+    throw usage_error(fmt::format("--sort_window {} holds less than one batch of {}; give at least {}",
+                                  *args.sort_window, largest, largest));
+  // The default window is every rep's requests of a combination, drawn and sorted at once: --reps 1000000 of
+  // --batch_sizes 4096 asked for 4e9 lengths and ended as a bare "std::bad_alloc" FAIL line. Compared by
+  // division: the product can pass int64. (driver serve has no reps: its batcher sorts what waits.)
+  if (!args.sort_window && args.reps > 0 && largest > kMaxSortWindow / args.reps)
+    throw usage_error(fmt::format("--batching sorted sorts a combination's requests of all its reps together by "
+                                  "default: --batch_sizes {} x --reps {} is more than the {} requests a window may "
+                                  "hold; give --sort_window N (at least one batch, {}) or fewer --reps",
+                                  largest, args.reps, kMaxSortWindow, largest));
 }
 
 }  // namespace

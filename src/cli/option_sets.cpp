@@ -338,14 +338,29 @@ Entries flat_entries(const Value& tree, const std::string& set, const std::strin
   return entries;
 }
 
+// Refuses a name that torch_setting_docs() does not list for `set`, with the name meant: the runtime's tables
+// are held to the docs (TorchSettings.TablesHoldEveryDocumentedKey), so LibTorch's side would refuse it too,
+// but only after the command line was read, without a "did you mean", and not in an experiment's check.
+Entries known_torch_names(Entries entries, const std::string& set) {
+  std::vector<std::string> known;
+  for (const OptionSetDoc& doc : torch_setting_docs())
+    if (doc.set == set)
+      for (const OptionKeyDoc& key : doc.keys) known.push_back(key.key);
+  for (const auto& entry : entries)
+    if (std::find(known.begin(), known.end(), entry.first) == known.end()) unknown_key(set, entry.first, known);
+  return entries;
+}
+
 }  // namespace
 
 TorchCalls torch_calls_from(const Value& tree) {
-  return TorchCalls{flat_entries(tree, "torch.call", "--torch.call:NAME VALUE")};
+  return TorchCalls{known_torch_names(flat_entries(tree, "torch.call", "--torch.call:NAME VALUE"), "torch.call")};
 }
 
 TorchSets torch_sets_from(const Value& tree) {
-  return TorchSets{flat_entries(tree, "torch.set", "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)")};
+  return TorchSets{known_torch_names(
+      flat_entries(tree, "torch.set", "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)"),
+      "torch.set")};
 }
 
 PlatformOptions platform_options_from(const Value& tree) {

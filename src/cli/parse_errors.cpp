@@ -1,7 +1,13 @@
 // CLI11's parse errors in our words (see parse_errors.hpp).
 #include "fmwork/cli/parse_errors.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <regex>
+
+#include <CLI/CLI.hpp>
+
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -57,6 +63,27 @@ std::string parse_error_text(const std::string& message) {
     return m[2].str() + " takes " + m[1].str() + " values; got " + m[3].str();
   const std::string value = value_error_text(message);
   return value.empty() ? message : value;
+}
+
+std::string parse_error_line(const CLI::App& app, const std::string& message, const std::vector<std::string>& words) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
+  std::optional<std::string> unknown;  // the first word written as an option that is none of app's
+  for (const std::string& word : words) {
+    const std::string name = word.substr(0, word.find('='));
+    if (name.rfind("--", 0) == 0 && std::find(names.begin(), names.end(), name) == names.end()) {
+      unknown = name;
+      break;
+    }
+  }
+  const std::string hint = unknown ? did_you_mean(closest_option(*unknown, names)) : "";
+  // CLI11's ExtrasError: "The following argument(s) was (were) not expected: ...", never shown as it is.
+  static const std::regex extras("^The following arguments? (?:was|were) not expected: (.*)$");
+  std::smatch m;
+  if (std::regex_match(message, m, extras))
+    return unknown ? "unknown option " + *unknown + hint : "unexpected argument: " + m[1].str();
+  return parse_error_text(message) + hint;
 }
 
 }  // namespace fmwork

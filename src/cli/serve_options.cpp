@@ -112,6 +112,33 @@ const ServeOption* find_serve_option(const std::string& name) {
   return nullptr;
 }
 
+// The first "--" word of the words serve hands on that is neither the sweep's option nor a sub-option, read
+// as the sweep's parser reads them (a sub-option's value, and a fixed option's value after a space, skipped):
+// refused here, with the closest of serve's and the sweep's names, because the sweep's parser knows only its
+// own (--rate was "unknown option --rate; the fixed options are ..." without --rates).
+void refuse_unknown_options(const std::vector<std::string>& rest) {
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string& word = rest[i];
+    if (word.rfind("--", 0) != 0) continue;
+    const size_t eq = word.find('=');
+    const std::string name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    if (name.find(':') != std::string::npos) {  // --SET:key VALUE: the next word is its value, whatever it is
+      ++i;
+      continue;
+    }
+    if (name == "cache" || name == "version") continue;  // the sweep's parser says where these belong
+    if (const FixedOption* fixed = find_fixed_option(name)) {
+      if (fixed->kind != FixedKind::flag && eq == std::string::npos) ++i;
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const ServeOption& o : serve_options()) names.push_back(std::string("--") + o.name);
+    for (const FixedOption& o : fixed_options()) names.push_back(std::string("--") + o.name);
+    throw usage_error("unknown option --" + name + did_you_mean(closest_option("--" + name, names)) +
+                      "; driver serve --help lists serve's options and the model's");
+  }
+}
+
 }  // namespace
 
 const std::vector<ServeOption>& serve_options() {
@@ -153,6 +180,7 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
       if (word == std::string("--") + sweep_only || word.rfind(std::string("--") + sweep_only + "=", 0) == 0)
         throw usage_error(fmt::format("--{} is the sweep's; driver serve runs load levels (driver serve --help)",
                                       sweep_only));
+  refuse_unknown_options(rest);
   words = std::move(rest);
   if (!args.rates.empty() && args.users)
     throw usage_error("--rates (open loop) and --users (closed loop) are two scenarios: give one of them");

@@ -2,8 +2,12 @@
 // subcommands the driver declares.
 #include "fmwork/cli/usage.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/sub_options.hpp"
@@ -155,6 +159,29 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
 
 std::string subcommand_usage(const SubcommandDoc& subcommand) {
   return "usage: driver " + subcommand.name + " " + subcommand.synopsis + "\n\n" + subcommand.summary + "\n";
+}
+
+void refuse_misspelt_subcommand(const std::vector<std::string>& words, const std::vector<SubcommandDoc>& subcommands) {
+  if (words.empty()) return;
+  const std::string& word = words[0];
+  std::vector<std::string> names;
+  for (const auto& subcommand : subcommands) {
+    if (word == subcommand.name) return;
+    names.push_back(subcommand.name);
+  }
+  const bool option = word.rfind("--", 0) == 0;
+  if (option) {  // a fixed option, a sub-option or the driver's own words start a sweep's line: none is a typo
+    const std::string name = word.substr(2, word.find('=') - 2);  // npos - 2 still reads to the end
+    if (name.find(':') != std::string::npos || find_fixed_option(name) || name == "help" || name == "version") return;
+    for (const auto& fixed : fixed_options()) names.push_back(std::string("--") + fixed.name);
+    names.insert(names.end(), {"--help", "--version"});
+  }
+  const std::optional<std::string> meant = closest_option(word, names);
+  const bool is_subcommand = meant && std::any_of(subcommands.begin(), subcommands.end(),
+                                                  [&](const SubcommandDoc& s) { return s.name == *meant; });
+  if (!is_subcommand) return;
+  throw usage_error((option ? "unknown option " + word : "unknown subcommand '" + word + "'") + did_you_mean(meant) +
+                    " (driver --help lists the subcommands)");
 }
 
 }  // namespace fmwork

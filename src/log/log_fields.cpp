@@ -40,6 +40,13 @@ FieldSpec non_negative(FieldSpec f) {
   return f;
 }
 
+// A part of a whole, from 0 to 1: a log that says a device was busy 7.5 of the time is no driver's.
+FieldSpec fraction_of_one(FieldSpec f) {
+  f.non_negative = true;
+  f.fraction = true;
+  return f;
+}
+
 // The fields every per-combination line starts with.
 FieldSpec key_field(std::string_view key) {
   FieldSpec f = field(key, FieldKind::integer, FieldNeed::key);
@@ -128,7 +135,7 @@ std::vector<FieldSpec> energy_fields() {
 std::vector<FieldSpec> token_fields() {
   FieldSpec real = csv_number("real_tokens", 1);
   FieldSpec padded = csv_number("padded_tokens", 1);
-  FieldSpec padding = csv_number("padding", 4);
+  FieldSpec padding = fraction_of_one(csv_number("padding", 4));
   padding.summary = {"padding_%", 9, 0.01, 1, true};
   FieldSpec padded_rate = csv_number("padded_tokens_per_s", 3);
   return {real, padded, padding, padded_rate};
@@ -365,7 +372,7 @@ const LineSpec& serve_line_spec() {
                      serve_number("p999_ms", 3, 11, 2), serve_number("max_ms", 3, 12, 2), serve_number("mean_ms", 3),
                      serve_number("queue_p50_ms", 3), serve_number("service_p50_ms", 3),
                      serve_integer("batches"), serve_number("mean_batch", 3, 13, 2), serve_text("batch_hist"),
-                     serve_number("busy", 4, 14, 3), serve_text("bound"), serve_number("bound_ms", 3),
+                     fraction_of_one(serve_number("busy", 4, 14, 3)), serve_text("bound"), serve_number("bound_ms", 3),
                      serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15), reason_field()},
                     std::nullopt};
   }();

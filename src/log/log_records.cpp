@@ -54,12 +54,21 @@ class LogReader {
   void take(LogLine& parsed, std::string_view line, size_t line_number) {
     ++log_.fmwork_lines;
     charge(parsed, line_number);
+    const bool arg_line = std::holds_alternative<ArgLine>(parsed);
+    if (arg_line && after_args_) shape_args_.clear();  // a run appended: its ARG section starts afresh
+    after_args_ = !arg_line;
     if (auto* arg = std::get_if<ArgLine>(&parsed)) {
       log_.opts.push_back(arg->text);
+      for (const char* option : {"--input_lengths ", "--batching ", "--sort_window "})
+        if (arg->text.rfind(option, 0) == 0) shape_args_[option] = arg->text.substr(0, kMaxSettingBytes);
+      setting_changed_ = true;
     } else if (auto* s = std::get_if<SetupLine>(&parsed)) {
       setup_ = s->seconds;
     } else if (auto* meta = std::get_if<MetaLine>(&parsed)) {
       if (const std::string* dtype = meta->fields.find(kMetaDtype)) precision_ = *dtype;
+      for (const char* key : kLikeMetaKeys)
+        if (const std::string* value = meta->fields.find(key)) like_meta_[key] = value->substr(0, kMaxSettingBytes);
+      setting_changed_ = true;
       log_.meta.push_back(std::move(*meta));
     } else if (auto* rep = std::get_if<RepLine>(&parsed)) {
       if (rep->rep == 1) block_.clear();
@@ -121,19 +130,47 @@ class LogReader {
            " REP durations so far); process reads at most that from one log: split it into several logs";
   }
 
-  // Each combination against the earlier ones of its model (a log may hold several runs, appended), as the
-  // driver judged it when it wrote the NOTE line (there with only its own run's combinations before it).
+  // Each combination against the earlier ones of its model run alike (a log may hold several runs, appended),
+  // as the driver judged it when it wrote the NOTE line (there with only its own run's combinations before
+  // it). Alike: the same model, class and precision, and the same META facts that change the rate (threads,
+  // platform, device, compile, ...) and length options; a 1-thread run appended after a 4-thread one was
+  // "implausible" against it.
   void judge_plausibility() {
-    std::map<std::string, std::vector<RunPoint>> earlier;  // by model, class and precision
-    for (CombinationRecord& run : log_.results) {
+    std::map<std::string, std::vector<RunPoint>> earlier;  // by model, class, precision and setting
+    for (size_t i = 0; i < log_.results.size(); ++i) {
+      CombinationRecord& run = log_.results[i];
       if (!run.stat) continue;
-      const std::string model =
-          run.res.model_name + '\n' + run.res.model_class + '\n' + run.precision.value_or("");
+      const std::string model = run.res.model_name + '\n' + run.res.model_class + '\n' +
+                                run.precision.value_or("") + '\n' + std::to_string(setting_of_[i]);
       const RunPoint point = run_point_of(run.res.input, run.res.batch, run.stat->fields);
       std::vector<RunPoint>& before = earlier[model];
       run.implausible = implausible_reason(point, before);
       before.push_back(point);
     }
+  }
+
+  // The META facts of a run that change the rate a model runs at: what makes two runs alike.
+  static constexpr const char* kLikeMetaKeys[] = {"platform", "device",  "threads", "interop_threads", "dtype",
+                                                  "compile",  "grad",    "eval",    "cpu",             "isa"};
+
+  // Each value is cut to this many bytes: a setting is facts a few words long, and a hostile log's megabyte
+  // values must not be copied into every setting it makes.
+  static constexpr size_t kMaxSettingBytes = 256;
+
+  // The number of the setting (META facts and length options) of the run now being read, once a META or ARG
+  // line has changed it; a new one is counted against the limit on what the log keeps.
+  size_t current_setting(size_t line_number) {
+    if (!setting_changed_) return setting_;
+    setting_changed_ = false;
+    std::string text;
+    for (const auto& [key, value] : like_meta_) text += key + "=" + value + '\n';
+    for (const auto& [option, arg] : shape_args_) text += arg + '\n';
+    const auto [at, added] = settings_.emplace(std::move(text), settings_.size());
+    if (added) {
+      kept_ += kept_cost(at->first) + 2 * sizeof(size_t);
+      if (kept_ > kept_limit_) throw runtime_error(kept_error(line_number));
+    }
+    return setting_ = at->second;
   }
 
   void take_res(ResLine res, std::string_view line, size_t line_number) {
@@ -153,6 +190,7 @@ class LogReader {
     take_pending(run, key, &CombinationRecord::mem, pending_mem_);
     take_pending(run, key, &CombinationRecord::check, pending_check_);
     log_.results.push_back(std::move(run));
+    setting_of_.push_back(current_setting(line_number));
     open_res_ = log_.results.size() - 1;
   }
 
@@ -206,6 +244,15 @@ class LogReader {
   std::map<Key, StatLine> pending_stat_;
   std::map<Key, MemLine> pending_mem_;
   std::map<Key, CheckLine> pending_check_;
+  // What makes runs alike (judge_plausibility): the last META's kLikeMetaKeys values, the length options of the
+  // run's ARG section, the distinct settings seen and each result's among them.
+  std::map<std::string, std::string> like_meta_;
+  std::map<std::string, std::string> shape_args_;
+  bool after_args_ = false;       // a line other than ARG came since the last ARG line
+  bool setting_changed_ = true;   // a META or ARG line came since setting_ was found
+  size_t setting_ = 0;
+  std::map<std::string, size_t> settings_;  // each setting's text and number
+  std::vector<size_t> setting_of_;          // each result's setting
 };
 
 }  // namespace log_records_detail

@@ -52,7 +52,8 @@ void check_value(std::string_view word, const FieldSpec& spec, std::string_view 
   switch (spec.kind) {
     case FieldKind::integer: field_int(word, key, value, spec.min); break;
     case FieldKind::number:
-      field_double(word, key, value, spec.non_negative ? NumberRange::non_negative : NumberRange::any);
+      field_double(word, key, value,
+                   spec.fraction ? NumberRange::fraction : spec.non_negative ? NumberRange::non_negative : NumberRange::any);
       break;
     case FieldKind::text:
       if (!spec.choices.empty() && !is_choice(spec.choices, value)) {
@@ -201,6 +202,8 @@ double field_double(std::string_view word, std::string_view name, std::string_vi
   auto v = to_double(text);
   if (!v) throw line_error(word, std::string(name) + " must be a number, got " + quote(text));
   // No driver writes nan or inf, and JSON has no such numbers: jq refuses the output that would carry them.
+  if (range == NumberRange::fraction && !(*v >= 0 && *v <= 1))
+    throw line_error(word, std::string(name) + " must be a fraction from 0 to 1, got " + quote(text));
   if (!std::isfinite(*v) || (range == NumberRange::non_negative && *v < 0))
     throw line_error(word, std::string(name) + " must be a finite number" +
                                (range == NumberRange::non_negative ? " >= 0" : "") + ", got " + quote(text));

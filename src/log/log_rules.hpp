@@ -50,8 +50,8 @@ bool is_key(std::string_view key);
 Error line_error(std::string_view word, const std::string& what);
 // A field's integer (at least `min_value`) or number; a runtime Error naming the line's word and `name`.
 // A number is finite (nan and inf refused: JSON has no such numbers), and with non_negative at least 0
-// (a latency, a throughput, setup seconds).
-enum class NumberRange { any, non_negative };
+// (a latency, a throughput, setup seconds), with fraction from 0 to 1 (a share of the time busy).
+enum class NumberRange { any, non_negative, fraction };
 int64_t field_int(std::string_view word, std::string_view name, std::string_view text, int64_t min_value);
 double field_double(std::string_view word, std::string_view name, std::string_view text,
                     NumberRange range = NumberRange::any);

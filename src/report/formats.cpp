@@ -260,10 +260,23 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
   return cells;
 }
 
-// The lines above a log's table: counts, META lines, the distinct setup times.
+// What a log holds, for its heading: "2 results, 0 failures" for a sweep's; a serve log's levels and searches
+// ("4 serve levels, 1 capacity search"; it said "0 results, 0 failures"), with its failures where it has some;
+// both for a log that holds both.
+std::string contents_text(const ParsedLog& log) {
+  const bool serving = !log.serve.empty() || !log.capacity.empty();
+  std::vector<std::string> parts;
+  if (!log.results.empty() || !serving) parts.push_back(plural(log.results.size(), "result"));
+  if (!log.results.empty() || !serving || !log.failures.empty()) parts.push_back(plural(log.failures.size(), "failure"));
+  if (!log.serve.empty()) parts.push_back(plural(log.serve.size(), "serve level"));
+  if (!log.capacity.empty())
+    parts.push_back(std::to_string(log.capacity.size()) + (log.capacity.size() == 1 ? " capacity search" : " capacity searches"));
+  return joined(parts, ", ");
+}
+
+// The lines above a log's table: what it holds, META lines, the distinct setup times.
 std::string summary_heading(const ParsedLog& log) {
-  std::string out = source_name(log.source) + ": " + plural(log.results.size(), "result") + ", " +
-                    plural(log.failures.size(), "failure") + "\n";
+  std::string out = source_name(log.source) + ": " + contents_text(log) + "\n";
   if (!log.labels.empty()) {
     out += "  run:";
     for (const auto& [key, value] : log.labels) out += " " + key + "=" + value;

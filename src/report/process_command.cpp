@@ -100,6 +100,15 @@ bool read_kinds_of_logs(const ProcessOptions& options, std::vector<std::vector<L
   return serving;
 }
 
+// Records appended to the JSON list being written: "\n    " before the list's first, ",\n    " before each next.
+template <class Records>
+void append_json_records(std::string& text, bool& first, const Records& records) {
+  for (const auto& record : records) {
+    text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
+    first = false;
+  }
+}
+
 // The --path logs as json, csv or summary, read a second time and written one at a time: every log has been
 // read once already (read_kinds_of_logs), so a bad one was refused, or skipped, before anything is written.
 void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFile>>& inputs, LogSource& source,
@@ -121,12 +130,11 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
         text = serve_csv_rows(log[0], labels);
       } else if (options.format == "json" && is_serve_log(log[0])) {
         if (options.upstream_only) continue;
-        for (const auto& record : serve_json(log[0])) {
-          text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
-          first = false;
-        }
+        append_json_records(text, first, serve_json(log[0]));
       } else if (options.format == "csv") {
         text = csv_rows(log[0], options.metadata_id, labels);
+        note_serve_lines_left_out(log[0], "--format csv", "driver serve's columns are not the sweep's; --format json "
+                                  "holds both", source.err);
       } else if (options.format == "summary") {
         text = (first ? "" : "\n") + to_summary(log) + serve_summary(log[0]);
         first = false;
@@ -138,10 +146,13 @@ void write_streamed(const ProcessOptions& options, std::vector<std::vector<LogFi
           searches.push_back(std::move(kept));
         }
       } else {
-        for (const auto& record : to_upstream_json(log, options.metadata_id, options.upstream_only)) {
-          text += (first ? "\n    " : ",\n    ") + python_json_dumps(record, BadBytes::replace, 1);
-          first = false;
-        }
+        append_json_records(text, first, to_upstream_json(log, options.metadata_id, options.upstream_only));
+        // A log with both kinds of lines (a sweep's and a serve's output in one file): its SERVE and CAPACITY
+        // records after its RES ones, as for a serve log; they were dropped without a word.
+        if (options.upstream_only)
+          note_serve_lines_left_out(log[0], "--upstream", "upstream's records are the sweep's RES lines", source.err);
+        else
+          append_json_records(text, first, serve_json(log[0]));
       }
       open = output.write(text);
     }

@@ -112,11 +112,10 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
   options.pairing.match = compare_keys(match, "--match");
   options.pairing.ignore_meta = compare_keys(ignore, "--ignore-meta");
   if (fail) {
-    char* end = nullptr;
-    const double percent = std::strtod(fail->c_str(), &end);
-    if (fail->empty() || *end != '\0' || !std::isfinite(percent) || percent < 0)
-      throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
-    options.fail_percent = percent;
+    // parse_decimal, the one reader of numbers people type: strtod took "0x10" as 16 and " 5" as 5.
+    const std::optional<double> percent = parse_decimal(*fail);
+    if (!percent) throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
+    options.fail_percent = *percent;
   }
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
@@ -180,20 +179,6 @@ void check_report_options(ProcessOptions& options, const ReportArgs& args) {
   }
 }
 
-// "; did you mean --match?" for the first word of argv that looks like an option and is none of `app`'s, ""
-// when there is none or nothing is close (closest_option in base/text_format).
-std::string suggestion(const CLI::App& app, int argc, const char* const* argv) {
-  std::vector<std::string> names;
-  for (const CLI::Option* o : app.get_options())
-    for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
-    if (word.rfind("--", 0) != 0 || std::find(names.begin(), names.end(), word) != names.end()) continue;
-    return did_you_mean(closest_option(word, names));
-  }
-  return "";
-}
-
 }  // namespace
 
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
@@ -240,7 +225,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(parse_error_text(e.what()) + suggestion(app, argc, argv) + " (see process --help)");
+    throw usage_error(parse_error_line(app, e.what(), std::vector<std::string>(argv + 1, argv + argc)) + " (see process --help)");
   }
   if (version) {
     out << version_text("process");

@@ -106,6 +106,16 @@ void leave_out_serve_logs(const std::string& option, const std::string& where, s
   logs.erase(std::remove_if(logs.begin(), logs.end(), [](const ParsedLog& l) { return is_serve_log(l); }), logs.end());
 }
 
+void note_serve_lines_left_out(const ParsedLog& log, const std::string& option, const std::string& why,
+                               std::ostream& err) {
+  if (log.results.empty() || !has_serve_lines(log)) return;
+  std::vector<std::string> counts;
+  if (!log.serve.empty()) counts.push_back(plural(log.serve.size(), "SERVE line"));
+  if (!log.capacity.empty()) counts.push_back(plural(log.capacity.size(), "CAPACITY line"));
+  err << "note: " << source_name(log.source) << ": " << option << " leaves out its " << joined(counts, " and ")
+      << " beside its RES lines (" << why << ")\n";
+}
+
 std::string serve_summary(const ParsedLog& log) {
   if (!has_serve_lines(log)) return "";
   std::string out;

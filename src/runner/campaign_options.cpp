@@ -35,6 +35,16 @@ std::vector<SbatchOption> take_sbatch_options(std::vector<std::string>& args) {
   return options;
 }
 
+// --max-tasks N read as decimal digits: CLI11 read it with strtoull's base 0, so "0x10" ran 16 tasks at once and
+// "010" 8.
+size_t max_tasks_count(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
+  const size_t n = digits ? std::stoul(text) : 0;
+  if (n < 1 || n > 1000000)
+    throw usage_error("--max-tasks expects a whole number from 1 to 1000000 (runs at once); got '" + excerpt(text) + "'");
+  return n;
+}
+
 // The combinations of options the runner refuses, each with what to do instead.
 void check_runner_options(const RunnerOptions& o) {
   if (!o.task.empty()) {
@@ -89,9 +99,9 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
                "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
                "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)");
   app.add_flag("--wait", o.wait, "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete");
-  app.add_option("--max-tasks", o.max_tasks, "with --slurm: at most N runs at once (sbatch --array=...%N)")
-      ->type_name("N")
-      ->check(CLI::Range(size_t{1}, size_t{1000000}));
+  std::string max_tasks;
+  app.add_option("--max-tasks", max_tasks, "with --slurm: at most N runs at once (sbatch --array=...%N)")
+      ->type_name("N");
   app.add_flag("--no-submit", o.no_submit, "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing");
   app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
       ->expected(2)
@@ -106,12 +116,13 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
     out << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw usage_error(parse_error_text(e.what()) + " (see driver run --help)");
+    throw usage_error(parse_error_line(app, e.what(), args) + " (see driver run --help)");
   }
   // CLI11 leaves an empty value as if the option were absent: --devices "" ran on the runs' own platforms.
   if (app.count("--devices") > 0 && o.devices.empty())
     throw usage_error("--devices is empty; give platforms such as cpu or cuda:0,cuda:1, or leave it out");
   if (app.count("--resume") > 0 && o.resume.empty()) throw usage_error("--resume is empty; give a campaign folder");
+  if (app.count("--max-tasks") > 0) o.max_tasks = max_tasks_count(max_tasks);
   check_runner_options(o);
   return o;
 }

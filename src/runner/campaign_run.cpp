@@ -74,6 +74,11 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
   if (std::rename((log + ".partial").c_str(), log.c_str()) != 0)
     throw runtime_error(log + ": cannot rename into place (" + std::strerror(errno) + ")");
   end.status = exit.signal ? 128 + exit.signal : exit.exit_code;
+  // A run killed by a signal says nothing itself: "exit status 137: " ended the line. The signal, its likely
+  // cause and the peak memory, then what the run last said, if anything.
+  if (exit.signal)
+    end.last_error = killed_by_text(exit.signal, exit.peak_rss_bytes) +
+                     (end.last_error.empty() ? "" : "; its last line on stderr: " + end.last_error);
   return end;
 }
 

@@ -25,30 +25,6 @@ namespace fmwork {
 namespace {
 
 
-// A child's peak memory: whole MiB under 1 GiB, GiB with one decimal above; 0 is wait4 knowing nothing.
-std::string peak_memory_text(int64_t bytes) {
-  if (bytes <= 0) return "unknown";
-  const auto b = static_cast<uint64_t>(bytes);
-  return b >= (uint64_t{1} << 30) ? bytes_text(b, 1, ByteUnit::GiB) : bytes_text(b, 0, ByteUnit::MiB);
-}
-
-std::string signal_name(int signal) {
-  const char* abbreviation = sigabbrev_np(signal);
-  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
-}
-
-const char* likely_cause(int signal) {
-  switch (signal) {
-    case SIGKILL: return "the kernel's OOM killer is the likely cause (or a kill -9)";
-    case SIGSEGV:
-    case SIGBUS: return "a crash in native code (the model's operators, LibTorch or a plugin)";
-    case SIGABRT: return "an abort in native code (a failed assertion or an uncaught C++ exception)";
-    case SIGFPE: return "an arithmetic fault in native code";
-    case SIGILL: return "an instruction this CPU lacks, or a crash in native code";
-    default: return nullptr;
-  }
-}
-
 // The child's "error: <message>" line as the message.
 std::string without_error_prefix(const std::string& line) {
   return starts_with(line, "error: ") ? line.substr(7) : line;
@@ -254,10 +230,7 @@ std::optional<IsolatedChild> isolated_child(const FixedArgs& args, std::ostream&
 }
 
 std::string killed_child_error(int signal, int64_t peak_rss_bytes) {
-  std::string text = fmt::format("the isolated process was killed by {} (signal {}; peak memory {})",
-                                 signal_name(signal), signal, peak_memory_text(peak_rss_bytes));
-  if (const char* cause = likely_cause(signal)) text += std::string(": ") + cause;
-  return text;
+  return "the isolated process was " + killed_by_text(signal, peak_rss_bytes);
 }
 
 int run_isolated_sweep(const FixedArgs& args, const std::string& program, const std::vector<std::string>& argv,

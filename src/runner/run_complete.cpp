@@ -40,7 +40,12 @@ bool serve_log_complete(const std::string& path, const std::vector<std::string>&
     throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
   }
   const size_t levels = serve.rates.size() + (serve.users ? 1 : 0);
-  return log.serve.size() >= levels && (!serve.bound || !log.capacity.empty());
+  // Only the levels asked for count: the search's levels (phase=search) stood in for missing ones.
+  const auto asked = std::count_if(log.serve.begin(), log.serve.end(), [](const ServeLine& line) {
+    const std::string* phase = line.fields.find("phase");
+    return phase && *phase == "levels";
+  });
+  return static_cast<size_t>(asked) >= levels && (!serve.bound || !log.capacity.empty());
 }
 
 }  // namespace

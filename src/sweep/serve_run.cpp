@@ -153,7 +153,9 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
   // halfway instead of stopping there.
   search.floor_rate = std::max(search.floor_rate, static_cast<double>(args.min_queries) /
                                                       (kMaxLevelSeconds - args.warmup_s) * 1.0001);
-  search.ceiling_rate = std::max(1e6, search.start_rate);
+  // The doubling stops where a level would schedule more queries than one may hold (arrivals.hpp): a rate
+  // above it was refused halfway through the search, in the words of --rates.
+  search.ceiling_rate = std::max(highest_level_rate(args.warmup_s, args.duration_s, args.min_queries), search.start_rate);
   search.max_steps = static_cast<int>(args.search_steps);
   std::optional<double> achieved_at_capacity;
   const CapacityResult result = search_capacity(search, [&](double rate) {

@@ -14,9 +14,13 @@ int64_t batch_tokens(Batching mode, int64_t size, int64_t longest, int64_t sum) 
 std::vector<size_t> batch_pick(const std::deque<Waiting>& queue, const BatchLimits& limits) {
   // The candidates: the first max_batch in order (a prefix is all FIFO can take), or for sorted the oldest
   // kSortedWindow x max_batch (a queue grown long under overload costs a bounded sort per batch).
-  const auto window = static_cast<size_t>(
-      std::min<int64_t>(static_cast<int64_t>(queue.size()),
-                        limits.mode == Batching::sorted ? kSortedWindow * limits.max_batch : limits.max_batch));
+  // Compared by division: kSortedWindow x a --batch_sizes near 2^63 overflowed, and the window came out
+  // negative, then a vector of 2^64 - n positions (std::length_error).
+  const auto size = static_cast<int64_t>(queue.size());
+  const int64_t per_batch = limits.mode == Batching::sorted ? kSortedWindow : 1;
+  const auto window = static_cast<size_t>(limits.max_batch >= (size + per_batch - 1) / per_batch
+                                              ? size
+                                              : std::min(size, per_batch * limits.max_batch));
   std::vector<size_t> order(window);
   std::iota(order.begin(), order.end(), size_t{0});
   if (limits.mode == Batching::sorted && !queue.empty()) {

@@ -173,6 +173,9 @@ std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view n
   };
   std::vector<int64_t> lengths;
   size_t line_number = 0;
+  // A UTF-8 byte order mark, which Windows editors write first and no one sees: it made line 1 "no integer"
+  // with the bytes invisible in the message. Skipped, as Python's utf-8-sig reads it.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   while (!text.empty()) {
     const size_t newline = text.find('\n');
     const std::string_view line = text.substr(0, newline);

@@ -3,10 +3,12 @@
 #include "fmwork/cache/artifact_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -328,6 +330,38 @@ TEST(ArtifactCache, BuildFoldersOfDeadProcessesAreRemovedByTheNextStore) {
   std::vector<std::string> expected = kept;
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(left, expected);
+}
+
+// Defect: a full disk said "cannot write the manifest" and nothing of why. A file size limit stands in for the
+// full disk (write() fails with a reason either way), set in a child process so the test's own files are not
+// held to it.
+TEST(ArtifactCache, AManifestThatCannotBeWrittenSaysWhy) {
+  TempDir tmp("fmwork-cache-test");
+  const std::string root = tmp.path() + "/cache", said = tmp.path() + "/said";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead of killing the process
+    const struct rlimit limit = {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message = "stored";
+    try {  // facts larger than the limit: the manifest is the file that cannot be written
+      ArtifactCache(root).store("aoti", kFields, writer({{"model.pt2", "x"}}, {{"note", std::string(8192, 'x')}}));
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    std::ofstream(said) << message;
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string message = read(said);
+  EXPECT_EQ(message.rfind("artifact cache: cannot write the aoti entry's manifest: " + root + "/aoti/.tmp-", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("/manifest.json: cannot write (File too large)"), std::string::npos) << message;
+  EXPECT_TRUE(temp_folders(root).empty());
+  EXPECT_TRUE(ArtifactCache(root).list().empty());
 }
 
 // A cache folder that cannot be made said "No such file or directory" (of the build folder inside it): the

@@ -124,6 +124,27 @@ TEST(CacheCommand, ReportIsAnAlignedTableWithTotals) {
   EXPECT_EQ(lines[4], "total: 2 entries, 1.5 KiB");
 }
 
+// Defect: a damaged entry (a file of it edited, its manifest gone) was left out of list and report in silence:
+// "no entries" beside a folder that takes disk and that the next run removes.
+TEST(CacheCommand, ADamagedEntryIsListedAsDamaged) {
+  TempDir tmp("fmwork-cache-command-test");
+  ArtifactCache cache(tmp.path());
+  const CacheEntry e = cache.store("aoti", {{"model", "a"}}, writer("x"));
+  std::ofstream(e.dir + "/model.pt2") << "edited";
+  const std::string damaged = e.key.substr(0, 12) + "  aoti  damaged: model.pt2 has 6 bytes, the manifest says 1 "
+                              "(removed by the next run that needs it, or driver --cache clear)\n";
+  EXPECT_EQ(run_cache_command({"list", "--cache_dir", tmp.path()}), "no intact entries in " + tmp.path() + "\n" + damaged);
+  const CacheEntry intact = cache.store("aoti", {{"model", "b"}}, writer("y"));
+  const std::string list = run_cache_command({"list", "--cache_dir", tmp.path()});
+  EXPECT_EQ(list.rfind(intact.key.substr(0, 12), 0), 0u) << list;
+  EXPECT_NE(list.find("\n" + damaged), std::string::npos) << list;
+  const std::string report = run_cache_command({"report", "--cache_dir", tmp.path()});
+  EXPECT_NE(report.find("total: 1 entry, 1 B; 1 damaged\n" + damaged), std::string::npos) << report;
+  ASSERT_EQ(cache.damaged().size(), 1u);
+  EXPECT_EQ(cache.damaged()[0].dir, e.dir);
+  EXPECT_EQ(cache.list().size(), 1u) << "listing changes nothing";
+}
+
 TEST(CacheCommand, ClearSaysHowManyFromWhere) {
   TempDir tmp("fmwork-cache-command-test");
   ArtifactCache cache(tmp.path());
@@ -168,6 +189,24 @@ TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
       EXPECT_NE(std::string(e.what()).find("list, report or clear"), std::string::npos) << e.what();
     }
   }
+}
+
+// Defect: "driver --cache lst" and "--cach_dir" were refused without the word meant.
+TEST(CacheCommand, AMisspeltWordNamesTheOneMeant) {
+  const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
+  const auto message = [](const std::vector<std::string>& args) {
+    try {
+      run_cache_command(args);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"lst"}), usage + " (got 'lst'; did you mean list?)");
+  EXPECT_EQ(message({"clean"}), usage + " (got 'clean'; did you mean clear?)");
+  EXPECT_EQ(message({"list", "--cach_dir", "x"}), usage + " (got '--cach_dir'; did you mean --cache_dir?)");
+  EXPECT_EQ(message({"list", "--cache-dir=x"}), usage + " (got '--cache-dir=x'; did you mean --cache_dir?)");
+  EXPECT_EQ(message({"purge"}), usage + " (got 'purge')");
 }
 
 TEST(CacheCommand, AFolderWithALineBreakIsRefusedNamingTheOption) {

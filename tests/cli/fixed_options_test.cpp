@@ -119,6 +119,9 @@ TEST(FixedOptions, EachKindChecksItsValue) {
   EXPECT_EQ(message("warmup", "two"), "--warmup expects a non-negative integer; got 'two'");
   // --isolate_timeout shares the reader but not --warmup's bound: its range is in seconds, --reps has no part.
   EXPECT_EQ(message("isolate_timeout", "-5"), "--isolate_timeout -5 is out of range: it must be from 0 to 999999 seconds");
+  // Defect: --sort_window, a count of requests, said "seconds" too.
+  EXPECT_EQ(message("sort_window", "5000000"),
+            "--sort_window 5000000 is out of range: it must be from 0 to 999999 requests");
 }
 
 // --warmup is checked against --reps once both are read: at least one rep must be left to time.
@@ -180,6 +183,36 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
             "--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
   EXPECT_EQ(refusal({{"batching", "sorted"}, {"sort_window", "4"}}),
             "--sort_window 4 holds less than one batch of 8; give at least 8");
+}
+
+// Defect: the sorted mode's default window (every rep's requests of a combination) was sized by --batch_sizes x
+// --reps unchecked, and a large one ended as a bare "std::bad_alloc" FAIL line for every combination.
+TEST(FixedOptions, AnOversizedDefaultSortWindowIsRefusedInOneLine) {
+  auto refusal = [](const std::string& batch, const std::string& reps, bool window) -> std::string {
+    std::vector<std::pair<const FixedOption*, std::string>> options;
+    for (const auto& option : fixed_options())
+      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+    for (auto& [option, text] : options) {
+      if (std::string(option->name) == "batch_sizes") text = batch;
+      if (std::string(option->name) == "reps") text = reps;
+    }
+    options.emplace_back(find_fixed_option("batching"), "sorted");
+    if (window) options.emplace_back(find_fixed_option("sort_window"), "65536");
+    try {
+      fixed_args_from(options);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal("1,4096", "1000000", false),
+            "--batching sorted sorts a combination's requests of all its reps together by default: --batch_sizes 4096 "
+            "x --reps 1000000 is more than the 4194304 requests a window may hold; give --sort_window N (at least one "
+            "batch, 4096) or fewer --reps");
+  EXPECT_EQ(refusal("1,4096", "1000000", true), "accepted") << "a window given holds what it says";
+  EXPECT_EQ(refusal("4096", "1024", false), "accepted") << "exactly the most a window may hold";
+  EXPECT_EQ(refusal("4096", "1025", false).rfind("--batching sorted sorts", 0), 0u);
 }
 
 }  // namespace

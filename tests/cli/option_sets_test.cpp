@@ -228,8 +228,9 @@ TEST(OptionSets, TorchCallsAndSetsInSortedOrder) {
   EXPECT_EQ(sets.sets[1].second, Value::of_bool(true));
 
   // Built by hand in another order, they still come out sorted.
-  const TorchCalls unsorted = torch_calls_from(Value::of_dict({{"b", Value::of_int(1)}, {"a", Value::of_int(2)}}));
-  EXPECT_EQ(unsorted.calls[0].first, "a");
+  const TorchCalls unsorted =
+      torch_calls_from(Value::of_dict({{"set_num_threads", Value::of_int(1)}, {"manual_seed", Value::of_int(2)}}));
+  EXPECT_EQ(unsorted.calls[0].first, "manual_seed");
   EXPECT_TRUE(torch_calls_from(Value::of_dict({})).calls.empty());
 }
 
@@ -239,6 +240,24 @@ TEST(OptionSets, TorchCallsAndSetsRefuseNesting) {
   EXPECT_EQ(error_of([] { torch_sets_from(tree_of("torch.set", {"--torch.set:a@", "{}"})); }),
             "--torch.set:a cannot hold nested keys or a dict; write --torch.set:PATH VALUE (PATH with dots, like "
             "backends.cudnn.benchmark)");
+}
+
+// Defect: a misspelt --torch.call: or --torch.set: name passed the command line's checks (and an experiment's)
+// and was refused by LibTorch's side at start-up, listing the names but not the one meant.
+TEST(OptionSets, TorchNamesAreTheDocumentedOnesWithTheOneMeant) {
+  const std::string calls = error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:set_num_thread@", "2"})); });
+  EXPECT_EQ(calls.rfind("unknown option --torch.call:set_num_thread; did you mean --torch.call:set_num_threads?; "
+                        "known --torch.call: keys are ", 0), 0u) << calls;
+  EXPECT_NE(calls.find("use_deterministic_algorithms"), std::string::npos) << calls;
+  EXPECT_EQ(error_of([] { torch_sets_from(tree_of("torch.set", {"--torch.set:backends.cudnn.benchmarks@", "True"})); })
+                .rfind("unknown option --torch.set:backends.cudnn.benchmarks; did you mean "
+                       "--torch.set:backends.cudnn.benchmark?; known --torch.set: keys are ", 0),
+            0u);
+  for (const OptionSetDoc& doc : torch_setting_docs())
+    for (const OptionKeyDoc& key : doc.keys) {
+      const Value tree = Value::of_dict({{key.key, Value::of_bool(true)}});
+      EXPECT_NO_THROW(doc.set == "torch.call" ? (void)torch_calls_from(tree) : (void)torch_sets_from(tree)) << key.key;
+    }
 }
 
 TEST(OptionSets, PlatformOptionsAsStrings) {

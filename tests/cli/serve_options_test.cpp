@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/workload/arrivals.hpp"
 
 namespace fmwork {
 namespace {
@@ -49,9 +50,14 @@ TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
         << fmt::format("--rates {}: {}", bad, serve_error({"--rates", bad}));
   }
   EXPECT_EQ(serve_error({"--rates", "0"}), "--rates 0: a rate must be a number of queries a second above 0 and at most 1e+06");
+  // No --min_queries fits a rate this low: the advice is the rate alone (it said "or a lower --min_queries").
   EXPECT_EQ(serve_error({"--rates", "20,0.0001"}),
             "--rates 0.0001: a level at 0.0001 queries/s takes about 1000001 s to hold --min_queries 100, past the "
-            "3600 s a level may last; give a rate of at least 0.02779 queries/s or a lower --min_queries");
+            "3600 s a level may last; give a rate of at least 0.02779 queries/s");
+  EXPECT_EQ(serve_error({"--rates", "0.01"}),
+            "--rates 0.01: a level at 0.01 queries/s takes about 10001 s to hold --min_queries 100, past the 3600 s a "
+            "level may last; give a rate of at least 0.02779 queries/s, or --min_queries 35 or fewer");
+  EXPECT_EQ(serve_error({"--rates", "0.01", "--min_queries", "35"}), "") << "the minimum the message gives fits";
   EXPECT_EQ(serve_error({"--rates", "0.02779"}), "") << "the rate the message gives fits";
   EXPECT_EQ(serve_error({"--rates", "0.01", "--min_queries", "30"}), "");
   EXPECT_EQ(serve_error({"--rates", "20", "--warmup_s", "3000", "--duration_s", "1000"}),
@@ -61,6 +67,37 @@ TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
             "--search_start expects a decimal rate like 20; got '0x20'");
   EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "0.001"}).rfind("--search_start 0.001: a level", 0),
             0u);
+}
+
+// Defects: a --rates list whose later level would schedule more queries than a level may hold ran its first
+// levels and was refused at the later one; the same for --search_start named --rates, at run time.
+TEST(ServeOptions, EveryLevelsQueryCountIsCheckedBeforeAnyRuns) {
+  EXPECT_EQ(serve_error({"--rates", "10,900000"}),
+            "--rates 900000: warm-up and the minimum duration would schedule about 5400100 queries, more than the "
+            "2000000 a level may hold; give a rate of at most 299900 queries/s, or a shorter --warmup_s or --duration_s");
+  EXPECT_EQ(serve_error({"--rates", "299900"}), "") << "the rate the message gives fits";
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "500000", "--duration_s", "10"})
+                .rfind("--search_start 500000: warm-up and the minimum duration would schedule about 5500100 queries", 0),
+            0u);
+  EXPECT_EQ(serve_error({"--latency_bound", "p99:50", "--search_start", "2e6"}),
+            "--search_start 2000000: a rate must be a number of queries a second above 0 and at most 1e+06");
+  EXPECT_DOUBLE_EQ(highest_level_rate(1, 5, 100), (2'000'000 * 0.9 - 100) / 6.0);
+  EXPECT_DOUBLE_EQ(highest_level_rate(0, 0.001, 100), kMaxArrivalRate);
+}
+
+// Defect: a misspelt serve option reached the sweep's parser, which knows only its own names: "--rate 20" was
+// "unknown option --rate; the fixed options are ..." with no word of --rates.
+TEST(ServeOptions, AMisspeltOptionIsRefusedWithTheServeOptionMeant) {
+  const std::string tail = "; driver serve --help lists serve's options and the model's";
+  EXPECT_EQ(serve_error({"--rate", "20"}), "unknown option --rate; did you mean --rates?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--latency-bound", "p99:50"}),
+            "unknown option --latency-bound; did you mean --latency_bound?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--max_wait=2"}), "unknown option --max_wait; did you mean --max_wait_ms?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--model_nme", "m"}),
+            "unknown option --model_nme; did you mean --model_name?" + tail);
+  EXPECT_EQ(serve_error({"--rates", "20", "--zzzzzzzzzz"}), "unknown option --zzzzzzzzzz" + tail);
+  // The sweep's options and sub-options pass, their values whatever they look like.
+  EXPECT_EQ(serve_error({"--rates", "20", "--model_name", "m", "--eval", "--model:x", "--rate", "--seed=3"}), "");
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/sub_options.hpp"
@@ -62,6 +65,34 @@ TEST(Usage, NamesEverySubcommandWithItsSummary) {
       << usage;
   EXPECT_EQ(driver_usage({}).find("subcommands:"), std::string::npos);
   EXPECT_EQ(subcommand_usage(subcommands[1]), "usage: driver --cache list|report|clear\n\nlists the cache\n");
+}
+
+// The message of refuse_misspelt_subcommand for `words`, "" when it lets them through.
+std::string misspelt_subcommand_error(const std::vector<std::string>& words) {
+  const std::vector<SubcommandDoc> subcommands = {{"run", "", ""}, {"serve", "", ""}, {"--cache", "", ""}};
+  try {
+    refuse_misspelt_subcommand(words, subcommands);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+// Defect: "driver serv ..." was read as a sweep with a stray word ("unexpected argument 'serv'; options are
+// written --NAME VALUE ..."), and "driver --cach list" as an unknown fixed option, neither naming the
+// subcommand meant.
+TEST(Usage, AMisspeltSubcommandIsRefusedWithTheOneMeant) {
+  EXPECT_EQ(misspelt_subcommand_error({"serv", "--rates", "20"}),
+            "unknown subcommand 'serv'; did you mean serve? (driver --help lists the subcommands)");
+  EXPECT_EQ(misspelt_subcommand_error({"rn", "exp.json"}),
+            "unknown subcommand 'rn'; did you mean run? (driver --help lists the subcommands)");
+  EXPECT_EQ(misspelt_subcommand_error({"--cach", "list"}),
+            "unknown option --cach; did you mean --cache? (driver --help lists the subcommands)");
+  for (const std::vector<std::string>& fine :
+       {std::vector<std::string>{"serve"}, {"--platform", "cpu"}, {"--reps=5"}, {"--model:x", "1"}, {"--help"},
+        {"--version"}, {"--hlp"}, {"--rep", "2"}, {"model.pt"}, {}})
+    EXPECT_EQ(misspelt_subcommand_error(fine), "") << (fine.empty() ? "" : fine[0]);
 }
 
 // Examples are whole command lines of at most 100 characters a line, each continued line ending in " \\".

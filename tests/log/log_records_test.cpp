@@ -100,6 +100,45 @@ TEST(LogRecords, ACombinationFarSlowerThanAnEarlierOneOfItsModelIsImplausible) {
   EXPECT_EQ(parsed.results[2].implausible, "") << "another model's combinations are no measure";
 }
 
+// Defect: a SERVE line saying its device was busy 7.5 of the time was read as written. busy (and STAT's
+// padding) is a part of a whole: the line is refused, naming the field and its range.
+TEST(LogRecords, AFractionAboveOneIsRefused) {
+  const std::string serve = "FMWORK SERVE level=1 phase=levels arrival=poisson busy=";
+  EXPECT_EQ(parse_log_text(serve + "0.9990 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  EXPECT_EQ(parse_log_text(serve + "1 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  try {
+    parse_log_text(serve + "7.5 verdict=VALID reason=x\n", "x.log");
+    ADD_FAILURE() << "busy=7.5 was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("FMWORK SERVE busy must be a fraction from 0 to 1, got '7.5'"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_log_text("FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n"
+                              "FMWORK STAT input=8 batch=1 reps=2 dropped=1 padding=1.5\n", "x.log"),
+               Error);
+}
+
+// Defect: runs appended to one log were judged against each other across thread counts: a 1-thread run after a
+// 4-thread one was "implausible". Only runs alike (the same META facts and length options) are compared.
+TEST(LogRecords, OnlyRunsAlikeAreComparedForPlausibility) {
+  const auto run = [](const std::string& threads, const std::string& batching, const std::string& batch,
+                      const std::string& gflops) {
+    return "FMWORK ARG --batching " + batching + "\n"
+           "FMWORK META driver=0.1.0 platform=cpu threads=" + threads + " dtype=float32\n"
+           "FMWORK RES 1.000000000 2.000000000 m c 64 " + batch + " 1.000 1000.0\n"
+           "FMWORK STAT input=64 batch=" + batch + " reps=20 dropped=4 p50_ms=1 flops=1e+09 flops_from=formula gflops=" +
+           gflops + "\n";
+  };
+  const ParsedLog threads = parse_log_text(run("4", "padded", "1", "1000.000") + run("1", "padded", "8", "300.000"), "x.log");
+  ASSERT_EQ(threads.results.size(), 2u);
+  EXPECT_EQ(threads.results[1].implausible, "") << "1 thread against 4";
+  const ParsedLog batching = parse_log_text(run("4", "padded", "1", "1000.000") + run("4", "sorted", "8", "300.000"), "x.log");
+  EXPECT_EQ(batching.results[1].implausible, "") << "another batching mode";
+  const ParsedLog alike = parse_log_text(run("4", "padded", "1", "1000.000") + run("4", "padded", "8", "300.000"), "x.log");
+  EXPECT_EQ(alike.results[1].implausible, "gflops 300.000 < half of input 64 batch 1's 1000.000, with no more work")
+      << "appended runs alike are still compared";
+}
+
 TEST(LogRecords, SetupAndPrecisionAreTheLastBeforeEachResult) {
   const std::string log =
       "FMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1000.0\n"

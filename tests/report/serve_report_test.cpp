@@ -153,6 +153,35 @@ TEST(ServeReport, ServeAndSweepLogsTogetherAreNeverDroppedInSilence) {
       << upstream_only.what();
 }
 
+// Defects: one file with both RES and SERVE lines (a sweep's and a serve's output appended) lost its SERVE lines
+// in csv and json without a word; a serve log's summary heading said "0 results, 0 failures".
+TEST(ServeReport, OneLogOfBothKindsKeepsItsServeLinesOrSaysSo) {
+  TempDir dir;
+  const std::string both = dir.write("both.log", kOurLog + kServeLog);
+  std::string err;
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", both, "--format", "json"}, "", &err));
+  size_t serve_records = 0;
+  for (const auto& record : json) serve_records += record.contains("line");
+  EXPECT_EQ(serve_records, 4u) << json.dump().substr(0, 300);
+  EXPECT_GT(json.size(), serve_records) << "and the RES records";
+  EXPECT_EQ(err, "");
+  std::string csv_err;
+  const std::string csv = run({"--path", both, "--format", "csv"}, "", &csv_err);
+  EXPECT_EQ(csv.find(",CAPACITY,"), std::string::npos);
+  EXPECT_EQ(csv_err, "note: " + both + ": --format csv leaves out its 3 SERVE lines and 1 CAPACITY line beside its RES "
+                     "lines (driver serve's columns are not the sweep's; --format json holds both)\n");
+  std::string upstream_err;
+  run({"--path", both, "--upstream"}, "", &upstream_err);
+  EXPECT_EQ(upstream_err, "note: " + both + ": --upstream leaves out its 3 SERVE lines and 1 CAPACITY line beside its "
+                          "RES lines (upstream's records are the sweep's RES lines)\n");
+  const std::string summary = run({"--path", both, "--format", "summary"});
+  EXPECT_NE(summary.find("serving levels:"), std::string::npos) << summary;
+  const std::string serve_summary = run({"--path", dir.write("serve.log", kServeLog), "--format", "summary"});
+  EXPECT_EQ(serve_summary.rfind(dir.path() + "/serve.log: 3 serve levels, 1 capacity search\n", 0), 0u) << serve_summary;
+  EXPECT_NE(summary.find("both.log: 1 result, 1 failure, 3 serve levels, 1 capacity search\n"), std::string::npos)
+      << summary;
+}
+
 TEST(ServeReport, HtmlDrawsLatencyAgainstLoadWithTheBound) {
   TempDir dir;
   const std::string path = dir.write("serve.log", kServeLog);

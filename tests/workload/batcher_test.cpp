@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "fmwork/workload/arrivals.hpp"
 #include "fmwork/workload/serve_loop.hpp"
 #include "support/sim_clock.hpp"
@@ -40,6 +43,20 @@ TEST(Batcher, SortedTakesTheOldestWithTheNearestLengths) {
   EXPECT_EQ(batch_pick(queue_of({50, 10, 48, 12, 51}), budget), (std::vector<size_t>{0, 4}));
   // FIFO for padded: the prefix.
   EXPECT_EQ(batch_pick(queue_of({50, 10, 48}), BatchLimits{2, 0, 0, Batching::padded}), (std::vector<size_t>{0, 1}));
+}
+
+// Defect: sorted's candidate window, kSortedWindow x the largest batch, overflowed for a --batch_sizes near 2^63
+// and the pick threw std::length_error; any largest batch now takes what waits.
+TEST(Batcher, AHugeLargestBatchTakesWhatWaits) {
+  for (const Batching mode : batching_modes()) {
+    const BatchLimits huge{INT64_MAX / 2, 0, 0, mode};
+    EXPECT_EQ(batch_pick(queue_of({50, 10, 48}), huge).size(), 3u) << batching_name(mode);
+    EXPECT_TRUE(batch_due(queue_of({50, 10, 48}), huge, 0, false));
+  }
+  // A batch of 2 looks among the oldest 32: 49 at position 15, not 50 at position 35.
+  std::vector<int64_t> lengths(40, 10);
+  lengths[0] = 50, lengths[15] = 49, lengths[35] = 50;
+  EXPECT_EQ(batch_pick(queue_of(lengths), BatchLimits{2, 0, 0, Batching::sorted}), (std::vector<size_t>{0, 15}));
 }
 
 TEST(Batcher, DueWhenFullOrAtTheDeadlineOrWhenNothingMoreCanCome) {

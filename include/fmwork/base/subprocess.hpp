@@ -27,6 +27,16 @@ struct SubprocessResult {
 // cannot be started (not found, not executable).
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
 
+// How a child killed by `signal` is told, on one line: "killed by SIGKILL (signal 9; peak memory 1.2 GiB): the
+// kernel's OOM killer is the likely cause (or a kill -9)"; "peak memory unknown" for 0, and no cause for a signal
+// without a likely one (SIGTERM: someone asked). What --isolate's FAIL lines and a campaign's failed runs say
+// (an exit status of 137 alone said nothing).
+std::string killed_by_text(int signal, int64_t peak_rss_bytes = 0);
+
+// A child's peak memory (ChildExit::peak_rss_bytes) for a message: whole MiB under 1 GiB ("200 MiB"), GiB with
+// one decimal above ("3.2 GiB"), "unknown" for 0 (wait4 knowing nothing).
+std::string peak_memory_text(int64_t bytes);
+
 // How a streamed child ended.
 struct ChildExit {
   int exit_code = -1;          // the exit status when it exited, else -1

@@ -37,6 +37,12 @@ struct CacheEntry {
   int64_t created_unix = 0, last_used_unix = 0;  // seconds since the epoch
 };
 
+// An entry folder that is not intact (list() leaves it out, find() would remove it): where it is and why.
+struct DamagedEntry {
+  std::string kind, key, dir;
+  std::string why;  // find()'s reason: "manifest.json is missing", "model.pt2 has changed (...)"
+};
+
 class ArtifactCache {
  public:
   // The folder is created on the first store(); an absent one is an empty cache.
@@ -79,6 +85,10 @@ class ArtifactCache {
   // Every intact entry of every kind, most recently used first. Damaged entries are skipped, not
   // removed (listing never changes the cache); temporary folders are ignored.
   std::vector<CacheEntry> list() const;
+
+  // The entries list() leaves out, by folder: each key folder whose entry is not intact, with why. Nothing is
+  // changed (a damaged entry is removed by the find() that meets it, or by clear()).
+  std::vector<DamagedEntry> damaged() const;
 
   // Removes every entry (intact or not) and every leftover temporary folder; returns how many entries.
   // Only what the cache makes is touched, so a mistaken root loses nothing else: an entry is a folder

@@ -49,7 +49,9 @@ struct IgnoredKeyDoc {
 const std::vector<IgnoredKeyDoc>& ignored_model_keys();
 
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
-// option as typed (`--compile:mode`) on an unknown key (listing the known ones) or a wrong type.
+// option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one
+// is close) or a wrong type. torch.call / torch.set names are checked against torch_setting_docs() (their
+// values' types are runtime/torch_settings' to check).
 CompileOptions compile_options_from(const Value& tree);
 ModelOptions model_options_from(const Value& tree);
 TorchCalls torch_calls_from(const Value& tree);

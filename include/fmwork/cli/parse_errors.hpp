@@ -3,6 +3,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace fmwork {
 
@@ -11,5 +16,13 @@ namespace fmwork {
 // value: one of json, csv"), given to a flag, out of range or not converted. Other messages (an unknown
 // option, a value not among the choices: already in those words) are returned as they are.
 std::string parse_error_text(const std::string& cli11_message);
+
+// The one line for a CLI11 parse error of `app` (its what(): `cli11_message`), whose words after the program's
+// name were `words`: parse_error_text's, and for a word that looks like an option and is none of `app`'s
+// names, "unknown option --resum; did you mean --resume?" (closest_option over them; nothing after it when none
+// is close) in place of CLI11's "The following argument was not expected: --resum"; a stray word that is no
+// option: "unexpected argument: x". Other errors with such a word beside them get "; did you mean ...?" at their
+// end. The caller adds where help is ("(see process --help)").
+std::string parse_error_line(const CLI::App& app, const std::string& cli11_message, const std::vector<std::string>& words);
 
 }  // namespace fmwork

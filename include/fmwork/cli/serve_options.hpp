@@ -49,7 +49,9 @@ const std::vector<ServeOption>& serve_options();
 // --latency_bound alone (a search only); --price_per_hour and --search_start need --latency_bound. A usage
 // Error for an option given twice or without its value, what each reader refuses, and a sweep-only option
 // among the other words (--reps, --warmup, --isolate, --isolate_timeout, --save_outputs, --check_outputs,
-// --profile, --sort_window): before the sweep's parser, whose checks of them speak of the sweep.
+// --profile, --sort_window): before the sweep's parser, whose checks of them speak of the sweep. An option
+// that is neither serve's nor the sweep's is refused here too, with the closest of both tables' names
+// ("unknown option --rate; did you mean --rates?").
 ServeArgs take_serve_options(std::vector<std::string>& words);
 
 // The sweep's required options that serve's command line does without (parse_command_line's `not_required`):

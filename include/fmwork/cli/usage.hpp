@@ -23,4 +23,11 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands);
 // `driver NAME --help` for a subcommand without a help of its own: its usage line and summary.
 std::string subcommand_usage(const SubcommandDoc& subcommand);
 
+// Refuses a command line (the words after `driver`) whose first word is a misspelt subcommand: no subcommand,
+// no fixed option, and closer to a subcommand's name than to any option (closest_option). A usage Error
+// "unknown subcommand 'serv'; did you mean serve? (driver --help lists them)", or "unknown option --cach; did
+// you mean --cache? ..." for one written as an option; nothing for any other line, which the sweep's parser
+// reads (and refuses in its own words: "unexpected argument 'foo'").
+void refuse_misspelt_subcommand(const std::vector<std::string>& words, const std::vector<SubcommandDoc>& subcommands);
+
 }  // namespace fmwork

@@ -32,6 +32,7 @@ struct FieldSpec {
   FieldNeed need = FieldNeed::optional;
   int64_t min = 0;               // integer: the smallest value accepted
   bool non_negative = false;     // number: below 0 is refused (a latency, a rate, a share), as nan and inf are
+  bool fraction = false;         // number: a part of a whole (SERVE's busy, STAT's padding): above 1 refused too
   int precision = 0;             // number, written "%.<precision>f", or "%.<precision>g" when significant
   bool significant = false;
   std::string_view choices;      // text: the accepted values, '|' between them ("pass|fail"); empty: any

@@ -30,6 +30,12 @@ void refuse_or_note_serve_logs(const std::string& option, const std::string& doe
 void leave_out_serve_logs(const std::string& option, const std::string& where, std::vector<ParsedLog>& logs,
                           std::ostream& err);
 
+// For a log with both RES and SERVE or CAPACITY lines written by an output that holds only the RES ones (`option`:
+// --format csv, --upstream): one note on `err` saying how many of its serve lines are left out and `why`;
+// nothing for a log without both kinds.
+void note_serve_lines_left_out(const ParsedLog& log, const std::string& option, const std::string& why,
+                               std::ostream& err);
+
 // The summary: the levels' table (SERVE's summary columns) and one line per CAPACITY; "" without either line.
 std::string serve_summary(const ParsedLog& log);
 

@@ -15,7 +15,7 @@ namespace fmwork {
 // How one run ended.
 struct RunEnd {
   int status = 0;         // the driver's exit status, 128 + signal when killed
-  std::string last_error; // its last stderr line
+  std::string last_error; // its last stderr line; killed by a signal, killed_by_text() (base/subprocess) before it
 };
 
 // Runs `run` with `program` (the driver; its link followed for the child's argv[0]) on `device` (its

@@ -31,9 +31,19 @@ void check_arrival_rate(double rate_per_s, const std::string& option = "--rates"
 // the time its arrivals take to reach `min_queries` (their expected count).
 double expected_level_seconds(double rate_per_s, double warmup_s, double duration_s, int64_t min_queries);
 
-// A usage Error when a level would last longer than kMaxLevelSeconds, saying what would be right: naming
-// --warmup_s and --duration_s when they alone pass it, else `option` (--rates, --search_start) with the
-// slowest rate that fits and --min_queries.
+// The share of kMaxServeQueries a level's expected count may take: the rest is room for the draw's spread.
+constexpr double kScheduleRoom = 0.9;
+
+// The highest rate a level with these minimums may run at: at most kMaxArrivalRate, and low enough that its
+// expected queries (the rate over the warm-up and the minimum duration, plus min_queries) stay within
+// kScheduleRoom of kMaxServeQueries. What the capacity search doubles up to.
+double highest_level_rate(double warmup_s, double duration_s, int64_t min_queries);
+
+// A usage Error when a level is out of bounds, saying what would be right: naming --warmup_s and --duration_s
+// when they alone make it last past kMaxLevelSeconds; `option` (--rates, --search_start) with the highest rate
+// that fits when the level would schedule too many queries (above highest_level_rate); `option` with the
+// slowest rate that fits, and the --min_queries that would fit where a lower one can, when the level would wait
+// past kMaxLevelSeconds for its queries. The options' readers call it for every level they name, before any runs.
 void check_level_length(const std::string& option, double rate_per_s, double warmup_s, double duration_s,
                         int64_t min_queries);
 
@@ -60,8 +70,8 @@ std::vector<ServeNanos> poisson_arrivals(double rate_per_s, int64_t count, uint6
 // The schedule of an open-loop level: Poisson arrivals at `rate_per_s` drawn (as poisson_arrivals draws them,
 // the same seed giving the same times) until both minimums of the measured part hold (LoadGen's rule): the
 // arrivals from `warmup` on span at least `min_duration` and number at least `min_queries`. The warm-up's
-// arrivals come first. A usage Error naming --rates when that would pass kMaxServeQueries or kMaxLevelSeconds,
-// or for a rate check_arrival_rate refuses.
+// arrivals come first. A usage Error naming --rates for a level check_level_length refuses (drawn past
+// kMaxServeQueries all the same: also refused), or for a rate check_arrival_rate refuses.
 std::vector<ServeNanos> poisson_schedule(double rate_per_s, uint64_t seed, ServeNanos warmup, ServeNanos min_duration,
                                          int64_t min_queries);
 

@@ -53,8 +53,8 @@ struct LengthSpec {
 // skipped; spaces and a carriage return around a number are allowed.
 LengthSpec parse_length_spec(std::string_view text, std::string_view option_name);
 
-// The lengths of a file's text, one integer per line (what file:PATH reads): blank lines and a final newline
-// skipped, spaces and a carriage return around a number allowed. A usage Error "<option_name>: <name> ..." for
+// The lengths of a file's text, one integer per line (what file:PATH reads): a UTF-8 byte order mark at its start,
+// blank lines and a final newline skipped, spaces and a carriage return around a number allowed. A usage Error "<option_name>: <name> ..." for
 // a line that is no integer in 1..kMaxRequestLength (with its number), a line longer than
 // kMaxLengthLineBytes, more than kMaxLengthFileLines lengths, or none.
 std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view name, std::string_view option_name);
@@ -113,6 +113,10 @@ const std::vector<Batching>& batching_modes();
 std::vector<std::string> batching_names();
 // The mode named `text`; a usage Error "<option_name> expects one of padded, sorted, unpadded; got 'X'".
 Batching parse_batching(std::string_view text, std::string_view option_name);
+
+// The most requests one sorted window may hold: its lengths, their order and its batches are held at once
+// (about 24 bytes a request), so 4 Mi requests cost about 100 MiB.
+inline constexpr int64_t kMaxSortWindow = int64_t{1} << 22;
 
 // The sorted mode's batches of one window: the indices of `window` (request lengths in arrival order) sorted
 // by length, longest first (a stable sort: equal lengths keep their arrival order), cut into consecutive
