@@ -42,6 +42,7 @@
 #include "fmwork/runtime/runtime_info.hpp"
 #include "fmwork/sweep/gemm_probe.hpp"
 #include "fmwork/sweep/serve_run.hpp"
+#include "fmwork/sweep/fed_shapes.hpp"
 #include "fmwork/sweep/sweep.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/runtime/torch_settings.hpp"
@@ -297,6 +298,8 @@ int run(int argc, char** argv) {
   const bool grad = grad_enabled_requested(o.calls);
   const RuntimeInfo runtime = apply_runtime(o, *platform, grad, section);
   auto model = load_and_compile(o, *platform, section);
+  // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
+  check_sweep_shapes(sweep_plan(o, std::nullopt, *platform), model->facts());
   const std::optional<GemmRate> rate = probe_gemm_rate(args, runtime, *platform, *model, section);
   // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
   // memory no combination could have, and in every reserved peak after.
@@ -362,6 +365,8 @@ int serve(const std::vector<std::string>& words_in) {
   if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || platform->constraints().single_input_size))
     throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
                       "shape; use --batching padded or sorted");
+  // What the batcher feeds a package built for some shapes, before its package is built (prepare).
+  check_serve_shapes(setup, platform->constraints(), facts);
   // A query longer than the model's position table is refused now, before any level runs.
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model->prepare(setup.max_batch, setup.lengths.max))
