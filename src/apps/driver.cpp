@@ -273,6 +273,7 @@ int run(int argc, char** argv) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
+  check_lengths_before_loading(args.lengths, args.model_path);
   const std::optional<IsolatedChild> child = isolated_child(args, std::cerr);
   // Progress on stderr (never stdout: the log). An --isolate child says nothing: it would count its one
   // combination as "1 of 1"; its parent's lines and the FAIL lines say what happens.
@@ -352,6 +353,7 @@ int serve(const std::vector<std::string>& words_in) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   check_compile_request(args.compile, o.compile, *platform);
+  check_lengths_before_loading(args.lengths, args.model_path);
   set_progress_mode(args.quiet ? ProgressMode::off : isatty(STDERR_FILENO) ? ProgressMode::live : ProgressMode::lines);
   CommandLine echoed = o.command_line;
   for (const auto& w : setup.args.arg_words) echoed.arg_words.push_back(w);

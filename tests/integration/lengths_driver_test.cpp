@@ -163,6 +163,24 @@ TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_NE(json.err.find("line 1 is longer than 64 bytes"), std::string::npos) << json.err;
   EXPECT_EQ(std::count(json.err.begin(), json.err.end(), '\n'), 1) << json.err;
+  // A length file longer than the model's 64 positions (within --input_sizes 128) was refused after loading,
+  // in two lines: one line now, before anything is loaded (config.json says how long the model's inputs go).
+  fmwork::test_support::write_file(dir_->file("long.txt"), "12\n100\n7\n");
+  const std::string long_file = "file:" + dir_->file("long.txt");
+  const std::string past_positions = "error: --input_lengths can draw lengths up to 100 (" + long_file +
+                                     "), beyond the positions of " + dir_->file("model") +
+                                     "/config.json: 64 tokens; give a distribution whose longest length is at most 64\n";
+  for (const bool serve : {false, true}) {
+    std::vector<std::string> argv = {fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class",
+                                     "BertModel", "--model_name", dir_->file("model"), "--input_sizes", "128",
+                                     "--batch_sizes", "4", "--input_lengths", long_file};
+    if (serve) argv.insert(argv.begin() + 1, "serve"), argv.insert(argv.end(), {"--rates", "10"});
+    else argv.insert(argv.end(), {"--reps", "2"});
+    const CommandResult past = run_command(argv);
+    EXPECT_EQ(past.exit_code, 2) << serve << past.err;
+    EXPECT_EQ(past.err, past_positions) << serve;
+    EXPECT_EQ(past.out.find("MODEL"), std::string::npos) << serve << ": refused before loading\n" << past.out;
+  }
   // A TorchScript model is fed padded batches only.
   TempDir ts;
   const std::string model = fmwork::test_support::make_small_torchscript(ts, "small");

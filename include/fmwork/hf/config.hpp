@@ -100,6 +100,11 @@ EncoderConfig parse_config(const nlohmann::json& json, const std::string& source
 // parse_config's for a native model_type, a runtime Error for a malformed field.
 std::optional<int64_t> max_input_size_of(const nlohmann::json& json, const std::string& source);
 
+// The longest input the Hugging Face folder `folder` allows, from its config.json alone (max_input_size_of),
+// for checks made before anything is loaded: nothing when `folder` is no folder with a config.json, when
+// config.json names no positions, or when it cannot be read or parsed (the loader then says why itself).
+std::optional<int64_t> folder_max_input_size(const std::string& folder);
+
 // Reads and parses `path` with json_input's limits (a runtime Error for unreadable, too deep or invalid JSON;
 // a usage Error for a FIFO, directory or dangling link).
 EncoderConfig load_config(const std::string& path);
