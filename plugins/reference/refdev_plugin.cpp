@@ -5,11 +5,13 @@
 // Options (--platform:KEY VALUE):
 //   emulate none|spyre  spyre: declare IBM Spyre's rules (one input size, one batch size,
 //                       --torch.call:set_grad_enabled@ False, --compile, --compile:backend sendnn) and
-//                       accept `sendnn` as a name for refdev's own backend. Nothing of Spyre runs.
+//                       accept `sendnn` as a name for refdev's own backend; its runner then takes the
+//                       shape of its first call alone, as a program compiled for one shape would, and
+//                       refuses any other. Nothing of Spyre runs.
 //   event_log PATH      write one line per event: `create KEY=VALUE...`; `sync N ops=K t=SECONDS` for the
 //                       N-th synchronize, K the operators run on the device since the previous one
 //                       (0 when the device only received copies), t from CLOCK_MONOTONIC; `compile
-//                       backend=B options=JSON ...`; `run N` for each call of the compiled runner;
+//                       backend=B options=JSON ...`; `run N shape=BxT` for each call of the compiled runner;
 //                       `destroy syncs=N runs=N`. The lines are buffered and written by destroy (or exit).
 // Compile backend `refdev`: an eager runner that checks its inputs are on the device, counts its calls and
 // calls the host's forward. It accepts --compile:mode default, dynamic, fullgraph, disable, and the
@@ -175,6 +177,7 @@ struct Runner {
   Instance* instance;
   const fmwork_model* model;
   std::string description;
+  int64_t shape_batch = 0, shape_input = 0;  // emulating Spyre: the one shape it takes (0: not called yet)
 };
 
 fmwork_status check_on_device(const void* tensor, const char* name, fmwork_message* error) {
@@ -198,7 +201,17 @@ fmwork_status run(void* context, const fmwork_batch* batch, void* outputs, fmwor
   }
   Instance* instance = runner->instance;
   ++instance->runs;
-  instance->log("run " + std::to_string(instance->runs));
+  instance->log("run " + std::to_string(instance->runs) + " shape=" + std::to_string(batch->batch_size) + "x" +
+                std::to_string(batch->input_size));
+  if (instance->emulate == "spyre") {
+    if (runner->shape_batch == 0) runner->shape_batch = batch->batch_size, runner->shape_input = batch->input_size;
+    if (batch->batch_size != runner->shape_batch || batch->input_size != runner->shape_input) {
+      set_message(error, "refdev (emulating Spyre): the program was compiled for batch " +
+                             std::to_string(runner->shape_batch) + " x input " + std::to_string(runner->shape_input) +
+                             ", not " + std::to_string(batch->batch_size) + " x " + std::to_string(batch->input_size));
+      return FMWORK_USAGE_ERROR;
+    }
+  }
   return runner->model->forward(runner->model->forward_context, batch, outputs, error);
 }
 
@@ -252,7 +265,7 @@ fmwork_status compile(void* handle, const char* backend, const char* options_jso
                 " dtype=" + (model->dtype ? model->dtype : "") +
                 " torchscript=" + (model->torchscript_module ? "yes" : "no"));
   auto* runner = new Runner{instance, model, std::string("refdev eager runner") +
-                                                 (label.empty() ? "" : ", label " + label)};
+                                                 (label.empty() ? "" : ", label " + label), 0, 0};
   out->context = runner;
   out->forward = &run;
   out->destroy = &destroy_runner;

@@ -82,7 +82,7 @@ int run(int argc, char** argv) {
   const bool sections = !child || child->sections;
   std::ostream& section = sections ? std::cout : discard;
   BenchSetup bench =
-      prepare_bench(o, std::move(platform), FMWORK_GIT_REVISION, GemmProbe::when_useful, section, std::cout);
+      prepare_bench(o, std::move(platform), FMWORK_GIT_REVISION, BenchFor::sweep, section, std::cout);
   section << format_line(bench_meta(args, bench)) << "\n";
   flush_or_throw(std::cout, "the log to standard output");
   if (sections && !bench.dtype_warning.empty()) std::cerr << "warning: " << bench.dtype_warning << std::endl;

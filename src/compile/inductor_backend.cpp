@@ -207,6 +207,14 @@ class InductorModel : public Model {
                      ")";
     if (package_) f.fed_inputs = package_->facts().inputs;
     f.runs_unpadded = false;  // the package runs padded batches
+    if (spec_.dynamic && package_) {
+      const AotiFacts& p = package_->facts();
+      f.shapes = ShapeRange{p.batch_min, p.batch_max, p.input_min, p.input_max};
+      f.shapes_by = "the dynamic AOTInductor package (--compile:dynamic@ True)";
+    } else if (!spec_.dynamic) {
+      f.shape_per_combination = true;
+      f.shapes_by = "a package built for one batch x input (--compile:backend inductor, --compile:dynamic@ False)";
+    }
     return f;
   }
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }

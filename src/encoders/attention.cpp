@@ -18,7 +18,8 @@ AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, c
   AttentionMask m;
   const bool padded =
       attention_mask.defined() && !(attention_mask.is_cpu() && !attention_mask.eq(0).any().item<bool>());
-  const bool window_masks = pattern.window > 0 && (pattern.causal ? T > pattern.window : T - 1 > pattern.window);
+  const bool window_masks =
+      pattern.window.has_value() && (pattern.causal ? T > *pattern.window : T - 1 > *pattern.window);
   if (!padded && !window_masks && !pattern.causal) return m;
   m.causal_only = pattern.causal && !padded && !window_masks;
   at::Tensor allowed;  // [T, T] when the pattern masks, then [B or 1, 1, T, T]
@@ -27,9 +28,9 @@ AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, c
     auto distance = pos.view({T, 1}) - pos.view({1, T});  // query - key
     if (pattern.causal) {
       allowed = distance.ge(0);
-      if (window_masks) allowed.logical_and_(distance.lt(pattern.window));
+      if (window_masks) allowed.logical_and_(distance.lt(*pattern.window));
     } else {
-      allowed = distance.abs().le(pattern.window);
+      allowed = distance.abs().le(*pattern.window);
     }
     allowed = allowed.view({1, 1, T, T});
   }

@@ -149,8 +149,9 @@ std::vector<std::string> ModernBertEncoder::describe_lines() const {
   const std::string impl = attention_ == AttentionImpl::eager
                                ? "eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32"
                                : "sdpa: at::scaled_dot_product_attention";
-  return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(config_.sliding_window) +
-              " tokens (a [T, T] mask, not a banded kernel)" +
+  const int64_t window = config_.sliding_window.value_or(0);
+  return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(window) + " tokens" +
+              (window == 0 ? " (each token itself alone)" : "") + " (a [T, T] mask, not a banded kernel)" +
               varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_, has_layers(true)),
           "rotary: rope_theta " + theta_text(config_.rope_theta) + " (global layers), " + theta_text(config_.local_rope_theta) +
               " (sliding layers)",
@@ -214,7 +215,7 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   auto x = norm(at::embedding(embeddings_, input_ids), embed_norm_);
   const auto options = x.options();
   // One mask per kind of layer, shared by the layers of that kind.
-  const AttentionMask global_mask = make_attention_mask(attention_mask, T, {false, 0}, options, attention_);
+  const AttentionMask global_mask = make_attention_mask(attention_mask, T, {false, std::nullopt}, options, attention_);
   const AttentionMask local_mask =
       make_attention_mask(attention_mask, T, {false, config_.sliding_window}, options, attention_);
   return {layers(x, T, {&global_mask, nullptr, nullptr, {}}, {&local_mask, nullptr, nullptr, {}}), at::Tensor()};
@@ -225,7 +226,7 @@ EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
   const int64_t T = longest(in.lengths);
   check_input_size(config_, T);
   auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
-  MasksByLength global(AttentionPattern{false, 0}, x.options(), attention_);
+  MasksByLength global(AttentionPattern{false, std::nullopt}, x.options(), attention_);
   MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
   // Each kind's tables per token where the model has layers of that kind and they take one variable-length
   // call (float32: not the windowed ones).

@@ -183,12 +183,12 @@ std::vector<std::string> Qwen3Encoder::describe_lines() const {
                                ? "eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32"
                                : "sdpa: at::scaled_dot_product_attention";
   std::string window = config_.sliding_window
-                           ? "; sliding layers see the " + std::to_string(config_.sliding_window) + " latest tokens"
+                           ? "; sliding layers see the " + std::to_string(*config_.sliding_window) + " latest tokens"
                            : "";
   return {"attention: " + impl + "; causal, " + std::to_string(config_.num_attention_heads) + " query heads over " +
               std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) + " per group)" + window +
               varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_,
-                                    config_.sliding_window > 0),
+                                    config_.sliding_window.has_value()),
           rope.str(), "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused GEMM" : "three GEMMs (zero-copy views, not adjacent in the file)") +
               "; MLP gate/up: " + (layers_.empty() || layers_[0].gate_up.weight.defined() ? "one fused GEMM" : "two GEMMs"),
@@ -263,7 +263,7 @@ EncoderOutput Qwen3Encoder::forward(const at::Tensor& input_ids, const at::Tenso
   const int64_t T = input_ids.size(1);
   check_input_size(config_, T);
   auto x = at::embedding(embeddings_, input_ids);
-  const AttentionMask full = make_attention_mask(attention_mask, T, {true, 0}, x.options(), attention_);
+  const AttentionMask full = make_attention_mask(attention_mask, T, {true, std::nullopt}, x.options(), attention_);
   AttentionMask sliding;
   if (config_.sliding_window) sliding = make_attention_mask(attention_mask, T, {true, config_.sliding_window}, x.options(), attention_);
   return {layers(x, T, {&full, nullptr, nullptr, {}}, {&sliding, nullptr, nullptr, {}}), at::Tensor()};
@@ -274,7 +274,7 @@ EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {
   const int64_t T = longest(in.lengths);
   check_input_size(config_, T);
   auto x = at::embedding(embeddings_, in.input_ids).unsqueeze(0);  // [1, N, H]
-  MasksByLength full(AttentionPattern{true, 0}, x.options(), attention_);
+  MasksByLength full(AttentionPattern{true, std::nullopt}, x.options(), attention_);
   MasksByLength sliding(AttentionPattern{true, config_.sliding_window}, x.options(), attention_);
   // The tables per token (one rope_theta) for the kinds whose layers take one variable-length call.
   const auto takes = [&](const MasksByLength& kind) {

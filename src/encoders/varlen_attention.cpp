@@ -53,7 +53,7 @@ bool varlen_attention_applies(const at::Device& device, at::ScalarType dtype, in
                               const AttentionPattern& pattern) {
   if (!device.is_cuda() || head_dim > 256 || state_of(dtype).load() == KernelState::refused) return false;
   if (half_precision(dtype)) return head_dim % 8 == 0;
-  return dtype == at::kFloat && head_dim % 4 == 0 && pattern.window == 0;
+  return dtype == at::kFloat && head_dim % 4 == 0 && !pattern.window;
 }
 
 at::Tensor varlen_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
@@ -63,9 +63,9 @@ at::Tensor varlen_attention(const at::Tensor& q, const at::Tensor& k, const at::
   if (half_precision(q.scalar_type())) {
     // The kernel's window: keys from query - left to query + right. A causal window of w: the w latest keys.
     std::optional<int64_t> left, right;
-    if (pattern.window > 0) {
-      left = pattern.causal ? pattern.window - 1 : pattern.window;
-      right = pattern.causal ? 0 : pattern.window;
+    if (pattern.window) {  // 0 (bidirectional) a window too: each token sees itself alone
+      left = pattern.causal ? *pattern.window - 1 : *pattern.window;
+      right = pattern.causal ? 0 : *pattern.window;
     }
     return guarded(state_of(q.scalar_type()), "variable-length flash kernel", [&] {
       const auto out = std::get<0>(at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, longest, longest,

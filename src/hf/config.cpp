@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -244,6 +245,18 @@ std::optional<int64_t> max_input_size_of(const nlohmann::json& j, const std::str
 }
 
 EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }
+
+std::optional<int64_t> folder_max_input_size(const std::string& folder) {
+  std::error_code error;
+  const std::filesystem::path config = std::filesystem::path(folder) / "config.json";
+  if (!std::filesystem::is_directory(folder, error) || !std::filesystem::is_regular_file(config, error))
+    return std::nullopt;
+  try {
+    return max_input_size_of(read_json_file(config.string()), config.string());
+  } catch (const Error&) {
+    return std::nullopt;  // the loader reads it again and says what is wrong, as for every other run
+  }
+}
 
 Activation activation_of(const std::string& hidden_act) {
   for (const auto& [name, activation] : activation_table())

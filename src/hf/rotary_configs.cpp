@@ -48,6 +48,20 @@ void check_rope_kind(const Reader& rope, const std::string& source) {
                       " other than 1.0 is not supported by the native encoder (rotary over the whole head)");
 }
 
+// `key` given as null where transformers needs a number (it would fail on None): refused, naming the field.
+void refuse_null(const Reader& r, const std::string& source, const std::string& key, const std::string& what) {
+  if (r.present(key) && !r.has(key))
+    throw runtime_error(source + ": " + r.name(key) + " is null, which transformers cannot use; give an integer (" +
+                        what + ") or leave it out");
+}
+
+// Whether `key` holds an integer below `lo` (JSON's non-negative integers are unsigned: read as such).
+bool integer_below(const Reader& r, const std::string& key, int64_t lo) {
+  if (!r.has(key) || !r.raw(key).is_number_integer()) return false;
+  const json& v = r.raw(key);
+  return v.is_number_unsigned() ? lo > 0 && v.get<uint64_t>() < static_cast<uint64_t>(lo) : v.get<int64_t>() < lo;
+}
+
 // rope_scaling (transformers 4): null, or a kind the encoders do not implement.
 void check_rope_scaling(const Reader& r, const std::string& source) {
   if (r.has("rope_scaling")) check_rope_kind(r.object("rope_scaling"), source);
@@ -104,13 +118,24 @@ void read_modernbert_shape(const Reader& r, EncoderConfig& c) {
   c.attention_bias = r.boolean_or("attention_bias", false);
   c.mlp_bias = r.boolean_or("mlp_bias", false);
   c.initializer_cutoff_factor = r.number_or("initializer_cutoff_factor", 2.0, 0.0, 1e3);
-  // local_attention is the whole window; a token sees local_attention / 2 on each side (config.sliding_window).
+  // local_attention is the whole window; a token sees local_attention // 2 on each side (config.sliding_window):
+  // 0 and 1 leave it only itself. transformers takes any int there and fails on null (None // 2); a negative
+  // one would leave a token nothing to see.
+  refuse_null(r, c.source, "local_attention", "the sliding-window layers' whole window, e.g. 128");
   c.sliding_window = r.integer_or("local_attention", 128, 0, kMaxPositions) / 2;
-  const int64_t every = r.integer_or("global_attn_every_n_layers", 3, 1, kMaxLayers);
   c.layer_types = read_layer_types(r, c.num_hidden_layers, c.source);
-  if (c.layer_types.empty())
+  if (c.layer_types.empty()) {
+    // Read only where transformers reads it (no layer_types): layer i is global when i % n == 0. Any n past
+    // the layer count makes layer 0 alone global; 0 and null transformers cannot divide by.
+    refuse_null(r, c.source, "global_attn_every_n_layers", "every n-th layer attends globally, e.g. 3");
+    if (integer_below(r, "global_attn_every_n_layers", 1))
+      throw runtime_error(c.source + ": global_attn_every_n_layers (" +
+                          json_excerpt(r.raw("global_attn_every_n_layers")) +
+                          ") must be at least 1: layer i attends globally where i % n is 0");
+    const int64_t every = r.integer_or("global_attn_every_n_layers", 3, 1, INT64_MAX);
     for (int64_t i = 0; i < c.num_hidden_layers; ++i)
       c.layer_types.push_back(i % every ? LayerAttention::sliding : LayerAttention::full);
+  }
   read_modernbert_rope(r, c);
 }
 
@@ -127,21 +152,32 @@ void read_qwen3_shape(const Reader& r, EncoderConfig& c) {
   c.attention_bias = r.boolean_or("attention_bias", false);
   c.norm_bias = c.mlp_bias = false;
   c.causal = true;
-  // Qwen3Config: sliding_window counts only with use_sliding_window, and then from layer max_window_layers on.
+  // Qwen3Config: sliding_window counts only with use_sliding_window, and then from layer max_window_layers on
+  // (null: no window, no layer slides). A window of 0 would leave every query no key at all (transformers' mask
+  // then has empty rows): refused, naming it.
   std::optional<int64_t> window;
-  if (r.boolean_or("use_sliding_window", false))
+  if (r.boolean_or("use_sliding_window", false)) {
+    if (integer_below(r, "sliding_window", 1))
+      throw runtime_error(c.source + ": sliding_window (" + json_excerpt(r.raw("sliding_window")) +
+                          ") must be at least 1 with use_sliding_window: a sliding layer's query sees the "
+                          "sliding_window latest tokens, itself included");
     window = r.present("sliding_window") ? r.optional_integer("sliding_window", 1, kMaxPositions) : 4096;
-  const int64_t first_sliding = r.integer_or("max_window_layers", 28, 0, kMaxLayers);
+  }
   c.layer_types = read_layer_types(r, c.num_hidden_layers, c.source);
-  if (c.layer_types.empty())
+  if (c.layer_types.empty() && window) {
+    // Layers from max_window_layers on slide: 0 (or less) all of them, the layer count or more none.
+    refuse_null(r, c.source, "max_window_layers", "the first sliding layer, e.g. 28");
+    const int64_t first_sliding = r.integer_or("max_window_layers", 28, INT64_MIN, INT64_MAX);
     for (int64_t i = 0; i < c.num_hidden_layers; ++i)
-      c.layer_types.push_back(window && i >= first_sliding ? LayerAttention::sliding : LayerAttention::full);
+      c.layer_types.push_back(i >= first_sliding ? LayerAttention::sliding : LayerAttention::full);
+  }
+  if (c.layer_types.empty()) c.layer_types.assign(static_cast<size_t>(c.num_hidden_layers), LayerAttention::full);
   const bool slides = std::count(c.layer_types.begin(), c.layer_types.end(), LayerAttention::sliding) > 0;
   if (slides && !window)
     throw runtime_error(c.source + ": layer_types has sliding_attention layers but no window is set (use_sliding_window "
                         "true and sliding_window N), so transformers would not slide them either; make them "
                         "full_attention or set the window");
-  c.sliding_window = slides ? *window : 0;
+  c.sliding_window = slides ? window : std::nullopt;
   read_qwen3_rope(r, c);
 }
 
@@ -163,7 +199,7 @@ std::string rotary_summary(const EncoderConfig& c) {
      << " act=" << c.hidden_act << " vocab=" << c.vocab_size << " max_positions=" << c.max_position_embeddings
      << " attention=" << (c.causal ? "causal" : "bidirectional") << " layer_types=";
   for (LayerAttention a : c.layer_types) os << (a == LayerAttention::full ? 'F' : 'S');
-  if (c.sliding_window) os << " (F full, S sliding window " << c.sliding_window << ")";
+  if (c.sliding_window) os << " (F full, S sliding window " << *c.sliding_window << ")";
   os << " rope_theta=" << c.rope_theta;
   if (c.family == Family::modernbert) os << " local_rope_theta=" << c.local_rope_theta;
   os << " pad=" << (c.pad_token_id ? std::to_string(*c.pad_token_id) : std::string("none")) << " eps=" << c.layer_norm_eps;

@@ -122,6 +122,16 @@ std::string AotiPackage::refuses(int64_t batch, int64_t input) const {
 
 torch::IValue AotiPackage::run(const Batch& batch) {
   for (size_t i = 0; i < feeds_.size(); ++i) inputs_[i] = batch.*feeds_[i];
+  // The package checks no shape itself: one outside its range died inside it (a stack trace, the results lost,
+  // its unpacked folder left behind). Refused here, the last line of defence behind the run's checks
+  // (fed_shapes.hpp): a combination's FAIL line. A few comparisons of sizes: nothing beside the call.
+  if (!inputs_.empty() && inputs_.front().dim() == 2) {
+    const std::string why = refuses(inputs_.front().size(0), inputs_.front().size(1));
+    if (!why.empty()) throw usage_error(why);
+  } else if (!inputs_.empty()) {
+    throw usage_error(fmt::format("{}: the package takes [batch, input] inputs, not [{}]", path_,
+                                  fmt::join(inputs_.front().sizes(), ", ")));
+  }
   std::vector<at::Tensor> outputs = loader_->loader.run(inputs_);
   if (outputs.size() == 1) return outputs.front();
   return c10::ivalue::Tuple::create(std::vector<c10::IValue>(outputs.begin(), outputs.end()));
@@ -153,6 +163,8 @@ class AotiModel : public Model {
     f.parameter_count = parameters_;
     f.fed_inputs = p.inputs;
     f.output_names = p.outputs;
+    f.shapes = ShapeRange{p.batch_min, p.batch_max, p.input_min, p.input_max};
+    f.shapes_by = "the AOTInductor package " + package_->path();
     return f;
   }
   torch::IValue forward(const Batch& batch) override { return package_->run(batch); }

@@ -20,6 +20,7 @@
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/runtime/torch_settings.hpp"
+#include "fmwork/sweep/fed_shapes.hpp"
 
 namespace fmwork {
 namespace {
@@ -145,6 +146,24 @@ void check_batching(const SweepPlan& plan, const Model& model, const Platform& p
                       "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
 }
 
+// The sweep the command line asks for, field by field.
+SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  SweepPlan plan;
+  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
+  plan.model_name = args.model_name, plan.model_class = args.model_class;
+  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.profile = args.profile;
+  if (rate) plan.peak_gflops = rate->gflops;
+  plan.warmup = args.warmup;
+  plan.lengths = args.lengths;
+  plan.batching = args.batching.value_or(Batching::padded);
+  plan.sort_window = args.sort_window;
+  plan.seed = args.seed;
+  plan.one_shape = platform.constraints().single_input_size;
+  return plan;
+}
+
 }  // namespace
 
 MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
@@ -205,19 +224,23 @@ std::unique_ptr<Platform> open_platform(const DriverOptions& o) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
+  check_lengths_before_loading(args.lengths, args.model_path);
   return platform;
 }
 
 BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
-                         GemmProbe probe, std::ostream& section, std::ostream& log) {
+                         BenchFor use, std::ostream& section, std::ostream& log) {
   BenchSetup bench;
   bench.platform = std::move(platform);
   bench.revision = revision;
   bench.grad = grad_enabled_requested(o.calls);
   bench.runtime = apply_runtime(o, *bench.platform, bench.grad, revision, section);
   bench.model = load_and_compile(o, *bench.platform, section, log);
-  if (probe == GemmProbe::when_useful)
+  if (use == BenchFor::sweep) {
+    // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
+    check_sweep_shapes(plan_of(o, std::nullopt, *bench.platform), bench.model->facts());
     bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);
+  }
   // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
   // memory no combination could have, and in every reserved peak after.
   bench.platform->release_cached_memory();
@@ -227,22 +250,8 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
 }
 
 SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {
-  const std::optional<GemmRate>& rate = bench.rate;
-  const Platform& platform = *bench.platform;
-  const FixedArgs& args = o.command_line.args;
-  SweepPlan plan;
-  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
-  plan.model_name = args.model_name, plan.model_class = args.model_class;
-  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
-  plan.profile = args.profile;
-  if (rate) plan.peak_gflops = rate->gflops;
-  plan.warmup = args.warmup;
-  plan.lengths = args.lengths;
-  plan.batching = args.batching.value_or(Batching::padded);
-  plan.sort_window = args.sort_window;
-  plan.seed = args.seed;
-  plan.one_shape = platform.constraints().single_input_size;
-  check_batching(plan, *bench.model, platform);
+  SweepPlan plan = plan_of(o, bench.rate, *bench.platform);
+  check_batching(plan, *bench.model, *bench.platform);
   return plan;
 }
 

@@ -24,9 +24,40 @@ void collect(const torch::IValue& v, const std::string& name, NamedTensors& out)
   if (v.isTensor()) out.emplace_back(name, v.toTensor());
 }
 
+// A per-token output must be [batch, tokens, ...] of the batch's `tokens` ([batch, tokens]) to be cut to its
+// real tokens: anything else is an output misnamed, said rather than guessed at.
+void require_per_token_shape(const std::string& name, const torch::Tensor& t, const torch::Tensor& tokens,
+                             const char* what) {
+  if (t.dim() >= 2 && t.size(0) == tokens.size(0) && t.size(1) == tokens.size(1)) return;
+  throw runtime_error(fmt::format("{}: output {} is per token by its name, but it is [{}], not [{}, {}, ...] "
+                                  "(batch, tokens)",
+                                  what, name, fmt::join(t.sizes(), ", "), tokens.size(0), tokens.size(1)));
+}
+
 }  // namespace
 
 std::string outputs_file_name(int64_t input, int64_t batch) { return fmt::format("{}x{}.safetensors", input, batch); }
+
+OutputRole output_role(const std::string& name) {
+  for (const char* per_token : {"last_hidden_state", "hidden_states", "token_embeddings"})
+    if (name == per_token) return OutputRole::per_token;
+  for (const char* per_sequence : {"pooler_output", "pooled_output", "sentence_embedding"})
+    if (name == per_sequence) return OutputRole::per_sequence;
+  return OutputRole::unknown;
+}
+
+NamedTensors real_tokens_only(NamedTensors named, const Batch& fed) {
+  if (fed.lengths.empty()) return named;
+  const torch::Tensor padding = fed.attention_mask.eq(0);
+  for (auto& [name, t] : named) {
+    if (output_role(name) != OutputRole::per_token) continue;
+    require_per_token_shape(name, t, padding, "--save_outputs");
+    auto shape = padding.sizes().vec();
+    shape.resize(static_cast<size_t>(t.dim()), 1);
+    t = t.masked_fill(padding.to(t.device()).view(shape), 0);
+  }
+  return named;
+}
 
 NamedTensors name_outputs(const torch::IValue& outputs, const std::vector<std::string>& names) {
   NamedTensors out;
@@ -135,7 +166,9 @@ Tolerance tolerance_for(const std::string& dtype, const CheckOptions& options) {
   return t;
 }
 
-CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, const Tolerance& tolerance) {
+CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, const Tolerance& tolerance,
+                            const torch::Tensor& real_tokens) {
+  const torch::Tensor real = real_tokens.defined() ? real_tokens.ne(0).cpu() : torch::Tensor();
   CheckResult r;
   bool within = true;
   for (const auto& [name, reference] : want) {
@@ -146,11 +179,18 @@ CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, c
       throw runtime_error(fmt::format("--check_outputs: the reference has output {}, the model gives {}", name,
                                       fmt::join(have, ", ")));
     }
-    const auto a = it->second.detach().to(torch::kCPU, torch::kDouble).flatten();
-    const auto b = reference.to(torch::kDouble).flatten();
     if (it->second.sizes() != reference.sizes())
       throw runtime_error(fmt::format("--check_outputs: output {} is [{}], the reference's is [{}]", name,
                                       fmt::join(it->second.sizes(), ", "), fmt::join(reference.sizes(), ", ")));
+    auto a = it->second.detach().to(torch::kCPU, torch::kDouble);
+    auto b = reference.to(torch::kCPU, torch::kDouble);
+    if (real.defined() && output_role(name) == OutputRole::per_token) {
+      // The real tokens' rows of both sides, chosen by the reference's own mask: the padding's values differ by
+      // batching mode and by tool, and neither side is rewritten first.
+      require_per_token_shape(name, b, real, "--check_outputs");
+      a = a.index({real}), b = b.index({real});
+    }
+    a = a.flatten(), b = b.flatten();
     r.names.push_back(name);
     const auto diff = (a - b).abs();
     const auto magnitude = b.abs();

@@ -11,6 +11,7 @@
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/sweep/bench_setup.hpp"
+#include "fmwork/sweep/fed_shapes.hpp"
 #include "fmwork/sweep/serve_run.hpp"
 
 namespace fmwork {
@@ -46,12 +47,14 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   std::sort(echoed.arg_words.begin(), echoed.arg_words.end());
   out << banner("ARGS") << format_args_section(echoed);
   flush_or_throw(out, "the log to standard output");
-  BenchSetup bench = prepare_bench(o, std::move(platform), revision, GemmProbe::never, out, out);
+  BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::serve, out, out);
   Model& model = *bench.model;
   const ModelFacts facts = model.facts();
   if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || bench.platform->constraints().single_input_size))
     throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
                       "shape; use --batching padded or sorted");
+  // What the batcher feeds a package built for some shapes, before its package is built (prepare).
+  check_serve_shapes(setup, bench.platform->constraints(), facts);
   // A query longer than the model's position table is refused now, before any level runs.
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))

@@ -37,16 +37,23 @@ class SteadyClock : public ServeClock {
 
 // A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding (padded
 // false when every member is as long: no mask is applied, as in the sweep); its real tokens packed for unpadded.
-Batch make_batch(const BatchToRun& b, Batching mode, InputGenerator& inputs, const torch::Device& device) {
-  Batch batch = inputs.make(b.lengths, b.longest, device);
-  if (mode == Batching::unpadded) pack_batch(batch);
+// A platform of one shape (serve_fed_shapes) gets it: rows of one token fill the batch (the device computes
+// its whole batch whatever the queue held; no row is all padding), every row padded to the longest query.
+Batch make_batch(const BatchToRun& b, const ServeSetup& setup, const PlatformConstraints& platform,
+                 InputGenerator& inputs, const torch::Device& device) {
+  std::vector<int64_t> lengths = b.lengths;
+  if (platform.single_batch_size && static_cast<int64_t>(lengths.size()) < setup.max_batch)
+    lengths.resize(static_cast<size_t>(setup.max_batch), 1);
+  Batch batch = inputs.make(lengths, platform.single_input_size ? setup.lengths.max : b.longest, device);
+  if (setup.batching == Batching::unpadded) pack_batch(batch);
   return batch;
 }
 
 class Scenario {
  public:
   Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
-      : setup_(setup), model_(model), platform_(platform), inputs_(inputs), out_(out) {}
+      : setup_(setup), model_(model), platform_(platform), constraints_(platform.constraints()), inputs_(inputs),
+        out_(out) {}
 
   // One level: its SERVE line and the summary.
   LevelSummary level(ServePlan plan, const std::string& phase) {
@@ -58,7 +65,7 @@ class Scenario {
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
     const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
-      const Batch batch = make_batch(b, setup_.batching, inputs_, platform_.device());
+      const Batch batch = make_batch(b, setup_, constraints_, inputs_, platform_.device());
       const Batch& fed = model_.stage(batch);
       const torch::IValue outputs = model_.forward(fed);
       platform_.synchronize();
@@ -110,6 +117,7 @@ class Scenario {
   const ServeSetup& setup_;
   Model& model_;
   Platform& platform_;
+  const PlatformConstraints constraints_;  // asked once, not inside a query's latency
   InputGenerator& inputs_;
   std::ostream& out_;
   int64_t levels_ = 0;
@@ -126,6 +134,26 @@ double search_start(const ServeArgs& args, const std::vector<std::pair<double, b
 }
 
 }  // namespace
+
+FedShapes serve_fed_shapes(const ServeSetup& setup, const PlatformConstraints& platform) {
+  const int64_t m = setup.max_batch;
+  FedShapes fed;
+  fed.rows = platform.single_batch_size
+                 ? FedRange{m, m, fmt::format("--batch_sizes {} (each batch filled to it: the platform runs one)", m)}
+                 : FedRange{1, m, fmt::format("driver serve's batcher (--batch_sizes {}: 1 to {} queries a batch)", m, m)};
+  const std::string lengths = length_spec_text(setup.lengths);
+  fed.tokens = platform.single_input_size
+                   ? FedRange{setup.lengths.max, setup.lengths.max,
+                              fmt::format("the queries ({}, padded to the longest: the platform runs one input size)",
+                                          lengths)}
+                   : FedRange{setup.lengths.min, setup.lengths.max,
+                              fmt::format("the queries ({}, each batch padded to its longest)", lengths)};
+  return fed;
+}
+
+void check_serve_shapes(const ServeSetup& setup, const PlatformConstraints& platform, const ModelFacts& facts) {
+  check_fed_shapes(facts, serve_fed_shapes(setup, platform), setup.max_batch, setup.lengths.max);
+}
 
 int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
   Scenario scenario(setup, model, platform, inputs, out);

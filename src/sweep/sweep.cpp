@@ -42,21 +42,6 @@ Batch to_device(const Batch& b, const torch::Device& device) {
   return moved;
 }
 
-// Outputs of the padded shape ([batch, input, ...]) with the padding's positions set to zero, for a batch of
-// mixed lengths: what is saved and compared is the real tokens' outputs, which every batching mode computes
-// (the padding's rows differ by mode, and unpadded computes none). Other outputs as they are.
-NamedTensors real_tokens_only(NamedTensors named, const Batch& fed) {
-  if (fed.lengths.empty()) return named;
-  const auto padding = fed.attention_mask.eq(0);
-  for (auto& [name, t] : named)
-    if (t.dim() >= 2 && t.size(0) == padding.size(0) && t.size(1) == padding.size(1)) {
-      auto shape = padding.sizes().vec();
-      shape.resize(static_cast<size_t>(t.dim()), 1);
-      t = t.masked_fill(padding.to(t.device()).view(shape), 0);
-    }
-  return named;
-}
-
 // After the last rep and before the RES line (so that a failure here is the combination's FAIL, not a
 // FAIL after its RES): --save_outputs writes the rep's inputs and outputs, --check_outputs compares them:
 // the CHECK line to print and whether it passed.
@@ -68,11 +53,15 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
                        const torch::IValue& outputs, const Reference* reference) {
   if (!plan.save_outputs && !reference) return {};
   const ModelFacts facts = model.facts();
-  const NamedTensors named = real_tokens_only(name_outputs(outputs, facts.output_names), fed);
-  if (plan.save_outputs) save_outputs(*plan.save_outputs, input, batch, fed, facts.fed_inputs, named);
+  const NamedTensors named = name_outputs(outputs, facts.output_names);
+  // Saved: the real tokens' values of per-token outputs (by name), every other output whole. Checked: the
+  // outputs as the model gave them against the reference as it was saved, on the real tokens the reference's
+  // own mask marks.
+  if (plan.save_outputs)
+    save_outputs(*plan.save_outputs, input, batch, fed, facts.fed_inputs, real_tokens_only(named, fed));
   if (!reference) return {};
   const Tolerance tolerance = tolerance_for(facts.dtype_name, plan.check);
-  const CheckResult r = compare_outputs(named, real_tokens_only(reference->outputs, fed), tolerance);
+  const CheckResult r = compare_outputs(named, reference->outputs, tolerance, reference->inputs.attention_mask);
   CheckFacts f;
   f.outputs = r.names;
   f.max_abs = r.max_abs, f.max_rel = r.max_rel, f.cosine = r.cosine;

@@ -37,10 +37,23 @@ TEST(AttentionMask, CausalWindowSeesTheLatestKeys) {
     for (int64_t k = 0; k < 9; ++k) EXPECT_EQ(m.allowed[0][0][q][k].item<bool>(), k <= q && q - k < 3) << q << "," << k;
 }
 
+// A bidirectional window of 0 (ModernBERT's local_attention 0 or 1) was taken for no window: nothing was
+// masked, where transformers lets each token see only itself. A causal window of 1 is the same pattern.
+TEST(AttentionMask, AWindowOfZeroLeavesEachTokenItselfAlone) {
+  for (const AttentionPattern pattern : {AttentionPattern{false, 0}, AttentionPattern{true, 1}}) {
+    const AttentionMask m = make_attention_mask(at::Tensor(), 4, pattern, kFloat, AttentionImpl::sdpa);
+    ASSERT_TRUE(m.allowed.defined()) << pattern.causal;
+    EXPECT_FALSE(m.causal_only);
+    EXPECT_TRUE(m.allowed.view({4, 4}).equal(at::eye(4, at::kBool))) << pattern.causal;
+  }
+  EXPECT_FALSE(make_attention_mask(at::Tensor(), 1, {false, 0}, kFloat, AttentionImpl::sdpa).allowed.defined())
+      << "one token: the window covers it";
+}
+
 TEST(AttentionMask, NothingMaskedNothingMade) {
   // A window covering every key, no padding: no mask at all (bidirectional), plain is_causal (causal).
   EXPECT_FALSE(make_attention_mask(at::Tensor(), 5, {false, 4}, kFloat, AttentionImpl::eager).allowed.defined());
-  EXPECT_FALSE(make_attention_mask(at::ones({2, 5}, at::kLong), 5, {false, 0}, kFloat, AttentionImpl::eager)
+  EXPECT_FALSE(make_attention_mask(at::ones({2, 5}, at::kLong), 5, {false, std::nullopt}, kFloat, AttentionImpl::eager)
                    .allowed.defined())
       << "an all-ones mask on the CPU is no padding";
   const AttentionMask causal = make_attention_mask(at::Tensor(), 5, {true, 5}, kFloat, AttentionImpl::sdpa);
@@ -50,7 +63,7 @@ TEST(AttentionMask, NothingMaskedNothingMade) {
 TEST(AttentionMask, PaddingHidesKeysOfItsRowOnly) {
   auto pad = at::ones({2, 6}, at::kLong);
   pad[1].narrow(0, 4, 2).zero_();
-  const AttentionMask m = make_attention_mask(pad, 6, {true, 0}, kFloat, AttentionImpl::eager);
+  const AttentionMask m = make_attention_mask(pad, 6, {true, std::nullopt}, kFloat, AttentionImpl::eager);
   ASSERT_EQ(m.allowed.sizes(), (at::IntArrayRef{2, 1, 6, 6}));
   EXPECT_TRUE(m.allowed[0][0][5][5].item<bool>());
   EXPECT_FALSE(m.allowed[1][0][5][5].item<bool>()) << "row 1's key 5 is padding";

@@ -3,6 +3,7 @@
 // refusals. Their outputs are held against transformers itself by tests/python/transformers_check.py.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,28 @@ TEST(RotaryFamilies, ModernBertPrefixAndHeadWeightsAsTransformersSavesThem) {
   write_folder(dir.file("odd"), cfg, w, "", true, {{"layers.0.attn.Wq.weight", at::ones({24, 24})}});
   const std::string m = error_of([&] { load(dir.file("odd"), "ModernBertModel"); }, ErrorKind::runtime);
   EXPECT_NE(m.find("unexpected weights for ModernBertModel: layers.0.attn.Wq.weight"), std::string::npos) << m;
+}
+
+// local_attention 0 (and 1) leaves each token only itself on the sliding layers, as transformers: it was read
+// as "no window", and the layers saw the whole input. The same weights: 0 and 1 agree, and differ from a
+// window wider than the input.
+TEST(RotaryFamilies, ModernBertLocalAttentionZeroSeesItselfAlone) {
+  TempDir dir;
+  json cfg = modernbert_config();
+  const Weights w = tiny_weights(cfg, false, 5);
+  std::map<int, at::Tensor> hidden;
+  for (const int local : {0, 1, 64}) {
+    cfg["local_attention"] = local;
+    const std::string folder = dir.file("local" + std::to_string(local));
+    write_folder(folder, cfg, w);
+    auto model = load(folder, "ModernBertModel");
+    hidden[local] = hidden_of(*model);
+    if (local == 0)
+      EXPECT_NE(model->facts().description.find("see +-0 tokens (each token itself alone)"), std::string::npos)
+          << model->facts().description;
+  }
+  EXPECT_TRUE(at::equal(hidden[0], hidden[1]));
+  EXPECT_GT(max_diff(hidden[0], hidden[64]), 1e-3) << "a window of +-0 masks every other token";
 }
 
 // Stored in bfloat16 and run in float32, the weights are converted (owned) and q/k/v and gate/up fused into

@@ -15,8 +15,9 @@ using fmwork::hf::varlen_attention_applies;
 const at::Device kCuda(at::kCUDA, 0);
 
 TEST(VarlenAttention, HalfPrecisionTakesEveryPatternWithinTheFlashKernelsHeadSizes) {
-  for (const AttentionPattern pattern : {AttentionPattern{false, 0}, AttentionPattern{false, 64},
-                                         AttentionPattern{true, 0}, AttentionPattern{true, 5}}) {
+  for (const AttentionPattern pattern : {AttentionPattern{false, std::nullopt}, AttentionPattern{false, 64},
+                                         AttentionPattern{false, 0}, AttentionPattern{true, std::nullopt},
+                                         AttentionPattern{true, 5}}) {
     EXPECT_TRUE(varlen_attention_applies(kCuda, at::kBFloat16, 64, pattern));
     EXPECT_TRUE(varlen_attention_applies(kCuda, at::kHalf, 256, pattern));
   }
@@ -25,9 +26,10 @@ TEST(VarlenAttention, HalfPrecisionTakesEveryPatternWithinTheFlashKernelsHeadSiz
 }
 
 TEST(VarlenAttention, Float32TakesThePatternsWithoutAWindow) {
-  EXPECT_TRUE(varlen_attention_applies(kCuda, at::kFloat, 64, {false, 0}));
-  EXPECT_TRUE(varlen_attention_applies(kCuda, at::kFloat, 12, {true, 0}));  // a multiple of 4 is enough
+  EXPECT_TRUE(varlen_attention_applies(kCuda, at::kFloat, 64, {false, std::nullopt}));
+  EXPECT_TRUE(varlen_attention_applies(kCuda, at::kFloat, 12, {true, std::nullopt}));  // a multiple of 4 is enough
   EXPECT_FALSE(varlen_attention_applies(kCuda, at::kFloat, 64, {false, 64}));
+  EXPECT_FALSE(varlen_attention_applies(kCuda, at::kFloat, 64, {false, 0})) << "a window of 0 is a window";
   EXPECT_FALSE(varlen_attention_applies(kCuda, at::kFloat, 64, {true, 5}));
   EXPECT_FALSE(varlen_attention_applies(kCuda, at::kFloat, 6, {}));
   EXPECT_FALSE(varlen_attention_applies(kCuda, at::kDouble, 64, {}));

@@ -119,7 +119,7 @@ TEST(RotaryConfigs, Qwen3GroupsWindowsAndDefaults) {
   EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-6);
   EXPECT_DOUBLE_EQ(c.rope_theta, 10000.0);
   EXPECT_EQ(pattern(c), "FFF") << "no window unless use_sliding_window";
-  EXPECT_EQ(c.sliding_window, 0);
+  EXPECT_FALSE(c.sliding_window.has_value());
 
   json j = qwen3_json();
   j.erase("head_dim");
@@ -135,6 +135,68 @@ TEST(RotaryConfigs, Qwen3GroupsWindowsAndDefaults) {
 
   j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 5e6}};
   EXPECT_DOUBLE_EQ(parse_config(j, "config.json").rope_theta, 5e6) << "rope_parameters wins (transformers 5)";
+}
+
+// The ends of every window, ratio and count, as transformers takes them. local_attention 0 and 1 were read as
+// "no window" (0), so nothing was masked where transformers leaves each token only itself.
+TEST(RotaryConfigs, WindowAndCountEndsAsTransformers) {
+  json j = modernbert_json();
+  for (const int64_t local : {0, 1, 2, 3}) {
+    j["local_attention"] = local;
+    const EncoderConfig c = parse_config(j, "config.json");
+    ASSERT_TRUE(c.sliding_window.has_value()) << local << ": a window of +-0 is a window (each token itself)";
+    EXPECT_EQ(*c.sliding_window, local / 2) << local;
+  }
+  j = modernbert_json();
+  j["global_attn_every_n_layers"] = 1;
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FFFFFFF") << "every layer global";
+  j["global_attn_every_n_layers"] = 5000;  // past the layer count (and kMaxLayers): layer 0 alone global
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FSSSSSS");
+  j["global_attn_every_n_layers"] = 0;  // transformers: ZeroDivisionError
+  j["layer_types"] = json::array();
+  for (int i = 0; i < 7; ++i) j["layer_types"].push_back(i % 2 ? "sliding_attention" : "full_attention");
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FSFSFSF") << "layer_types given: n is not read, as transformers";
+
+  j = qwen3_json();
+  j["use_sliding_window"] = true;
+  j["sliding_window"] = 1;  // each token itself alone
+  j["max_window_layers"] = 0;
+  EncoderConfig c = parse_config(j, "config.json");
+  EXPECT_EQ(pattern(c), "SSS") << "max_window_layers 0: every layer slides";
+  EXPECT_EQ(c.sliding_window, 1);
+  j["max_window_layers"] = 3;
+  c = parse_config(j, "config.json");
+  EXPECT_EQ(pattern(c), "FFF") << "from the layer count on: none slides";
+  EXPECT_FALSE(c.sliding_window.has_value());
+  j["max_window_layers"] = 100000;
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FFF");
+  j["sliding_window"] = nullptr;  // Qwen3Config: no window, so no layer slides
+  j["max_window_layers"] = 0;
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FFF");
+  j = qwen3_json();
+  j["max_window_layers"] = nullptr;  // read only with a window, as transformers
+  EXPECT_EQ(pattern(parse_config(j, "config.json")), "FFF");
+}
+
+TEST(RotaryConfigs, WindowAndCountEndsTransformersCannotRunAreRefused) {
+  json j = modernbert_json();
+  j["global_attn_every_n_layers"] = 0;
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("global_attn_every_n_layers (0) must be at least 1"),
+            std::string::npos);
+  j["global_attn_every_n_layers"] = nullptr;
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("global_attn_every_n_layers is null"), std::string::npos);
+  j = modernbert_json();
+  j["local_attention"] = nullptr;  // transformers: None // 2
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("local_attention is null"), std::string::npos);
+  j["local_attention"] = -2;
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("local_attention (-2)"), std::string::npos);
+  j = qwen3_json();
+  j["use_sliding_window"] = true;
+  j["sliding_window"] = 0;  // every query would see no key at all
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("sliding_window (0) must be at least 1"), std::string::npos);
+  j["sliding_window"] = 4;
+  j["max_window_layers"] = nullptr;
+  EXPECT_NE(rotary_config_error(j, ErrorKind::runtime).find("max_window_layers is null"), std::string::npos);
 }
 
 TEST(RotaryConfigs, RefusedInOneLineNamingTheField) {

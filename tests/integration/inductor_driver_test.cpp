@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/model/safetensors.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -59,6 +60,8 @@ class InductorDriverTest : public ::testing::Test {
     return found;
   }
 
+  static void expect_shapes_held_to(const std::string& package);
+
   static TempDir* dir_;
 };
 TempDir* InductorDriverTest::dir_ = nullptr;
@@ -107,6 +110,51 @@ TEST_F(InductorDriverTest, DynamicPackageIsBuiltOnceThenTakenFromTheCacheWithout
   EXPECT_NE(list.out.find(compile_field(first, "key").substr(0, 12)), std::string::npos) << list.out;
 }
 
+// Every way a shape reaches a package built for batch 2 x input 8 alone, which checks no shape itself (the
+// driver died inside it with a stack trace, its results lost and its unpacked folder left in TMPDIR): the drawn
+// lengths of --input_lengths and serve's batcher are refused before the run in one line; a --check_outputs
+// reference of another shape, the last line of defence, is a FAIL line.
+void InductorDriverTest::expect_shapes_held_to(const std::string& package) {
+  TempDir scratch;
+  const std::vector<std::string> pt2 = {"--platform", "cpu", "--model_class", "BertModel", "--model_name", package,
+                                        "--model:vocab_size@", "99", "--input_sizes", "8", "--batch_sizes", "2"};
+  const auto drive = [&](std::vector<std::string> words, std::vector<std::string> more) {
+    words.insert(words.begin(), test_support::driver_path());
+    words.insert(words.end(), pt2.begin(), pt2.end());
+    words.insert(words.end(), more.begin(), more.end());
+    return test_support::run_command(words, {"TMPDIR=" + scratch.path()});
+  };
+  const CommandResult lengths = drive({}, {"--reps", "3", "--input_lengths", "uniform:3,8"});
+  EXPECT_EQ(lengths.exit_code, 2) << lengths.err << lengths.out;
+  EXPECT_EQ(lengths.err, "error: --input_lengths uniform:3,8 (each batch padded to its longest request) feeds the "
+                         "model rows of 3 to 8 tokens, but the AOTInductor package " + package +
+                         " takes rows of 8 tokens only; keep them within its range, or build a package of a wider "
+                         "one\n");
+  const CommandResult serve = drive({"serve"}, {"--rates", "50"});
+  EXPECT_EQ(serve.exit_code, 2) << serve.err << serve.out;
+  EXPECT_NE(serve.err.find("error: driver serve's batcher (--batch_sizes 2: 1 to 2 queries a batch) feeds the model "
+                           "batches of 1 to 2 rows, but the AOTInductor package " + package +
+                           " takes batches of 2 rows only"),
+            std::string::npos)
+      << serve.err;
+  EXPECT_EQ(std::count(serve.err.begin(), serve.err.end(), '\n'), 1) << serve.err;
+
+  // A reference of 2 x 5 tokens (saved from a batch of mixed lengths) fed to the 2 x 8 package.
+  std::filesystem::create_directories(scratch.file("ref"));
+  const at::Tensor ids = at::arange(10, 20, at::kLong).view({2, 5});
+  hf::write_safetensors(scratch.file("ref/8x2.safetensors"), {{"input_ids", ids}, {"attention_mask", at::ones_like(ids)},
+                        {"last_hidden_state", at::zeros({2, 5, 32})}});
+  const CommandResult checked = drive({}, {"--reps", "2", "--check_outputs", scratch.file("ref")});
+  EXPECT_EQ(checked.exit_code, 1) << checked.err << checked.out;
+  const auto fails = only<FailLine>(checked.out);
+  ASSERT_EQ(fails.size(), 1u) << checked.out << checked.err;
+  EXPECT_NE(fails[0].fields.find("error")->find("input size 5 is outside the package's input sizes (8)"),
+            std::string::npos)
+      << checked.out;
+  for (const auto& entry : fs::directory_iterator(scratch.path()))
+    EXPECT_NE(entry.path().filename().string().rfind("fmwork-aoti-", 0), 0u) << "left behind: " << entry.path();
+}
+
 TEST_F(InductorDriverTest, ShapesOutsideTheExportedRangesFailBeforeTheyRun) {
   TempDir cache;
   // 41 is past the tiny BERT's 40 positions (the package's input range ends there too): the model's own
@@ -153,6 +201,7 @@ TEST_F(InductorDriverTest, StaticPackagesPerShapeACorruptEntryIsRebuiltAndAPacka
        "--input_sizes", "9", "--batch_sizes", "2", "--reps", "3", "--model:vocab_size@", "99"});
   EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
   EXPECT_NE(wrong.out.find("input size 9 is outside the package's input sizes (8)"), std::string::npos) << wrong.out;
+  expect_shapes_held_to(package);
 
   // A byte changed in the cached package: detected, rebuilt, never loaded.
   {
@@ -182,6 +231,27 @@ TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
                    "--platform cpu); on cpu use --compile:backend inductor with --compile:mode default, max-autotune "
                    "or max-autotune-no-cudagraphs\n")
       << "one line, before anything is loaded or built";
+
+  // A package per combination takes that combination's shape alone: the drawn lengths of --input_lengths and
+  // serve's batcher are refused before any package is built (no Python here to build one).
+  const std::string one_shape = "a package built for one batch x input (--compile:backend inductor, "
+                                "--compile:dynamic@ False)";
+  CommandResult lengths = driver({"--compile", "--compile:backend", "inductor", "--input_sizes", "8", "--batch_sizes",
+                                  "2", "--input_lengths", "uniform:3,8"},
+                                 cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
+  EXPECT_EQ(lengths.exit_code, 2) << lengths.err;
+  EXPECT_EQ(lengths.err, "error: --input_lengths uniform:3,8 (each batch padded to its longest request) feeds the "
+                         "model rows of 3 to 8 tokens, but " + one_shape + " takes rows of 8 tokens only; give "
+                         "--compile:dynamic@ True (one package for every shape up to the model's longest input)\n");
+  CommandResult serve = test_support::run_command(
+      {test_support::driver_path(), "serve", "--platform", "cpu", "--model_class", "BertModel", "--model_name",
+       dir_->file("bert"), "--compile", "--compile:backend", "inductor", "--input_sizes", "8", "--batch_sizes", "4",
+       "--rates", "50", "--quiet"},
+      {"FMWORK_CACHE=" + cache.path(), "FMWORK_PYTHON=/nonexistent/python"});
+  EXPECT_EQ(serve.exit_code, 2) << serve.err;
+  EXPECT_EQ(serve.err, "error: driver serve's batcher (--batch_sizes 4: 1 to 4 queries a batch) feeds the model "
+                       "batches of 1 to 4 rows, but " + one_shape + " takes batches of 4 rows only; give "
+                       "--compile:dynamic@ True (one package for every shape up to the model's longest input)\n");
 
   // max-autotune-no-cudagraphs captures no CUDA graphs: it passes the mode check and meets the next one.
   std::vector<std::string> no_graphs = kDynamic;

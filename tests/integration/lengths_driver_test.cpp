@@ -4,6 +4,7 @@
 // line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <string>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/model/safetensors.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -95,6 +97,62 @@ TEST_F(LengthsDriver, UnpaddedOutputsMatchPaddedOnTheRealTokens) {
   EXPECT_EQ(fields(checked.out, "FMWORK CHECK ").at("result"), "pass") << checked.out;
 }
 
+// A batch of mixed lengths padded to 32 tokens, the model's hidden size (as MiniLM's 384): --save_outputs zeroed
+// pooler_output past each row's length, as if it were per token, in every mode, and --check_outputs masked
+// the reference the same way, so a wrong pooler passed.
+TEST_F(LengthsDriver, APoolerAsWideAsThePaddedBatchIsSavedAndCheckedWhole) {
+  const std::vector<int64_t> lengths = {32, 5, 17, 9};
+  at::Tensor ids = at::arange(5, 5 + 4 * 32, at::kLong).remainder(110).add(5).view({4, 32});
+  at::Tensor mask = at::ones({4, 32}, at::kLong);
+  for (int64_t row = 0; row < 4; ++row) {
+    mask[row].narrow(0, lengths[row], 32 - lengths[row]).zero_();
+    ids[row].narrow(0, lengths[row], 32 - lengths[row]).zero_();
+  }
+  // The batch to feed, with outputs nothing computes: the check fails, the outputs are saved all the same.
+  std::filesystem::create_directories(dir_->file("feed"));
+  fmwork::hf::write_safetensors(dir_->file("feed/32x4.safetensors"),
+                                {{"input_ids", ids}, {"attention_mask", mask}, {"token_type_ids", at::zeros_like(ids)},
+                                 {"last_hidden_state", at::zeros({4, 32, 32})}, {"pooler_output", at::zeros({4, 32})}},
+                                {{"format", "pt"}});
+  for (const char* mode : {"padded", "unpadded"}) {
+    SCOPED_TRACE(mode);
+    const std::string saved = dir_->file(std::string("saved-") + mode);
+    std::filesystem::create_directories(saved);
+    const std::string scratch = saved + "-scratch";
+    std::filesystem::create_directories(scratch);
+    const auto run = [&](const std::string& check, const std::string& save) {
+      return run_command({fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
+                          "--model_name", dir_->file("model"), "--input_sizes", "32", "--batch_sizes", "4", "--reps",
+                          "2", "--quiet", "--batching", mode, "--check_outputs", check,
+                          "--save_outputs", save});
+    };
+    const CommandResult fed = run(dir_->file("feed"), saved);
+    ASSERT_EQ(fed.exit_code, 1) << fed.err << fed.out;  // the zeros are not its outputs
+    ASSERT_EQ(fields(fed.out, "FMWORK CHECK ").at("result"), "fail") << fed.out;
+    const auto file = fmwork::hf::SafetensorsFile::open(saved + "/32x4.safetensors");
+    const at::Tensor pooled = file->tensor("pooler_output");
+    for (int64_t row = 1; row < 4; ++row)
+      EXPECT_FALSE(pooled[row].narrow(0, lengths[row], 32 - lengths[row]).eq(0).all().item<bool>())
+          << "row " << row << ": the pooler past the row's length is no padding";
+    EXPECT_TRUE(file->tensor("last_hidden_state")[1].narrow(0, 5, 27).eq(0).all().item<bool>())
+        << "last_hidden_state is per token: zero at the padding";
+    // Its own outputs pass; the same with one pooler value changed past a row's length does not.
+    const CommandResult same = run(saved, scratch);
+    EXPECT_EQ(same.exit_code, 0) << same.err << same.out;
+    std::filesystem::create_directories(saved + "-wrong");
+    at::Tensor wrong = pooled.clone();
+    wrong[1][20] += 1.0f;
+    fmwork::hf::write_safetensors(saved + "-wrong/32x4.safetensors",
+                                  {{"input_ids", file->tensor("input_ids")}, {"attention_mask", file->tensor("attention_mask")},
+                                   {"token_type_ids", file->tensor("token_type_ids")},
+                                   {"last_hidden_state", file->tensor("last_hidden_state")}, {"pooler_output", wrong}},
+                                  {{"format", "pt"}});
+    const CommandResult caught = run(saved + "-wrong", scratch);
+    EXPECT_EQ(caught.exit_code, 1) << caught.err << caught.out;
+    EXPECT_EQ(fields(caught.out, "FMWORK CHECK ").at("result"), "fail") << caught.out;
+  }
+}
+
 TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
   const CommandResult beyond = drive({"--input_lengths", "uniform:1,64"});
   EXPECT_EQ(beyond.exit_code, 2);
@@ -105,6 +163,24 @@ TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_NE(json.err.find("line 1 is longer than 64 bytes"), std::string::npos) << json.err;
   EXPECT_EQ(std::count(json.err.begin(), json.err.end(), '\n'), 1) << json.err;
+  // A length file longer than the model's 64 positions (within --input_sizes 128) was refused after loading,
+  // in two lines: one line now, before anything is loaded (config.json says how long the model's inputs go).
+  fmwork::test_support::write_file(dir_->file("long.txt"), "12\n100\n7\n");
+  const std::string long_file = "file:" + dir_->file("long.txt");
+  const std::string past_positions = "error: --input_lengths can draw lengths up to 100 (" + long_file +
+                                     "), beyond the positions of " + dir_->file("model") +
+                                     "/config.json: 64 tokens; give a distribution whose longest length is at most 64\n";
+  for (const bool serve : {false, true}) {
+    std::vector<std::string> argv = {fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class",
+                                     "BertModel", "--model_name", dir_->file("model"), "--input_sizes", "128",
+                                     "--batch_sizes", "4", "--input_lengths", long_file};
+    if (serve) argv.insert(argv.begin() + 1, "serve"), argv.insert(argv.end(), {"--rates", "10"});
+    else argv.insert(argv.end(), {"--reps", "2"});
+    const CommandResult past = run_command(argv);
+    EXPECT_EQ(past.exit_code, 2) << serve << past.err;
+    EXPECT_EQ(past.err, past_positions) << serve;
+    EXPECT_EQ(past.out.find("MODEL"), std::string::npos) << serve << ": refused before loading\n" << past.out;
+  }
   // A TorchScript model is fed padded batches only.
   TempDir ts;
   const std::string model = fmwork::test_support::make_small_torchscript(ts, "small");

@@ -39,7 +39,7 @@ std::vector<T> only(const std::vector<LogLine>& lines) {
   return out;
 }
 
-// refdev's event log: `sync N ops=K t=...`, `run N`, `compile ...`, `destroy syncs=N runs=N`.
+// refdev's event log: `sync N ops=K t=...`, `run N shape=BxT`, `compile ...`, `destroy syncs=N runs=N`.
 struct Events {
   std::vector<std::string> lines;
   std::vector<uint64_t> sync_ops;  // ops=K of each sync, in order
@@ -249,6 +249,24 @@ TEST_F(PluginDriverTest, SpyreCommandLineRunsUnderEmulation) {
   auto events = read_events(log);
   EXPECT_CONTAINS(read_file(log), "compile backend=sendnn ");
   EXPECT_EQ(events.runs, 3u);
+}
+
+// A platform of one batch and one input size got the batcher's batches as they came from `driver serve`: 1 or
+// 2 queries, padded to their longest. Emulating Spyre, refdev's runner takes its first shape alone (as a
+// program compiled for one would): every batch must be 2 x 16.
+TEST_F(PluginDriverTest, ServeFeedsAOneShapePlatformItsOneShapeAlone) {
+  TempDir scratch;
+  const std::string log = scratch.file("events.txt");
+  auto r = driver({"serve", "--platform", "refdev", "--platform:emulate", "spyre", "--platform:event_log", log,
+                   "--model_class", "RobertaModel", "--model_name", model_, "--input_sizes", "16", "--input_lengths",
+                   "uniform:3,16", "--batch_sizes", "2", "--torch.call:set_grad_enabled@", "False", "--compile",
+                   "--compile:backend", "sendnn", "--rates", "400", "--warmup_s", "0", "--duration_s", "0.1",
+                   "--min_queries", "12", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Events events = read_events(log);
+  EXPECT_GT(events.runs, 0u) << r.out;
+  for (const auto& line : events.lines)
+    if (line.rfind("run ", 0) == 0) EXPECT_NE(line.find(" shape=2x16"), std::string::npos) << line;
 }
 
 TEST_F(PluginDriverTest, LoadingErrorsThroughTheDriver) {

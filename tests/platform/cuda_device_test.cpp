@@ -153,15 +153,16 @@ TEST(CudaPlatform, VarlenAttentionMatchesEachSequenceAlone) {
   const at::Tensor cu_seqlens = torch::tensor(cu, torch::kInt).to(gpu.device());
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   const std::vector<std::pair<hf::AttentionPattern, int64_t>> cases = {  // pattern, key/value heads
-      {{false, 0}, 4}, {{false, 4}, 4}, {{true, 0}, 2}, {{true, 5}, 2}};
+      {{false, std::nullopt}, 4}, {{false, 4}, 4}, {{false, 0}, 4}, {{true, std::nullopt}, 2}, {{true, 5}, 2}};
   torch::manual_seed(3);
   std::vector<std::tuple<torch::ScalarType, hf::AttentionPattern, int64_t>> runs;
   for (const auto dtype : {torch::kBFloat16, torch::kFloat})
     for (const auto& [pattern, kv] : cases)
-      if (dtype != torch::kFloat || pattern.window == 0) runs.emplace_back(dtype, pattern, kv);  // float32: no window
+      if (dtype != torch::kFloat || !pattern.window) runs.emplace_back(dtype, pattern, kv);  // float32: no window
   for (const auto& [dtype, pattern, kv] : runs) {
     const std::string what = std::string(pattern.causal ? "causal" : "bidirectional") + " window " +
-                             std::to_string(pattern.window) + ", " + std::to_string(kv) + " kv heads, " +
+                             (pattern.window ? std::to_string(*pattern.window) : "none") + ", " + std::to_string(kv) +
+                             " kv heads, " +
                              c10::toString(dtype);
     const at::Tensor qkv = torch::randn({N, h + 2 * kv, d}, gpu.dtype(dtype));  // one GEMM's output: strided parts
     const at::Tensor q = qkv.narrow(1, 0, h), k = qkv.narrow(1, h, kv), v = qkv.narrow(1, h + kv, kv);

@@ -452,7 +452,7 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
   auto text = test_support::read_file(dir.file("events.txt"));
   EXPECT_CONTAINS(text, "compile backend=refdev options={\"backend\":\"refdev\",\"options\":{\"refdev.label\":"
                               "\"L1\"}} model_path=/m/x.pt model_class=Doubler dtype=float32 torchscript=no\n"
-                              "run 1\nsync 1 ops=");
+                              "run 1 shape=2x3\nsync 1 ops=");
   EXPECT_CONTAINS(text, "destroy syncs=1 runs=1");
 }
 

@@ -112,6 +112,33 @@ BUILT = {
     "qwen3_sdpa_bias": (Qwen3Model, "AutoModel", lambda: Qwen3Config(**QWEN3, attention_bias=True), None, "sdpa"),
 }
 
+# The ends of every window, ratio and count, each held against transformers (EDGES): ModernBERT's
+# local_attention 0 and 1 (+-0: each token itself alone; once read as "no window"), 2 (+-1), and one wider than
+# every input; global_attn_every_n_layers 1 (every layer global) and past the layer count (layer 0 alone);
+# Qwen3's sliding_window 1 (each token itself) on every layer (max_window_layers 0), a window wider than every
+# input, max_window_layers at the layer count (no layer slides), one key/value head for all six query heads.
+EDGES = {
+    "modernbert_local0": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(
+        **dict(MODERNBERT, local_attention=0)), None, "sdpa"),
+    "modernbert_local1": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(
+        **dict(MODERNBERT, local_attention=1)), None, "eager"),
+    "modernbert_local2": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(
+        **dict(MODERNBERT, local_attention=2)), None, "sdpa"),
+    "modernbert_local_wide_every_past_layers": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(
+        **dict(MODERNBERT, local_attention=64, global_attn_every_n_layers=9)), None, "eager"),
+    "modernbert_every1": (ModernBertModel, "ModernBertModel", lambda: ModernBertConfig(
+        **dict(MODERNBERT, global_attn_every_n_layers=1)), None, "sdpa"),
+    "qwen3_window1_all_layers": (Qwen3Model, "Qwen3Model", lambda: Qwen3Config(
+        **dict(QWEN3, sliding_window=1, max_window_layers=0)), None, "sdpa"),
+    "qwen3_window1_eager": (Qwen3Model, "Qwen3Model", lambda: Qwen3Config(
+        **dict(QWEN3, sliding_window=1)), None, "eager"),
+    "qwen3_window_wide_one_kv_head": (Qwen3Model, "Qwen3Model", lambda: Qwen3Config(
+        **dict(QWEN3, sliding_window=64, max_window_layers=0, num_key_value_heads=1)), None, "sdpa"),
+    "qwen3_no_sliding_layer": (Qwen3Model, "Qwen3Model", lambda: Qwen3Config(
+        **dict(QWEN3, max_window_layers=3)), None, "eager"),
+}
+BUILT.update(EDGES)
+
 # Classes with no native encoder, run through --compile (an AOTInductor package built by transformers' own
 # class): name -> (model class, --model_class, config factory, attention).
 COMPILED = {
@@ -349,6 +376,9 @@ def main():
             for dtype in ("float32", "bfloat16"):
                 if want(name) and (dtype == "float32" or half):
                     built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS)
+        for name in EDGES:  # the packed path too (one mask per length), float32
+            if want(name):
+                built_case(args.driver, work, name, "float32", MIXED_SIZES, lengths=MIXED_LENGTHS)
         for name in COMPILED:  # one shape each: a package build takes tens of seconds
             if want(name):
                 built_case(args.driver, work, name, "float32", [(16, 2)], compiled=True)

@@ -15,6 +15,8 @@
 
 namespace fmwork::test_support {
 
+using CommandResult = SubprocessResult;  // as test_support.hpp names it: this header stands on its own
+
 // Every FMWORK line of `text` that parses, in order; other lines are skipped.
 inline std::vector<LogLine> parse_all(const std::string& text) {
   std::vector<LogLine> out;

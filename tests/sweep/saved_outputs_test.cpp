@@ -122,6 +122,61 @@ TEST(Outputs, ComparePassesWithinToleranceAndFailsOutside) {
             std::string::npos);
 }
 
+// A batch of 3 rows padded to 4 tokens, rows of 4, 1 and 2 real tokens, for a model of hidden size 4: its
+// pooler_output [3, 4] has the shape a per-token output of this batch would have.
+Batch mixed_batch_as_wide_as_hidden() {
+  Batch fed{torch::arange(12, torch::kLong).view({3, 4}), torch::ones({3, 4}, torch::kLong),
+            torch::zeros({3, 4}, torch::kLong)};
+  fed.lengths = {4, 1, 2};
+  for (int64_t row = 0; row < 3; ++row) fed.attention_mask[row].narrow(0, fed.lengths[row], 4 - fed.lengths[row]).zero_();
+  return fed;
+}
+
+// pooler_output was zeroed past each row's length when the padded length equalled the hidden size (MiniLM at
+// 384 tokens): which outputs are per token is a matter of their names.
+TEST(Outputs, PerTokenOutputsAreKnownByNameNeverByShape) {
+  EXPECT_EQ(output_role("last_hidden_state"), OutputRole::per_token);
+  EXPECT_EQ(output_role("pooler_output"), OutputRole::per_sequence);
+  EXPECT_EQ(output_role("output_0"), OutputRole::unknown);
+  const Batch fed = mixed_batch_as_wide_as_hidden();
+  torch::manual_seed(3);
+  const NamedTensors named = {{"last_hidden_state", torch::randn({3, 4, 4}) + 5},
+                              {"pooler_output", torch::randn({3, 4}) + 5},
+                              {"output_0", torch::randn({3, 4}) + 5}};
+  const NamedTensors kept = real_tokens_only(named, fed);
+  EXPECT_TRUE(kept[1].second.equal(named[1].second)) << "a per-sequence output is kept whole";
+  EXPECT_TRUE(kept[2].second.equal(named[2].second)) << "an output of no known role is kept as it is";
+  EXPECT_TRUE(kept[0].second[1].narrow(0, 1, 3).eq(0).all().item<bool>()) << "row 1's padding";
+  EXPECT_TRUE(kept[0].second[1][0].equal(named[0].second[1][0])) << "row 1's real token";
+  EXPECT_NE(runtime_error_of([&] { real_tokens_only({{"last_hidden_state", torch::randn({4, 3})}}, fed); })
+                .find("output last_hidden_state is per token by its name, but it is [4, 3], not [3, 4, ...]"),
+            std::string::npos);
+}
+
+// --check_outputs masked the reference by the same shape rule as the outputs it checked, so a pooler wrong past
+// a row's length passed. It now compares per-token outputs on the reference's real tokens, and the rest whole.
+TEST(Outputs, CheckSelectsRealTokensByTheReferencesMaskAndComparesThePoolerWhole) {
+  const Batch fed = mixed_batch_as_wide_as_hidden();
+  const Tolerance fp32 = tolerance_for("float32", {});
+  torch::manual_seed(4);
+  const torch::Tensor hidden = torch::randn({3, 4, 4}), pooled = torch::randn({3, 4});
+  const NamedTensors reference = {{"last_hidden_state", hidden}, {"pooler_output", pooled}};  // padding as computed
+  auto zeroed = real_tokens_only({{"last_hidden_state", hidden.clone()}}, fed)[0].second;  // unpadded's zeros
+  EXPECT_TRUE(compare_outputs({{"last_hidden_state", zeroed}, {"pooler_output", pooled.clone()}}, reference, fp32,
+                              fed.attention_mask)
+                  .pass)
+      << "the padding's values are no part of the check";
+  auto wrong = pooled.clone();
+  wrong[1][3] += 1.0;  // past row 1's length (1): a per-sequence value all the same
+  EXPECT_FALSE(
+      compare_outputs({{"last_hidden_state", hidden}, {"pooler_output", wrong}}, reference, fp32, fed.attention_mask).pass);
+  auto real_wrong = hidden.clone();
+  real_wrong[2][1][0] += 1.0;  // row 2's second real token
+  EXPECT_FALSE(compare_outputs({{"last_hidden_state", real_wrong}, {"pooler_output", pooled}}, reference, fp32,
+                               fed.attention_mask)
+                   .pass);
+}
+
 TEST(Outputs, DefaultTolerancesByDtype) {
   EXPECT_DOUBLE_EQ(tolerance_for("float32", {}).atol, 1e-4);
   EXPECT_DOUBLE_EQ(tolerance_for("bfloat16", {}).cosine, 0.999);

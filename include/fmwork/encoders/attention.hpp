@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -18,9 +19,10 @@ namespace fmwork::hf {
 // Which keys a query may see, padding aside.
 struct AttentionPattern {
   bool causal = false;
-  // 0: no window. Bidirectional: keys at distance <= window (ModernBERT's local_attention / 2). Causal: the
-  // `window` latest keys, the query's own included (q - k < window, Qwen3's sliding_window).
-  int64_t window = 0;
+  // None: no window. Bidirectional: keys at distance <= *window, 0 a window too (ModernBERT's local_attention
+  // / 2: local_attention 0 or 1 leaves each token only itself, as transformers does). Causal: the *window
+  // latest keys, the query's own included (q - k < window, Qwen3's sliding_window, at least 1).
+  std::optional<int64_t> window;
 };
 
 // One pattern's mask for one batch: made once per forward, shared by the layers of that pattern.

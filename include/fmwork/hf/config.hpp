@@ -56,9 +56,10 @@ struct EncoderConfig {
   bool mlp_bias = true;              // feed-forward biases
   bool causal = false;               // Qwen3 attends to earlier tokens only
   std::vector<LayerAttention> layer_types;  // one per layer; empty for the absolute-position families
-  // ModernBERT: a token attends to those at distance <= sliding_window (local_attention / 2); Qwen3: to the
-  // sliding_window latest tokens, itself included (q - k < sliding_window). 0 when no layer slides.
-  int64_t sliding_window = 0;
+  // ModernBERT: a token attends to those at distance <= sliding_window (local_attention / 2, floored: 0 for
+  // local_attention 0 or 1, each token itself alone, as transformers); Qwen3: to the sliding_window latest
+  // tokens, itself included (q - k < sliding_window, at least 1). None when no layer slides (Qwen3).
+  std::optional<int64_t> sliding_window;
   double rope_theta = 0;        // rotary base of full-attention layers
   double local_rope_theta = 0;  // rotary base of sliding-attention layers
   double initializer_cutoff_factor = 0;  // ModernBERT's truncated-normal init (random weights): +-factor x std
@@ -98,6 +99,11 @@ EncoderConfig parse_config(const nlohmann::json& json, const std::string& source
 // families' own rule for theirs. Nothing when config.json has no max_position_embeddings. Errors as
 // parse_config's for a native model_type, a runtime Error for a malformed field.
 std::optional<int64_t> max_input_size_of(const nlohmann::json& json, const std::string& source);
+
+// The longest input the Hugging Face folder `folder` allows, from its config.json alone (max_input_size_of),
+// for checks made before anything is loaded: nothing when `folder` is no folder with a config.json, when
+// config.json names no positions, or when it cannot be read or parsed (the loader then says why itself).
+std::optional<int64_t> folder_max_input_size(const std::string& folder);
 
 // Reads and parses `path` with json_input's limits (a runtime Error for unreadable, too deep or invalid JSON;
 // a usage Error for a FIFO, directory or dangling link).

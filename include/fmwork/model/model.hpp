@@ -59,6 +59,12 @@ struct TokenFacts {
   int64_t type_vocab_size = 0;  // token type ids run 0..type_vocab_size-1; 0: unknown, or no token types
 };
 
+// The batch x input shapes a model built for some only takes, inclusive (batch_min..batch_max rows, each of
+// input_min..input_max tokens).
+struct ShapeRange {
+  int64_t batch_min = 1, batch_max = 1, input_min = 1, input_max = 1;
+};
+
 // What a model is, as data: its loader fills it; a wrapper (a compiler, CUDA graphs, a plugin's runner) starts
 // from what it wraps and changes only what it changes, so no fact is lost by a wrapper that forgot it.
 struct ModelFacts {
@@ -85,6 +91,14 @@ struct ModelFacts {
   // padding. false: the model is fed padded batches only, and the sweep refuses the mode. A wrapper that runs
   // a forward of its own (a package, a graph, a plugin's runner) sets it false.
   bool runs_unpadded = false;
+  // The shapes forward() takes where the model was built for some only (sweep/fed_shapes.hpp holds a run's
+  // shapes to them before it starts): `shapes`, an AOTInductor package's exported range; or
+  // `shape_per_combination`, one package built before each combination's reps for its batch x input alone
+  // (inductor without --compile:dynamic@ True; serve's one: its largest batch x longest query). Neither: any
+  // shape. `shapes_by` names what fixed them, for messages ("the AOTInductor package m.pt2").
+  std::optional<ShapeRange> shapes;
+  bool shape_per_combination = false;
+  std::string shapes_by;
 };
 
 // A loaded model. Three calls run it, in this order for each batch x input combination: prepare() once

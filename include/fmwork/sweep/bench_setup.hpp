@@ -38,8 +38,9 @@ struct DriverOptions {
 // name the option. `not_required`: fixed options another command (serve) gives defaults.
 DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
 
-// The platform --platform names, checked against the command line (its constraints, the compile request) and
-// the thread environment, before anything is loaded. Usage Errors.
+// The platform --platform names, checked against the command line (its constraints, the compile request, the
+// lengths --input_lengths can draw against config.json's positions) and the thread environment, before anything
+// is loaded. Usage Errors.
 std::unique_ptr<Platform> open_platform(const DriverOptions& o);
 
 struct BenchSetup {
@@ -52,14 +53,16 @@ struct BenchSetup {
   std::string dtype_warning;     // on the CPU, a dtype without native instructions ("" otherwise): for stderr
 };
 
-enum class GemmProbe { when_useful, never };
+// What the setup is for: the sweep also holds the shapes its plan feeds to what the model takes (fed_shapes.hpp)
+// and measures the GEMM rate; serve checks its batcher's shapes itself and needs no rate.
+enum class BenchFor { sweep, serve };
 
 // RUNTIME (the torch settings applied, then autograd as asked) and MODEL (loaded, compiled) to `section`, SETUP
-// to `log` (always: an --isolate child's later sections are discarded, its SETUP is not), then the GEMM rate
-// (with GemmProbe::when_useful: where a combination's FLOPs can be known) said in `section`, and the probe's
-// cached device memory handed back. Throws what loading and compiling throw.
+// to `log` (always: an --isolate child's later sections are discarded, its SETUP is not); for the sweep, its
+// shapes checked, then the GEMM rate (where a combination's FLOPs can be known) said in `section`; and the
+// cached device memory handed back. Throws what loading and compiling throw; usage Errors for shapes.
 BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
-                         GemmProbe probe, std::ostream& section, std::ostream& log);
+                         BenchFor use, std::ostream& section, std::ostream& log);
 
 // META for the run.
 MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench);

@@ -28,6 +28,20 @@ std::string outputs_file_name(int64_t input, int64_t batch);
 // A runtime Error for outputs that hold no tensors.
 NamedTensors name_outputs(const torch::IValue& outputs, const std::vector<std::string>& names);
 
+// What an output is, from its name, never from its shape (a pooler_output of [batch, hidden] looks like a
+// per-token output of a batch padded to `hidden` tokens): per token (last_hidden_state, hidden_states,
+// token_embeddings: one value a token, the padding's included), per sequence (pooler_output, pooled_output,
+// sentence_embedding: one a row), or unknown (output_0 of a TorchScript module, any other name).
+enum class OutputRole { per_token, per_sequence, unknown };
+OutputRole output_role(const std::string& name);
+
+// `named` with the padding's positions of every per-token output set to zero, for a batch of mixed lengths
+// (fed.lengths not empty; otherwise `named` as it is): what --save_outputs writes, the real tokens' outputs
+// that every batching mode computes (the padding's differ by mode; unpadded computes none). Per-sequence and
+// unknown outputs are kept as the model gave them. A runtime Error for a per-token output that is not
+// [batch, tokens, ...] of the batch's shape.
+NamedTensors real_tokens_only(NamedTensors named, const Batch& fed);
+
 // Writes DIR/<input>x<batch>.safetensors (DIR must exist): `fed` inputs of `batch_inputs`, then `outputs`.
 // Written to a temporary name and renamed, so that a reader never sees half a file. Runtime Error on
 // failure, naming the file.
@@ -57,13 +71,17 @@ Tolerance tolerance_for(const std::string& dtype, const CheckOptions& options);
 // The comparison of every reference output with the output of the same name, in float64: the largest
 // |got - want|, the largest |got - want| / |want| over elements with want != 0, the smallest cosine
 // similarity of one output's flattened values (each NaN when any value is NaN), and whether all elements
-// are within atol + rtol * |want| and every cosine >= tolerance.cosine. A runtime Error when an output is
-// missing or its shape differs.
+// are within atol + rtol * |want| and every cosine >= tolerance.cosine. `real_tokens` ([batch, tokens], nonzero
+// at a real token: the reference's own attention_mask; undefined: every token) limits each per-token output
+// (output_role) to the real tokens' values on both sides; every other output is compared whole. The reference
+// is never masked by the code under check. A runtime Error when an output is missing or its shape differs, or a
+// per-token output is not [batch, tokens, ...] of real_tokens' shape.
 struct CheckResult {
   std::vector<std::string> names;
   double max_abs = 0, max_rel = 0, cosine = 1;
   bool pass = false;
 };
-CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, const Tolerance& tolerance);
+CheckResult compare_outputs(const NamedTensors& got, const NamedTensors& want, const Tolerance& tolerance,
+                            const torch::Tensor& real_tokens = {});
 
 }  // namespace fmwork
