@@ -8,7 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ref=HEAD
+case "${1:-}" in
+  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then ref=$1; shift; fi
+git rev-parse --verify --quiet "$ref^{commit}" >/dev/null ||
+  { echo "error: test-changed: '$ref' is not a commit of this repository (a branch, tag or hash: main, HEAD~3)" >&2; exit 2; }
 changed=$( { git diff --name-only "$ref" --; git ls-files --others --exclude-standard; } | sort -u)
 if [ -z "$changed" ] && [ "$ref" = HEAD ]; then changed=$(git diff --name-only HEAD~1 HEAD --); fi
 folders=$(echo "$changed" | sed -nE 's#^(src|tests)/([a-z_]+)/.*#\2#p; s#^include/fmwork/([a-z_]+)/.*#\1#p' | sort -u)

@@ -11,6 +11,7 @@
 
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/serve_options.hpp"
@@ -174,10 +175,12 @@ CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
 
 PlannedRun checked(PlannedRun run, const std::string& source, CommandLine* parsed = nullptr) {
   try {
+    // Before the words become C strings (the check, the runs' argv), where a NUL would cut a value short in silence.
+    refuse_control_characters(run.argv);
     CommandLine cl = check_like_the_driver(run.argv);
     if (parsed) *parsed = std::move(cl);
   } catch (const Error& e) {
-    throw usage_error(source + ": " + describe_run(run) + ": " + e.what());
+    throw usage_error(source + ": " + escape_controls(describe_run(run)) + ": " + e.what());
   }
   return run;
 }

@@ -147,6 +147,11 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
         const std::string why = cached_gemm_rate_disagreement(rate->gflops, now);
         if (why.empty()) return *rate;
         tell(why);
+      } else {
+        const auto g = entry->facts.find("gflops");
+        tell(fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is measured again "
+                         "and replaced",
+                         to_log_token(g == entry->facts.end() ? std::string("absent") : g->second)));
       }
       cache->forget("gemm", fields);
     }

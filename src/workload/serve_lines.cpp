@@ -34,9 +34,19 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
   if (!result.capacity) {
     if (result.tried.empty()) return fmt::format("no rate holds {}: none was tried", held);
     const SearchStep& lowest = result.tried.back();
-    return fmt::format("no rate holds {}: the lowest tried, {:g} queries/s, {}", held, lowest.rate,
-                       lowest.value_ms ? fmt::format("had p{:g} {:.3f} ms", bound.percentile, *lowest.value_ms)
-                                       : "answered no measured query (no latency)");
+    // Why the lowest level failed (its own reason: the bound, or falling behind its rate), and why the search
+    // stopped there: a proof that no lower rate helps, or the search's floor, below which it did not look.
+    const std::string why = lowest.reason.empty()
+                                ? (lowest.value_ms ? fmt::format("p{:g} {:.3f} ms", bound.percentile, *lowest.value_ms)
+                                                   : std::string("no measured query (no latency)"))
+                                : lowest.reason;
+    const std::string stop =
+        lowest.lower_cannot_help
+            ? "and no lower rate can help: the model alone takes longer than the bound"
+            : std::string("and the search goes no lower than its floor (--search_start / 64): a lower "
+                          "--search_start searches lower");
+    return fmt::format("no rate holds {}: the lowest tried, {:g} queries/s, failed ({}), {}", held, lowest.rate, why,
+                       stop);
   }
   std::string text = fmt::format("capacity at {}: {:.2f} queries/s after {} levels", held, *result.capacity,
                                  result.tried.size());

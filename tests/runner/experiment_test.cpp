@@ -132,6 +132,22 @@ TEST(Experiment, TheDriversOwnMessageNamesTheFileAndTheRun) {
   EXPECT_NE(message_of(no_reps.dump()).find("--reps"), std::string::npos);
 }
 
+// A NUL in a value (JSON's \u0000) cut the value short in silence once the words became C strings; a control
+// character anywhere in an option or a matrix value is refused naming the option, and the message stays one line.
+TEST(Experiment, AControlCharacterOrNulInAValueIsRefusedNamingTheOption) {
+  for (const std::string value : {std::string("a\0b", 3), std::string("a\nb"), std::string("a\x1b")}) {
+    json doc = json::parse(kExperiment);
+    doc["runs"][0]["options"]["--model:revision"] = value;
+    const std::string m = message_of(doc.dump());
+    EXPECT_NE(m.find("--model:revision: the value contains"), std::string::npos) << m;
+    json in_matrix = json::parse(kExperiment);
+    in_matrix["runs"][0]["matrix"] = {{"--model:revision", {"main", value}}};
+    const std::string m2 = message_of(in_matrix.dump());
+    EXPECT_NE(m2.find("--model:revision: the value contains"), std::string::npos) << m2;
+    EXPECT_EQ(m2.find_first_of(std::string("\n\x1b\0", 3)), std::string::npos) << "one line, no raw control characters";
+  }
+}
+
 TEST(Experiment, BadShapesAreOneLineNamingTheKey) {
   EXPECT_EQ(message_of(R"({"runs": [{"id": "a", "option": {}}]})"),
             "x.json: runs[0]: unknown key \"option\" (known: command, description, id, matrix, options, sizes)");

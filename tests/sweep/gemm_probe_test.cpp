@@ -65,12 +65,16 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   ASSERT_TRUE(kept) << "the measured rate is stored under gemm_cache_fields()";
   EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", first.gflops)) << "kept with 3 decimals";
 
-  // A figure this machine reaches (the best of several products just measured, so one product timed now is not
-  // faster by a quarter, nor four times slower unless the machine is far busier than a loaded one) is read back.
+  // A figure this machine reaches (the best of several products just measured) is read back. The one product
+  // timed against it may land outside the margins when other work takes the CPU at that moment (then the entry is
+  // measured again, as it should be): a few tries, of which one must read it back, hold on a loaded machine.
   const std::string near = fmt::format("{:.3f}", first.gflops);
-  keep_rate(dir.path(), fields, near);
-  const GemmRate second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
-  EXPECT_TRUE(second.cached) << note;
+  GemmRate second;
+  for (int attempt = 0; attempt < 5 && !second.cached; ++attempt) {
+    keep_rate(dir.path(), fields, near);
+    second = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
+  }
+  ASSERT_TRUE(second.cached) << note;
   EXPECT_EQ(fmt::format("{:.3f}", second.gflops), near);
   EXPECT_EQ(second.n, 1024);
   EXPECT_EQ(second.repeats, 5);
@@ -117,7 +121,7 @@ TEST(GemmProbe, ARateFarAboveOneProductTimedNowIsMeasuredAgain) {
   const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
   EXPECT_FALSE(rate.cached);
   EXPECT_LT(rate.gflops, 1e6);
-  EXPECT_EQ(note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is more than 4x one product timed now (", 0), 0u)
+  EXPECT_EQ(note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is more than 2x one product timed now (", 0), 0u)
       << note;
 }
 
@@ -132,8 +136,13 @@ TEST(GemmProbe, AnImplausibleCachedRateIsMeasuredAgain) {
     const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
     const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
     keep_rate(dir.path(), fields, kept_figure);
-    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, nullptr, kKeep);
+    std::string note;
+    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
     EXPECT_FALSE(rate.cached);
+    EXPECT_EQ(note, fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is measured "
+                                "again and replaced",
+                                kept_figure))
+        << "said, not replaced in silence";
     EXPECT_TRUE(std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops < 1e7) << rate.gflops;
     const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
     ASSERT_TRUE(kept);

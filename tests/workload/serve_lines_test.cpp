@@ -67,7 +67,7 @@ TEST(ServeLines, ALevelThatAnsweredNoQueryHasNoFiguresItDidNotMeasure) {
   result.tried = {{80, false, std::nullopt, 0, ""}};
   const std::string capacity = format_line(make_capacity_line(bound, result, std::nullopt, std::nullopt));
   EXPECT_NE(capacity.find(" tried=80:fail:- "), std::string::npos) << capacity;
-  EXPECT_NE(capacity.find("80 queries/s, answered no measured query (no latency)"), std::string::npos) << capacity;
+  EXPECT_NE(capacity.find("80 queries/s, failed (no measured query (no latency)), and the search goes no lower than its floor"), std::string::npos) << capacity;
 }
 
 }  // namespace

@@ -29,9 +29,10 @@ std::optional<CachedGemmFacts> read_gemm_cache_facts(const std::map<std::string,
 // How far one product timed now may be from the cached best-of rate. Faster than the cache by more than
 // kCachedRateBelowFactor: the cached figure was measured on a busy machine. Slower by more than
 // kCachedRateAboveFactor: the cached figure is not this machine's (an edited or shared entry, another
-// configuration under the same key); one product is noisier than a best of several, hence the wider margin.
+// configuration under the same key); one product is noisier than a best of several, hence the wider margin
+// (2x: a busy machine halves one product; an entry 3.6x above the machine passed the 4x this was first).
 inline constexpr double kCachedRateBelowFactor = 1.25;
-inline constexpr double kCachedRateAboveFactor = 4;
+inline constexpr double kCachedRateAboveFactor = 2;
 
 // "" when `cached_gflops` may be believed beside `now_gflops` (one product timed now); else why not, one line for
 // the driver's note: "the cached GEMM rate, 9000.0 GFLOP/s, is more than 4x one product timed now (100.0) ...".

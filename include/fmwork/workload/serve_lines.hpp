@@ -28,7 +28,8 @@ CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult&
                                 std::optional<double> capacity_achieved_qps, std::optional<double> price_per_hour);
 
 // The line's text for people: "capacity at p99 <= 50 ms: 61.3 queries/s (achieved 60.9), $0.0136 per million at
-// $3.00/h" or "no rate from X down to Y queries/s holds p99 <= 50 ms".
+// $3.00/h" or "no rate holds p99 <= 50 ms: the lowest tried, 100 queries/s, failed (<its reason>), and <why the
+// search stopped there: a proof that no lower rate helps, or its floor>".
 std::string capacity_reason(const LatencyBound& bound, const CapacityResult& result,
                             std::optional<double> price_per_hour);
 
