@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -49,8 +50,28 @@ void keep_rate(const std::string& root, const std::map<std::string, std::string>
   });
 }
 
-// The cached figures below are ones no CPU reaches (5e6 GFLOP/s, still below the plausible bound) or every
-// machine beats (0.001), so that what the probe does with them holds on any machine, idle or loaded.
+// gemm_rate over a fresh cache that holds `figure` as the kept rate: what it returned, its note, and the figure the
+// entry holds after it (nullopt when none is kept).
+struct KeptFigureRun {
+  GemmRate rate;
+  std::string note;
+  std::optional<std::string> kept;
+};
+KeptFigureRun gemm_rate_over_kept(const std::string& figure) {
+  TempDir dir;
+  fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
+  auto cpu = fmwork::make_platform("cpu", {});
+  const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
+  const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
+  keep_rate(dir.path(), fields, figure);
+  KeptFigureRun run;
+  run.rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &run.note, kKeep);
+  if (const auto entry = fmwork::ArtifactCache(dir.path()).find("gemm", fields)) run.kept = entry->facts.at("gflops");
+  return run;
+}
+
+// The cached figures below are the machine's own, ones no CPU reaches or every machine beats (0.001), so that
+// what the probe does with them holds on any machine, idle or loaded.
 TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
   TempDir dir;
   fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
@@ -90,39 +111,25 @@ TEST(GemmProbe, IsKeptInTheCacheForTheSameDtypeAndThreads) {
 // A rate kept from a busy machine (here 0.001 GFLOP/s) is beaten by one product timed now: it is measured
 // again and replaced, so of_peak is not over 100% in every later run.
 TEST(GemmProbe, ARateBelowOneProductTimedNowIsMeasuredAgainAndReplaced) {
-  TempDir dir;
-  fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
-  auto cpu = fmwork::make_platform("cpu", {});
-  const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
-  const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
-  keep_rate(dir.path(), fields, "0.001");
-  std::string note;
-  const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
-  EXPECT_FALSE(rate.cached);
-  EXPECT_GT(rate.gflops, 0.001 * fmwork::kCachedRateBelowFactor);
-  EXPECT_EQ(note.rfind("the cached GEMM rate, 0.0 GFLOP/s, is below one product timed now (", 0), 0u) << note;
-  EXPECT_NE(note.find("): it was measured on a busy machine, so it is measured again and replaced"), std::string::npos)
-      << note;
-  const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
-  ASSERT_TRUE(kept);
-  EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", rate.gflops)) << "the entry holds the new figure";
+  const KeptFigureRun run = gemm_rate_over_kept("0.001");
+  EXPECT_FALSE(run.rate.cached);
+  EXPECT_GT(run.rate.gflops, 0.001 * fmwork::kCachedRateBelowFactor);
+  EXPECT_EQ(run.note.rfind("the cached GEMM rate, 0.0 GFLOP/s, is below one product timed now (", 0), 0u) << run.note;
+  EXPECT_NE(run.note.find("): it was measured on a busy machine, so it is measured again and replaced"),
+            std::string::npos)
+      << run.note;
+  ASSERT_TRUE(run.kept);
+  EXPECT_EQ(*run.kept, fmt::format("{:.3f}", run.rate.gflops)) << "the entry holds the new figure";
 }
 
 // A rate far above this machine (an entry edited or brought from a faster one) would make every of_peak near 0:
 // one product timed now refuses it, and it is measured again.
 TEST(GemmProbe, ARateFarAboveOneProductTimedNowIsMeasuredAgain) {
-  TempDir dir;
-  fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
-  auto cpu = fmwork::make_platform("cpu", {});
-  const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
-  const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
-  keep_rate(dir.path(), fields, "1000000.000");
-  std::string note;
-  const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
-  EXPECT_FALSE(rate.cached);
-  EXPECT_LT(rate.gflops, 1e6);
-  EXPECT_EQ(note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is more than 2x one product timed now (", 0), 0u)
-      << note;
+  const KeptFigureRun run = gemm_rate_over_kept("1000000.000");
+  EXPECT_FALSE(run.rate.cached);
+  EXPECT_LT(run.rate.gflops, 1e6);
+  EXPECT_EQ(run.note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is more than 2x one product timed now (", 0), 0u)
+      << run.note;
 }
 
 // The cache is a folder the user may edit or share: a rate no device reaches is not believed but measured
@@ -130,23 +137,15 @@ TEST(GemmProbe, ARateFarAboveOneProductTimedNowIsMeasuredAgain) {
 TEST(GemmProbe, AnImplausibleCachedRateIsMeasuredAgain) {
   for (const char* kept_figure : {"inf", "nan", "1e308", "-5", "20000000"}) {
     SCOPED_TRACE(kept_figure);
-    TempDir dir;
-    fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
-    auto cpu = fmwork::make_platform("cpu", {});
-    const fmwork::RuntimeInfo runtime = fmwork::runtime_info();
-    const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
-    keep_rate(dir.path(), fields, kept_figure);
-    std::string note;
-    const GemmRate rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &note, kKeep);
-    EXPECT_FALSE(rate.cached);
-    EXPECT_EQ(note, fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is measured "
-                                "again and replaced",
-                                kept_figure))
+    const KeptFigureRun run = gemm_rate_over_kept(kept_figure);
+    EXPECT_FALSE(run.rate.cached);
+    EXPECT_TRUE(std::isfinite(run.rate.gflops) && run.rate.gflops > 0 && run.rate.gflops < 1e7) << run.rate.gflops;
+    EXPECT_EQ(run.note, fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is "
+                                    "measured again and replaced",
+                                    kept_figure))
         << "said, not replaced in silence";
-    EXPECT_TRUE(std::isfinite(rate.gflops) && rate.gflops > 0 && rate.gflops < 1e7) << rate.gflops;
-    const auto kept = fmwork::ArtifactCache(dir.path()).find("gemm", fields);
-    ASSERT_TRUE(kept);
-    EXPECT_EQ(kept->facts.at("gflops"), fmt::format("{:.3f}", rate.gflops)) << "the entry holds the new figure";
+    ASSERT_TRUE(run.kept);
+    EXPECT_EQ(*run.kept, fmt::format("{:.3f}", run.rate.gflops)) << "the entry holds the new figure";
   }
 }
 
