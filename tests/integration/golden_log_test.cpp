@@ -154,20 +154,8 @@ std::string golden_json_text(const std::string& json, const std::string& dir) {
   return text;
 }
 
-class GoldenLogTest : public ::testing::Test {
+class GoldenLogTest : public EncoderSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    model_ = dir_->file("encoder/model.pt");
-    auto r = make_test_encoder(model_);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-  static void TearDownTestSuite() { delete dir_; }
-
-  static CommandResult driver(std::vector<std::string> args) {
-    args.insert(args.begin(), driver_path());
-    return run_command(args);
-  }
   static std::vector<std::string> model_args() {
     return {"--platform", "cpu", "--model_class", "BertModel", "--model_name", model_, "--eval", "--seed", "3"};
   }
@@ -186,12 +174,7 @@ class GoldenLogTest : public ::testing::Test {
                                   << " (a change of the format on purpose: FMWORK_UPDATE_GOLDEN=1 rewrites it)";
   }
   static std::string dir() { return dir_->path(); }
-
-  static TempDir* dir_;
-  static std::string model_;
 };
-TempDir* GoldenLogTest::dir_ = nullptr;
-std::string GoldenLogTest::model_;
 
 TEST_F(GoldenLogTest, SweepSaveAndCheckAndProcess) {
   auto args = model_args();
