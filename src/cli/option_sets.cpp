@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/hf/config.hpp"
@@ -207,11 +208,7 @@ const SetTable<CompileOptions>& compile_table() {
         [](O& o, const std::string& option, const Value& v) {
           // torch.compile knows these four and raises for any other; refused here, before anything loads,
           // instead of per combination in the exporter's argparse words.
-          if (v.text != "default" && v.text != "max-autotune" && v.text != "max-autotune-no-cudagraphs" &&
-              v.text != "reduce-overhead")
-            throw usage_error(option + " must be default, max-autotune, max-autotune-no-cudagraphs or "
-                              "reduce-overhead (torch.compile's modes); got '" + excerpt(v.text) + "'");
-          o.mode = v.text;
+          o.mode = read_choice(option, v.text, {"default", "max-autotune", "max-autotune-no-cudagraphs", "reduce-overhead"});
         }},
        {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) {
@@ -271,20 +268,14 @@ const SetTable<ModelOptions>& model_table() {
         [](O& o, const std::string&, const Value& v) { o.dtype = model_dtype(v); }},
        {"attn_implementation", nullptr, &kString, " sdpa", "attn_implementation", "eager or sdpa",
         [](O& o, const std::string& option, const Value& v) {
-          if (v.text != "eager" && v.text != "sdpa")
-            throw usage_error(option + " must be eager or sdpa; got '" + v.text + "'" +
-                              did_you_mean(closest_option(v.text, {"eager", "sdpa"})));
-          o.attn_implementation = v.text;
+          o.attn_implementation = read_choice(option, v.text, {"eager", "sdpa"});
         }},
        {"add_pooling_layer", nullptr, &kBool, "@ False", "add_pooling_layer", "whether the model has its pooler",
         [](O& o, const std::string&, const Value& v) { o.add_pooling_layer = v.boolean; }},
        {"vocab_size", nullptr, &kInt, "@ 30522", "vocab_size",
         "the vocabulary of a TorchScript file without a config.json beside it",
         [](O& o, const std::string& option, const Value& v) {
-          if (v.integer <= 0 || v.integer > hf::kMaxVocabSize)
-            throw usage_error(option + " must be from 1 to " + std::to_string(hf::kMaxVocabSize) + "; got " +
-                              std::to_string(v.integer));
-          o.vocab_size = v.integer;
+          o.vocab_size = integer_within(option, v.integer, 1, hf::kMaxVocabSize);
         }},
        {"random_weights", nullptr, &kBool, "@ True", nullptr,
         "build the weights at random when the folder has a config.json only (opt-in)",

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/python_literal.hpp"
 
 namespace fmwork {
@@ -30,17 +31,13 @@ struct Setting {
 constexpr int64_t kMaxThreadsPerCpu = 4;
 
 void check_thread_count(const std::string& option, const Value& v) {
-  if (v.integer <= 0) throw usage_error(fmt::format("{} must be a positive integer; got {}", option, v.integer));
   const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  const int64_t limit = kMaxThreadsPerCpu * cpus;
-  if (v.integer > limit)
-    throw usage_error(fmt::format("{} must be at most {} ({} per CPU, {} CPUs here); got {}", option, limit,
-                                  kMaxThreadsPerCpu, cpus, v.integer));
+  integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
+                 fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
 }
 
 void check_matmul_precision(const std::string& option, const Value& v) {
-  if (v.text != "highest" && v.text != "high" && v.text != "medium")
-    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(v));
+  read_choice(option, v.text, {"highest", "high", "medium"});
 }
 
 const std::map<std::string, Setting>& call_table() {
@@ -132,8 +129,8 @@ void check_thread_environment(const std::function<const char*(const char*)>& get
     while (good && start <= value.size()) {
       const size_t end = list ? std::min(value.find(',', start), value.size()) : value.size();
       const std::string word = value.substr(start, end - start);
-      good = !word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos &&
-             std::stoll(word) >= 1 && std::stoll(word) <= limit;
+      const std::optional<int64_t> count = parse_digits(word);
+      good = count && *count >= 1 && *count <= limit;
       start = end + 1;
     }
     if (!good)

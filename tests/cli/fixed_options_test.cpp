@@ -178,7 +178,9 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
             "--input_lengths can draw lengths up to 512 (lognormal:64,512,0.8), beyond --input_sizes' 128 tokens; "
             "give a distribution whose longest length is at most 128");
   EXPECT_EQ(refusal({{"input_lengths", "uniform:9,3"}}), "--input_lengths: uniform's MAX 3 is below its MIN 9; give MIN <= MAX");
-  EXPECT_EQ(refusal({{"batching", "packed"}}), "--batching expects one of padded, sorted, unpadded; got 'packed'");
+  EXPECT_EQ(refusal({{"batching", "packed"}}), "--batching expects one of padded, sorted, unpadded; got 'packed'; did you mean padded?");
+  EXPECT_EQ(refusal({{"batching", "unpaded"}}),
+            "--batching expects one of padded, sorted, unpadded; got 'unpaded'; did you mean unpadded?");
   EXPECT_EQ(refusal({{"sort_window", "64"}}),
             "--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
   EXPECT_EQ(refusal({{"batching", "sorted"}, {"sort_window", "4"}}),

@@ -13,6 +13,7 @@
 
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/cli/option_row.hpp"
 #include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
@@ -85,15 +86,11 @@ struct FixedValue {
 enum class Presence { optional, required };
 enum class Origin { upstream, ours };
 
-// One fixed option.
-struct FixedOption {
-  const char* name;        // without the leading "--"
+// One fixed option: its row (name, value name, example, help), then how its value is read and kept.
+struct FixedOption : OptionRow {
   FixedKind kind;
   Presence presence;
   Origin origin;
-  const char* value_name;  // what stands for the value in the usage line: "P", "I[,I...]"; "" for a flag
-  const char* example;     // a value the option accepts, e.g. "64,128"; "" for a flag
-  const char* help;        // its --help line
   void (*store)(FixedArgs&, const FixedValue&);        // writes the value read (a flag: called when given)
   std::optional<Value> (*value)(const FixedArgs&);     // args.NAME; nullopt when no Value can hold it
   const char* if_empty = nullptr;                      // text and word: what to give when the value is empty
