@@ -49,10 +49,7 @@ int64_t parse_reps(const std::string& option, const std::string& text) {
   return read_integer(option, text, rule);
 }
 
-int64_t parse_count(const std::string& option, const std::string& text) {
-  // Each count in its own unit: --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is refused by
-  // its caller), --sort_window's requests (it said "seconds" too).
-  const char* unit = option == "--warmup" ? " (and below --reps)" : option == "--sort_window" ? " requests" : " seconds";
+int64_t parse_count(const std::string& option, const std::string& text, const char* unit) {
   return read_integer(option, text, {0, kMaxReps - 1, "a non-negative integer", std::string(unit), true});
 }
 
@@ -86,113 +83,122 @@ Value int_list(const std::vector<int64_t>& values) {
 Value optional_string(const std::optional<std::string>& text) { return text ? Value::of_string(*text) : Value::none(); }
 
 using A = FixedArgs;
-using V = FixedValue;
+using T = const std::string&;
+
+// The readers and `args.NAME` of the rows alike: a flag, a folder of ours, a count of ours.
+template <bool FixedArgs::*field>
+void set_flag(A& a, T, T) { a.*field = true; }
+template <bool FixedArgs::*field>
+std::optional<Value> flag_value(const A& a) { return Value::of_bool(a.*field); }
+template <std::optional<std::string> FixedArgs::*field>
+void read_folder(A& a, T option, T text) { a.*field = read_text(option, text, "a folder"); }
+template <std::optional<std::string> FixedArgs::*field>
+std::optional<Value> text_value(const A& a) { return optional_string(a.*field); }
+template <std::optional<int64_t> FixedArgs::*field>
+std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int(*(a.*field)) : Value::none(); }
+
+// Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
+// refused by fixed_args_from), --sort_window's requests (it said "seconds" too).
 
 // An array of constants (no constructor runs), so the table is whole before any other file's statics use it;
 // fixed_options() holds the one copy whose rows everything else points to.
 const FixedOption kFixed[] = {
-    {{"platform", "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin"}, FixedKind::text, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.platform = v.text; }, [](const A& a) { return std::optional(Value::of_string(a.platform)); },
-     "cpu, cuda, cuda:N or a plugin name"},
+    {{"platform", "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.platform = read_text(o, t, "cpu, cuda, cuda:N or a plugin name"); },
+     [](const A& a) { return std::optional(Value::of_string(a.platform)); }},
     {{"model_class", "C", "BertModel",
      "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
-     FixedKind::word, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.model_class = v.text; },
-     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }, "the model's class, e.g. BertModel"},
-    {{"model_root", "R", "/models", "folder the model name is relative to"}, FixedKind::path, Presence::optional, Origin::upstream,
-     [](A& a, const V& v) { a.model_root = v.text; }, [](const A& a) { return std::optional(optional_string(a.model_root)); }},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.model_class = read_text(o, t, "the model's class, e.g. BertModel", true); },
+     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }},
+    {{"model_root", "R", "/models", "folder the model name is relative to"}, Presence::optional, Origin::upstream,
+     [](A& a, T, T t) { a.model_root = t; }, text_value<&A::model_root>},
     {{"model_name", "N", "bert-base-uncased",
      "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)"},
-     FixedKind::word, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.model_name = v.text; },
-     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }, "the model's name or path"},
-    {{"compile", "", "", "compile the model before the sweep (see --compile:KEY)"}, FixedKind::flag, Presence::optional, Origin::upstream,
-     [](A& a, const V&) { a.compile = true; }, [](const A& a) { return std::optional(Value::of_bool(a.compile)); }},
-    {{"eval", "", "", "put the model in evaluation mode"}, FixedKind::flag, Presence::optional, Origin::upstream,
-     [](A& a, const V&) { a.eval = true; }, [](const A& a) { return std::optional(Value::of_bool(a.eval)); }},
-    {{"input_sizes", "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512"}, FixedKind::sizes, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.input_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
-    {{"batch_sizes", "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8"}, FixedKind::sizes, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.batch_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.model_name = read_text(o, t, "the model's name or path", true); },
+     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }},
+    {{"compile", "", "", "compile the model before the sweep (see --compile:KEY)"}, Presence::optional, Origin::upstream,
+     set_flag<&A::compile>, flag_value<&A::compile>},
+    {{"eval", "", "", "put the model in evaluation mode"}, Presence::optional, Origin::upstream,
+     set_flag<&A::eval>, flag_value<&A::eval>},
+    {{"input_sizes", "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.input_sizes = parse_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
+    {{"batch_sizes", "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.batch_sizes = parse_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
     {{"reps", "N", "20",
      "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)"},
-     FixedKind::reps, Presence::required, Origin::upstream,
-     [](A& a, const V& v) { a.reps = v.integer; }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.reps = parse_reps(o, t); }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
     {{"seed", "S", "7",
      "seed of the random input tokens (ours; fixed by default so runs repeat)"},
-     FixedKind::seed, Presence::optional, Origin::ours,
-     [](A& a, const V& v) {
-       a.seed = v.unsigned_integer;
-       a.seed_given = true;
-     },
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.seed = parse_seed(o, t), a.seed_given = true; },
      [](const A& a) -> std::optional<Value> {
        if (!a.seed_given) return Value::none();
        if (a.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
        return Value::of_int(static_cast<int64_t>(a.seed));
      },
-     nullptr, [](const A& a) { return std::to_string(a.seed); }},
+     [](const A& a) { return std::to_string(a.seed); }},
     {{"save_outputs", "DIR", "outputs",
      "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)"},
-     FixedKind::text, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.save_outputs = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.save_outputs)); }, "a folder"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::save_outputs>, text_value<&A::save_outputs>},
     {{"check_outputs", "DIR", "outputs",
      "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
      "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)"},
-     FixedKind::text, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.check_outputs = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.check_outputs)); }, "a folder"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::check_outputs>, text_value<&A::check_outputs>},
     {{"profile", "DIR", "prof",
      "folder: after each combination's timed reps, one more rep under LibTorch's profiler writes "
      "<input>x<batch>.trace.json (Chrome trace: Perfetto, chrome://tracing) and FMWORK PROFILE lines of its top "
      "operators; the timed reps are not profiled (ours)"},
-     FixedKind::text, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.profile = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.profile)); }, "a folder"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::profile>, text_value<&A::profile>},
     {{"isolate", "", "",
      "run each batch x input combination in a child process that loads the model itself (ours)"},
-     FixedKind::flag, Presence::optional, Origin::ours,
-     [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
+     Presence::optional, Origin::ours,
+     set_flag<&A::isolate>, flag_value<&A::isolate>},
     {{"isolate_timeout", "S", "600",
      "with --isolate: a child still running after S seconds (a hung kernel, a stopped process) is killed and its "
      "combination is a FAIL line; the sweep goes on (ours; default: no limit)"},
-     FixedKind::count, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.isolate_timeout = v.integer; },
-     [](const A& a) { return std::optional(a.isolate_timeout ? Value::of_int(*a.isolate_timeout) : Value::none()); }},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.isolate_timeout = parse_count(o, t, " seconds"); },
+     count_value<&A::isolate_timeout>},
     {{"warmup", "N", "4",
      "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
      "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)"},
-     FixedKind::count, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.warmup = v.integer; },
-     [](const A& a) { return std::optional(a.warmup ? Value::of_int(*a.warmup) : Value::none()); }},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.warmup = parse_count(o, t, " (and below --reps)"); },
+     count_value<&A::warmup>},
     {{"input_lengths", "SPEC", "uniform:16,64",
      "each request's length drawn from a distribution instead of every row filled: N, uniform:MIN,MAX, "
      "lognormal:MEDIAN,MAX[,SIGMA] (SIGMA 0.8 by default) or file:PATH (one token count per line, drawn with "
      "replacement); seeded by --seed, drawn outside the timed region; each --input_sizes value is then the "
      "combination's longest length (ours)"},
-     FixedKind::lengths, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.input_lengths = v.text, a.lengths = v.lengths; },
-     [](const A& a) { return std::optional(optional_string(a.input_lengths)); }},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.input_lengths = t, a.lengths = parse_length_spec(t, o); },
+     text_value<&A::input_lengths>},
     {{"batching", "MODE", "unpadded",
      "how a batch of mixed lengths runs: padded (to its longest, the mask marking the padding; the default), "
      "sorted (a window of requests sorted by length, then cut into batches) or unpadded (the real tokens "
      "packed: native encoders only) (ours)"},
-     FixedKind::batching, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.batching = v.batching; },
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.batching = parse_batching(t, o); },
      [](const A& a) {
        return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
      }},
     {{"sort_window", "N", "1024",
      "with --batching sorted: the requests sorted together before they are cut into batches (default: all of a "
      "combination's reps' requests, as one encode() call over them) (ours)"},
-     FixedKind::count, Presence::optional, Origin::ours,
-     [](A& a, const V& v) { a.sort_window = v.integer; },
-     [](const A& a) { return std::optional(a.sort_window ? Value::of_int(*a.sort_window) : Value::none()); }},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.sort_window = parse_count(o, t, " requests"); },
+     count_value<&A::sort_window>},
     {{"quiet", "", "",
      "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
      "errors and warnings still go there) (ours)"},
-     FixedKind::flag, Presence::optional, Origin::ours,
-     [](A& a, const V&) { a.quiet = true; }, [](const A& a) { return std::optional(Value::of_bool(a.quiet)); }},
+     Presence::optional, Origin::ours,
+     set_flag<&A::quiet>, flag_value<&A::quiet>},
 };
 
 // The length options against each other and the sizes: lengths within every combination's input size, a
@@ -232,38 +238,8 @@ const FixedOption* find_fixed_option(std::string_view name) {
   return nullptr;
 }
 
-FixedValue read_fixed_value(const FixedOption& option, const std::string& text) {
-  const std::string name = std::string("--") + option.name;
-  FixedValue value;
-  value.text = text;
-  switch (option.kind) {
-    case FixedKind::flag:
-    case FixedKind::path:
-      break;
-    case FixedKind::text:
-    case FixedKind::word:
-      read_text(name, text, option.if_empty, option.kind == FixedKind::word);
-      break;
-    case FixedKind::sizes:
-      value.sizes = parse_sizes(name, text);
-      break;
-    case FixedKind::reps:
-      value.integer = parse_reps(name, text);
-      break;
-    case FixedKind::seed:
-      value.unsigned_integer = parse_seed(name, text);
-      break;
-    case FixedKind::count:
-      value.integer = parse_count(name, text);
-      break;
-    case FixedKind::lengths:
-      value.lengths = parse_length_spec(text, name);
-      break;
-    case FixedKind::batching:
-      value.batching = parse_batching(text, name);
-      break;
-  }
-  return value;
+void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text) {
+  option.read(args, option.option(), text);
 }
 
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
@@ -282,7 +258,7 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
   FixedArgs args;
   for (const auto& option : fixed_options())
-    if (const std::string* text = given_text(option)) option.store(args, read_fixed_value(option, *text));
+    if (const std::string* text = given_text(option)) read_fixed_value(option, args, *text);
   if (args.isolate_timeout && *args.isolate_timeout == 0)
     throw usage_error("--isolate_timeout 0 would kill every child at once; give the seconds a combination may take, "
                       "at least 1");

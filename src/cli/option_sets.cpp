@@ -399,37 +399,54 @@ const std::vector<OptionSetDoc>& option_set_docs() {
   return docs;
 }
 
+namespace {
+
+// A --torch.call: or --torch.set: name: its value type, what follows the name in an example, and its help.
+struct TorchSettingRow {
+  const char* name;
+  const char* type;
+  const char* example;  // "@ True", " high"
+  const char* help;
+};
+
+const TorchSettingRow kTorchCalls[] = {
+    {"set_grad_enabled", "a bool", "@ True", "autograd during the sweep (off unless True here; upstream leaves it on)"},
+    {"set_num_threads", "an int", "@ 2", "intra-op threads (default: one per physical core); at most 4 per CPU"},
+    {"set_num_interop_threads", "an int", "@ 1", "inter-op threads; at most 4 per CPU"},
+    {"manual_seed", "an int", "@ 0", "LibTorch's global seed"},
+    {"set_float32_matmul_precision", "a string", " high",
+     "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
+    {"use_deterministic_algorithms", "a bool", "@ True", "deterministic kernels only"},
+    {"set_flush_denormal", "a bool", "@ True", "flush denormal floats to zero (refused on a CPU that cannot)"},
+};
+
+const TorchSettingRow kTorchSets[] = {
+    {"backends.cudnn.benchmark", "a bool", "@ True", "cuDNN picks the fastest algorithm per shape"},
+    {"backends.cudnn.deterministic", "a bool", "@ True", "deterministic cuDNN algorithms only"},
+    {"backends.cudnn.allow_tf32", "a bool", "@ False", "TF32 in cuDNN convolutions"},
+    {"backends.cudnn.enabled", "a bool", "@ False", "cuDNN at all"},
+    {"backends.cuda.matmul.allow_tf32", "a bool", "@ True", "TF32 in cuBLAS matrix products"},
+    {"backends.mkldnn.enabled", "a bool", "@ False", "oneDNN (MKL-DNN) kernels on the CPU"},
+};
+
+template <size_t N>
+OptionSetDoc torch_doc(const char* set, const char* summary, const TorchSettingRow (&rows)[N]) {
+  OptionSetDoc doc{set, summary, {}};
+  for (const TorchSettingRow& row : rows)
+    doc.keys.push_back({row.name, {}, row.type, option_name(set, row.name) + row.example, row.help});
+  return doc;
+}
+
+}  // namespace
+
 const std::vector<OptionSetDoc>& torch_setting_docs() {
   static const std::vector<OptionSetDoc> docs = {
-      {"torch.call",
-       "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain value that "
-       "reads as the type is taken as typed",
-       {{"set_grad_enabled", {}, "a bool", "--torch.call:set_grad_enabled@ True",
-         "autograd during the sweep (off unless True here; upstream leaves it on)"},
-        {"set_num_threads", {}, "an int", "--torch.call:set_num_threads@ 2",
-         "intra-op threads (default: one per physical core); at most 4 per CPU"},
-        {"set_num_interop_threads", {}, "an int", "--torch.call:set_num_interop_threads@ 1",
-         "inter-op threads; at most 4 per CPU"},
-        {"manual_seed", {}, "an int", "--torch.call:manual_seed@ 0", "LibTorch's global seed"},
-        {"set_float32_matmul_precision", {}, "a string", "--torch.call:set_float32_matmul_precision high",
-         "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
-        {"use_deterministic_algorithms", {}, "a bool", "--torch.call:use_deterministic_algorithms@ True",
-         "deterministic kernels only"},
-        {"set_flush_denormal", {}, "a bool", "--torch.call:set_flush_denormal@ True",
-         "flush denormal floats to zero (refused on a CPU that cannot)"}}},
-      {"torch.set",
-       "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
-       {{"backends.cudnn.benchmark", {}, "a bool", "--torch.set:backends.cudnn.benchmark@ True",
-         "cuDNN picks the fastest algorithm per shape"},
-        {"backends.cudnn.deterministic", {}, "a bool", "--torch.set:backends.cudnn.deterministic@ True",
-         "deterministic cuDNN algorithms only"},
-        {"backends.cudnn.allow_tf32", {}, "a bool", "--torch.set:backends.cudnn.allow_tf32@ False",
-         "TF32 in cuDNN convolutions"},
-        {"backends.cudnn.enabled", {}, "a bool", "--torch.set:backends.cudnn.enabled@ False", "cuDNN at all"},
-        {"backends.cuda.matmul.allow_tf32", {}, "a bool", "--torch.set:backends.cuda.matmul.allow_tf32@ True",
-         "TF32 in cuBLAS matrix products"},
-        {"backends.mkldnn.enabled", {}, "a bool", "--torch.set:backends.mkldnn.enabled@ False",
-         "oneDNN (MKL-DNN) kernels on the CPU"}}}};
+      torch_doc("torch.call",
+                "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain "
+                "value that reads as the type is taken as typed",
+                kTorchCalls),
+      torch_doc("torch.set", "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
+                kTorchSets)};
   return docs;
 }
 

@@ -147,27 +147,35 @@ void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);
 }
 
+namespace {
+
+// Applies one set's entries in order, adding its RUNTIME line for each (`line` writes it from the name and the
+// value's repr). A value LibTorch refuses is a runtime Error naming the option.
+template <typename Entries>
+void apply_each(const std::string& set, const std::map<std::string, Setting>& table, const Entries& entries,
+                std::string (*line)(const std::string& name, const std::string& value), std::vector<std::string>& lines) {
+  for (const auto& [name, given] : entries) {
+    const Value value = as_typed(given, table.at(name).type, "--" + set + ":" + name);
+    try {
+      table.at(name).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--{}:{}: LibTorch refused {}: {}", set, name, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(line(name, repr(value)));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   validate_torch_settings(calls, sets);
   std::vector<std::string> lines;
-  for (const auto& [name, given] : calls.calls) {
-    const Value value = as_typed(given, call_table().at(name).type, "--torch.call:" + name);
-    try {
-      call_table().at(name).apply(value);
-    } catch (const c10::Error& e) {
-      throw runtime_error(fmt::format("--torch.call:{}: LibTorch refused {}: {}", name, repr(value), e.what_without_backtrace()));
-    }
-    lines.push_back(fmt::format("torch.call {}({})", name, repr(value)));
-  }
-  for (const auto& [path, given] : sets.sets) {
-    const Value value = as_typed(given, set_table().at(path).type, "--torch.set:" + path);
-    try {
-      set_table().at(path).apply(value);
-    } catch (const c10::Error& e) {
-      throw runtime_error(fmt::format("--torch.set:{}: LibTorch refused {}: {}", path, repr(value), e.what_without_backtrace()));
-    }
-    lines.push_back(fmt::format("torch.set {} = {}", path, repr(value)));
-  }
+  apply_each("torch.call", call_table(), calls.calls,
+             [](const std::string& name, const std::string& value) { return fmt::format("torch.call {}({})", name, value); },
+             lines);
+  apply_each("torch.set", set_table(), sets.sets,
+             [](const std::string& path, const std::string& value) { return fmt::format("torch.set {} = {}", path, value); },
+             lines);
   return lines;
 }
 
