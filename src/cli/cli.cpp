@@ -17,8 +17,7 @@ namespace {
 // "--platform, --model_class, ...": the fixed options, for the unknown-option message.
 std::string fixed_list() {
   std::string list;
-  for (const auto& option : fixed_options()) list += (list.empty() ? "--" : ", --") + std::string(option.name);
-  return list;
+  return joined(option_names(fixed_options()));
 }
 
 // argv sorted out: the fixed options with their values, the sub-options for the trees, and the ARG line words.
@@ -35,7 +34,7 @@ int take_fixed(const FixedOption& spec, const std::string& word, const std::opti
                int i, int argc, const char* const* argv, SortedWords& out) {
   const std::string option = std::string("--") + spec.name;
   if (!out.seen.insert(spec.name).second) throw usage_error(option + " is given twice; give it once");
-  if (spec.kind == FixedKind::flag) {
+  if (spec.flag()) {
     if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + word + "')");
     out.fixed.emplace_back(&spec, "");
     out.arg_words.push_back(option);
@@ -86,10 +85,8 @@ SortedWords sort_words(int argc, const char* const* argv) {
       continue;
     }
     if (name.find(':') == std::string::npos) {
-      std::vector<std::string> names;
-      for (const auto& option : fixed_options()) names.push_back("--" + std::string(option.name));
-      throw usage_error("unknown option " + word + did_you_mean(closest_option(word, names)) +
-                        "; the fixed options are " + fixed_list() + ", and " + sub_option_shape());
+      throw usage_error(unknown_option(word, option_names(fixed_options())) + "; the fixed options are " +
+                        fixed_list() + ", and " + sub_option_shape());
     }
     if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_option_shape());
     const std::string value = argv[i + 1] ? argv[i + 1] : "";

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 
 namespace fmwork {
 
@@ -20,77 +21,36 @@ namespace {
 constexpr const char* kMaxSizeText = "999999999999999999";
 
 std::vector<int64_t> parse_sizes(const std::string& option, const std::string& text) {
-  auto fail = [&]() -> std::vector<int64_t> {
-    throw usage_error(option + " expects comma-separated positive integers like 64,128; got '" + excerpt(text) + "'");
-  };
   std::vector<int64_t> sizes;
   std::set<int64_t> seen;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return fail();
-    const size_t first = std::min(part.find_first_not_of('0'), part.size());
-    if (part.size() - first > 18)
+  read_items(text, std::numeric_limits<size_t>::max(), "", [&](const std::string& part) {
+    const std::optional<int64_t> size = parse_digits(part);
+    if (!size && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos)  // past 18 digits
       throw usage_error(option + " " + excerpt(part) + " is out of range: a size is from 1 to " + kMaxSizeText);
-    const int64_t size = std::stoll(part.substr(first).empty() ? "0" : part.substr(first));
-    if (size <= 0) return fail();
+    if (!size || *size <= 0)
+      throw usage_error(option + " expects comma-separated positive integers like 64,128; got '" + excerpt(text) + "'");
     // The sweep would run the combination twice and the log would hold two RES lines for it.
-    if (!seen.insert(size).second)
-      throw usage_error(option + " lists " + std::to_string(size) + " twice in '" + excerpt(text) +
+    if (!seen.insert(*size).second)
+      throw usage_error(option + " lists " + std::to_string(*size) + " twice in '" + excerpt(text) +
                         "'; give each size once");
-    sizes.push_back(size);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+    sizes.push_back(*size);
+  });
   return sizes;
 }
 
-// Python's int() of a command-line word, for --reps: optional sign, digits with single underscores. A value
-// past int64_t (more than 18 digits after leading zeros) is clamped to the int64_t limit of its sign: out of
-// range either way, which parse_reps says with the text.
-std::optional<int64_t> parse_python_int(const std::string& text) {
-  size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  std::string digits;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= '0' && c <= '9') digits.push_back(c);
-    else if (c == '_' && !digits.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9') continue;
-    else return std::nullopt;
-  }
-  if (digits.empty()) return std::nullopt;
-  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // Python reads 007 as 7
-  if (digits.size() > 18) return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
-  const int64_t v = std::stoll(digits);
-  return negative ? -v : v;
-}
-
 int64_t parse_reps(const std::string& option, const std::string& text) {
+  const IntegerRule rule{2, kMaxReps, "an integer (at least 2)", std::string(" (each rep's timestamps are kept in memory)"),
+                         true};
   const std::optional<int64_t> reps = parse_python_int(text);
-  if (!reps) throw usage_error(option + " expects an integer (at least 2); got '" + excerpt(text) + "'");
-  const bool clamped = *reps == std::numeric_limits<int64_t>::max() || *reps == std::numeric_limits<int64_t>::min();
-  const std::string got = clamped ? excerpt(text, 40) : std::to_string(*reps);
-  if (*reps < 2)
-    throw usage_error(option + " must be at least 2, got " + got +
+  if (reps && *reps < 2)
+    throw usage_error(option + " must be at least 2, got " +
+                      (*reps == std::numeric_limits<int64_t>::min() ? excerpt(text, 40) : std::to_string(*reps)) +
                       ": the first max(int(0.2*reps),1) reps are dropped as warm-up, so at least 2 are needed");
-  if (*reps > kMaxReps)
-    throw usage_error(fmt::format("{} {} is out of range: it must be from 2 to {} (each rep's timestamps are kept in "
-                                  "memory)", option, got, kMaxReps));
-  return *reps;
+  return read_integer(option, text, rule);
 }
 
-int64_t parse_count(const std::string& option, const std::string& text) {
-  const std::optional<int64_t> count = parse_python_int(text);
-  if (!count) throw usage_error(option + " expects a non-negative integer; got '" + excerpt(text) + "'");
-  // Each count in its own unit: --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is refused by
-  // its caller), --sort_window's requests (it said "seconds" too).
-  const char* unit = option == "--warmup" ? " (and below --reps)" : option == "--sort_window" ? " requests" : " seconds";
-  if (*count < 0 || *count >= kMaxReps)
-    throw usage_error(fmt::format("{} {} is out of range: it must be from 0 to {}{}", option, excerpt(text, 40),
-                                  kMaxReps - 1, unit));
-  return *count;
+int64_t parse_count(const std::string& option, const std::string& text, const char* unit) {
+  return read_integer(option, text, {0, kMaxReps - 1, "a non-negative integer", std::string(unit), true});
 }
 
 uint64_t parse_seed(const std::string& option, const std::string& text) {
@@ -123,99 +83,122 @@ Value int_list(const std::vector<int64_t>& values) {
 Value optional_string(const std::optional<std::string>& text) { return text ? Value::of_string(*text) : Value::none(); }
 
 using A = FixedArgs;
-using V = FixedValue;
+using T = const std::string&;
+
+// The readers and `args.NAME` of the rows alike: a flag, a folder of ours, a count of ours.
+template <bool FixedArgs::*field>
+void set_flag(A& a, T, T) { a.*field = true; }
+template <bool FixedArgs::*field>
+std::optional<Value> flag_value(const A& a) { return Value::of_bool(a.*field); }
+template <std::optional<std::string> FixedArgs::*field>
+void read_folder(A& a, T option, T text) { a.*field = read_text(option, text, "a folder"); }
+template <std::optional<std::string> FixedArgs::*field>
+std::optional<Value> text_value(const A& a) { return optional_string(a.*field); }
+template <std::optional<int64_t> FixedArgs::*field>
+std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int(*(a.*field)) : Value::none(); }
+
+// Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
+// refused by fixed_args_from), --sort_window's requests (it said "seconds" too).
 
 // An array of constants (no constructor runs), so the table is whole before any other file's statics use it;
 // fixed_options() holds the one copy whose rows everything else points to.
 const FixedOption kFixed[] = {
-    {"platform", FixedKind::text, Presence::required, Origin::upstream, "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin",
-     [](A& a, const V& v) { a.platform = v.text; }, [](const A& a) { return std::optional(Value::of_string(a.platform)); },
-     "cpu, cuda, cuda:N or a plugin name"},
-    {"model_class", FixedKind::word, Presence::required, Origin::upstream, "C", "BertModel",
-     "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line",
-     [](A& a, const V& v) { a.model_class = v.text; },
-     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }, "the model's class, e.g. BertModel"},
-    {"model_root", FixedKind::path, Presence::optional, Origin::upstream, "R", "/models", "folder the model name is relative to",
-     [](A& a, const V& v) { a.model_root = v.text; }, [](const A& a) { return std::optional(optional_string(a.model_root)); }},
-    {"model_name", FixedKind::word, Presence::required, Origin::upstream, "N", "bert-base-uncased",
-     "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)",
-     [](A& a, const V& v) { a.model_name = v.text; },
-     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }, "the model's name or path"},
-    {"compile", FixedKind::flag, Presence::optional, Origin::upstream, "", "", "compile the model before the sweep (see --compile:KEY)",
-     [](A& a, const V&) { a.compile = true; }, [](const A& a) { return std::optional(Value::of_bool(a.compile)); }},
-    {"eval", FixedKind::flag, Presence::optional, Origin::upstream, "", "", "put the model in evaluation mode",
-     [](A& a, const V&) { a.eval = true; }, [](const A& a) { return std::optional(Value::of_bool(a.eval)); }},
-    {"input_sizes", FixedKind::sizes, Presence::required, Origin::upstream, "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512",
-     [](A& a, const V& v) { a.input_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
-    {"batch_sizes", FixedKind::sizes, Presence::required, Origin::upstream, "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8",
-     [](A& a, const V& v) { a.batch_sizes = v.sizes; }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
-    {"reps", FixedKind::reps, Presence::required, Origin::upstream, "N", "20",
-     "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)",
-     [](A& a, const V& v) { a.reps = v.integer; }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
-    {"seed", FixedKind::seed, Presence::optional, Origin::ours, "S", "7",
-     "seed of the random input tokens (ours; fixed by default so runs repeat)",
-     [](A& a, const V& v) {
-       a.seed = v.unsigned_integer;
-       a.seed_given = true;
-     },
+    {{"platform", "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.platform = read_text(o, t, "cpu, cuda, cuda:N or a plugin name"); },
+     [](const A& a) { return std::optional(Value::of_string(a.platform)); }},
+    {{"model_class", "C", "BertModel",
+     "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.model_class = read_text(o, t, "the model's class, e.g. BertModel", true); },
+     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }},
+    {{"model_root", "R", "/models", "folder the model name is relative to"}, Presence::optional, Origin::upstream,
+     [](A& a, T, T t) { a.model_root = t; }, text_value<&A::model_root>},
+    {{"model_name", "N", "bert-base-uncased",
+     "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)"},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.model_name = read_text(o, t, "the model's name or path", true); },
+     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }},
+    {{"compile", "", "", "compile the model before the sweep (see --compile:KEY)"}, Presence::optional, Origin::upstream,
+     set_flag<&A::compile>, flag_value<&A::compile>},
+    {{"eval", "", "", "put the model in evaluation mode"}, Presence::optional, Origin::upstream,
+     set_flag<&A::eval>, flag_value<&A::eval>},
+    {{"input_sizes", "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.input_sizes = parse_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
+    {{"batch_sizes", "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8"}, Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.batch_sizes = parse_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
+    {{"reps", "N", "20",
+     "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)"},
+     Presence::required, Origin::upstream,
+     [](A& a, T o, T t) { a.reps = parse_reps(o, t); }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
+    {{"seed", "S", "7",
+     "seed of the random input tokens (ours; fixed by default so runs repeat)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.seed = parse_seed(o, t), a.seed_given = true; },
      [](const A& a) -> std::optional<Value> {
        if (!a.seed_given) return Value::none();
        if (a.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
        return Value::of_int(static_cast<int64_t>(a.seed));
      },
-     nullptr, [](const A& a) { return std::to_string(a.seed); }},
-    {"save_outputs", FixedKind::text, Presence::optional, Origin::ours, "DIR", "outputs",
-     "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)",
-     [](A& a, const V& v) { a.save_outputs = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.save_outputs)); }, "a folder"},
-    {"check_outputs", FixedKind::text, Presence::optional, Origin::ours, "DIR", "outputs",
+     [](const A& a) { return std::to_string(a.seed); }},
+    {{"save_outputs", "DIR", "outputs",
+     "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::save_outputs>, text_value<&A::save_outputs>},
+    {{"check_outputs", "DIR", "outputs",
      "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
-     "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)",
-     [](A& a, const V& v) { a.check_outputs = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.check_outputs)); }, "a folder"},
-    {"profile", FixedKind::text, Presence::optional, Origin::ours, "DIR", "prof",
+     "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::check_outputs>, text_value<&A::check_outputs>},
+    {{"profile", "DIR", "prof",
      "folder: after each combination's timed reps, one more rep under LibTorch's profiler writes "
      "<input>x<batch>.trace.json (Chrome trace: Perfetto, chrome://tracing) and FMWORK PROFILE lines of its top "
-     "operators; the timed reps are not profiled (ours)",
-     [](A& a, const V& v) { a.profile = v.text; },
-     [](const A& a) { return std::optional(optional_string(a.profile)); }, "a folder"},
-    {"isolate", FixedKind::flag, Presence::optional, Origin::ours, "", "",
-     "run each batch x input combination in a child process that loads the model itself (ours)",
-     [](A& a, const V&) { a.isolate = true; }, [](const A& a) { return std::optional(Value::of_bool(a.isolate)); }},
-    {"isolate_timeout", FixedKind::count, Presence::optional, Origin::ours, "S", "600",
+     "operators; the timed reps are not profiled (ours)"},
+     Presence::optional, Origin::ours,
+     read_folder<&A::profile>, text_value<&A::profile>},
+    {{"isolate", "", "",
+     "run each batch x input combination in a child process that loads the model itself (ours)"},
+     Presence::optional, Origin::ours,
+     set_flag<&A::isolate>, flag_value<&A::isolate>},
+    {{"isolate_timeout", "S", "600",
      "with --isolate: a child still running after S seconds (a hung kernel, a stopped process) is killed and its "
-     "combination is a FAIL line; the sweep goes on (ours; default: no limit)",
-     [](A& a, const V& v) { a.isolate_timeout = v.integer; },
-     [](const A& a) { return std::optional(a.isolate_timeout ? Value::of_int(*a.isolate_timeout) : Value::none()); }},
-    {"warmup", FixedKind::count, Presence::optional, Origin::ours, "N", "4",
+     "combination is a FAIL line; the sweep goes on (ours; default: no limit)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.isolate_timeout = parse_count(o, t, " seconds"); },
+     count_value<&A::isolate_timeout>},
+    {{"warmup", "N", "4",
      "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
-     "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)",
-     [](A& a, const V& v) { a.warmup = v.integer; },
-     [](const A& a) { return std::optional(a.warmup ? Value::of_int(*a.warmup) : Value::none()); }},
-    {"input_lengths", FixedKind::lengths, Presence::optional, Origin::ours, "SPEC", "uniform:16,64",
+     "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.warmup = parse_count(o, t, " (and below --reps)"); },
+     count_value<&A::warmup>},
+    {{"input_lengths", "SPEC", "uniform:16,64",
      "each request's length drawn from a distribution instead of every row filled: N, uniform:MIN,MAX, "
      "lognormal:MEDIAN,MAX[,SIGMA] (SIGMA 0.8 by default) or file:PATH (one token count per line, drawn with "
      "replacement); seeded by --seed, drawn outside the timed region; each --input_sizes value is then the "
-     "combination's longest length (ours)",
-     [](A& a, const V& v) { a.input_lengths = v.text, a.lengths = v.lengths; },
-     [](const A& a) { return std::optional(optional_string(a.input_lengths)); }},
-    {"batching", FixedKind::batching, Presence::optional, Origin::ours, "MODE", "unpadded",
+     "combination's longest length (ours)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.input_lengths = t, a.lengths = parse_length_spec(t, o); },
+     text_value<&A::input_lengths>},
+    {{"batching", "MODE", "unpadded",
      "how a batch of mixed lengths runs: padded (to its longest, the mask marking the padding; the default), "
      "sorted (a window of requests sorted by length, then cut into batches) or unpadded (the real tokens "
-     "packed: native encoders only) (ours)",
-     [](A& a, const V& v) { a.batching = v.batching; },
+     "packed: native encoders only) (ours)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.batching = parse_batching(t, o); },
      [](const A& a) {
        return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
      }},
-    {"sort_window", FixedKind::count, Presence::optional, Origin::ours, "N", "1024",
+    {{"sort_window", "N", "1024",
      "with --batching sorted: the requests sorted together before they are cut into batches (default: all of a "
-     "combination's reps' requests, as one encode() call over them) (ours)",
-     [](A& a, const V& v) { a.sort_window = v.integer; },
-     [](const A& a) { return std::optional(a.sort_window ? Value::of_int(*a.sort_window) : Value::none()); }},
-    {"quiet", FixedKind::flag, Presence::optional, Origin::ours, "", "",
+     "combination's reps' requests, as one encode() call over them) (ours)"},
+     Presence::optional, Origin::ours,
+     [](A& a, T o, T t) { a.sort_window = parse_count(o, t, " requests"); },
+     count_value<&A::sort_window>},
+    {{"quiet", "", "",
      "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
-     "errors and warnings still go there) (ours)",
-     [](A& a, const V&) { a.quiet = true; }, [](const A& a) { return std::optional(Value::of_bool(a.quiet)); }},
+     "errors and warnings still go there) (ours)"},
+     Presence::optional, Origin::ours,
+     set_flag<&A::quiet>, flag_value<&A::quiet>},
 };
 
 // The length options against each other and the sizes: lengths within every combination's input size, a
@@ -255,42 +238,8 @@ const FixedOption* find_fixed_option(std::string_view name) {
   return nullptr;
 }
 
-FixedValue read_fixed_value(const FixedOption& option, const std::string& text) {
-  const std::string name = std::string("--") + option.name;
-  FixedValue value;
-  value.text = text;
-  switch (option.kind) {
-    case FixedKind::flag:
-    case FixedKind::path:
-      break;
-    case FixedKind::text:
-    case FixedKind::word:
-      if (text.empty()) throw usage_error(name + " is empty; give " + option.if_empty);
-      if (option.kind == FixedKind::word && text.find_first_of(" \t\n\v\f\r") != std::string::npos)  // isspace()'s
-        throw usage_error(name + " '" + text +
-                          "' contains whitespace, which would break the FMWORK RES line (its fields are split on "
-                          "spaces); name it without spaces");
-      break;
-    case FixedKind::sizes:
-      value.sizes = parse_sizes(name, text);
-      break;
-    case FixedKind::reps:
-      value.integer = parse_reps(name, text);
-      break;
-    case FixedKind::seed:
-      value.unsigned_integer = parse_seed(name, text);
-      break;
-    case FixedKind::count:
-      value.integer = parse_count(name, text);
-      break;
-    case FixedKind::lengths:
-      value.lengths = parse_length_spec(text, name);
-      break;
-    case FixedKind::batching:
-      value.batching = parse_batching(text, name);
-      break;
-  }
-  return value;
+void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text) {
+  option.read(args, option.option(), text);
 }
 
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
@@ -309,7 +258,7 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
   if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
   FixedArgs args;
   for (const auto& option : fixed_options())
-    if (const std::string* text = given_text(option)) option.store(args, read_fixed_value(option, *text));
+    if (const std::string* text = given_text(option)) read_fixed_value(option, args, *text);
   if (args.isolate_timeout && *args.isolate_timeout == 0)
     throw usage_error("--isolate_timeout 0 would kill every child at once; give the seconds a combination may take, "
                       "at least 1");

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/hf/config.hpp"
@@ -207,11 +208,7 @@ const SetTable<CompileOptions>& compile_table() {
         [](O& o, const std::string& option, const Value& v) {
           // torch.compile knows these four and raises for any other; refused here, before anything loads,
           // instead of per combination in the exporter's argparse words.
-          if (v.text != "default" && v.text != "max-autotune" && v.text != "max-autotune-no-cudagraphs" &&
-              v.text != "reduce-overhead")
-            throw usage_error(option + " must be default, max-autotune, max-autotune-no-cudagraphs or "
-                              "reduce-overhead (torch.compile's modes); got '" + excerpt(v.text) + "'");
-          o.mode = v.text;
+          o.mode = read_choice(option, v.text, {"default", "max-autotune", "max-autotune-no-cudagraphs", "reduce-overhead"});
         }},
        {"dynamic", nullptr, &kBoolOrNone, "@ None", "dynamic", "True, False or None; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) {
@@ -271,20 +268,14 @@ const SetTable<ModelOptions>& model_table() {
         [](O& o, const std::string&, const Value& v) { o.dtype = model_dtype(v); }},
        {"attn_implementation", nullptr, &kString, " sdpa", "attn_implementation", "eager or sdpa",
         [](O& o, const std::string& option, const Value& v) {
-          if (v.text != "eager" && v.text != "sdpa")
-            throw usage_error(option + " must be eager or sdpa; got '" + v.text + "'" +
-                              did_you_mean(closest_option(v.text, {"eager", "sdpa"})));
-          o.attn_implementation = v.text;
+          o.attn_implementation = read_choice(option, v.text, {"eager", "sdpa"});
         }},
        {"add_pooling_layer", nullptr, &kBool, "@ False", "add_pooling_layer", "whether the model has its pooler",
         [](O& o, const std::string&, const Value& v) { o.add_pooling_layer = v.boolean; }},
        {"vocab_size", nullptr, &kInt, "@ 30522", "vocab_size",
         "the vocabulary of a TorchScript file without a config.json beside it",
         [](O& o, const std::string& option, const Value& v) {
-          if (v.integer <= 0 || v.integer > hf::kMaxVocabSize)
-            throw usage_error(option + " must be from 1 to " + std::to_string(hf::kMaxVocabSize) + "; got " +
-                              std::to_string(v.integer));
-          o.vocab_size = v.integer;
+          o.vocab_size = integer_within(option, v.integer, 1, hf::kMaxVocabSize);
         }},
        {"random_weights", nullptr, &kBool, "@ True", nullptr,
         "build the weights at random when the folder has a config.json only (opt-in)",
@@ -408,37 +399,54 @@ const std::vector<OptionSetDoc>& option_set_docs() {
   return docs;
 }
 
+namespace {
+
+// A --torch.call: or --torch.set: name: its value type, what follows the name in an example, and its help.
+struct TorchSettingRow {
+  const char* name;
+  const char* type;
+  const char* example;  // "@ True", " high"
+  const char* help;
+};
+
+const TorchSettingRow kTorchCalls[] = {
+    {"set_grad_enabled", "a bool", "@ True", "autograd during the sweep (off unless True here; upstream leaves it on)"},
+    {"set_num_threads", "an int", "@ 2", "intra-op threads (default: one per physical core); at most 4 per CPU"},
+    {"set_num_interop_threads", "an int", "@ 1", "inter-op threads; at most 4 per CPU"},
+    {"manual_seed", "an int", "@ 0", "LibTorch's global seed"},
+    {"set_float32_matmul_precision", "a string", " high",
+     "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
+    {"use_deterministic_algorithms", "a bool", "@ True", "deterministic kernels only"},
+    {"set_flush_denormal", "a bool", "@ True", "flush denormal floats to zero (refused on a CPU that cannot)"},
+};
+
+const TorchSettingRow kTorchSets[] = {
+    {"backends.cudnn.benchmark", "a bool", "@ True", "cuDNN picks the fastest algorithm per shape"},
+    {"backends.cudnn.deterministic", "a bool", "@ True", "deterministic cuDNN algorithms only"},
+    {"backends.cudnn.allow_tf32", "a bool", "@ False", "TF32 in cuDNN convolutions"},
+    {"backends.cudnn.enabled", "a bool", "@ False", "cuDNN at all"},
+    {"backends.cuda.matmul.allow_tf32", "a bool", "@ True", "TF32 in cuBLAS matrix products"},
+    {"backends.mkldnn.enabled", "a bool", "@ False", "oneDNN (MKL-DNN) kernels on the CPU"},
+};
+
+template <size_t N>
+OptionSetDoc torch_doc(const char* set, const char* summary, const TorchSettingRow (&rows)[N]) {
+  OptionSetDoc doc{set, summary, {}};
+  for (const TorchSettingRow& row : rows)
+    doc.keys.push_back({row.name, {}, row.type, option_name(set, row.name) + row.example, row.help});
+  return doc;
+}
+
+}  // namespace
+
 const std::vector<OptionSetDoc>& torch_setting_docs() {
   static const std::vector<OptionSetDoc> docs = {
-      {"torch.call",
-       "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain value that "
-       "reads as the type is taken as typed",
-       {{"set_grad_enabled", {}, "a bool", "--torch.call:set_grad_enabled@ True",
-         "autograd during the sweep (off unless True here; upstream leaves it on)"},
-        {"set_num_threads", {}, "an int", "--torch.call:set_num_threads@ 2",
-         "intra-op threads (default: one per physical core); at most 4 per CPU"},
-        {"set_num_interop_threads", {}, "an int", "--torch.call:set_num_interop_threads@ 1",
-         "inter-op threads; at most 4 per CPU"},
-        {"manual_seed", {}, "an int", "--torch.call:manual_seed@ 0", "LibTorch's global seed"},
-        {"set_float32_matmul_precision", {}, "a string", "--torch.call:set_float32_matmul_precision high",
-         "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
-        {"use_deterministic_algorithms", {}, "a bool", "--torch.call:use_deterministic_algorithms@ True",
-         "deterministic kernels only"},
-        {"set_flush_denormal", {}, "a bool", "--torch.call:set_flush_denormal@ True",
-         "flush denormal floats to zero (refused on a CPU that cannot)"}}},
-      {"torch.set",
-       "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
-       {{"backends.cudnn.benchmark", {}, "a bool", "--torch.set:backends.cudnn.benchmark@ True",
-         "cuDNN picks the fastest algorithm per shape"},
-        {"backends.cudnn.deterministic", {}, "a bool", "--torch.set:backends.cudnn.deterministic@ True",
-         "deterministic cuDNN algorithms only"},
-        {"backends.cudnn.allow_tf32", {}, "a bool", "--torch.set:backends.cudnn.allow_tf32@ False",
-         "TF32 in cuDNN convolutions"},
-        {"backends.cudnn.enabled", {}, "a bool", "--torch.set:backends.cudnn.enabled@ False", "cuDNN at all"},
-        {"backends.cuda.matmul.allow_tf32", {}, "a bool", "--torch.set:backends.cuda.matmul.allow_tf32@ True",
-         "TF32 in cuBLAS matrix products"},
-        {"backends.mkldnn.enabled", {}, "a bool", "--torch.set:backends.mkldnn.enabled@ False",
-         "oneDNN (MKL-DNN) kernels on the CPU"}}}};
+      torch_doc("torch.call",
+                "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain "
+                "value that reads as the type is taken as typed",
+                kTorchCalls),
+      torch_doc("torch.set", "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
+                kTorchSets)};
   return docs;
 }
 

@@ -37,10 +37,8 @@ std::string fixed_options_table() {
       "| option | example | required | whose | what it does |\n"
       "| --- | --- | --- | --- | --- |\n";
   for (const FixedOption& option : fixed_options()) {
-    const bool flag = option.kind == FixedKind::flag;
-    const std::string name = std::string("--") + option.name;
-    out += "| " + code(flag ? name : name + " " + option.value_name) + " | " +
-           (flag ? std::string("") : code(name + " " + option.example)) + " | " + (option.required() ? "yes" : "") +
+    out += "| " + code(option.usage()) + " | " + (option.flag() ? std::string("") : code(option.with_example())) + " | " +
+           (option.required() ? "yes" : "") +
            " | " + (option.upstream() ? "upstream's" : "ours") + " | " + cell(option.help) + " |\n";
   }
   return out;
@@ -76,9 +74,7 @@ std::string serve_options_table() {
       "| option | example | what it does |\n"
       "| --- | --- | --- |\n";
   for (const ServeOption& option : serve_options()) {
-    const std::string name = std::string("--") + option.name;
-    out += "| " + code(name + " " + option.value_name) + " | " + code(name + " " + option.example) + " | " +
-           cell(option.help) + " |\n";
+    out += "| " + code(option.usage()) + " | " + code(option.with_example()) + " | " + cell(option.help) + " |\n";
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
@@ -84,6 +85,15 @@ std::string parse_error_line(const CLI::App& app, const std::string& message, co
   if (std::regex_match(message, m, extras))
     return unknown ? "unknown option " + *unknown + hint : "unexpected argument: " + m[1].str();
   return parse_error_text(message) + hint;
+}
+
+CLI::Validator choice_of(const std::string& option, const std::vector<std::string>& names) {
+  return CLI::Validator(
+      [option, names](std::string& value) {
+        read_choice(option, value, names);
+        return std::string();
+      },
+      "{" + joined(names, ",") + "}");
 }
 
 }  // namespace fmwork

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/workload/arrivals.hpp"
 
@@ -16,93 +17,121 @@ namespace fmwork {
 
 namespace {
 
-double number_in(const std::string& option, const std::string& text, double low, bool low_open, double high,
-                 const std::string& what) {
-  const std::optional<double> v = parse_decimal(text);  // strict: "0x10" is no 16, "inf" no number
-  if (!v || (low_open ? !(*v > low) : !(*v >= low)) || *v > high)
-    throw usage_error(fmt::format("--{} expects {}; got '{}'", option, what, excerpt(text)));
-  return *v;
+// An arrival rate: a decimal, then the one range check of a rate (arrivals.hpp's bound), which the layers
+// below hold as an invariant.
+double arrival_rate(const std::string& option, const std::string& text, const std::string& expects) {
+  const std::optional<double> rate = parse_decimal(text);
+  if (!rate) throw usage_error(fmt::format("{} expects {}; got '{}'", option, expects, excerpt(text)));
+  if (!(*rate > 0) || !(*rate <= kMaxArrivalRate))
+    throw usage_error(fmt::format("{} {}: a rate must be a number of queries a second above 0 and at most {:g}",
+                                  option, *rate, kMaxArrivalRate));
+  return *rate;
 }
 
-int64_t integer_in(const std::string& option, const std::string& text, int64_t low, int64_t high,
-                   const std::string& what) {
-  const bool digits = !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos;
-  const int64_t v = digits ? std::stoll(text) : -1;
-  if (!digits || v < low || v > high) throw usage_error(fmt::format("--{} expects {}; got '{}'", option, what, excerpt(text)));
-  return v;
+// A rate for a message, at 4 significant digits rounded away from the bound it must pass (up for a lowest rate,
+// down for a highest), after a 1e-4 margin: a figure the message gives is one the check takes. Rounding to the
+// nearest ("{:.4g}") gave 3e+05 for a highest rate of 299953.
+double rate_to_give(double rate, bool up) {
+  const double margined = up ? rate * 1.0001 : rate * 0.9999;
+  const double unit = std::pow(10.0, std::floor(std::log10(margined)) - 3);
+  return (up ? std::ceil(margined / unit) : std::floor(margined / unit)) * unit;
+}
+
+// A level out of arrivals.hpp's bounds, refused saying what would be right: --warmup_s and --duration_s when they
+// alone make it last past kMaxLevelSeconds; `option` (--rates, --search_start) with the highest rate that fits
+// when the level would schedule too many queries (above highest_level_rate); `option` with the slowest rate that
+// fits, and the --min_queries that would fit where a lower one can, when the level would wait past
+// kMaxLevelSeconds for its queries. Checked for every level the options name, before any runs.
+void check_level_length(const std::string& option, double rate_per_s, const ServeArgs& args) {
+  const double warmup_s = args.warmup_s, duration_s = args.duration_s;
+  const int64_t min_queries = args.min_queries;
+  if (warmup_s + duration_s > kMaxLevelSeconds)
+    throw usage_error(fmt::format("--warmup_s {:g} and --duration_s {:g} make every level last at least {:g} s, past "
+                                  "the {:g} s a level may last; give them at most {:g} s together",
+                                  warmup_s, duration_s, warmup_s + duration_s, kMaxLevelSeconds, kMaxLevelSeconds));
+  // Too many queries: a high rate over the warm-up and the minimum duration. Checked for every level before the
+  // first one runs (a list's last rate was refused only once the levels before it had run).
+  const double highest = highest_level_rate(warmup_s, duration_s, min_queries);
+  if (rate_per_s > highest)
+    throw usage_error(fmt::format("{} {:g}: warm-up and the minimum duration would schedule about {:.0f} queries, more "
+                                  "than the {} a level may hold; give a rate of at most {:g} queries/s, or a shorter "
+                                  "--warmup_s or --duration_s", option, rate_per_s,
+                                  rate_per_s * (warmup_s + duration_s) + static_cast<double>(min_queries),
+                                  kMaxServeQueries, rate_to_give(highest, false)));
+  // Too long: a low rate waiting for --min_queries queries.
+  const double seconds = expected_level_seconds(rate_per_s, warmup_s, duration_s, min_queries);
+  if (seconds <= kMaxLevelSeconds) return;
+  const double window = kMaxLevelSeconds - warmup_s;  // > 0: the first check holds warm-up below the bound
+  const double slowest = static_cast<double>(min_queries) / window;
+  // A lower --min_queries helps only down to 1 query: below 1 / window queries/s no minimum fits, and saying
+  // "or a lower --min_queries" there pointed the wrong way.
+  const auto fitting_minimum = static_cast<int64_t>(std::floor(rate_per_s * window));
+  const std::string or_fewer =
+      fitting_minimum >= 1 ? fmt::format(", or --min_queries {} or fewer", fitting_minimum) : std::string();
+  throw usage_error(fmt::format("{} {:g}: a level at {:g} queries/s takes about {:.0f} s to hold --min_queries {}, "
+                                "past the {:g} s a level may last; give a rate of at least {:g} queries/s{}", option,
+                                rate_per_s, rate_per_s, seconds, min_queries, kMaxLevelSeconds, rate_to_give(slowest, true),
+                                or_fewer));
 }
 
 std::vector<double> rate_list(const std::string& text) {
   std::vector<double> rates;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const std::optional<double> rate = parse_decimal(part);
-    if (!rate)
-      throw usage_error(fmt::format("--rates expects comma-separated arrival rates in queries a second, decimal "
-                                    "numbers like 20,40,80; got '{}'", excerpt(part)));
-    check_arrival_rate(*rate);  // the one range check, which the level's loop and its arrivals apply too
-    rates.push_back(*rate);
-    if (comma == std::string::npos || rates.size() > 64) break;
-    start = comma + 1;
-  }
-  if (rates.size() > 64) throw usage_error("--rates lists more than 64 rates; give at most 64 levels");
+  read_items(text, 64, "--rates lists more than 64 rates; give at most 64 levels", [&](const std::string& part) {
+    rates.push_back(arrival_rate("--rates", part,
+                                 "comma-separated arrival rates in queries a second, decimal numbers like 20,40,80"));
+  });
   return rates;
 }
 
 const ServeOption kServe[] = {
-    {"rates", "R[,R...]", "20,40,80",
-     "open loop: one load level per rate, queries arriving by a seeded Poisson process at R queries/s",
+    {{"rates", "R[,R...]", "20,40,80",
+     "open loop: one load level per rate, queries arriving by a seeded Poisson process at R queries/s"},
      [](ServeArgs& a, const std::string& v) { a.rates = rate_list(v); }},
-    {"users", "N", "4", "closed loop: N users, each sending its next query when its last one is answered",
+    {{"users", "N", "4", "closed loop: N users, each sending its next query when its last one is answered"},
      [](ServeArgs& a, const std::string& v) {
-       a.users = integer_in("users", v, 1, 100000, "a number of users from 1 to 100000");
+       a.users = read_integer("--users", v, {1, 100000, "a number of users from 1 to 100000"});
      }},
-    {"max_wait_ms", "MS", "2",
+    {{"max_wait_ms", "MS", "2",
      "the longest the oldest waiting query waits for a fuller batch once the device is free (default 0: a batch "
-     "leaves at once, holding what queued while the device was busy, as Triton's and TEI's batchers do)",
+     "leaves at once, holding what queued while the device was busy, as Triton's and TEI's batchers do)"},
      [](ServeArgs& a, const std::string& v) {
-       a.max_wait_ms = number_in("max_wait_ms", v, 0, false, 60000, "milliseconds from 0 to 60000");
+       a.max_wait_ms = read_decimal("--max_wait_ms", v, {0, false, 60000, "milliseconds from 0 to 60000"});
      }},
-    {"max_tokens", "T", "4096",
-     "a batch's token budget: size x longest (padded, sorted); 0 for none (default)",
+    {{"max_tokens", "T", "4096",
+     "a batch's token budget: size x longest (padded, sorted); 0 for none (default)"},
      [](ServeArgs& a, const std::string& v) {
-       a.max_tokens = integer_in("max_tokens", v, 0, int64_t{1} << 40, "a token count (0 for no budget)");
+       a.max_tokens = read_integer("--max_tokens", v, {0, int64_t{1} << 40, "a token count (0 for no budget)"});
      }},
-    {"warmup_s", "S", "1", "seconds of each level run before anything is counted (default 1)",
+    {{"warmup_s", "S", "1", "seconds of each level run before anything is counted (default 1)"},
      [](ServeArgs& a, const std::string& v) {
-       a.warmup_s = number_in("warmup_s", v, 0, false, 3600, "seconds from 0 to 3600");
+       a.warmup_s = read_decimal("--warmup_s", v, {0, false, 3600, "seconds from 0 to 3600"});
      }},
-    {"duration_s", "S", "5", "each level's measured part lasts at least S seconds (default 5)",
+    {{"duration_s", "S", "5", "each level's measured part lasts at least S seconds (default 5)"},
      [](ServeArgs& a, const std::string& v) {
-       a.duration_s = number_in("duration_s", v, 0, true, 3600, "seconds above 0 and at most 3600");
+       a.duration_s = read_decimal("--duration_s", v, {0, true, 3600, "seconds above 0 and at most 3600"});
      }},
-    {"min_queries", "N", "100", "... and holds at least N queries (default 100)",
+    {{"min_queries", "N", "100", "... and holds at least N queries (default 100)"},
      [](ServeArgs& a, const std::string& v) {
-       a.min_queries = integer_in("min_queries", v, 1, kMaxServeQueries / 2,
-                                  fmt::format("a count from 1 to {}", kMaxServeQueries / 2));
+       a.min_queries = read_integer("--min_queries", v, {1, kMaxServeQueries / 2,
+                                  fmt::format("a count from 1 to {}", kMaxServeQueries / 2)});
      }},
-    {"latency_bound", "pQ:MS", "p99:50",
+    {{"latency_bound", "pQ:MS", "p99:50",
      "every level's verdict holds the Q-th percentile of the latency to MS milliseconds, and the capacity search "
-     "finds the highest rate that does",
+     "finds the highest rate that does"},
      [](ServeArgs& a, const std::string& v) { a.bound = parse_latency_bound(v, "--latency_bound"); }},
-    {"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else 10)",
+    {{"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else 10)"},
      [](ServeArgs& a, const std::string& v) {
-       const std::optional<double> rate = parse_decimal(v);
-       if (!rate) throw usage_error(fmt::format("--search_start expects a decimal rate like 20; got '{}'", excerpt(v)));
-       check_arrival_rate(*rate, "--search_start");
-       a.search_start = *rate;
+       a.search_start = arrival_rate("--search_start", v, "a decimal rate like 20");
      }},
-    {"search_steps", "N", "12",
+    {{"search_steps", "N", "12",
      "the most levels the capacity search runs doubling and bisecting (default 12); from a failing start it halves "
-     "down to its floor (the start / 64) whatever N is",
+     "down to its floor (the start / 64) whatever N is"},
      [](ServeArgs& a, const std::string& v) {
-       a.search_steps = integer_in("search_steps", v, 1, 64, "a number of levels from 1 to 64");
+       a.search_steps = read_integer("--search_steps", v, {1, 64, "a number of levels from 1 to 64"});
      }},
-    {"price_per_hour", "USD", "3.20", "the machine's price per hour: the CAPACITY line adds the cost per million queries",
+    {{"price_per_hour", "USD", "3.20", "the machine's price per hour: the CAPACITY line adds the cost per million queries"},
      [](ServeArgs& a, const std::string& v) {
-       a.price_per_hour = number_in("price_per_hour", v, 0, true, 1e6, "a price above 0, like 3.20");
+       a.price_per_hour = read_decimal("--price_per_hour", v, {0, true, 1e6, "a price above 0, like 3.20"});
      }},
 };
 
@@ -128,14 +157,12 @@ void refuse_unknown_options(const std::vector<std::string>& rest) {
     }
     if (name == "cache" || name == "version") continue;  // the sweep's parser says where these belong
     if (const FixedOption* fixed = find_fixed_option(name)) {
-      if (fixed->kind != FixedKind::flag && eq == std::string::npos) ++i;
+      if (!fixed->flag() && eq == std::string::npos) ++i;
       continue;
     }
-    std::vector<std::string> names;
-    for (const ServeOption& o : serve_options()) names.push_back(std::string("--") + o.name);
-    for (const FixedOption& o : fixed_options()) names.push_back(std::string("--") + o.name);
-    throw usage_error("unknown option --" + name + did_you_mean(closest_option("--" + name, names)) +
-                      "; driver serve --help lists serve's options and the model's");
+    std::vector<std::string> names = option_names(serve_options());
+    for (const std::string& fixed : option_names(fixed_options())) names.push_back(fixed);
+    throw usage_error(unknown_option("--" + name, names) + "; driver serve --help lists serve's options and the model's");
   }
 }
 
@@ -166,7 +193,7 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
       value = word.substr(eq + 1);
     } else {
       if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
-        throw usage_error(fmt::format("--{} needs a value, like --{} {}", name, name, option->example));
+        throw usage_error(fmt::format("--{} needs a value, like {}", name, option->with_example()));
       value = words[++i];
     }
     option->read(args, value);
@@ -193,9 +220,8 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
     if (seen.count(search) && !args.bound)
       throw usage_error(std::string("--") + search + " is the capacity search's: give --latency_bound too");
   // A level's length follows from its rate and the minimums: refused here, not found out after days.
-  for (double rate : args.rates) check_level_length("--rates", rate, args.warmup_s, args.duration_s, args.min_queries);
-  if (args.search_start)
-    check_level_length("--search_start", *args.search_start, args.warmup_s, args.duration_s, args.min_queries);
+  for (double rate : args.rates) check_level_length("--rates", rate, args);
+  if (args.search_start) check_level_length("--search_start", *args.search_start, args);
   return args;
 }
 
@@ -226,12 +252,7 @@ std::string serve_usage() {
       "level (percentiles, achieved rate, batch sizes, busy fraction, VALID or INVALID); with --latency_bound,\n"
       "FMWORK CAPACITY: the highest rate that holds it, and the rates tried. docs/serving.md says more.\n\n"
       "serve's options:\n";
-  for (const ServeOption& o : serve_options()) {
-    std::string left = fmt::format("  --{} {}", o.name, o.value_name);
-    if (left.size() < 28) left.resize(28, ' ');
-    else left += "  ";
-    out += left + o.help + "\n";
-  }
+  for (const ServeOption& o : serve_options()) out += option_help_line("  " + o.usage(), 28, o.help);
   out += "\nthe model's options are the sweep's (driver --help): --platform, --model_class, --model_name, --model_root,\n"
          "--eval, --compile, --seed, --quiet, --input_lengths, --batching and the --model:, --compile:, --torch.call:,\n"
          "--torch.set: sets. --input_sizes L is a fixed query length (default 128; with --input_lengths SPEC, the\n"

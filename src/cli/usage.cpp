@@ -9,6 +9,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/option_row.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/sub_options.hpp"
 
@@ -42,13 +43,6 @@ const char* const kExamples[] = {
     "driver --cache list",
 };
 
-// A help line: the left column padded to `width`, or followed by two spaces when it is wider.
-std::string help_line(std::string left, size_t width, const std::string& text) {
-  if (left.size() < width) left.resize(width, ' ');
-  else left += "  ";
-  return left + text + "\n";
-}
-
 // `lead` then the units, separated by spaces, in lines of at most `width` characters counting `more` (a
 // longer unit stands alone); a line that goes on ends with `more`, the next starts with `indent`.
 std::string wrapped_units(const std::string& lead, const std::vector<std::string>& units, size_t width,
@@ -79,9 +73,7 @@ std::string wrapped(const std::string& lead, const std::string& text, size_t wid
 std::string usage_lines(const std::vector<SubcommandDoc>& subcommands) {
   std::vector<std::string> units;
   for (const auto& option : fixed_options()) {
-    std::string unit = std::string("--") + option.name;
-    if (option.kind != FixedKind::flag) unit += std::string(" ") + option.value_name;
-    units.push_back(option.required() ? unit : "[" + unit + "]");
+    units.push_back(option.required() ? option.usage() : "[" + option.usage() + "]");
   }
   units.emplace_back("[--SET:key[@] VALUE ...]");
   std::string out = wrapped_units("usage: driver ", units, 99, std::string(14, ' '));
@@ -94,9 +86,9 @@ std::string sub_option_summaries() {
   std::string out;
   for (const std::string& set : kSubOptionSets) {
     for (const auto& doc : option_set_docs())
-      if (doc.set == set) out += help_line("  --" + set + ":KEY", 22, doc.summary);
+      if (doc.set == set) out += option_help_line("  --" + set + ":KEY", 22, doc.summary);
     for (const auto& untabled : kUntabledSets)
-      if (untabled.set == set) out += help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
+      if (untabled.set == set) out += option_help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
   }
   return out;
 }
@@ -108,7 +100,7 @@ std::string option_key_lines() {
     for (const auto& key : doc.keys) {
       std::string text = key.help;
       for (const auto& alias : key.aliases) text += "; also --" + doc.set + ":" + alias;
-      out += help_line("  " + key.example, 40, text);
+      out += option_help_line("  " + key.example, 40, text);
     }
   }
   std::string ignored;
@@ -141,13 +133,13 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
                     "Benchmarks an embedding model over every batch size x input size, printing FMWORK lines.\n";
   if (!subcommands.empty()) {
     out += "\nsubcommands:\n";
-    for (const auto& subcommand : subcommands) out += help_line("  " + subcommand.name, 24, subcommand.summary);
+    for (const auto& subcommand : subcommands) out += option_help_line("  " + subcommand.name, 24, subcommand.summary);
   }
   out += "\nfixed options:\n";
   for (const auto& option : fixed_options())
-    out += help_line(std::string("  --") + option.name + (option.kind == FixedKind::flag ? "" : " VALUE"), 24,
+    out += option_help_line("  " + option.option() + (option.flag() ? "" : " VALUE"), 24,
                      std::string(option.help) + (option.required() ? " (required)" : ""));
-  out += help_line("  --version", 24, "prints the driver's version and git revision, alone on the command line");
+  out += option_help_line("  --version", 24, "prints the driver's version and git revision, alone on the command line");
   out +=
       "\n"
       "sub-options: --SET:key[:key...][@] VALUE\n"
@@ -173,7 +165,7 @@ void refuse_misspelt_subcommand(const std::vector<std::string>& words, const std
   if (option) {  // a fixed option, a sub-option or the driver's own words start a sweep's line: none is a typo
     const std::string name = word.substr(2, word.find('=') - 2);  // npos - 2 still reads to the end
     if (name.find(':') != std::string::npos || find_fixed_option(name) || name == "help" || name == "version") return;
-    for (const auto& fixed : fixed_options()) names.push_back(std::string("--") + fixed.name);
+    for (const std::string& fixed : option_names(fixed_options())) names.push_back(fixed);
     names.insert(names.end(), {"--help", "--version"});
   }
   const std::optional<std::string> meant = closest_option(word, names);

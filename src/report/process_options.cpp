@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/cli/parse_errors.hpp"
@@ -87,7 +89,7 @@ void add_compare_options(CLI::App& app, CompareArgs& args, std::vector<std::stri
   std::vector<std::string> names;
   for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
   args.statistic_option = app.add_option("--statistic", args.statistic, statistic_help())
-                              ->check(CLI::IsMember(names))
+                              ->check(choice_of("--statistic", names))
                               ->type_name("STAT");
 }
 
@@ -113,9 +115,8 @@ void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
   options.pairing.ignore_meta = compare_keys(ignore, "--ignore-meta");
   if (fail) {
     // parse_decimal, the one reader of numbers people type: strtod took "0x10" as 16 and " 5" as 5.
-    const std::optional<double> percent = parse_decimal(*fail);
-    if (!percent) throw usage_error("--fail-if-slower takes a percentage >= 0, such as 5; got '" + excerpt(*fail) + "'");
-    options.fail_percent = *percent;
+    options.fail_percent = read_decimal("--fail-if-slower", *fail,
+                                        {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
   }
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
@@ -161,7 +162,7 @@ void add_report_options(CLI::App& app, ReportArgs& args) {
   args.scale_option = app.add_option("--chart-scale", args.chart_scale,
                                      "with --format html: the y axis of the latency and tokens/s charts: log,\n"
                                      "linear (from 0), or auto (default: log where a chart spans more than 10x)")
-                          ->check(CLI::IsMember({"auto", "linear", "log"}))
+                          ->check(choice_of("--chart-scale", {"auto", "linear", "log"}))
                           ->type_name("SCALE");
 }
 
@@ -201,7 +202,7 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
                      "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
                      "summary: an aligned table per log; html: a self-contained page with charts\n"
                      "(docs/report.md).")
-          ->check(CLI::IsMember({"json", "csv", "summary", "html"}))
+          ->check(choice_of("--format", {"json", "csv", "summary", "html"}))
           ->type_name("FORMAT");
   std::string out_file;
   auto* out_option = app.add_option("--out", out_file,

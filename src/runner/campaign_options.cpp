@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/parse_errors.hpp"
 
@@ -38,11 +39,8 @@ std::vector<SbatchOption> take_sbatch_options(std::vector<std::string>& args) {
 // --max-tasks N read as decimal digits: CLI11 read it with strtoull's base 0, so "0x10" ran 16 tasks at once and
 // "010" 8.
 size_t max_tasks_count(const std::string& text) {
-  const bool digits = !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
-  const size_t n = digits ? std::stoul(text) : 0;
-  if (n < 1 || n > 1000000)
-    throw usage_error("--max-tasks expects a whole number from 1 to 1000000 (runs at once); got '" + excerpt(text) + "'");
-  return n;
+  return static_cast<size_t>(
+      read_integer("--max-tasks", text, {1, 1000000, "a whole number from 1 to 1000000 (runs at once)"}));
 }
 
 // The combinations of options the runner refuses, each with what to do instead.

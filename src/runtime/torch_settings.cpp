@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/python_literal.hpp"
 
 namespace fmwork {
@@ -30,17 +31,13 @@ struct Setting {
 constexpr int64_t kMaxThreadsPerCpu = 4;
 
 void check_thread_count(const std::string& option, const Value& v) {
-  if (v.integer <= 0) throw usage_error(fmt::format("{} must be a positive integer; got {}", option, v.integer));
   const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  const int64_t limit = kMaxThreadsPerCpu * cpus;
-  if (v.integer > limit)
-    throw usage_error(fmt::format("{} must be at most {} ({} per CPU, {} CPUs here); got {}", option, limit,
-                                  kMaxThreadsPerCpu, cpus, v.integer));
+  integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
+                 fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
 }
 
 void check_matmul_precision(const std::string& option, const Value& v) {
-  if (v.text != "highest" && v.text != "high" && v.text != "medium")
-    throw usage_error(option + " must be 'highest', 'high' or 'medium'; got " + repr(v));
+  read_choice(option, v.text, {"highest", "high", "medium"});
 }
 
 const std::map<std::string, Setting>& call_table() {
@@ -132,8 +129,8 @@ void check_thread_environment(const std::function<const char*(const char*)>& get
     while (good && start <= value.size()) {
       const size_t end = list ? std::min(value.find(',', start), value.size()) : value.size();
       const std::string word = value.substr(start, end - start);
-      good = !word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos &&
-             std::stoll(word) >= 1 && std::stoll(word) <= limit;
+      const std::optional<int64_t> count = parse_digits(word);
+      good = count && *count >= 1 && *count <= limit;
       start = end + 1;
     }
     if (!good)
@@ -150,27 +147,35 @@ void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);
 }
 
+namespace {
+
+// Applies one set's entries in order, adding its RUNTIME line for each (`line` writes it from the name and the
+// value's repr). A value LibTorch refuses is a runtime Error naming the option.
+template <typename Entries>
+void apply_each(const std::string& set, const std::map<std::string, Setting>& table, const Entries& entries,
+                std::string (*line)(const std::string& name, const std::string& value), std::vector<std::string>& lines) {
+  for (const auto& [name, given] : entries) {
+    const Value value = as_typed(given, table.at(name).type, "--" + set + ":" + name);
+    try {
+      table.at(name).apply(value);
+    } catch (const c10::Error& e) {
+      throw runtime_error(fmt::format("--{}:{}: LibTorch refused {}: {}", set, name, repr(value), e.what_without_backtrace()));
+    }
+    lines.push_back(line(name, repr(value)));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   validate_torch_settings(calls, sets);
   std::vector<std::string> lines;
-  for (const auto& [name, given] : calls.calls) {
-    const Value value = as_typed(given, call_table().at(name).type, "--torch.call:" + name);
-    try {
-      call_table().at(name).apply(value);
-    } catch (const c10::Error& e) {
-      throw runtime_error(fmt::format("--torch.call:{}: LibTorch refused {}: {}", name, repr(value), e.what_without_backtrace()));
-    }
-    lines.push_back(fmt::format("torch.call {}({})", name, repr(value)));
-  }
-  for (const auto& [path, given] : sets.sets) {
-    const Value value = as_typed(given, set_table().at(path).type, "--torch.set:" + path);
-    try {
-      set_table().at(path).apply(value);
-    } catch (const c10::Error& e) {
-      throw runtime_error(fmt::format("--torch.set:{}: LibTorch refused {}: {}", path, repr(value), e.what_without_backtrace()));
-    }
-    lines.push_back(fmt::format("torch.set {} = {}", path, repr(value)));
-  }
+  apply_each("torch.call", call_table(), calls.calls,
+             [](const std::string& name, const std::string& value) { return fmt::format("torch.call {}({})", name, value); },
+             lines);
+  apply_each("torch.set", set_table(), sets.sets,
+             [](const std::string& path, const std::string& value) { return fmt::format("torch.set {} = {}", path, value); },
+             lines);
   return lines;
 }
 

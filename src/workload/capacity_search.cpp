@@ -12,7 +12,7 @@ namespace fmwork {
 CapacityResult search_capacity(const SearchPlan& plan, const std::function<SearchStep(double rate)>& evaluate) {
   if (!(plan.start_rate > 0) || !(plan.floor_rate > 0) || !(plan.ceiling_rate >= plan.start_rate) ||
       !(plan.tolerance > 0 && plan.tolerance < 1) || plan.max_steps < 1 || !std::isfinite(plan.ceiling_rate))
-    throw usage_error("the capacity search needs 0 < floor, 0 < start <= ceiling, a tolerance in (0, 1), steps >= 1");
+    throw runtime_error("the capacity search needs 0 < floor, 0 < start <= ceiling, a tolerance in (0, 1), steps >= 1");
   CapacityResult result;
   auto step = [&](double rate) {
     result.tried.push_back(evaluate(rate));

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/regular_file.hpp"
 
 namespace fmwork {
@@ -24,16 +25,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && blank(text.back())) text.remove_suffix(1);
   return text;
-}
-
-// Digits only, at most 18 after leading zeros (an int64 without overflow); nullopt otherwise.
-std::optional<int64_t> parse_integer(std::string_view text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
-  const size_t first = std::min(text.find_first_not_of('0'), text.size());
-  if (text.size() - first > 18) return std::nullopt;
-  int64_t value = 0;
-  for (const char c : text.substr(first)) value = value * 10 + (c - '0');
-  return value;
 }
 
 // DIGITS[.DIGITS] (at most 12 digits on each side), read digit by digit: the same double on every machine
@@ -126,7 +117,7 @@ class SpecParser {
   }
 
   int64_t length(std::string_view text, const char* what) const {
-    const std::optional<int64_t> value = parse_integer(text);
+    const std::optional<int64_t> value = parse_digits(text);
     if (!value) fail(fmt::format("{} '{}' in '{}' is no integer; give {}", what, excerpt(text, 40), excerpt(text_), kSyntax));
     if (*value < 1 || *value > kMaxRequestLength)
       fail(fmt::format("{} {} is out of range: a length is from 1 to {} tokens", what, excerpt(text, 40),
@@ -187,7 +178,7 @@ std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view n
     if (word.empty()) continue;
     if (lengths.size() == kMaxLengthFileLines)
       fail(fmt::format("holds more than {} lengths; give a sample of them", kMaxLengthFileLines));
-    const std::optional<int64_t> value = parse_integer(word);
+    const std::optional<int64_t> value = parse_digits(word);
     if (!value)
       fail(fmt::format("line {}: '{}' is no integer; each line holds one token count", line_number, excerpt(word, 40)));
     if (*value < 1 || *value > kMaxRequestLength)
@@ -297,10 +288,10 @@ std::vector<std::string> batching_names() {
 }
 
 Batching parse_batching(std::string_view text, std::string_view option_name) {
+  const std::string name = read_choice(std::string(option_name), std::string(text), batching_names());
   for (const Batching mode : batching_modes())
-    if (text == batching_name(mode)) return mode;
-  throw usage_error(fmt::format("{} expects one of {}; got '{}'", option_name, fmt::join(batching_names(), ", "),
-                                excerpt(text)));
+    if (name == batching_name(mode)) return mode;
+  throw runtime_error("batching_names() lists a mode batching_modes() does not hold: " + name);
 }
 
 std::vector<std::vector<size_t>> sorted_batches(const std::vector<int64_t>& window, int64_t batch_size) {

@@ -16,17 +16,20 @@ namespace fmwork {
 
 namespace {
 
+// The plan's invariants. The command line's values were checked where they were read (cli/serve_options); a
+// plan that breaks one is the caller's mistake, a runtime Error that names no option. (The open loop's rate is
+// poisson_schedule's to hold.)
 void check_plan(const ServePlan& plan, const LengthSampler& lengths) {
-  if (plan.mode == ArrivalMode::open) check_arrival_rate(plan.rate_per_s);
-  if (plan.mode == ArrivalMode::closed && (plan.users < 1 || plan.users > 100000))
-    throw usage_error(fmt::format("--users {}: give from 1 to 100000 users", plan.users));
-  if (plan.limits.max_batch < 1) throw usage_error("--batch_sizes: the largest batch must be at least 1");
-  if (plan.limits.max_wait < 0) throw usage_error("--max_wait_ms must not be negative");
-  if (plan.limits.max_tokens > 0 && plan.limits.max_tokens < lengths.max())
-    throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be "
-                                  "served; give at least {}", plan.limits.max_tokens, lengths.max(), lengths.max()));
-  if (plan.warmup < 0 || plan.min_duration < 0 || plan.min_queries < 0)
-    throw usage_error("--warmup_s, --duration_s and --min_queries must not be negative");
+  auto expect = [](bool holds, const char* what) {
+    if (!holds) throw runtime_error(std::string("serve loop: the plan breaks an invariant: ") + what);
+  };
+  expect(plan.mode != ArrivalMode::closed || (plan.users >= 1 && plan.users <= 100000), "1 <= users <= 100000");
+  expect(plan.limits.max_batch >= 1, "max_batch >= 1");
+  expect(plan.limits.max_wait >= 0, "max_wait >= 0");
+  expect(plan.limits.max_tokens <= 0 || plan.limits.max_tokens >= lengths.max(),
+         "a token budget holds the longest query");
+  expect(plan.warmup >= 0 && plan.min_duration >= 0 && plan.min_queries >= 0,
+         "warmup, min_duration and min_queries >= 0");
 }
 
 // The loop's state: the queries scheduled so far, the queue, the batches run.

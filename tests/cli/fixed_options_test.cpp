@@ -17,7 +17,7 @@ using cli_fixtures::parse;
 
 // The options as typed: `--NAME EXAMPLE`, or `--NAME` for a flag.
 std::vector<std::string> words_of(const FixedOption& option) {
-  if (option.kind == FixedKind::flag) return {std::string("--") + option.name};
+  if (option.flag()) return {std::string("--") + option.name};
   return {std::string("--") + option.name, option.example};
 }
 
@@ -35,19 +35,16 @@ bool has_field(const std::vector<std::pair<std::string, std::string>>& fields, c
   return std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return f.first == name; });
 }
 
-// What the messages, the help and the checks read of a row is there: a flag has no value name or example,
-// an option that takes a value has both, and a text or word option says what to give instead of "".
+// What the messages, the help and the checks read of a row is there: a flag has no value name or example, an
+// option that takes a value has both.
 TEST(FixedOptions, EveryRowIsWhole) {
   for (const auto& option : fixed_options()) {
     SCOPED_TRACE(option.name);
-    const bool flag = option.kind == FixedKind::flag;
+    const bool flag = option.flag();
     EXPECT_EQ(std::string(option.value_name).empty(), flag);
     EXPECT_EQ(std::string(option.example).empty(), flag);
     EXPECT_FALSE(std::string(option.help).empty());
     EXPECT_FALSE(flag && option.required()) << "a required flag could never be left out";
-    if (option.kind == FixedKind::text || option.kind == FixedKind::word) {
-      EXPECT_NE(option.if_empty, nullptr);
-    }
     EXPECT_EQ(find_fixed_option(option.name), &option);
   }
   EXPECT_EQ(find_fixed_option("model_path"), nullptr);  // derived, not an option
@@ -75,7 +72,7 @@ TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
     const std::optional<Value> value = option.value(cl.args);
     ASSERT_TRUE(value.has_value());
     EXPECT_EQ(cl.subs.at("model").entries.at(0).second, *value);
-    if (option.kind != FixedKind::flag && option.kind != FixedKind::sizes) {
+    if (!option.flag() && std::string(option.value_name).find('[') == std::string::npos) {  // a list reads back as one
       EXPECT_EQ(str(*value), option.example);
     }
   }
@@ -96,7 +93,8 @@ TEST(FixedOptions, ArgsJsonFieldsSortedWithModelPath) {
 TEST(FixedOptions, EachKindChecksItsValue) {
   auto message = [](const char* name, const std::string& text) -> std::string {
     try {
-      read_fixed_value(*find_fixed_option(name), text);
+      FixedArgs args;
+      read_fixed_value(*find_fixed_option(name), args, text);
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::usage);
       return e.what();
@@ -108,13 +106,17 @@ TEST(FixedOptions, EachKindChecksItsValue) {
   EXPECT_NE(message("model_class", "a b"), "");  // word: no whitespace either
   EXPECT_EQ(message("model_root", ""), "");      // path: "" too
   EXPECT_EQ(message("save_outputs", ""), "--save_outputs is empty; give a folder");
-  EXPECT_EQ(read_fixed_value(*find_fixed_option("input_sizes"), "8,16").sizes, (std::vector<int64_t>{8, 16}));
-  EXPECT_EQ(read_fixed_value(*find_fixed_option("reps"), "1_000").integer, 1000);
-  EXPECT_EQ(read_fixed_value(*find_fixed_option("seed"), "18446744073709551615").unsigned_integer,
-            18446744073709551615ull);
+  FixedArgs args;
+  read_fixed_value(*find_fixed_option("input_sizes"), args, "8,16");
+  EXPECT_EQ(args.input_sizes, (std::vector<int64_t>{8, 16}));
+  read_fixed_value(*find_fixed_option("reps"), args, "1_000");
+  EXPECT_EQ(args.reps, 1000);
+  read_fixed_value(*find_fixed_option("seed"), args, "18446744073709551615");
+  EXPECT_EQ(args.seed, 18446744073709551615ull);
   EXPECT_NE(message("reps", "1"), "");
   EXPECT_NE(message("seed", "-1"), "");
-  EXPECT_EQ(read_fixed_value(*find_fixed_option("warmup"), "0").integer, 0);  // count: 0 keeps every rep
+  read_fixed_value(*find_fixed_option("warmup"), args, "0");
+  EXPECT_EQ(args.warmup, std::optional<int64_t>(0));  // count: 0 keeps every rep
   EXPECT_EQ(message("warmup", "-1"), "--warmup -1 is out of range: it must be from 0 to 999999 (and below --reps)");
   EXPECT_EQ(message("warmup", "two"), "--warmup expects a non-negative integer; got 'two'");
   // --isolate_timeout shares the reader but not --warmup's bound: its range is in seconds, --reps has no part.
@@ -129,7 +131,7 @@ TEST(FixedOptions, WarmupLeavesARepOfReps) {
   auto given = [](const std::string& reps, const std::string& warmup) {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "reps") text = reps;
     options.emplace_back(find_fixed_option("warmup"), warmup);
@@ -153,7 +155,7 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
   auto args_of = [](std::vector<std::pair<std::string, std::string>> extra) {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "input_sizes") text = "512,128";
     for (auto& [name, text] : extra) options.emplace_back(find_fixed_option(name), text);
@@ -178,7 +180,9 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
             "--input_lengths can draw lengths up to 512 (lognormal:64,512,0.8), beyond --input_sizes' 128 tokens; "
             "give a distribution whose longest length is at most 128");
   EXPECT_EQ(refusal({{"input_lengths", "uniform:9,3"}}), "--input_lengths: uniform's MAX 3 is below its MIN 9; give MIN <= MAX");
-  EXPECT_EQ(refusal({{"batching", "packed"}}), "--batching expects one of padded, sorted, unpadded; got 'packed'");
+  EXPECT_EQ(refusal({{"batching", "packed"}}), "--batching expects one of padded, sorted, unpadded; got 'packed'; did you mean padded?");
+  EXPECT_EQ(refusal({{"batching", "unpaded"}}),
+            "--batching expects one of padded, sorted, unpadded; got 'unpaded'; did you mean unpadded?");
   EXPECT_EQ(refusal({{"sort_window", "64"}}),
             "--sort_window sizes --batching sorted's window: give --batching sorted too, or leave it out");
   EXPECT_EQ(refusal({{"batching", "sorted"}, {"sort_window", "4"}}),
@@ -191,7 +195,7 @@ TEST(FixedOptions, AnOversizedDefaultSortWindowIsRefusedInOneLine) {
   auto refusal = [](const std::string& batch, const std::string& reps, bool window) -> std::string {
     std::vector<std::pair<const FixedOption*, std::string>> options;
     for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.kind == FixedKind::flag ? "" : option.example);
+      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
     for (auto& [option, text] : options) {
       if (std::string(option->name) == "batch_sizes") text = batch;
       if (std::string(option->name) == "reps") text = reps;

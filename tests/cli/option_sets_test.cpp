@@ -89,8 +89,11 @@ TEST(OptionSets, CompileErrors) {
   // A mode torch.compile does not know failed each combination in the exporter's argparse words ("argument
   // --mode: invalid choice: 'turbo'"), after the model had loaded; now one usage line first.
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:mode", "turbo"})); }),
-            "--compile:mode must be default, max-autotune, max-autotune-no-cudagraphs or reduce-overhead "
-            "(torch.compile's modes); got 'turbo'");
+            "--compile:mode expects one of default, max-autotune, max-autotune-no-cudagraphs, reduce-overhead; got "
+            "'turbo'");
+  EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:mode", "max_autotune"})); }),
+            "--compile:mode expects one of default, max-autotune, max-autotune-no-cudagraphs, reduce-overhead; got "
+            "'max_autotune'; did you mean max-autotune?");
   for (const char* mode : {"default", "max-autotune", "max-autotune-no-cudagraphs", "reduce-overhead"})
     EXPECT_EQ(compile_options_from(tree_of("compile", {"--compile:mode", mode})).mode, std::optional<std::string>(mode));
   EXPECT_EQ(error_of([] { compile_options_from(tree_of("compile", {"--compile:options", "{}"})); }),
@@ -175,14 +178,14 @@ TEST(OptionSets, ModelErrors) {
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "True"})); }),
             "--model:vocab_size expects an int; got the bool True");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "0"})); }),
-            "--model:vocab_size must be from 1 to 16777216; got 0");
+            "--model:vocab_size must be a positive integer; got 0");
   // 2^62 reached the input generator, whose table of ids threw "vector::reserve".
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:vocab_size@", "4611686018427387904"})); }),
-            "--model:vocab_size must be from 1 to 16777216; got 4611686018427387904");
+            "--model:vocab_size must be at most 16777216; got 4611686018427387904");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:random_weights_seed@", "1.5"})); }),
             "--model:random_weights_seed expects an int; got the float 1.5");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "flash"})); }),
-            "--model:attn_implementation must be eager or sdpa; got 'flash'");
+            "--model:attn_implementation expects one of eager, sdpa; got 'flash'");
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:torch_dtype@", "torch.int8"})); }),
             "--model:torch_dtype expects torch.float32, torch.float16, torch.bfloat16, or one of the strings "
             "float32, float16, bfloat16, auto; got the torch.dtype torch.int8");
@@ -200,7 +203,7 @@ TEST(OptionSets, ModelErrors) {
             "float32, float16, bfloat16, auto; got the string 'int8'")
       << "nothing close: no guess";
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "sdap"})); }),
-            "--model:attn_implementation must be eager or sdpa; got 'sdap'; did you mean sdpa?");
+            "--model:attn_implementation expects one of eager, sdpa; got 'sdap'; did you mean sdpa?");
   EXPECT_EQ(error_of([] {
               model_options_from(tree_of("model", {"--model:torch_dtype", "float16", "--model:dtype", "float16"}));
             }),

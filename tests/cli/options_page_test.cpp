@@ -20,7 +20,7 @@ TEST(OptionsPage, HasARowForEveryFixedOption) {
   const std::string page = options_reference_markdown();
   for (const FixedOption& option : fixed_options()) {
     SCOPED_TRACE(option.name);
-    const bool flag = option.kind == FixedKind::flag;
+    const bool flag = option.flag();
     const std::string row =
         row_starting(page, std::string("| `--") + option.name + (flag ? "" : std::string(" ") + option.value_name) + "` |");
     ASSERT_NE(row, "");

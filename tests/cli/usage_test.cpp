@@ -26,7 +26,7 @@ TEST(Usage, NamesEveryFixedOptionAndSet) {
   const std::string usage_lines = usage.substr(0, usage.find("\n\n"));
   for (const auto& option : fixed_options()) {
     SCOPED_TRACE(option.name);
-    const bool flag = option.kind == FixedKind::flag;
+    const bool flag = option.flag();
     const std::string line = line_starting(usage, std::string("  --") + option.name + (flag ? " " : " VALUE "));
     ASSERT_NE(line, "");
     EXPECT_NE(line.find(option.help), std::string::npos) << line;

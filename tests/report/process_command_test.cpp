@@ -414,9 +414,10 @@ TEST(Process, StatisticIsRefusedWhereItMeansNothingOrCannotBeHad) {
   EXPECT_EQ(p10.exit_code(), 2);
   EXPECT_EQ(std::string(p10.what()), "--statistic p10: " + stat_only + " input 128 batch 4 has no REP lines to take "
                                      "it from; use --statistic min or median (its STAT line has them)");
-  EXPECT_NE(std::string(run_error({"--compare", stat_only, stat_only, "--statistic", "p5"}).what())
-                .find("--statistic: p5 not in {median,min,p10,mean}"),
-            std::string::npos);
+  EXPECT_EQ(std::string(run_error({"--compare", stat_only, stat_only, "--statistic", "p5"}).what()),
+            "--statistic expects one of median, min, p10, mean; got 'p5'; did you mean p10?");
+  EXPECT_EQ(std::string(run_error({"--path", stat_only, "--format", "htm"}).what()),
+            "--format expects one of json, csv, summary, html; got 'htm'; did you mean html?");
 }
 
 TEST(Process, CompareAsDataAndFailIfSlower) {
@@ -467,12 +468,12 @@ TEST(Process, CompareOptionsAreCheckedInOneLine) {
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--match", "dtype,,x"}).what()),
             "--match takes META keys separated by commas (dtype,threads); got 'dtype,,x'");
   EXPECT_EQ(std::string(run_error({"--compare", a, b, "--fail-if-slower", "-3"}).what()),
-            "--fail-if-slower takes a percentage >= 0, such as 5; got '-3'");
+            "--fail-if-slower expects a percentage >= 0, such as 5; got '-3'");
   EXPECT_EQ(run_error({"--compare", a, b, "--fail-if-slower", "nan"}).exit_code(), 2);
   // Defect: strtod read "0x10" as 16 and " 5" as 5; the serving options' reader refused them already.
   for (const char* bad : {"0x10", " 5", "inf", "1e999", "5%"})
     EXPECT_EQ(std::string(run_error({"--compare", a, b, "--fail-if-slower", bad}).what()),
-              std::string("--fail-if-slower takes a percentage >= 0, such as 5; got '") + bad + "'");
+              std::string("--fail-if-slower expects a percentage >= 0, such as 5; got '") + bad + "'");
 }
 
 // --match and --ignore-meta take the keys a log can say (model, input, batch, META's keys, a campaign's

@@ -83,7 +83,7 @@ TEST(TorchSettings, PlainTextReadsAsUpstreamsPythonWould) {
 TEST(TorchSettings, RefusesNonPositiveThreadsAndUnknownPrecision) {
   EXPECT_NE(usage_message(TorchCalls{{{"set_num_threads", Value::of_int(0)}}}, {}).find("positive"), std::string::npos);
   EXPECT_NE(usage_message(TorchCalls{{{"set_float32_matmul_precision", Value::of_string("low")}}}, {})
-                .find("'highest', 'high' or 'medium'"),
+                .find("expects one of highest, high, medium; got 'low'"),
             std::string::npos);
 }
 

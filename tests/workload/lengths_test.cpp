@@ -225,7 +225,7 @@ TEST(Batching, NameTableReadsAndWrites) {
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_EQ(std::string(e.what()), "--batching expects one of padded, sorted, unpadded; got 'packed'");
+    EXPECT_EQ(std::string(e.what()), "--batching expects one of padded, sorted, unpadded; got 'packed'; did you mean padded?");
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/cli/option_row.hpp"
 #include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
@@ -55,48 +56,19 @@ struct FixedArgs {
   std::optional<int64_t> sort_window;
 };
 
-// What an option's value must be. The kind decides whether the option takes a value, checks it and reads
-// it (read_fixed_value), with messages that name the option.
-enum class FixedKind {
-  flag,    // no value: --compile
-  text,    // any text but the empty one: --platform, --save_outputs
-  word,    // non-empty and without whitespace: it goes into the RES line, whose fields are split on spaces
-  path,    // any text, the empty one too (an empty --model_root joins nothing)
-  sizes,   // comma-separated positive integers: 64,128
-  reps,    // an integer as Python's int() reads it (1_000 too), 2 to kMaxReps
-  seed,    // a non-negative integer below 2^64
-  count,   // an integer as Python's int() reads it, 0 to kMaxReps - 1: --warmup
-  lengths,   // a length distribution (parse_length_spec): --input_lengths
-  batching,  // a batching mode's name (parse_batching): --batching
-};
-
-// A value as its kind read it: the text as given, and the number of the number kinds.
-struct FixedValue {
-  std::string text;
-  std::vector<int64_t> sizes;     // sizes
-  int64_t integer = 0;            // reps, count
-  uint64_t unsigned_integer = 0;  // seed
-  std::optional<LengthSpec> lengths;  // lengths
-  Batching batching = Batching::padded;  // batching
-};
-
 // Whether an option must be given, and whose it is: upstream's options are always in the args JSON; ours
 // only when given (not None, not False).
 enum class Presence { optional, required };
 enum class Origin { upstream, ours };
 
-// One fixed option.
-struct FixedOption {
-  const char* name;        // without the leading "--"
-  FixedKind kind;
+// One fixed option: its row (name, value name, example, help), then how its value is read and kept.
+struct FixedOption : OptionRow {
   Presence presence;
   Origin origin;
-  const char* value_name;  // what stands for the value in the usage line: "P", "I[,I...]"; "" for a flag
-  const char* example;     // a value the option accepts, e.g. "64,128"; "" for a flag
-  const char* help;        // its --help line
-  void (*store)(FixedArgs&, const FixedValue&);        // writes the value read (a flag: called when given)
+  // Reads `text`, given to the option spelt `option` ("--reps"), through base/option_values.hpp's readers and
+  // stores it (a flag's: called with "" when given); a usage Error naming the option, saying what would be right.
+  void (*read)(FixedArgs&, const std::string& option, const std::string& text);
   std::optional<Value> (*value)(const FixedArgs&);     // args.NAME; nullopt when no Value can hold it
-  const char* if_empty = nullptr;                      // text and word: what to give when the value is empty
   std::string (*echo)(const FixedArgs&) = nullptr;     // its args JSON text when str(value) cannot say it
 
   bool required() const { return presence == Presence::required; }
@@ -110,10 +82,10 @@ const std::vector<FixedOption>& fixed_options();
 // The row of `name` (without "--"), or nullptr.
 const FixedOption* find_fixed_option(std::string_view name);
 
-// The value `text` given to `option`, checked and read as its kind says. Throws a usage Error naming the
-// option: an empty text or word ("--platform is empty; give ..."), whitespace in a word, a bad size list,
-// reps out of range (explaining the warm-up rule), a seed that is no unsigned 64-bit integer.
-FixedValue read_fixed_value(const FixedOption& option, const std::string& text);
+// The value `text` given to `option`, read by its row's reader into `args`. Throws a usage Error naming the
+// option: an empty text or word ("--platform is empty; give ..."), whitespace in a word, a bad size list, reps
+// out of range (explaining the warm-up rule), a seed that is no unsigned 64-bit integer, a count out of range.
+void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text);
 
 // The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
 // as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the

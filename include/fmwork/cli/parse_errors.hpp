@@ -5,9 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
+#include <CLI/CLI.hpp>
 
 namespace fmwork {
 
@@ -24,5 +22,10 @@ std::string parse_error_text(const std::string& cli11_message);
 // option: "unexpected argument: x". Other errors with such a word beside them get "; did you mean ...?" at their
 // end. The caller adds where help is ("(see process --help)").
 std::string parse_error_line(const CLI::App& app, const std::string& cli11_message, const std::vector<std::string>& words);
+
+// A CLI11 check that the value is one of `names`, read by read_choice (base/option_values.hpp): a value that is
+// none throws its usage Error, "--format expects one of json, csv, summary, html; got 'xml'; did you mean
+// html?", out of CLI11's parse. Described as CLI::IsMember is ("{json,csv,summary,html}"), so --help is the same.
+CLI::Validator choice_of(const std::string& option, const std::vector<std::string>& names);
 
 }  // namespace fmwork

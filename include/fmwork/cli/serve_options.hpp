@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/option_row.hpp"
 #include "fmwork/workload/latency_stats.hpp"
 #include "fmwork/workload/lengths.hpp"
 
@@ -32,13 +33,10 @@ struct ServeArgs {
   std::vector<std::string> arg_words;  // as typed, "--rates 20,40": echoed as FMWORK ARG lines
 };
 
-// One option of `driver serve`.
-struct ServeOption {
-  const char* name;        // without "--"
-  const char* value_name;  // "R[,R...]"
-  const char* example;     // a value it accepts
-  const char* help;        // its help line
-  void (*read)(ServeArgs&, const std::string& value);  // checks and stores; a usage Error naming the option
+// One option of `driver serve`: its row (name, value name, example, help) and its reader, which reads the value
+// through base/option_values.hpp's readers and stores it (a usage Error naming the option).
+struct ServeOption : OptionRow {
+  void (*read)(ServeArgs&, const std::string& value);
 };
 
 // The rows, in --help's order.

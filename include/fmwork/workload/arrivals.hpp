@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace fmwork {
@@ -23,10 +22,6 @@ constexpr int64_t kMaxServeQueries = 2'000'000;
 constexpr double kMaxArrivalRate = 1e6;
 constexpr double kMaxLevelSeconds = 3600;
 
-// The one check of an arrival rate: a usage Error naming `option` for one that is not a number above 0 and at
-// most kMaxArrivalRate (nan and inf included).
-void check_arrival_rate(double rate_per_s, const std::string& option = "--rates");
-
 // About how long an open level at `rate_per_s` lasts: the warm-up, then the longer of the minimum duration and
 // the time its arrivals take to reach `min_queries` (their expected count).
 double expected_level_seconds(double rate_per_s, double warmup_s, double duration_s, int64_t min_queries);
@@ -38,14 +33,6 @@ constexpr double kScheduleRoom = 0.9;
 // expected queries (the rate over the warm-up and the minimum duration, plus min_queries) stay within
 // kScheduleRoom of kMaxServeQueries. What the capacity search doubles up to.
 double highest_level_rate(double warmup_s, double duration_s, int64_t min_queries);
-
-// A usage Error when a level is out of bounds, saying what would be right: naming --warmup_s and --duration_s
-// when they alone make it last past kMaxLevelSeconds; `option` (--rates, --search_start) with the highest rate
-// that fits when the level would schedule too many queries (above highest_level_rate); `option` with the
-// slowest rate that fits, and the --min_queries that would fit where a lower one can, when the level would wait
-// past kMaxLevelSeconds for its queries. The options' readers call it for every level they name, before any runs.
-void check_level_length(const std::string& option, double rate_per_s, double warmup_s, double duration_s,
-                        int64_t min_queries);
 
 // A seeded 64-bit generator with the same sequence on every machine and library (std::mt19937_64's
 // distributions are not specified bit for bit): splitmix64.
@@ -64,14 +51,16 @@ class SeededDraws {
 
 // The arrival times of `count` queries of a Poisson process of `rate_per_s` queries a second (> 0),
 // from time 0: the first arrives after one exponential gap, each next one gap later; non-decreasing.
-// Throws a usage Error for a rate that is not a positive finite number or a count out of [0, kMaxServeQueries].
+// A rate outside (0, kMaxArrivalRate] or a count outside [0, kMaxServeQueries] is the caller's mistake: a runtime
+// Error (the command line's values are checked by cli/serve_options before any level is planned).
 std::vector<ServeNanos> poisson_arrivals(double rate_per_s, int64_t count, uint64_t seed);
 
 // The schedule of an open-loop level: Poisson arrivals at `rate_per_s` drawn (as poisson_arrivals draws them,
 // the same seed giving the same times) until both minimums of the measured part hold (LoadGen's rule): the
 // arrivals from `warmup` on span at least `min_duration` and number at least `min_queries`. The warm-up's
-// arrivals come first. A usage Error naming --rates for a level check_level_length refuses (drawn past
-// kMaxServeQueries all the same: also refused), or for a rate check_arrival_rate refuses.
+// arrivals come first. The plan must be one the options admit (cli/serve_options holds every level to these
+// bounds before any runs): a rate outside (0, kMaxArrivalRate], above highest_level_rate, or whose level would
+// last past kMaxLevelSeconds, or a draw past kMaxServeQueries all the same, is a runtime Error naming no option.
 std::vector<ServeNanos> poisson_schedule(double rate_per_s, uint64_t seed, ServeNanos warmup, ServeNanos min_duration,
                                          int64_t min_queries);
 
