@@ -16,6 +16,11 @@ string literals, which hold the help). Checked:
   checked (comments cite transformers' modules and model cards' READMEs too often), nor anything but rooted
   paths in code, whose strings hold test data (`"../x"`, a zip's `ts/code/m.py`);
 - a Markdown link's target exists, resolved from the page's folder, and stays inside the repository;
+- in Markdown and C and C++ comments, a symbol of the code named as one (`prepare_bench()`, `Platform::name`,
+  and in Markdown a backquoted snake_case name, `bench_meta`) still stands in the code: in a line of a source
+  file that is not a comment, or as a file's name (a module, a fuzz target); `EXTERNAL_SYMBOLS` holds the
+  names of other projects that the text cites on purpose. A renamed or deleted function leaves no comment
+  behind that names it;
 - no text points outside the repository (`../` out of it, an absolute path into a workspace) or to an issue
   of a tracker a reader cannot see ("the <word> issue", "issue <number>"); another project's public tracker
   named with the project (pytorch's, an owner/name repository's) is fine.
@@ -59,6 +64,15 @@ EXTERNAL_NAMES = {
     "src/AiRaccoon/Models/granite-embedding-small-english-r2/ai-raccoon.manifest.json":
         "a public repository's file that pins a model's files (configs/models/README.md's sources)",
 }
+# Symbols of other projects that the text names the way it names ours (`name()`, `name`), with where they come from.
+EXTERNAL_SYMBOLS = {
+    "use_cache": "a transformers config key (configs/models READMEs: what the shipped configs leave out)",
+    "gradient_checkpointing": "a transformers config key",
+    "output_past": "a transformers config key",
+    "sendnn_decoder": "a torch_sendnn compile backend (docs/plugins.md)",
+    "sendnn_compile_only": "a torch_sendnn compile backend (docs/plugins.md)",
+    "torch_spyre": "IBM's Spyre PyTorch package (docs/plugins.md)",
+}
 # First segments of C and C++ include paths that belong to other projects.
 # Executables a build folder holds under names that read like repository paths (scripts name them relative
 # to build/ or build-cuda/).
@@ -85,6 +99,13 @@ CMAKE_DIR_RE = re.compile(r"\$\{CMAKE_(CURRENT_)?SOURCE_DIR\}/")
 # A placeholder of several words, `<core folder>`: one token, so that the path around it is one too.
 SPACED_PLACEHOLDER_RE = re.compile(r"<([\w-]+(?: [\w-]+)+)>")
 ALL_CAPS_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A symbol named as one: a call with empty parentheses (`make_serve_line()`), a qualified member
+# (`Platform::name`), and in Markdown a backquoted snake_case name.
+SYMBOL_CALL_RE = re.compile(r"(?<![\w.:>$-])((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)\(\)")
+SYMBOL_QUALIFIED_RE = re.compile(r"\b([A-Z]\w*::[a-z_]\w*)\b")
+SYMBOL_TICKED_RE = re.compile(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:\(\))?`")
+C_EXTS = (".cpp", ".hpp", ".h", ".cc", ".c")
 
 
 def walk(root, top="."):
@@ -220,6 +241,43 @@ def link_problem(tree, target, where):
     return None if tree.exists(resolved) else f"link {target} does not exist in the repository"
 
 
+def code_symbols(root, tree, files):
+    """Every identifier of the code (source lines that are not comments, strings included: the help names keys),
+    and the names files give modules and fuzz targets."""
+    known = set(EXTERNAL_SYMBOLS)
+    for rel in tree.files:
+        stem = rel.rsplit("/", 1)[-1].split(".")[0]
+        known.update({stem, re.sub(r"_(fuzz|test)$", "", stem)})
+    for rel, is_markdown in files:
+        if is_markdown:
+            continue
+        for line in (root / rel).read_text(encoding="utf-8", errors="replace").splitlines():
+            if COMMENT_LINE_RE.match(line):
+                continue
+            if rel.endswith(C_EXTS) and "//" in line:
+                line = line[:line.index("//")]
+            known.update(IDENT_RE.findall(line))
+    return known
+
+
+def symbol_problems(line, rel, is_markdown, known):
+    """Symbols a page or a comment names that the code no longer has."""
+    if not is_markdown:
+        if not rel.endswith(C_EXTS):
+            return []
+        at = line.find("//")
+        if at < 0 and not COMMENT_LINE_RE.match(line):
+            return []
+        line = line[at:] if at >= 0 else line
+    named = [m.group(1).split("::")[-1] for m in SYMBOL_CALL_RE.finditer(line)]
+    named += [part for m in SYMBOL_QUALIFIED_RE.finditer(line) for part in m.group(1).split("::")]
+    if is_markdown:
+        named += [m.group(1) for m in SYMBOL_TICKED_RE.finditer(line)]
+    missing = sorted({name for name in named if len(name) >= 4 and name not in known})
+    return [f"{name} is named as a symbol of the code, which has none of that name (renamed or gone?)"
+            for name in missing]
+
+
 def uncommented(text):
     return COMMENT_LEAD_RE.sub("", text)
 
@@ -237,10 +295,12 @@ def issue_problems(line, before):
             for text in found]
 
 
-def check_line(tree, rel, number, line, before, is_markdown, problems):
+def check_line(tree, rel, number, line, before, is_markdown, problems, known):
     def report(message):
         problems.append(f"{rel}:{number}: {message}")
 
+    for message in symbol_problems(line, rel, is_markdown, known):
+        report(message)
     if re.match(r"\s*#\s*include\b", line):
         return
     for m in ABSOLUTE_WORKSPACE_RE.finditer(line):
@@ -291,13 +351,14 @@ def check(root):
     tree = Tree(root)
     problems = []
     files = scanned_files(tree)
+    known = code_symbols(root, tree, files)
     for rel, is_markdown in files:
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
         if SKIP_RE.search(text):
             continue
         before = ""
         for number, line in enumerate(text.splitlines(), 1):
-            check_line(tree, rel, number, line, before, is_markdown, problems)
+            check_line(tree, rel, number, line, before, is_markdown, problems, known)
             before = line
     return files, problems
 
@@ -313,7 +374,7 @@ def main(argv=None):
     if problems:
         print(f"check_references: {len(problems)} problem(s) in {len(files)} files")
         return 1
-    print(f"check_references: OK ({len(files)} files, every path named exists, nothing points outside)")
+    print(f"check_references: OK ({len(files)} files, every path and symbol named exists, nothing points outside)")
     return 0
 
 

@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,26 +13,18 @@
 #include <new>
 #include <optional>
 
-#include <fmt/format.h>
-
 #include "fmwork/cache/cache_command.hpp"
 #include "fmwork/runner/campaign.hpp"
-#include "fmwork/cli/args_section.hpp"
-#include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/serve_options.hpp"
 #include "fmwork/cli/usage.hpp"
-#include "fmwork/base/progress.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/whole_lines.hpp"
 #include "fmwork/git_revision.hpp"
-#include "fmwork/model/inputs.hpp"
-#include "fmwork/runner/isolate.hpp"
 #include "fmwork/log/log_format.hpp"
-#include "fmwork/cli/serve_options.hpp"
-#include "fmwork/sweep/bench_setup.hpp"
 #include "fmwork/sweep/serve_command.hpp"
-#include "fmwork/sweep/sweep.hpp"
+#include "fmwork/sweep/sweep_command.hpp"
 
 namespace fmwork {
 namespace {
@@ -44,54 +35,10 @@ bool asks_for_help(const std::vector<std::string>& words) {
   return false;
 }
 
-void report_failure(const std::string& message) { std::cerr << "error: " << escape_controls(message) << std::endl; }
-
-// The run's end: the summary of failed combinations, and the exit status.
-int finish(int failures, const FixedArgs& args) {
-  std::cout << "\n";
-  flush_or_throw(std::cout, "the log to standard output");
-  if (failures == 0) return 0;
-  std::cerr << fmt::format("error: {} of {} combinations failed (see the FMWORK FAIL and CHECK lines)", failures,
-                           args.batch_sizes.size() * args.input_sizes.size())
-            << std::endl;
-  return 1;
-}
-
-int run(int argc, char** argv) {
-  DriverOptions o = parse_driver_options(argc, argv);
-  FixedArgs& args = o.command_line.args;
-  auto platform = open_platform(o);
-  const std::optional<IsolatedChild> child = isolated_child(args, std::cerr);
-  // Progress on stderr (never stdout: the log). An --isolate child says nothing: it would count its one
-  // combination as "1 of 1"; its parent's lines and the FAIL lines say what happens.
-  set_progress_mode(progress_mode_for(args.quiet || child));
-  if (!child) {
-    std::cout << banner("ARGS") << format_args_section(o.command_line);
-    flush_or_throw(std::cout, "the log to standard output");  // before anything is loaded: a lost log stops at once
-  }
-  if (args.isolate && !child) {
-    platform.reset();  // each child makes its own: the parent holds no device while they run
-    const std::vector<std::string> words(argv, argv + argc);
-    return finish(run_isolated_sweep(args, "/proc/self/exe", words, std::cout, std::cerr, report_failure), args);
-  }
-  if (child) {  // one combination; the parent reports the run's failures
-    args.batch_sizes = {child->batch};
-    args.input_sizes = {child->input};
-  }
-  std::ostream discard(nullptr);  // a later isolated child's RUNTIME, MODEL and META: the first one printed them
-  const bool sections = !child || child->sections;
-  std::ostream& section = sections ? std::cout : discard;
-  BenchSetup bench =
-      prepare_bench(o, std::move(platform), FMWORK_GIT_REVISION, BenchFor::sweep, section, std::cout);
-  section << format_line(bench_meta(args, bench)) << "\n";
-  flush_or_throw(std::cout, "the log to standard output");
-  if (sections && !bench.dtype_warning.empty()) std::cerr << "warning: " << bench.dtype_warning << std::endl;
-
-  InputGenerator inputs(bench.model->facts().tokens, args.seed);
-  const SweepPlan plan = sweep_plan(o, bench);
-  const int failures = run_sweep(plan, *bench.model, *bench.platform, inputs, std::cout, report_failure);
-  if (child) return failures > 0 ? 1 : 0;
-  return finish(failures, args);
+// `driver ...`: the sweep (sweep/sweep_command.hpp).
+int sweep(int argc, char** argv) {
+  return run_sweep_command(std::vector<std::string>(argv, argv + argc), FMWORK_GIT_REVISION, "/proc/self/exe",
+                           std::cout, std::cerr);
 }
 
 int print_help(const std::string& text) {
@@ -162,7 +109,7 @@ int dispatch(int argc, char** argv) {
     flush_or_throw(std::cout, "the version to standard output");
     return 0;
   }
-  return run(argc, argv);
+  return sweep(argc, argv);
 }
 
 }  // namespace

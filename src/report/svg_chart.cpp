@@ -1,5 +1,5 @@
 // The line chart of the HTML report as SVG text. Every coordinate is computed from values that passed the
-// checks of drawable() / error_ends(), so that the text never holds "nan" or "inf".
+// checks of drawable() / error_bar(), so that the text never holds "nan" or "inf".
 #include "fmwork/report/svg_chart.hpp"
 
 #include <algorithm>

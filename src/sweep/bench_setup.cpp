@@ -138,16 +138,6 @@ std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo
 
 // --batching unpadded needs a model that runs packed tokens and a platform that takes more than one shape:
 // refused before the sweep, in one line.
-void check_batching(const SweepPlan& plan, const Model& model, const Platform& platform) {
-  if (plan.batching != Batching::unpadded) return;
-  if (plan.one_shape)
-    throw usage_error("--batching unpadded: --platform " + platform.facts().name + " runs one shape per run; its batches are "
-                      "padded to the input size (--batching padded)");
-  if (!model.facts().runs_unpadded)
-    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
-                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
-}
-
 // The sweep the command line asks for, field by field.
 SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform) {
   const FixedArgs& args = o.command_line.args;
@@ -166,8 +156,7 @@ SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, c
   return plan;
 }
 
-}  // namespace
-
+// META for the run.
 MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   const RuntimeInfo& runtime = bench.runtime;
   const Platform& platform = *bench.platform;
@@ -205,6 +194,8 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   }
   return make_meta_line(f);
 }
+
+}  // namespace
 
 DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
   DriverOptions o;
@@ -249,12 +240,25 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   bench.platform->release_cached_memory();
   if (bench.platform->facts().device.is_cpu())
     bench.dtype_warning = native_dtype_warning(bench.model->facts().dtype_name, bench.runtime.isa);
+  bench.meta = bench_meta(o.command_line.args, bench);
+  bench.inputs.emplace(bench.model->facts().tokens, o.command_line.args.seed);
   return bench;
+}
+
+void check_batching(Batching batching, const BenchSetup& bench) {
+  if (batching != Batching::unpadded) return;
+  const PlatformFacts facts = bench.platform->facts();
+  if (facts.constraints.single_input_size)
+    throw usage_error("--batching unpadded: --platform " + facts.name + " runs one shape per run; its "
+                      "batches are padded to the input size (--batching padded)");
+  if (!bench.model->facts().runs_unpadded)
+    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
+                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
 }
 
 SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {
   SweepPlan plan = plan_of(o, bench.rate, *bench.platform);
-  check_batching(plan, *bench.model, *bench.platform);
+  check_batching(plan.batching, bench);
   return plan;
 }
 

@@ -50,19 +50,16 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::serve, out, out);
   Model& model = *bench.model;
   const ModelFacts facts = model.facts();
-  if (setup.batching == Batching::unpadded && (!facts.runs_unpadded || bench.platform->facts().constraints.single_input_size))
-    throw usage_error("--batching unpadded runs in the native encoders only, on a platform that takes more than one "
-                      "shape; use --batching padded or sorted");
+  check_batching(setup.batching, bench);
   // What the batcher feeds a package built for some shapes, before its package is built (prepare).
   check_serve_shapes(setup, bench.platform->facts().constraints, facts);
   // A query longer than the model's position table is refused now, before any level runs.
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))
     out << format_line(make_compile_line(*compiled)) << "\n";
-  out << format_line(bench_meta(args, bench)) << "\n" << banner("SERVE");
+  out << format_line(bench.meta) << "\n" << banner("SERVE");
   flush_or_throw(out, "the log to standard output");
-  InputGenerator inputs(facts.tokens, args.seed);
-  const int status = run_serve(setup, model, *bench.platform, inputs, out);
+  const int status = run_serve(setup, model, *bench.platform, *bench.inputs, out);
   out << "\n";
   flush_or_throw(out, "the log to standard output");
   return status;

@@ -192,6 +192,12 @@ TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
   const CommandResult refused = torchscript("unpadded");
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("--batching unpadded runs in the native encoders only"), std::string::npos) << refused.err;
+  // serve refuses it in the same words (one check for both commands).
+  const CommandResult served = run_command({fmwork::test_support::driver_path(), "serve", "--platform", "cpu",
+                                            "--model_class", "BertModel", "--model_name", model, "--input_sizes", "16",
+                                            "--batching", "unpadded", "--rates", "10"});
+  EXPECT_EQ(served.exit_code, 2) << served.err;
+  EXPECT_EQ(served.err.substr(served.err.find("--batching")), refused.err.substr(refused.err.find("--batching")));
   // ... but runs padded and sorted.
   const CommandResult padded = torchscript("sorted");
   EXPECT_EQ(padded.exit_code, 0) << padded.err;

@@ -22,7 +22,8 @@ CLEAN = {
                              "#include \"fmwork/encoders/gone.hpp\"\n"
                              "const char* kTraversal = \"../x\";  // refused: \"../x\"\n",
     "include/fmwork/encoders/bert.hpp": "#pragma once\n",
-    "src/apps/driver.cpp": "int main() {}\n",
+    "src/apps/driver.cpp": "int prepare_bench() { return 0; }  // prepare_bench() and Platform::name\n"
+                           "struct Platform { int name; };\nint main() {}\n",
     "src/apps/process.cpp": "int main() {}\n",
     "tests/encoders/bert_test.cpp": "// Tests of src/encoders/bert.cpp.\n",
     "configs/models/minilm/config.json": "{}\n",
@@ -62,6 +63,19 @@ class CheckReferencesTest(unittest.TestCase):
     def test_a_rooted_path_that_moved(self):
         self.assertProblem("README.md", "See `src/platform.cpp`.\n",
                            "README.md:5: src/platform.cpp does not exist in the repository")
+
+    def test_a_symbol_that_moved(self):
+        self.assertProblem("src/encoders/bert.cpp", "// Set up by prepare_bench() and make_bench().\n",
+                           "src/encoders/bert.cpp:4: make_bench is named as a symbol of the code")
+        self.assertProblem("README.md", "The META from `bench_meta`, the name by `Platform::label`.\n",
+                           "README.md:5: bench_meta is named as a symbol of the code")
+        self.assertProblem("README.md", "",  "README.md:5: label is named as a symbol of the code")
+
+    def test_a_symbol_named_only_in_comments_is_gone(self):
+        self.files["src/apps/driver.cpp"] += "// old_helper() did this\n"
+        self.files["src/encoders/bert.cpp"] += "// see old_helper()\n"
+        rc, out = self.check()
+        self.assertIn("src/encoders/bert.cpp:4: old_helper is named as a symbol of the code", out)
 
     def test_a_pattern_that_matches_nothing(self):
         self.assertProblem("README.md", "Tests: `tests/<module>_test.cpp`.\n",

@@ -1,8 +1,8 @@
 // What a benchmark needs before its first combination or load level, made by the same functions for the sweep
 // (`driver`), the serving scenario (`driver serve`) and an --isolate child: the command line's options parsed
 // and checked, the platform, the torch settings and autograd (the RUNTIME section), the model loaded and
-// compiled (MODEL, and SETUP on the log), the machine's GEMM rate, META, and the sweep's plan. The apps only
-// parse their own words and dispatch (src/apps/driver.cpp).
+// compiled (MODEL, and SETUP on the log), the machine's GEMM rate, META, the input generator, and the sweep's
+// plan. The commands (sweep_command.hpp, serve_command.hpp) print what this makes; the app only dispatches.
 #pragma once
 
 #include <memory>
@@ -14,6 +14,7 @@
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/domain/run_options.hpp"
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/model/inputs.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/platform/platform.hpp"
 #include "fmwork/runtime/runtime_info.hpp"
@@ -51,6 +52,8 @@ struct BenchSetup {
   std::unique_ptr<Model> model;
   std::optional<GemmRate> rate;  // when asked for and a combination's FLOPs can be known
   std::string dtype_warning;     // on the CPU, a dtype without native instructions ("" otherwise): for stderr
+  MetaLine meta;                 // the run's META, for the command to print where its log has it
+  std::optional<InputGenerator> inputs;  // the model's token ids, seeded by --seed
 };
 
 // What the setup is for: the sweep also holds the shapes its plan feeds to what the model takes (fed_shapes.hpp)
@@ -60,12 +63,14 @@ enum class BenchFor { sweep, serve };
 // RUNTIME (the torch settings applied, then autograd as asked) and MODEL (loaded, compiled) to `section`, SETUP
 // to `log` (always: an --isolate child's later sections are discarded, its SETUP is not); for the sweep, its
 // shapes checked, then the GEMM rate (where a combination's FLOPs can be known) said in `section`; and the
-// cached device memory handed back. Throws what loading and compiling throw; usage Errors for shapes.
+// cached device memory handed back; META and the input generator made. Throws what loading and compiling throw;
+// usage Errors for shapes and for a vocabulary with no id left to draw.
 BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
                          BenchFor use, std::ostream& section, std::ostream& log);
 
-// META for the run.
-MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench);
+// A usage Error when `batching` is unpadded and the model (not a native encoder) or the platform (one shape a
+// run) cannot run it; the same words for the sweep and serve.
+void check_batching(Batching batching, const BenchSetup& bench);
 
 // The sweep the command line asks for, field by field; refuses (usage Error) --batching unpadded where the model
 // or the platform cannot run it.

@@ -60,8 +60,8 @@ LengthSpec parse_length_spec(std::string_view text, std::string_view option_name
 std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view name, std::string_view option_name);
 
 // The spec as one word for the META line and the option echo: "fixed:128", "uniform:16,512",
-// "lognormal:64,512,0.8" (sigma always written), "file:PATH(N lengths)"... exactly: "file:" + path (the
-// count and range are describe_lengths()'s).
+// "lognormal:64,512,0.8" (sigma always written), and for a file exactly "file:" + path (its lengths' count and
+// range are not part of the word).
 std::string length_spec_text(const LengthSpec& spec);
 
 // Throws a usage Error when `spec` can draw a length above `limit` (the model's position table, or a
