@@ -10,13 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include <c10/core/InferenceMode.h>
-
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/attention.hpp"
-#include "fmwork/encoders/varlen_attention.hpp"
-#include "fmwork/base/host_memory.hpp"
-#include "fmwork/base/text_format.hpp"
 
 namespace fmwork::hf {
 
@@ -24,21 +19,18 @@ namespace fmwork::hf {
 
 BertEncoder::BertEncoder(EncoderConfig config, const NamedTensors& named, bool pooler, AttentionImpl attention,
                          bool owned_weights)
-    : config_(std::move(config)), attention_(attention) {
+    : NativeEncoder(config, attention, WeightMap(named).get("embeddings.word_embeddings.weight"),
+                    config.family != Family::distilbert) {
   const WeightMap weights(named);
-  auto get = [&](const std::string& name) { return weights.get(name); };
-  activation_ = activation_of(config_.hidden_act);
-  w_.word = get("embeddings.word_embeddings.weight");
-  w_.position = get("embeddings.position_embeddings.weight");
-  if (config_.family != Family::distilbert) w_.token_type = get("embeddings.token_type_embeddings.weight");
-  w_.embed_norm = {get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias")};
+  w_.word = weights.get("embeddings.word_embeddings.weight");
+  w_.position = weights.get("embeddings.position_embeddings.weight");
+  if (has_token_types()) w_.token_type = weights.get("embeddings.token_type_embeddings.weight");
+  w_.embed_norm = weights.norm("embeddings.LayerNorm");
   const LayerNames& n = layer_names(config_);
   for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
     const std::string p = layer_prefix(config_, i);
-    auto linear = [&](const char* name) { return Linear{get(p + name + ".weight"), get(p + name + ".bias")}; };
-    auto norm = [&](const char* name) { return Norm{get(p + name + ".weight"), get(p + name + ".bias")}; };
     EncoderLayer L;
-    Linear q = linear(n.q), k = linear(n.k), v = linear(n.v);
+    Linear q = weights.linear(p + n.q), k = weights.linear(p + n.k), v = weights.linear(p + n.v);
     at::Tensor fused = fuse3(q.weight, k.weight, v.weight, /*allow_copy=*/owned_weights);
     if (fused.defined()) {
       L.qkv = {fused, fuse3(q.bias, k.bias, v.bias, /*allow_copy=*/true)};
@@ -47,82 +39,45 @@ BertEncoder::BertEncoder(EncoderConfig config, const NamedTensors& named, bool p
       L.k = k;
       L.v = v;
     }
-    L.attn_out = linear(n.attn_out);
-    L.attn_norm = norm(n.attn_norm);
-    L.ffn_in = linear(n.ffn_in);
-    L.ffn_out = linear(n.ffn_out);
-    L.out_norm = norm(n.out_norm);
+    L.attn_out = weights.linear(p + n.attn_out);
+    L.attn_norm = weights.norm(p + n.attn_norm);
+    L.ffn_in = weights.linear(p + n.ffn_in);
+    L.ffn_out = weights.linear(p + n.ffn_out);
+    L.out_norm = weights.norm(p + n.out_norm);
     w_.layers.push_back(std::move(L));
   }
-  if (pooler) w_.pooler = Linear{get("pooler.dense.weight"), get("pooler.dense.bias")};
-}
-
-void BertEncoder::to(const at::Device& device) {
-  move_to(w_.word, device);
-  move_to(w_.position, device);
-  move_to(w_.token_type, device);
-  move_to(w_.embed_norm, device);
+  if (pooler) w_.pooler = weights.linear("pooler.dense");
+  slots_.tables = {&w_.word, &w_.position, &w_.token_type};
+  slots_.norms = {&w_.embed_norm};
   for (auto& L : w_.layers) {
-    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) move_to(*l, device);
-    for (Norm* nm : {&L.attn_norm, &L.out_norm}) move_to(*nm, device);
-    // Off the CPU memory is plentiful and fewer, larger kernels pay: fuse q, k, v by a copy.
-    if (!device.is_cpu() && !L.qkv.weight.defined()) {
-      L.qkv = {at::cat({L.q.weight, L.k.weight, L.v.weight}, 0), at::cat({L.q.bias, L.k.bias, L.v.bias}, 0)};
-      L.q = L.k = L.v = Linear{};
-    }
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) slots_.linears.push_back(l);
+    for (Norm* nm : {&L.attn_norm, &L.out_norm}) slots_.norms.push_back(nm);
   }
-  if (w_.pooler) move_to(*w_.pooler, device);
+  if (w_.pooler) slots_.pooler = &*w_.pooler;
+  slots_.qkv = &w_.layers.at(0).qkv;
+  // Per token, as forward() holds them: x, the fused QKV output, and with eager attention the scaled Q,
+  // contiguous K and V, context, merged heads and the projection (then the scores); sdpa keeps no [T, T]
+  // tensor (flash attention on the CPU, memory-efficient kernels on GPUs). Feed-forward: the residual, the
+  // new x, the output, and the intermediate hidden state.
+  const long double H = config_.hidden_size;
+  figures_.attention_per_token = attention_ == AttentionImpl::eager ? 10 * H : 7 * H;
+  figures_.feed_forward_per_token = 3 * H + config_.intermediate_size;
 }
 
-int64_t BertEncoder::parameter_count() const {
-  int64_t n = 0;
-  auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
-  count(w_.word);
-  count(w_.position);
-  count(w_.token_type);
-  count(w_.embed_norm.weight);
-  count(w_.embed_norm.bias);
-  for (const auto& L : w_.layers) {
-    for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) {
-      count(l->weight);
-      count(l->bias);
-    }
-    for (const Norm* nm : {&L.attn_norm, &L.out_norm}) {
-      count(nm->weight);
-      count(nm->bias);
-    }
+// Off the CPU: q, k, v fused by a copy where they were not.
+void BertEncoder::fuse_off_cpu() {
+  for (auto& L : w_.layers) {
+    if (L.qkv.weight.defined()) continue;
+    L.qkv = {at::cat({L.q.weight, L.k.weight, L.v.weight}, 0), at::cat({L.q.bias, L.k.bias, L.v.bias}, 0)};
+    L.q = L.k = L.v = Linear{};
   }
-  if (w_.pooler) {
-    count(w_.pooler->weight);
-    count(w_.pooler->bias);
-  }
-  return n;
 }
 
-bool BertEncoder::packs() const { return packs_here(packed_gemm_, dtype(), w_.word.device()); }
-
-void BertEncoder::prepare(int64_t batch, int64_t input) {
-  const bool on = packs();
-  for (auto& L : w_.layers)
-    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out}) pack_linear(*l, batch * input, on);
-  if (w_.pooler) pack_linear(*w_.pooler, batch, on);
-}
-
-std::string BertEncoder::linear_description() const {
-  return hf::linear_description(packed_gemm_, dtype(), w_.word.device());
-}
-
-std::vector<std::string> BertEncoder::describe_lines() const {
-  return {"attention: " + attention_description(), "linear layers: " + linear_description(),
+std::vector<std::string> BertEncoder::family_lines() const {
+  return {attention_line("eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm", "", false), linear_line(),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused [3H, H] GEMM"
                                                  : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)"),
           std::string("pooler: ") + (has_pooler() ? "dense + tanh on the first token" : "none")};
-}
-
-std::string BertEncoder::attention_description() const {
-  if (attention_ == AttentionImpl::eager) return "eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm";
-  return "sdpa: at::scaled_dot_product_attention" +
-         varlen_attention_note(w_.word.device(), dtype(), config_.head_dim(), attention_);
 }
 
 // Q, K, V of `x` ([B, T, H]) as [B, T, h, d] views of the fused GEMM's output (or of three).
@@ -159,20 +114,17 @@ at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, c
 }
 
 at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
-                                  const at::Tensor& bool_mask, const PackedInput* packed) const {
+                                  const at::Tensor& bool_mask, const Packed* packed) const {
   const Qkv p = project(x, L);
   if (!packed) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
-  // Packed: each sequence attends over its own tokens, with no mask; on CUDA every sequence in one call.
-  if (attention_ == AttentionImpl::sdpa && varlen_attention_applies(x.device(), dtype(), config_.head_dim(), {})) {
-    const double scale = 1.0 / std::sqrt(static_cast<double>(config_.head_dim()));
-    auto ctx = varlen_attention(p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0), packed->cu_seqlens,
-                                longest(packed->lengths), scale);
-    if (ctx.defined()) return run_linear(ctx, L.attn_out);
-  }
-  auto ctx = per_sequence(packed->lengths, config_.hidden_size, x.options(), [&](int64_t offset, int64_t length) {
-    return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
-                   at::Tensor(), at::Tensor());
-  });
+  // Packed: each sequence attends over its own tokens, with no mask.
+  auto ctx = packed_attention(
+      *packed->tokens, packed->varlen, {}, config_.hidden_size, x.options(),
+      [&] { return QkvRows{p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0)}; },
+      [&](int64_t offset, int64_t length) {
+        return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
+                       at::Tensor(), at::Tensor());
+      });
   return run_linear(ctx, L.attn_out);
 }
 
@@ -202,7 +154,7 @@ at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at:
 
 // The embeddings of packed sequences: [1, N, H]. Positions restart in each sequence; RoBERTa's count the
 // sequence's non-pad tokens from pad + 1, as create_position_ids_from_input_ids does on a right-padded row.
-at::Tensor embed_packed(const EncoderConfig& config, const EncoderWeights& w, const PackedInput& in) {
+at::Tensor embed_packed(const EncoderConfig& config, const EncoderWeights& w, const PackedTokens& in) {
   auto x = at::embedding(w.word, in.input_ids);  // [N, H]
   if (config.family == Family::roberta) {
     const int64_t pad = *config.pad_token_id;
@@ -248,14 +200,9 @@ AttentionMasks attention_masks(const at::Tensor& attention_mask, int64_t B, int6
 
 }  // namespace
 
-EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+EncoderOutput BertEncoder::run(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                                const at::Tensor& token_type_ids) const {
-  c10::InferenceMode inference;
-  if (!input_ids.defined() || input_ids.dim() != 2)
-    throw usage_error("native encoder: input_ids must be [batch, input]");
   const int64_t B = input_ids.size(0), T = input_ids.size(1);
-  check_input_size(config_, T);
-
   auto x = embed(config_, w_, input_ids, token_type_ids);
   const AttentionMasks masks = attention_masks(attention_mask, B, T, x, attention_);
   x = layers(x, masks.additive, masks.boolean, nullptr);
@@ -265,10 +212,9 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   return out;
 }
 
-EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
-  c10::InferenceMode inference;
-  check_input_size(config_, longest(in.lengths));
-  auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &in).squeeze(0);  // [N, H]
+EncoderOutput BertEncoder::run_packed(const PackedTokens& in, int64_t) const {
+  const Packed packed{&in, takes_varlen(in, {})};
+  auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &packed).squeeze(0);  // [N, H]
   EncoderOutput out;
   out.last_hidden_state = x;
   if (w_.pooler)
@@ -277,7 +223,7 @@ EncoderOutput BertEncoder::forward_packed(const PackedInput& in) const {
 }
 
 at::Tensor BertEncoder::layers(at::Tensor x, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
-                               const PackedInput* packed) const {
+                               const Packed* packed) const {
   const int64_t H = config_.hidden_size;
   const double eps = config_.layer_norm_eps;
   for (const auto& L : w_.layers) {
@@ -291,28 +237,6 @@ at::Tensor BertEncoder::layers(at::Tensor x, const at::Tensor& additive_mask, co
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
   }
   return x;
-}
-
-uint64_t BertEncoder::activation_bytes(int64_t batch, int64_t input) const {
-  check_input_size(config_, input);
-  // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
-  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
-                    heads = config_.num_attention_heads;
-  // Counted in elements, as forward() above holds them: x, the fused QKV output, and with eager
-  // attention the scaled Q, contiguous K and V, scores and probabilities, context, merged heads and the
-  // projection; sdpa keeps no [T, T] tensor (flash attention on the CPU, memory-efficient kernels on GPUs).
-  const long double attention = attention_ == AttentionImpl::eager ? 10 * N * H + 2 * B * heads * T * T : 7 * N * H;
-  const long double feed_forward = 3 * N * H + N * I;  // the residual, the new x, the hidden state, the output
-  long double bytes = static_cast<long double>(at::elementSize(dtype())) * (std::max(attention, feed_forward) + N * H);
-  if (attention_ == AttentionImpl::sdpa)  // the math kernel's scores where no fused kernel takes the call
-    bytes += sdpa_workspace_bytes(w_.word.device().type(), dtype(), batch, input, config_.num_attention_heads,
-                                  config_.num_attention_heads, config_.head_dim());
-  if (packs()) {  // prepare() packs every linear weight for this shape: about one more copy of each
-    for (const auto& L : w_.layers)
-      for (const Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.attn_out, &L.ffn_in, &L.ffn_out})
-        if (l->weight.defined()) bytes += static_cast<long double>(l->weight.nbytes());
-  }
-  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
 }
 
 }  // namespace fmwork::hf

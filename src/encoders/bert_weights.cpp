@@ -1,7 +1,6 @@
-// Which weights a BERT-family encoder has and how transformers names them (bert_expected_weights,
-// bert_canonical_weight_name, bert_is_ignorable_weight), and seeded random weights for a config
-// (bert_random_weights). Apart from bert.cpp: the names are the loaders' business as much as the forward
-// pass's.
+// Which weights a BERT-family encoder has and how transformers names them, and seeded random weights for a
+// config: the family's parts (family_parts.hpp) for the dispatch. Apart from bert.cpp: the names are the
+// loaders' business as much as the forward pass's.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -9,6 +8,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "bert_layer_names.hpp"
+#include "family_parts.hpp"
 #include "random_fill.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/host_memory.hpp"
@@ -18,13 +18,12 @@
 namespace fmwork::hf {
 namespace {
 
-using Shape = std::vector<int64_t>;
-
-
-}  // namespace
-
 // ---- names ------------------------------------------------------------------------------------------------
 
+// The weights a base model of `c` has, as Hugging Face names them without the base-model prefix
+// ("encoder.layer.0.attention.self.query.weight"), with their shapes, in module order except that each
+// layer's query/key/value weights come together, then their biases: a file written in this order lets the
+// encoder fuse them without a copy. With `pooler`, pooler.dense.{weight,bias} last.
 NamedShapes bert_expected_weights(const EncoderConfig& c, bool pooler) {
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   NamedShapes out;
@@ -36,23 +35,17 @@ NamedShapes bert_expected_weights(const EncoderConfig& c, bool pooler) {
   const LayerNames& n = layer_names(c);
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
     const std::string p = layer_prefix(c, i);
-    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
-      out.push_back({p + name + ".weight", {rows, cols}});
-      out.push_back({p + name + ".bias", {rows}});
+    auto weight_and_bias = [&](const char* name, std::vector<int64_t> shape) {
+      out.push_back({p + name + ".weight", shape});
+      out.push_back({p + name + ".bias", {shape[0]}});
     };
-    auto norm = [&](const char* name) {
-      out.push_back({p + name + ".weight", {H}});
-      out.push_back({p + name + ".bias", {H}});
-    };
-    // q, k, v weights next to each other (then their biases): a file written in this order lets the
-    // encoder fuse them without a copy.
     for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".weight", {H, H}});
     for (const char* qkv : {n.q, n.k, n.v}) out.push_back({p + qkv + ".bias", {H}});
-    linear(n.attn_out, H, H);
-    norm(n.attn_norm);
-    linear(n.ffn_in, I, H);
-    linear(n.ffn_out, H, I);
-    norm(n.out_norm);
+    weight_and_bias(n.attn_out, {H, H});
+    weight_and_bias(n.attn_norm, {H});
+    weight_and_bias(n.ffn_in, {I, H});
+    weight_and_bias(n.ffn_out, {H, I});
+    weight_and_bias(n.out_norm, {H});
   }
   if (pooler) {
     out.push_back({"pooler.dense.weight", {H, H}});
@@ -61,6 +54,8 @@ NamedShapes bert_expected_weights(const EncoderConfig& c, bool pooler) {
   return out;
 }
 
+// A checkpoint name mapped to the form expected_weights() uses: the base-model prefix ("bert.", "roberta.",
+// "distilbert.") stripped, old LayerNorm names (gamma / beta) renamed to weight / bias.
 std::string bert_canonical_weight_name(const std::string& name, const EncoderConfig& c) {
   std::string s = name;
   const std::string prefix = c.weight_prefix();
@@ -70,6 +65,8 @@ std::string bert_canonical_weight_name(const std::string& name, const EncoderCon
   return s;
 }
 
+// Buffers (embeddings.position_ids, embeddings.token_type_ids) and task heads (cls.*, lm_head.*,
+// classifier.*, qa_outputs.*, pre_classifier.*, vocab_*).
 bool bert_is_ignorable_weight(const std::string& s) {
   if (s == "embeddings.position_ids" || s == "embeddings.token_type_ids") return true;
   for (const char* head : {"cls.", "lm_head.", "classifier.", "qa_outputs.", "pre_classifier.", "vocab_transform.",
@@ -78,63 +75,64 @@ bool bert_is_ignorable_weight(const std::string& s) {
   return false;
 }
 
-NamedTensors bert_random_weights(const EncoderConfig& c, bool pooler, uint64_t seed, at::ScalarType dtype) {
-  check_random_weights_fit(c, bert_expected_weights(c, pooler), dtype);
-  const int64_t H = c.hidden_size, I = c.intermediate_size;
-  NormalFiller normal(seed, c.initializer_range);
-  auto cast = [&](at::Tensor t) { return t.scalar_type() == dtype ? t : t.to(dtype); };
-  std::vector<std::pair<std::string, at::Tensor>> out;
-  auto add = [&](const std::string& name, const at::Tensor& t) { out.emplace_back(name, t); };
+// DistilBERT's create_sinusoidal_embeddings: angle(p, j) = p / 10000^(2 (j / 2) / dim); sin on even j, cos
+// on odd j. float32.
+at::Tensor sinusoidal_table(int64_t positions, int64_t H) {
+  auto p = at::arange(positions, at::TensorOptions().dtype(at::kDouble)).unsqueeze(1);
+  auto j = at::arange(H, at::TensorOptions().dtype(at::kDouble));
+  auto angle = p / at::pow(10000.0, at::floor_divide(j, 2) * 2.0 / static_cast<double>(H)).unsqueeze(0);
+  auto table = at::empty({positions, H}, at::TensorOptions().dtype(at::kDouble));
+  using at::indexing::Slice;
+  table.index_put_({Slice(), Slice(0, at::indexing::None, 2)}, at::sin(angle.index({Slice(), Slice(0, at::indexing::None, 2)})));
+  table.index_put_({Slice(), Slice(1, at::indexing::None, 2)}, at::cos(angle.index({Slice(), Slice(1, at::indexing::None, 2)})));
+  return table.to(at::kFloat);
+}
 
-  at::Tensor word = normal({c.vocab_size, H});
-  if (c.pad_token_id) word[*c.pad_token_id].zero_();
-  add("embeddings.word_embeddings.weight", cast(word));
-  at::Tensor pos;
-  if (c.family == Family::distilbert && c.sinusoidal_pos_embds) {
-    // create_sinusoidal_embeddings: angle(p, j) = p / 10000^(2 (j / 2) / dim); sin on even j, cos on odd j.
-    auto p = at::arange(c.max_position_embeddings, at::TensorOptions().dtype(at::kDouble)).unsqueeze(1);
-    auto j = at::arange(H, at::TensorOptions().dtype(at::kDouble));
-    auto angle = p / at::pow(10000.0, at::floor_divide(j, 2) * 2.0 / static_cast<double>(H)).unsqueeze(0);
-    auto table = at::empty({c.max_position_embeddings, H}, at::TensorOptions().dtype(at::kDouble));
-    using at::indexing::Slice;
-    table.index_put_({Slice(), Slice(0, at::indexing::None, 2)}, at::sin(angle.index({Slice(), Slice(0, at::indexing::None, 2)})));
-    table.index_put_({Slice(), Slice(1, at::indexing::None, 2)}, at::cos(angle.index({Slice(), Slice(1, at::indexing::None, 2)})));
-    pos = table.to(at::kFloat);
-  } else {
-    pos = normal({c.max_position_embeddings, H});
-    if (c.family == Family::roberta) pos[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
-  }
-  add("embeddings.position_embeddings.weight", cast(pos));
-  if (c.family != Family::distilbert) add("embeddings.token_type_embeddings.weight", cast(normal({c.type_vocab_size, H})));
-  add("embeddings.LayerNorm.weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
-  add("embeddings.LayerNorm.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
-  const LayerNames& n = layer_names(c);
-  for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
-    const std::string p = layer_prefix(c, i);
-    at::Tensor qkv = cast(normal({3 * H, H}));  // one buffer: q, k, v adjacent
-    at::Tensor qkv_bias = at::zeros({3 * H}, at::TensorOptions().dtype(dtype));
-    const char* qkv_names[] = {n.q, n.k, n.v};
-    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".weight", qkv.narrow(0, j * H, H));
-    for (int j = 0; j < 3; ++j) add(p + qkv_names[j] + ".bias", qkv_bias.narrow(0, j * H, H));
-    auto linear = [&](const char* name, int64_t rows, int64_t cols) {
-      add(p + name + ".weight", cast(normal({rows, cols})));
-      add(p + name + ".bias", at::zeros({rows}, at::TensorOptions().dtype(dtype)));
-    };
-    auto norm = [&](const char* name) {
-      add(p + name + ".weight", at::ones({H}, at::TensorOptions().dtype(dtype)));
-      add(p + name + ".bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
-    };
-    linear(n.attn_out, H, H);
-    norm(n.attn_norm);
-    linear(n.ffn_in, I, H);
-    linear(n.ffn_out, H, I);
-    norm(n.out_norm);
-  }
-  if (pooler) {
-    add("pooler.dense.weight", cast(normal({H, H})));
-    add("pooler.dense.bias", at::zeros({H}, at::TensorOptions().dtype(dtype)));
+// Random weights as Hugging Face's _init_weights makes them, over bert_expected_weights' list in its order:
+// linear and embedding weights ~ N(0, initializer_range) (drawn in that order), biases 0, LayerNorm 1 / 0,
+// the padding row of the embeddings 0, DistilBERT's sinusoidal position table when configured. Each layer's
+// query/key/value weights are adjacent slices of one buffer, their biases of another (so the encoder fuses
+// them without a copy).
+NamedTensors bert_random_weights(const EncoderConfig& c, bool pooler, uint64_t seed, at::ScalarType dtype) {
+  const NamedShapes shapes = bert_expected_weights(c, pooler);
+  check_random_weights_fit(c, shapes, dtype);
+  NormalFiller normal(seed, c.initializer_range);
+  const auto options = at::TensorOptions().dtype(dtype);
+  NamedTensors out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto& [name, shape] = shapes[i];
+    const bool qkv = shapes.size() - i >= 3 && shape == shapes[i + 1].second && shape == shapes[i + 2].second &&
+                     name.find(layer_names(c).q) != std::string::npos;
+    if (qkv) {  // q, k, v of one layer: one buffer, handed out as adjacent slices
+      at::Tensor block = shape.size() == 2 ? normal({3 * shape[0], shape[1]}).to(dtype) : at::zeros({3 * shape[0]}, options);
+      for (int64_t j = 0; j < 3; ++j) out.emplace_back(shapes[i + j].first, block.narrow(0, j * shape[0], shape[0]));
+      i += 2;
+      continue;
+    }
+    at::Tensor t;
+    if (name == "embeddings.position_embeddings.weight" && c.family == Family::distilbert && c.sinusoidal_pos_embds) {
+      t = sinusoidal_table(shape[0], shape[1]);
+    } else if (shape.size() == 2) {
+      t = normal(shape);
+      if (name == "embeddings.word_embeddings.weight" && c.pad_token_id) t[*c.pad_token_id].zero_();
+      if (name == "embeddings.position_embeddings.weight" && c.family == Family::roberta)
+        t[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
+    } else {
+      t = ends_with(name, ".weight") ? at::ones(shape) : at::zeros(shape);  // a norm's weight; biases
+    }
+    out.emplace_back(name, t.to(dtype));
   }
   return out;
 }
+
+std::unique_ptr<NativeEncoder> make_bert(const EncoderConfig& config, const NamedTensors& named, bool pooler,
+                                         AttentionImpl attention, bool owned_weights) {
+  return std::make_unique<BertEncoder>(config, named, pooler, attention, owned_weights);
+}
+
+}  // namespace
+
+const FamilyParts kBertParts = {bert_expected_weights, bert_canonical_weight_name, bert_is_ignorable_weight,
+                                bert_random_weights, make_bert};
 
 }  // namespace fmwork::hf

@@ -1,15 +1,14 @@
-// ModernBERT's weights, random weights and forward pass. See include/fmwork/encoders/modernbert.hpp.
-#include "fmwork/encoders/modernbert.hpp"
-
+// ModernBERT's native encoder (ModernBertModel; IBM's granite-embedding r2 models): pre-norm layers
+// alternating global and sliding-window attention, rotary embeddings with one base per kind of layer, a gated
+// MLP, an embedding norm and a final norm, no position table; weights named as transformers saves them.
+// Its weights, random weights and forward pass; families.cpp reaches them through kModernBertParts.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <sstream>
 
-#include <c10/core/InferenceMode.h>
-
-#include "fmwork/base/error.hpp"
-#include "fmwork/encoders/varlen_attention.hpp"
+#include "family_parts.hpp"
+#include "fmwork/encoders/attention.hpp"
+#include "fmwork/encoders/rotary.hpp"
 #include "random_fill.hpp"
 
 namespace fmwork::hf {
@@ -23,11 +22,12 @@ std::string theta_text(double theta) {
   return os.str();
 }
 
-}  // namespace
-
 // ---- names ------------------------------------------------------------------------------------------------
 
-NamedShapes modernbert_expected_weights(const EncoderConfig& c) {
+// The weights of ModernBertModel without the "model." prefix, with shapes: embeddings.tok_embeddings,
+// embeddings.norm, then per layer attn_norm (not in layer 0, where it is the identity), attn.Wqkv, attn.Wo,
+// mlp_norm, mlp.Wi, mlp.Wo; final_norm. Biases only where norm_bias / attention_bias / mlp_bias say.
+NamedShapes modernbert_expected_weights(const EncoderConfig& c, bool) {
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   NamedShapes out;
   auto norm = [&](const std::string& name) {
@@ -53,14 +53,18 @@ NamedShapes modernbert_expected_weights(const EncoderConfig& c) {
   return out;
 }
 
+// Checkpoint extras a base model ignores: the masked-LM head (head.*, decoder.*), classifiers.
 bool modernbert_is_ignorable_weight(const std::string& s) {
   for (const char* head : {"head.", "decoder.", "classifier.", "drop."})
     if (s.rfind(head, 0) == 0) return true;
   return false;
 }
 
-NamedTensors modernbert_random_weights(const EncoderConfig& c, uint64_t seed, at::ScalarType dtype) {
-  const NamedShapes shapes = modernbert_expected_weights(c);
+// As transformers' ModernBertPreTrainedModel._init_weights: truncated normals (initializer_cutoff_factor)
+// of initializer_range for embeddings, Wqkv and Wi, of initializer_range / sqrt(2 layers) for the two Wo;
+// norms 1, biases 0.
+NamedTensors modernbert_random_weights(const EncoderConfig& c, bool, uint64_t seed, at::ScalarType dtype) {
+  const NamedShapes shapes = modernbert_expected_weights(c, false);
   check_random_weights_fit(c, shapes, dtype);
   const double cutoff = c.initializer_cutoff_factor, std_in = c.initializer_range,
                std_out = c.initializer_range / std::sqrt(2.0 * static_cast<double>(c.num_hidden_layers));
@@ -82,81 +86,71 @@ NamedTensors modernbert_random_weights(const EncoderConfig& c, uint64_t seed, at
 
 // ---- the encoder ------------------------------------------------------------------------------------------
 
+class ModernBertEncoder : public NativeEncoder {
+ public:
+  ModernBertEncoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention);
+
+ private:
+  struct Layer {
+    Norm attn_norm;  // undefined weight in layer 0 (the identity)
+    Linear wqkv, attn_out, wi, mlp_out;
+    Norm mlp_norm;
+    bool sliding = false;
+  };
+  EncoderOutput run(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor&) const override;
+  EncoderOutput run_packed(const PackedTokens& input, int64_t longest) const override;
+  std::vector<std::string> family_lines() const override;
+  // The attention context of Wqkv's output [B, T, 3H]: [B, T, H].
+  at::Tensor context(const at::Tensor& qkv, const QkRotary& rotary, const AttentionMask& mask) const;
+  at::Tensor attention(const at::Tensor& h, const Layer& layer, const QkRotary& rotary, const LayerMasks& masks) const;
+  // Every layer and the final norm over x ([B, T, H] padded, or [1, N, H] packed with sequences up to T).
+  at::Tensor layers(at::Tensor x, int64_t T, const LayerMasks& global, const LayerMasks& local) const;
+  at::Tensor mlp(const at::Tensor& h, const Layer& layer) const;
+  at::Tensor norm(const at::Tensor& x, const Norm& n) const;
+  // Whether any layer is a sliding-window one (`sliding`) or a global one (!sliding).
+  bool has_layers(bool sliding) const;
+
+  at::Tensor embeddings_;
+  Norm embed_norm_, final_norm_;
+  std::vector<Layer> layers_;
+};
+
 ModernBertEncoder::ModernBertEncoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention)
-    : config_(std::move(config)), attention_(attention) {
-  activation_ = activation_of(config_.hidden_act);
+    : NativeEncoder(config, attention, WeightMap(named).get("embeddings.tok_embeddings.weight"), false) {
   const WeightMap w(named);
-  auto get = [&](const std::string& name) { return w.get(name); };
-  auto norm = [&](const std::string& name) { return w.norm(name); };
-  auto linear = [&](const std::string& name) { return w.linear(name); };
-  embeddings_ = get("embeddings.tok_embeddings.weight");
-  embed_norm_ = norm("embeddings.norm");
+  embeddings_ = w.get("embeddings.tok_embeddings.weight");
+  embed_norm_ = w.norm("embeddings.norm");
   for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
     const std::string p = modernbert_layer(i);
-    Layer L;
-    if (i > 0) L.attn_norm = norm(p + "attn_norm");
-    L.wqkv = linear(p + "attn.Wqkv");
-    L.attn_out = linear(p + "attn.Wo");
-    L.mlp_norm = norm(p + "mlp_norm");
-    L.wi = linear(p + "mlp.Wi");
-    L.mlp_out = linear(p + "mlp.Wo");
-    L.sliding = config_.layer_types.at(static_cast<size_t>(i)) == LayerAttention::sliding;
-    layers_.push_back(std::move(L));
+    layers_.push_back({i > 0 ? w.norm(p + "attn_norm") : Norm{},  // layer 0's is the identity
+                       w.linear(p + "attn.Wqkv"), w.linear(p + "attn.Wo"), w.linear(p + "mlp.Wi"),
+                       w.linear(p + "mlp.Wo"), w.norm(p + "mlp_norm"),
+                       config_.layer_types.at(static_cast<size_t>(i)) == LayerAttention::sliding});
   }
-  final_norm_ = norm("final_norm");
-}
-
-std::vector<Linear*> ModernBertEncoder::linears() {
-  std::vector<Linear*> out;
-  for (auto& L : layers_)
-    for (Linear* l : {&L.wqkv, &L.attn_out, &L.wi, &L.mlp_out}) out.push_back(l);
-  return out;
-}
-
-std::vector<Norm*> ModernBertEncoder::norms() {
-  std::vector<Norm*> out = {&embed_norm_, &final_norm_};
-  for (auto& L : layers_)
-    for (Norm* n : {&L.attn_norm, &L.mlp_norm}) out.push_back(n);
-  return out;
-}
-
-void ModernBertEncoder::to(const at::Device& device) {
-  move_to(embeddings_, device);
-  for (Norm* n : norms()) move_to(*n, device);
-  for (Linear* l : linears()) move_to(*l, device);
-}
-
-void ModernBertEncoder::prepare(int64_t batch, int64_t input) {
-  const bool on = packs_here(packed_gemm_, dtype(), embeddings_.device());
-  for (Linear* l : linears()) pack_linear(*l, batch * input, on);
-}
-
-int64_t ModernBertEncoder::parameter_count() const {
-  int64_t n = embeddings_.numel();
-  auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
-  for (Norm* nm : const_cast<ModernBertEncoder*>(this)->norms()) {
-    count(nm->weight);
-    count(nm->bias);
+  final_norm_ = w.norm("final_norm");
+  slots_.tables = {&embeddings_};
+  slots_.norms = {&embed_norm_, &final_norm_};
+  for (auto& L : layers_) {
+    for (Norm* n : {&L.attn_norm, &L.mlp_norm}) slots_.norms.push_back(n);
+    for (Linear* l : {&L.wqkv, &L.attn_out, &L.wi, &L.mlp_out}) slots_.linears.push_back(l);
   }
-  for (Linear* l : const_cast<ModernBertEncoder*>(this)->linears()) {
-    count(l->weight);
-    count(l->bias);
-  }
-  return n;
+  slots_.qkv = &layers_.at(0).wqkv;  // ModernBERT stores Wqkv as one weight
+  // Per token: x, the normed input, Wqkv's output, rotated q and k, contiguous v, the context, Wo's output
+  // (eager adds scores and probabilities, in float32 below float32); in the MLP x, normed, Wi's [2 I], the
+  // activation, the output. Plus the two masks (global and sliding).
+  const long double H = config_.hidden_size, I = config_.intermediate_size;
+  figures_ = {10 * H, 3 * H + 3 * I, /*float32_scores=*/true, /*two_masks=*/true};
 }
 
-std::vector<std::string> ModernBertEncoder::describe_lines() const {
-  const std::string impl = attention_ == AttentionImpl::eager
-                               ? "eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32"
-                               : "sdpa: at::scaled_dot_product_attention";
+std::vector<std::string> ModernBertEncoder::family_lines() const {
   const int64_t window = config_.sliding_window.value_or(0);
-  return {"attention: " + impl + "; bidirectional, sliding-window layers see +-" + std::to_string(window) + " tokens" +
-              (window == 0 ? " (each token itself alone)" : "") + " (a [T, T] mask, not a banded kernel)" +
-              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_, has_layers(true)),
+  return {attention_line("eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32",
+                         "; bidirectional, sliding-window layers see +-" + std::to_string(window) + " tokens" +
+                             (window == 0 ? " (each token itself alone)" : "") + " (a [T, T] mask, not a banded kernel)",
+                         has_layers(true)),
           "rotary: rope_theta " + theta_text(config_.rope_theta) + " (global layers), " + theta_text(config_.local_rope_theta) +
               " (sliding layers)",
-          "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
-          "q/k/v: one Wqkv GEMM; MLP: one Wi GEMM (input and gate), " + config_.hidden_act + "(input) x gate",
+          linear_line(), "q/k/v: one Wqkv GEMM; MLP: one Wi GEMM (input and gate), " + config_.hidden_act + "(input) x gate",
           "pooler: none (ModernBertModel outputs last_hidden_state)"};
 }
 
@@ -178,23 +172,23 @@ at::Tensor ModernBertEncoder::context(const at::Tensor& qkv, const QkRotary& rot
   return attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
 }
 
-at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const {
+at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary,
+                                        const LayerMasks& masks) const {
   auto qkv = run_linear(h, L.wqkv);
   if (!masks.packed) return run_linear(context(qkv, rotary, *masks.padded), L.attn_out);
-  // Packed: each sequence from position 0 over its own tokens, with its length's mask (sliding layers); on
-  // CUDA every sequence in one call, each token turned by its own position's tables.
-  if (masks.tokens.cos.defined()) {
-    const int64_t d = config_.head_dim();
-    auto parts = qkv.view({qkv.size(1), 3, config_.num_attention_heads, d});
-    auto ctx = varlen_attention(apply_rotary_rows(parts.select(1, 0), masks.tokens),
-                                apply_rotary_rows(parts.select(1, 1), masks.tokens), parts.select(1, 2),
-                                masks.packed->cu_seqlens, longest(masks.packed->lengths),
-                                1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
-    if (ctx.defined()) return run_linear(ctx, L.attn_out);
-  }
-  auto ctx = per_sequence(masks.packed->lengths, config_.hidden_size, h.options(), [&](int64_t offset, int64_t length) {
-    return context(qkv.narrow(1, offset, length), rotary, masks.by_length->of(length));
-  });
+  // Packed: each sequence from position 0 over its own tokens, with its length's mask (sliding layers); in
+  // one variable-length call each token turned by its own position's tables.
+  const int64_t heads = config_.num_attention_heads, d = config_.head_dim();
+  auto ctx = packed_attention(
+      *masks.packed, masks.tokens.cos.defined(), masks.by_length->pattern(), config_.hidden_size, h.options(),
+      [&] {
+        auto parts = qkv.view({qkv.size(1), 3, heads, d});
+        return QkvRows{apply_rotary_rows(parts.select(1, 0), masks.tokens),
+                       apply_rotary_rows(parts.select(1, 1), masks.tokens), parts.select(1, 2)};
+      },
+      [&](int64_t offset, int64_t length) {
+        return context(qkv.narrow(1, offset, length), rotary, masks.by_length->of(length));
+      });
   return run_linear(ctx, L.attn_out);
 }
 
@@ -206,12 +200,9 @@ at::Tensor ModernBertEncoder::mlp(const at::Tensor& h, const Layer& L) const {
   return run_linear(act, L.mlp_out);
 }
 
-EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                         const at::Tensor&) const {
-  c10::InferenceMode inference;
-  if (!input_ids.defined() || input_ids.dim() != 2) throw usage_error("native encoder: input_ids must be [batch, input]");
+EncoderOutput ModernBertEncoder::run(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                     const at::Tensor&) const {
   const int64_t T = input_ids.size(1);
-  check_input_size(config_, T);
   auto x = norm(at::embedding(embeddings_, input_ids), embed_norm_);
   const auto options = x.options();
   // One mask per kind of layer, shared by the layers of that kind.
@@ -221,19 +212,16 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   return {layers(x, T, {&global_mask, nullptr, nullptr, {}}, {&local_mask, nullptr, nullptr, {}}), at::Tensor()};
 }
 
-EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
-  c10::InferenceMode inference;
-  const int64_t T = longest(in.lengths);
-  check_input_size(config_, T);
+EncoderOutput ModernBertEncoder::run_packed(const PackedTokens& in, int64_t T) const {
   auto x = norm(at::embedding(embeddings_, in.input_ids), embed_norm_).unsqueeze(0);  // [1, N, H]
   MasksByLength global(AttentionPattern{false, std::nullopt}, x.options(), attention_);
   MasksByLength local(AttentionPattern{false, config_.sliding_window}, x.options(), attention_);
   // Each kind's tables per token where the model has layers of that kind and they take one variable-length
   // call (float32: not the windowed ones).
   const auto tokens = [&](const MasksByLength& kind, bool sliding, double theta) {
-    const bool varlen = attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() && has_layers(sliding) &&
-                        varlen_attention_applies(x.device(), dtype(), config_.head_dim(), kind.pattern());
-    return varlen ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype()) : RotaryTables{};
+    return has_layers(sliding) && takes_varlen(in, kind.pattern())
+               ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype())
+               : RotaryTables{};
   };
   return {layers(x, T, {nullptr, &global, &in, tokens(global, false, config_.rope_theta)},
                  {nullptr, &local, &in, tokens(local, true, config_.local_rope_theta)})
@@ -241,7 +229,7 @@ EncoderOutput ModernBertEncoder::forward_packed(const PackedInput& in) const {
           at::Tensor()};
 }
 
-at::Tensor ModernBertEncoder::layers(at::Tensor x, int64_t T, const Masks& global, const Masks& local) const {
+at::Tensor ModernBertEncoder::layers(at::Tensor x, int64_t T, const LayerMasks& global, const LayerMasks& local) const {
   const int64_t d = config_.head_dim();
   // One set of rotary tables per kind of layer, for positions up to T, shared by the layers of that kind.
   const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
@@ -256,23 +244,14 @@ at::Tensor ModernBertEncoder::layers(at::Tensor x, int64_t T, const Masks& globa
   return norm(x, final_norm_);
 }
 
-uint64_t ModernBertEncoder::activation_bytes(int64_t batch, int64_t input) const {
-  check_input_size(config_, input);
-  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
-                    heads = config_.num_attention_heads, e = at::elementSize(dtype());
-  // In elements of the run dtype: x, the normed input, Wqkv's output, rotated q and k, contiguous v, the
-  // context, Wo's output; eager adds scores and probabilities, in float32 below float32 (4 / e each).
-  const long double scores = attention_ == AttentionImpl::eager ? 2 * B * heads * T * T * std::max(1.0L, 4 / e) : 0;
-  const long double attention = 10 * N * H + scores;
-  const long double feed_forward = 3 * N * H + 3 * N * I;  // x, normed, Wi's 2 I, the activation, the output
-  const long double masks = 2 * B * T * T * (attention_ == AttentionImpl::eager ? 1 + 1 / e : 1 / e);
-  long double bytes = e * (std::max(attention, feed_forward) + N * H) + masks * e;
-  if (attention_ == AttentionImpl::sdpa)
-    bytes += sdpa_workspace_bytes(embeddings_.device().type(), dtype(), batch, input, config_.num_attention_heads,
-                                  config_.num_attention_heads, config_.head_dim());
-  if (packs_here(packed_gemm_, dtype(), embeddings_.device()))
-    for (Linear* l : const_cast<ModernBertEncoder*>(this)->linears()) bytes += static_cast<long double>(l->weight.nbytes());
-  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
+std::unique_ptr<NativeEncoder> make_modernbert(const EncoderConfig& config, const NamedTensors& named, bool,
+                                               AttentionImpl attention, bool) {
+  return std::make_unique<ModernBertEncoder>(config, named, attention);
 }
+
+}  // namespace
+
+const FamilyParts kModernBertParts = {modernbert_expected_weights, strip_weight_prefix, modernbert_is_ignorable_weight,
+                                      modernbert_random_weights, make_modernbert};
 
 }  // namespace fmwork::hf

@@ -1,9 +1,134 @@
 // What the native families share. See include/fmwork/encoders/native_encoder.hpp.
 #include "fmwork/encoders/native_encoder.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include <c10/core/InferenceMode.h>
+
 #include "fmwork/base/error.hpp"
+#include "fmwork/encoders/varlen_attention.hpp"
 
 namespace fmwork::hf {
+namespace {
+
+// What the variable-length kernel's trial call said, where packed batches could take it (sdpa on CUDA).
+std::optional<std::string> varlen_refusal(const EncoderConfig& c, AttentionImpl attention, at::ScalarType dtype,
+                                          const at::Device& device) {
+  if (attention != AttentionImpl::sdpa || !device.is_cuda()) return std::nullopt;
+  return varlen_attention_refusal(device, dtype, c.num_attention_heads, c.kv_heads(), c.head_dim(), c.causal);
+}
+
+}  // namespace
+
+// ---- the base ---------------------------------------------------------------------------------------------
+
+NativeEncoder::NativeEncoder(EncoderConfig config, AttentionImpl attention, const at::Tensor& embeddings,
+                             bool token_types)
+    : config_(std::move(config)),
+      attention_(attention),
+      activation_(activation_of(config_.hidden_act)),
+      dtype_(embeddings.scalar_type()),
+      device_(embeddings.device()),
+      token_types_(token_types),
+      varlen_refusal_(varlen_refusal(config_, attention_, dtype_, device_)) {}
+
+EncoderOutput NativeEncoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                                     const at::Tensor& token_type_ids) const {
+  c10::InferenceMode inference;
+  if (!input_ids.defined() || input_ids.dim() != 2) throw usage_error("native encoder: input_ids must be [batch, input]");
+  check_input_size(config_, input_ids.size(1));
+  return run(input_ids, attention_mask, token_type_ids);
+}
+
+EncoderOutput NativeEncoder::forward_packed(const PackedTokens& input) const {
+  c10::InferenceMode inference;
+  const int64_t T = longest(input.lengths);
+  check_input_size(config_, T);
+  return run_packed(input, T);
+}
+
+void NativeEncoder::to(const at::Device& device) {
+  for (at::Tensor* t : slots_.tables) move_to(*t, device);
+  for (Norm* n : slots_.norms) move_to(*n, device);
+  for (Linear* l : slots_.linears) move_to(*l, device);
+  if (slots_.pooler) move_to(*slots_.pooler, device);
+  device_ = device;
+  if (!device.is_cpu()) fuse_off_cpu();
+  varlen_refusal_ = varlen_refusal(config_, attention_, dtype_, device_);
+}
+
+bool NativeEncoder::packs() const { return packs_here(packed_gemm_, dtype_, device_); }
+
+void NativeEncoder::prepare(int64_t batch, int64_t input) {
+  const bool on = packs();
+  for (Linear* l : slots_.linears) pack_linear(*l, batch * input, on);
+  if (slots_.pooler) pack_linear(*slots_.pooler, batch, on);
+}
+
+int64_t NativeEncoder::parameter_count() const {
+  int64_t n = 0;
+  auto count = [&](const at::Tensor& t) { n += t.defined() ? t.numel() : 0; };
+  for (const at::Tensor* t : slots_.tables) count(*t);
+  for (const Norm* nm : slots_.norms) count(nm->weight), count(nm->bias);
+  for (const Linear* l : slots_.linears) count(l->weight), count(l->bias);
+  if (slots_.pooler) count(slots_.pooler->weight), count(slots_.pooler->bias);
+  return n;
+}
+
+uint64_t NativeEncoder::activation_bytes(int64_t batch, int64_t input) const {
+  check_input_size(config_, input);
+  // In long double: the products overflow 64 bits for the sizes a user may ask (batch 2^30 x input 2^20).
+  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, heads = config_.num_attention_heads,
+                    e = at::elementSize(dtype_);
+  const bool eager = attention_ == AttentionImpl::eager;
+  const long double scores = eager ? 2 * B * heads * T * T * (figures_.float32_scores ? std::max(1.0L, 4 / e) : 1) : 0;
+  const long double attention = figures_.attention_per_token * N + scores;
+  const long double feed_forward = figures_.feed_forward_per_token * N;
+  const long double masks = figures_.two_masks ? 2 * B * T * T * (eager ? 1 + 1 / e : 1 / e) : 0;
+  long double bytes = e * (std::max(attention, feed_forward) + N * H + masks);
+  if (!eager)  // the math kernel's scores where no fused kernel takes the call, repeated key/value heads
+    bytes += sdpa_workspace_bytes(device_.type(), dtype_, batch, input, config_.num_attention_heads,
+                                  config_.kv_heads(), config_.head_dim());
+  if (packs())  // prepare() packs every linear weight for this shape: about one more copy of each
+    for (const Linear* l : slots_.linears)
+      if (l->weight.defined()) bytes += static_cast<long double>(l->weight.nbytes());
+  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+std::vector<std::string> NativeEncoder::describe_lines() const {
+  std::vector<std::string> lines = family_lines();
+  if (varlen_refusal_) lines.push_back(*varlen_refusal_);
+  return lines;
+}
+
+std::string NativeEncoder::attention_line(const std::string& eager, const std::string& pattern, bool windows) const {
+  return "attention: " + (attention_ == AttentionImpl::eager ? eager : "sdpa: at::scaled_dot_product_attention") +
+         pattern +
+         (varlen_refusal_ ? "" : varlen_attention_note(device_, dtype_, config_.head_dim(), attention_, windows));
+}
+
+std::string NativeEncoder::linear_line() const {
+  return "linear layers: " + linear_description(packed_gemm_, dtype_, device_);
+}
+
+bool NativeEncoder::takes_varlen(const PackedTokens& input, const AttentionPattern& pattern) const {
+  return attention_ == AttentionImpl::sdpa && input.cu_seqlens.defined() && !varlen_refusal_ &&
+         varlen_attention_applies(device_, dtype_, config_.head_dim(), pattern);
+}
+
+at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, bool varlen, const AttentionPattern& pattern,
+                                           int64_t features, const at::TensorOptions& options,
+                                           const std::function<QkvRows()>& rows,
+                                           const std::function<at::Tensor(int64_t, int64_t)>& one) const {
+  if (varlen) {
+    const QkvRows r = rows();
+    auto ctx = varlen_attention(r.q, r.k, r.v, input.cu_seqlens, longest(input.lengths),
+                                1.0 / std::sqrt(static_cast<double>(config_.head_dim())), pattern);
+    if (ctx.defined()) return ctx;
+  }
+  return per_sequence(input.lengths, features, options, one);
+}
 
 at::Tensor WeightMap::get(const std::string& name) const {
   auto it = map_.find(name);

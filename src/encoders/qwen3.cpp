@@ -1,15 +1,15 @@
-// Qwen3's weights, random weights and forward pass. See include/fmwork/encoders/qwen3.hpp.
-#include "fmwork/encoders/qwen3.hpp"
-
+// Qwen3's native encoder (Qwen3Model, as Qwen3-Embedding uses it): a decoder run as an embedder, pre-norm
+// layers with RMSNorm, grouped-query causal attention with per-head q/k RMSNorm, rotary embeddings, sliding
+// windows where the config enables them, the gated SiLU MLP and a final norm; outputs last_hidden_state
+// (pooling is the user's business, as upstream). Weights named as transformers saves them. Its weights,
+// random weights and forward pass; families.cpp reaches them through kQwen3Parts.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <sstream>
 
-#include <c10/core/InferenceMode.h>
-
-#include "fmwork/base/error.hpp"
-#include "fmwork/encoders/varlen_attention.hpp"
+#include "family_parts.hpp"
+#include "fmwork/encoders/attention.hpp"
+#include "fmwork/encoders/rotary.hpp"
 #include "random_fill.hpp"
 
 namespace fmwork::hf {
@@ -17,11 +17,12 @@ namespace {
 
 std::string qwen3_layer(int64_t i) { return "layers." + std::to_string(i) + "."; }
 
-}  // namespace
-
 // ---- names ------------------------------------------------------------------------------------------------
 
-NamedShapes qwen3_expected_weights(const EncoderConfig& c) {
+// The weights of Qwen3Model without the "model." prefix, with shapes: embed_tokens, then per layer
+// input_layernorm, self_attn.{q,k,v}_proj (weights together, then biases when attention_bias), o_proj,
+// q_norm, k_norm, post_attention_layernorm, mlp.{gate,up,down}_proj; norm.
+NamedShapes qwen3_expected_weights(const EncoderConfig& c, bool) {
   const int64_t H = c.hidden_size, I = c.intermediate_size, d = c.head_dim(), Q = c.num_attention_heads * d,
                 KV = c.kv_heads() * d;
   NamedShapes out;
@@ -51,6 +52,7 @@ NamedShapes qwen3_expected_weights(const EncoderConfig& c) {
   return out;
 }
 
+// Checkpoint extras a base model ignores: lm_head.*, score.*, saved rotary buffers (*.rotary_emb.inv_freq).
 bool qwen3_is_ignorable_weight(const std::string& s) {
   for (const char* head : {"lm_head.", "score."})
     if (s.rfind(head, 0) == 0) return true;
@@ -58,8 +60,10 @@ bool qwen3_is_ignorable_weight(const std::string& s) {
   return s.size() >= buffer.size() && s.compare(s.size() - buffer.size(), buffer.size(), buffer) == 0;
 }
 
-NamedTensors qwen3_random_weights(const EncoderConfig& c, uint64_t seed, at::ScalarType dtype) {
-  const NamedShapes shapes = qwen3_expected_weights(c);
+// As transformers' _init_weights: linear and embedding weights N(0, initializer_range), biases 0, RMSNorm
+// weights 1. q/k/v of a layer are one buffer, gate/up another (the encoder fuses them without a copy).
+NamedTensors qwen3_random_weights(const EncoderConfig& c, bool, uint64_t seed, at::ScalarType dtype) {
+  const NamedShapes shapes = qwen3_expected_weights(c, false);
   check_random_weights_fit(c, shapes, dtype);
   NormalFiller normal(seed, c.initializer_range);
   const auto options = at::TensorOptions().dtype(dtype);
@@ -95,33 +99,79 @@ NamedTensors qwen3_random_weights(const EncoderConfig& c, uint64_t seed, at::Sca
 
 // ---- the encoder ------------------------------------------------------------------------------------------
 
+class Qwen3Encoder : public NativeEncoder {
+ public:
+  // q/k/v and gate/up are fused into one GEMM each when adjacent in memory, or by a copy when
+  // `owned_weights` or off the CPU (as the BERT family does).
+  Qwen3Encoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention, bool owned_weights);
+
+ private:
+  struct Layer {
+    Norm input_norm, q_norm, k_norm, post_norm;
+    Linear qkv;      // fused [(heads + 2 kv) d, H] (defined when fused)
+    Linear q, k, v;  // separate (defined when not fused)
+    Linear o;
+    Linear gate_up;  // fused [2 I, H] (defined when fused)
+    Linear gate, up; // separate (defined when not fused)
+    Linear down;
+    bool sliding = false;
+  };
+  EncoderOutput run(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor&) const override;
+  EncoderOutput run_packed(const PackedTokens& input, int64_t longest) const override;
+  std::vector<std::string> family_lines() const override;
+  void fuse_off_cpu() override {
+    for (auto& L : layers_) fuse(L, /*allow_copy=*/true);
+  }
+  void fuse(Layer& L, bool allow_copy);
+  // The attention context of the projections ([B, T, heads d], [B, T, kv d] twice): [B, T, heads d].
+  at::Tensor context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const Layer& L,
+                     const QkRotary& rotary, const AttentionMask& mask) const;
+  at::Tensor attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const LayerMasks& masks) const;
+  // Every layer and the final norm over x ([B, T, H] padded, or [1, N, H] packed with sequences up to T).
+  at::Tensor layers(at::Tensor x, int64_t T, const LayerMasks& full, const LayerMasks& sliding) const;
+  at::Tensor mlp(const at::Tensor& h, const Layer& L) const;
+
+  at::Tensor embeddings_;
+  Norm final_norm_;
+  std::vector<Layer> layers_;
+};
+
 Qwen3Encoder::Qwen3Encoder(EncoderConfig config, const NamedTensors& named, AttentionImpl attention, bool owned_weights)
-    : config_(std::move(config)), attention_(attention) {
-  activation_ = activation_of(config_.hidden_act);
+    : NativeEncoder(config, attention, WeightMap(named).get("embed_tokens.weight"), false) {
   const WeightMap w(named);
-  auto get = [&](const std::string& name) { return w.get(name); };
-  auto norm = [&](const std::string& name) { return w.norm(name); };
-  auto linear = [&](const std::string& name) { return w.linear(name); };
-  embeddings_ = get("embed_tokens.weight");
+  embeddings_ = w.get("embed_tokens.weight");
   for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
     const std::string p = qwen3_layer(i), a = p + "self_attn.";
     Layer L;
-    L.input_norm = norm(p + "input_layernorm");
-    L.q = linear(a + "q_proj");
-    L.k = linear(a + "k_proj");
-    L.v = linear(a + "v_proj");
-    L.o = linear(a + "o_proj");
-    L.q_norm = norm(a + "q_norm");
-    L.k_norm = norm(a + "k_norm");
-    L.post_norm = norm(p + "post_attention_layernorm");
-    L.gate = linear(p + "mlp.gate_proj");
-    L.up = linear(p + "mlp.up_proj");
-    L.down = linear(p + "mlp.down_proj");
+    L.input_norm = w.norm(p + "input_layernorm");
+    L.q = w.linear(a + "q_proj");
+    L.k = w.linear(a + "k_proj");
+    L.v = w.linear(a + "v_proj");
+    L.o = w.linear(a + "o_proj");
+    L.q_norm = w.norm(a + "q_norm");
+    L.k_norm = w.norm(a + "k_norm");
+    L.post_norm = w.norm(p + "post_attention_layernorm");
+    L.gate = w.linear(p + "mlp.gate_proj");
+    L.up = w.linear(p + "mlp.up_proj");
+    L.down = w.linear(p + "mlp.down_proj");
     L.sliding = config_.layer_types.at(static_cast<size_t>(i)) == LayerAttention::sliding;
     fuse(L, owned_weights);
     layers_.push_back(std::move(L));
   }
-  final_norm_ = norm("norm");
+  final_norm_ = w.norm("norm");
+  slots_.tables = {&embeddings_};
+  slots_.norms = {&final_norm_};
+  for (auto& L : layers_) {
+    for (Norm* n : {&L.input_norm, &L.q_norm, &L.k_norm, &L.post_norm}) slots_.norms.push_back(n);
+    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.o, &L.gate_up, &L.gate, &L.up, &L.down}) slots_.linears.push_back(l);
+  }
+  slots_.qkv = &layers_.at(0).qkv;
+  // Per token: x, the normed input, the projections, normed and rotated q and k, contiguous v, the context,
+  // o_proj's output (eager adds scores and probabilities, in float32 below float32); in the MLP x, normed,
+  // gate and up, the product, the output. Plus the masks.
+  const long double H = config_.hidden_size, I = config_.intermediate_size, d = config_.head_dim(),
+                    Q = config_.num_attention_heads * d, KV = config_.kv_heads() * d;
+  figures_ = {3 * H + 3 * Q + 5 * KV, 3 * H + 3 * I, /*float32_scores=*/true, /*two_masks=*/true};
 }
 
 void Qwen3Encoder::fuse(Layer& L, bool allow_copy) {
@@ -138,58 +188,19 @@ void Qwen3Encoder::fuse(Layer& L, bool allow_copy) {
   }
 }
 
-std::vector<Linear*> Qwen3Encoder::linears() {
-  std::vector<Linear*> out;
-  for (auto& L : layers_)
-    for (Linear* l : {&L.qkv, &L.q, &L.k, &L.v, &L.o, &L.gate_up, &L.gate, &L.up, &L.down})
-      if (l->weight.defined()) out.push_back(l);
-  return out;
-}
-
-std::vector<Norm*> Qwen3Encoder::norms() {
-  std::vector<Norm*> out = {&final_norm_};
-  for (auto& L : layers_)
-    for (Norm* n : {&L.input_norm, &L.q_norm, &L.k_norm, &L.post_norm}) out.push_back(n);
-  return out;
-}
-
-void Qwen3Encoder::to(const at::Device& device) {
-  move_to(embeddings_, device);
-  for (Norm* n : norms()) move_to(*n, device);
-  for (Linear* l : linears()) move_to(*l, device);
-  // Off the CPU memory is plentiful and fewer, larger kernels pay: fuse by a copy.
-  if (!device.is_cpu())
-    for (auto& L : layers_) fuse(L, /*allow_copy=*/true);
-}
-
-void Qwen3Encoder::prepare(int64_t batch, int64_t input) {
-  const bool on = packs_here(packed_gemm_, dtype(), embeddings_.device());
-  for (Linear* l : linears()) pack_linear(*l, batch * input, on);
-}
-
-int64_t Qwen3Encoder::parameter_count() const {
-  int64_t n = embeddings_.numel();
-  auto* self = const_cast<Qwen3Encoder*>(this);
-  for (Norm* nm : self->norms()) n += nm->weight.numel();
-  for (Linear* l : self->linears()) n += l->weight.numel() + (l->bias.defined() ? l->bias.numel() : 0);
-  return n;
-}
-
-std::vector<std::string> Qwen3Encoder::describe_lines() const {
+std::vector<std::string> Qwen3Encoder::family_lines() const {
   std::ostringstream rope;
   rope << "rotary: rope_theta " << config_.rope_theta;
   const int64_t groups = config_.num_attention_heads / config_.kv_heads();
-  const std::string impl = attention_ == AttentionImpl::eager
-                               ? "eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32"
-                               : "sdpa: at::scaled_dot_product_attention";
   std::string window = config_.sliding_window
                            ? "; sliding layers see the " + std::to_string(*config_.sliding_window) + " latest tokens"
                            : "";
-  return {"attention: " + impl + "; causal, " + std::to_string(config_.num_attention_heads) + " query heads over " +
-              std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) + " per group)" + window +
-              varlen_attention_note(embeddings_.device(), dtype(), config_.head_dim(), attention_,
-                                    config_.sliding_window.has_value()),
-          rope.str(), "linear layers: " + linear_description(packed_gemm_, dtype(), embeddings_.device()),
+  return {attention_line("eager: softmax(Q K^T / sqrt(d) + mask) V with at::matmul, softmax in float32",
+                         "; causal, " + std::to_string(config_.num_attention_heads) + " query heads over " +
+                             std::to_string(config_.kv_heads()) + " key/value heads (" + std::to_string(groups) +
+                             " per group)" + window,
+                         config_.sliding_window.has_value()),
+          rope.str(), linear_line(),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused GEMM" : "three GEMMs (zero-copy views, not adjacent in the file)") +
               "; MLP gate/up: " + (layers_.empty() || layers_[0].gate_up.weight.defined() ? "one fused GEMM" : "two GEMMs"),
           "pooler: none (Qwen3Model outputs last_hidden_state; pooling is the user's business)"};
@@ -207,7 +218,8 @@ at::Tensor Qwen3Encoder::context(const at::Tensor& q_all, const at::Tensor& k_al
   return attend(q, k, v, mask, attention_, 1.0 / std::sqrt(static_cast<double>(d)));
 }
 
-at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary, const Masks& masks) const {
+at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const QkRotary& rotary,
+                                   const LayerMasks& masks) const {
   const int64_t heads = config_.num_attention_heads, kv = config_.kv_heads(), d = config_.head_dim();
   at::Tensor q, k, v;  // [B, T, heads d or kv d]
   if (L.qkv.weight.defined()) {
@@ -222,22 +234,21 @@ at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const Qk
   }
   if (!masks.packed) return run_linear(context(q, k, v, L, rotary, *masks.padded), L.o);
   // Packed: each sequence from position 0, causal over its own tokens (sliding layers: its length's window);
-  // on CUDA every sequence in one call, each token turned by its own position's tables.
-  if (masks.tokens.cos.defined()) {
-    const int64_t N = h.size(1), eps_dims[] = {d};
-    const auto normed = [&](const at::Tensor& x, int64_t n, const Norm& norm) {
-      return apply_rotary_rows(at::rms_norm(x.view({N, n, d}), eps_dims, norm.weight, config_.layer_norm_eps),
-                               masks.tokens);
-    };
-    auto ctx = varlen_attention(normed(q, heads, L.q_norm), normed(k, kv, L.k_norm), v.view({N, kv, d}),
-                                masks.packed->cu_seqlens, longest(masks.packed->lengths),
-                                1.0 / std::sqrt(static_cast<double>(d)), masks.by_length->pattern());
-    if (ctx.defined()) return run_linear(ctx, L.o);
-  }
-  auto ctx = per_sequence(masks.packed->lengths, heads * d, h.options(), [&](int64_t offset, int64_t length) {
-    return context(q.narrow(1, offset, length), k.narrow(1, offset, length), v.narrow(1, offset, length), L, rotary,
-                   masks.by_length->of(length));
-  });
+  // in one variable-length call each token turned by its own position's tables.
+  auto ctx = packed_attention(
+      *masks.packed, masks.tokens.cos.defined(), masks.by_length->pattern(), heads * d, h.options(),
+      [&] {
+        const int64_t N = h.size(1), eps_dims[] = {d};
+        const auto normed = [&](const at::Tensor& x, int64_t n, const Norm& norm) {
+          return apply_rotary_rows(at::rms_norm(x.view({N, n, d}), eps_dims, norm.weight, config_.layer_norm_eps),
+                                   masks.tokens);
+        };
+        return QkvRows{normed(q, heads, L.q_norm), normed(k, kv, L.k_norm), v.view({N, kv, d})};
+      },
+      [&](int64_t offset, int64_t length) {
+        return context(q.narrow(1, offset, length), k.narrow(1, offset, length), v.narrow(1, offset, length), L,
+                       rotary, masks.by_length->of(length));
+      });
   return run_linear(ctx, L.o);
 }
 
@@ -257,11 +268,8 @@ at::Tensor Qwen3Encoder::mlp(const at::Tensor& h, const Layer& L) const {
   return run_linear(gate, L.down);
 }
 
-EncoderOutput Qwen3Encoder::forward(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor&) const {
-  c10::InferenceMode inference;
-  if (!input_ids.defined() || input_ids.dim() != 2) throw usage_error("native encoder: input_ids must be [batch, input]");
+EncoderOutput Qwen3Encoder::run(const at::Tensor& input_ids, const at::Tensor& attention_mask, const at::Tensor&) const {
   const int64_t T = input_ids.size(1);
-  check_input_size(config_, T);
   auto x = at::embedding(embeddings_, input_ids);
   const AttentionMask full = make_attention_mask(attention_mask, T, {true, std::nullopt}, x.options(), attention_);
   AttentionMask sliding;
@@ -269,27 +277,22 @@ EncoderOutput Qwen3Encoder::forward(const at::Tensor& input_ids, const at::Tenso
   return {layers(x, T, {&full, nullptr, nullptr, {}}, {&sliding, nullptr, nullptr, {}}), at::Tensor()};
 }
 
-EncoderOutput Qwen3Encoder::forward_packed(const PackedInput& in) const {
-  c10::InferenceMode inference;
-  const int64_t T = longest(in.lengths);
-  check_input_size(config_, T);
+EncoderOutput Qwen3Encoder::run_packed(const PackedTokens& in, int64_t T) const {
   auto x = at::embedding(embeddings_, in.input_ids).unsqueeze(0);  // [1, N, H]
   MasksByLength full(AttentionPattern{true, std::nullopt}, x.options(), attention_);
   MasksByLength sliding(AttentionPattern{true, config_.sliding_window}, x.options(), attention_);
   // The tables per token (one rope_theta) for the kinds whose layers take one variable-length call.
-  const auto takes = [&](const MasksByLength& kind) {
-    return attention_ == AttentionImpl::sdpa && in.cu_seqlens.defined() &&
-           varlen_attention_applies(x.device(), dtype(), config_.head_dim(), kind.pattern());
-  };
+  const bool full_varlen = takes_varlen(in, full.pattern()), sliding_varlen = takes_varlen(in, sliding.pattern());
   RotaryTables tokens;
-  if (takes(full) || takes(sliding)) tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
-  return {layers(x, T, {nullptr, &full, &in, takes(full) ? tokens : RotaryTables{}},
-                 {nullptr, &sliding, &in, takes(sliding) ? tokens : RotaryTables{}})
+  if (full_varlen || sliding_varlen)
+    tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
+  return {layers(x, T, {nullptr, &full, &in, full_varlen ? tokens : RotaryTables{}},
+                 {nullptr, &sliding, &in, sliding_varlen ? tokens : RotaryTables{}})
               .squeeze(0),
           at::Tensor()};
 }
 
-at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const Masks& full, const Masks& sliding) const {
+at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const LayerMasks& full, const LayerMasks& sliding) const {
   const int64_t d = config_.head_dim(), H = config_.hidden_size;
   const double eps = config_.layer_norm_eps;
   const double scale = attention_ == AttentionImpl::eager ? 1.0 / std::sqrt(static_cast<double>(d)) : 1.0;
@@ -301,24 +304,14 @@ at::Tensor Qwen3Encoder::layers(at::Tensor x, int64_t T, const Masks& full, cons
   return at::rms_norm(x, {H}, final_norm_.weight, eps);
 }
 
-uint64_t Qwen3Encoder::activation_bytes(int64_t batch, int64_t input) const {
-  check_input_size(config_, input);
-  const long double B = batch, T = input, N = B * T, H = config_.hidden_size, I = config_.intermediate_size,
-                    heads = config_.num_attention_heads, d = config_.head_dim(), Q = heads * d,
-                    KV = config_.kv_heads() * d, e = at::elementSize(dtype());
-  // In elements of the run dtype: x, the normed input, the projections, normed and rotated q and k,
-  // contiguous v, the context, o_proj's output; eager adds scores and probabilities.
-  const long double scores = attention_ == AttentionImpl::eager ? 2 * B * heads * T * T * std::max(1.0L, 4 / e) : 0;
-  const long double attention = 3 * N * H + 3 * N * Q + 5 * N * KV + scores;
-  const long double feed_forward = 3 * N * H + 3 * N * I;  // x, normed, gate and up, the product, the output
-  const long double masks = 2 * B * T * T * (attention_ == AttentionImpl::eager ? 1 + 1 / e : 1 / e);
-  long double bytes = e * (std::max(attention, feed_forward) + N * H + masks);
-  if (attention_ == AttentionImpl::sdpa)
-    bytes += sdpa_workspace_bytes(embeddings_.device().type(), dtype(), batch, input, config_.num_attention_heads,
-                                  config_.kv_heads(), config_.head_dim());
-  if (packs_here(packed_gemm_, dtype(), embeddings_.device()))
-    for (Linear* l : const_cast<Qwen3Encoder*>(this)->linears()) bytes += static_cast<long double>(l->weight.nbytes());
-  return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
+std::unique_ptr<NativeEncoder> make_qwen3(const EncoderConfig& config, const NamedTensors& named, bool,
+                                          AttentionImpl attention, bool owned_weights) {
+  return std::make_unique<Qwen3Encoder>(config, named, attention, owned_weights);
 }
+
+}  // namespace
+
+const FamilyParts kQwen3Parts = {qwen3_expected_weights, strip_weight_prefix, qwen3_is_ignorable_weight,
+                                 qwen3_random_weights, make_qwen3};
 
 }  // namespace fmwork::hf

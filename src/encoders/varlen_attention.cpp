@@ -1,8 +1,6 @@
 // Packed sequences' attention in one variable-length kernel call. See include/fmwork/encoders/varlen_attention.hpp.
 #include "fmwork/encoders/varlen_attention.hpp"
 
-#include <atomic>
-#include <iostream>
 #include <optional>
 #include <tuple>
 
@@ -14,44 +12,15 @@ namespace {
 
 bool half_precision(at::ScalarType dtype) { return dtype == at::kHalf || dtype == at::kBFloat16; }
 
-// Whether this process's GPU runs a kernel: known after its first call. (Their own checks refuse a GPU they
-// were not built for; the CUDA platform makes one device current for the whole run.)
-enum class KernelState { untried, runs, refused };
-std::atomic<KernelState> flash_state{KernelState::untried}, efficient_state{KernelState::untried};
-
-std::atomic<KernelState>& state_of(at::ScalarType dtype) { return half_precision(dtype) ? flash_state : efficient_state; }
-
-// `call` through `state`: the first call's refusal (a c10::Error other than out of memory or a sticky CUDA
-// error) marks the kernel refused, says so once, and gives an undefined tensor; later ones are thrown.
-template <typename Call>
-at::Tensor guarded(std::atomic<KernelState>& state, const char* kernel, Call call) {
-  try {
-    at::Tensor out = call();
-    KernelState untried = KernelState::untried;
-    state.compare_exchange_strong(untried, KernelState::runs);
-    return out;
-  } catch (const c10::OutOfMemoryError&) {
-    throw;
-  } catch (const c10::AcceleratorError&) {
-    throw;  // a sticky CUDA error: the platform stops the run on it
-  } catch (const c10::Error& e) {
-    KernelState untried = KernelState::untried;
-    if (!state.compare_exchange_strong(untried, KernelState::refused)) {
-      if (untried == KernelState::refused) return {};  // another thread's first call was refused at once
-      throw;
-    }
-    const std::string why = e.what_without_backtrace();
-    std::cerr << "note: packed attention: LibTorch's " << kernel << " refused its first call ("
-              << why.substr(0, why.find('\n')) << "); each sequence's attention runs on its own from here\n";
-    return {};
-  }
+const char* kernel_name(at::ScalarType dtype) {
+  return half_precision(dtype) ? "variable-length flash kernel" : "variable-length memory-efficient kernel";
 }
 
 }  // namespace
 
 bool varlen_attention_applies(const at::Device& device, at::ScalarType dtype, int64_t head_dim,
                               const AttentionPattern& pattern) {
-  if (!device.is_cuda() || head_dim > 256 || state_of(dtype).load() == KernelState::refused) return false;
+  if (!device.is_cuda() || head_dim > 256) return false;
   if (half_precision(dtype)) return head_dim % 8 == 0;
   return dtype == at::kFloat && head_dim % 4 == 0 && !pattern.window;
 }
@@ -67,24 +36,41 @@ at::Tensor varlen_attention(const at::Tensor& q, const at::Tensor& k, const at::
       left = pattern.causal ? *pattern.window - 1 : *pattern.window;
       right = pattern.causal ? 0 : *pattern.window;
     }
-    return guarded(state_of(q.scalar_type()), "variable-length flash kernel", [&] {
-      const auto out = std::get<0>(at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, longest, longest,
-                                                                /*dropout_p=*/0.0, pattern.causal,
-                                                                /*return_debug_mask=*/false, scale, left, right));
-      return out.reshape({1, N, h * d});  // [N, h, d]
-    });
+    const auto out = std::get<0>(at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, longest, longest,
+                                                              /*dropout_p=*/0.0, pattern.causal,
+                                                              /*return_debug_mask=*/false, scale, left, right));
+    return out.reshape({1, N, h * d});  // [N, h, d]
   }
   // The memory-efficient kernel: [1, N, heads, d] with batch 1 for variable lengths, one key/value head per
   // query head. Mask type 1 is causal from the top left (each sequence's queries and keys are as many).
-  return guarded(state_of(q.scalar_type()), "variable-length memory-efficient kernel", [&] {
-    const int64_t kv = k.size(1);
-    const at::Tensor keys = kv == h ? k : k.repeat_interleave(h / kv, 1);
-    const at::Tensor values = kv == h ? v : v.repeat_interleave(h / kv, 1);
-    const auto out = std::get<0>(at::_efficient_attention_forward(
-        q.unsqueeze(0), keys.unsqueeze(0), values.unsqueeze(0), /*bias=*/std::nullopt, cu_seqlens, cu_seqlens, longest,
-        longest, /*dropout_p=*/0.0, /*custom_mask_type=*/pattern.causal ? 1 : 0, /*compute_log_sumexp=*/false, scale));
-    return out.reshape({1, N, h * d});  // [1, N, h, d]
-  });
+  const int64_t kv = k.size(1);
+  const at::Tensor keys = kv == h ? k : k.repeat_interleave(h / kv, 1);
+  const at::Tensor values = kv == h ? v : v.repeat_interleave(h / kv, 1);
+  const auto out = std::get<0>(at::_efficient_attention_forward(
+      q.unsqueeze(0), keys.unsqueeze(0), values.unsqueeze(0), /*bias=*/std::nullopt, cu_seqlens, cu_seqlens, longest,
+      longest, /*dropout_p=*/0.0, /*custom_mask_type=*/pattern.causal ? 1 : 0, /*compute_log_sumexp=*/false, scale));
+  return out.reshape({1, N, h * d});  // [1, N, h, d]
+}
+
+std::optional<std::string> varlen_attention_refusal(const at::Device& device, at::ScalarType dtype, int64_t heads,
+                                                    int64_t kv_heads, int64_t head_dim, bool causal) {
+  if (!varlen_attention_applies(device, dtype, head_dim, {})) return std::nullopt;
+  const int64_t tokens = 8;  // two sequences of 4
+  const auto options = at::TensorOptions().dtype(dtype).device(device);
+  try {
+    const at::Tensor q = at::zeros({tokens, heads, head_dim}, options), kv = at::zeros({tokens, kv_heads, head_dim}, options);
+    varlen_attention(q, kv, kv, at::tensor({0, 4, 8}, at::TensorOptions().dtype(at::kInt).device(device)), 4, 1.0,
+                     {causal, std::nullopt});
+    return std::nullopt;
+  } catch (const c10::OutOfMemoryError&) {
+    throw;
+  } catch (const c10::AcceleratorError&) {
+    throw;  // a sticky CUDA error: the platform stops the run on it
+  } catch (const c10::Error& e) {
+    const std::string why = e.what_without_backtrace();
+    return std::string("packed attention: LibTorch's ") + kernel_name(dtype) + " refused its first call (" +
+           why.substr(0, why.find('\n')) + "); each sequence's attention runs on its own";
+  }
 }
 
 std::string varlen_attention_note(const at::Device& device, at::ScalarType dtype, int64_t head_dim, AttentionImpl impl,

@@ -158,9 +158,7 @@ torch::IValue HfModel::forward(const Batch& batch) {
 // batching mode returns outputs of one shape.
 torch::IValue HfModel::forward_packed(const Batch& batch) {
   const PackedTokens& p = batch.packed;
-  EncoderOutput out =
-      encoder_->forward_packed({p.input_ids, p.token_type_ids, p.positions, p.sequences, p.starts, batch.lengths,
-                                p.cu_seqlens});
+  EncoderOutput out = encoder_->forward_packed(p);
   const int64_t B = batch.input_ids.size(0), T = batch.input_ids.size(1), H = out.last_hidden_state.size(-1);
   auto hidden = at::zeros({B * T, H}, out.last_hidden_state.options());
   hidden.index_copy_(0, p.index, out.last_hidden_state);

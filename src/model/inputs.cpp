@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -85,7 +86,8 @@ void pack_batch(Batch& batch) {
   p.cu_seqlens = torch::tensor(cu_seqlens, torch::kInt).to(device);
   p.input_ids = batch.input_ids.reshape({-1}).index_select(0, p.index);
   if (batch.token_type_ids.defined()) p.token_type_ids = batch.token_type_ids.reshape({-1}).index_select(0, p.index);
-  batch.lengths = lengths;
+  p.lengths = lengths;
+  batch.lengths = std::move(lengths);
 }
 
 std::vector<int64_t> lengths_of_mask(const torch::Tensor& attention_mask) {

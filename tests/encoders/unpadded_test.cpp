@@ -111,6 +111,7 @@ TEST(Unpadded, PackedBatchHoldsTheRealTokensInOrder) {
   EXPECT_TRUE(at::equal(b.packed.index, at::tensor(index, at::kLong)));
   EXPECT_TRUE(at::equal(b.packed.input_ids, b.input_ids.masked_select(b.attention_mask.ne(0))));
   EXPECT_TRUE(at::equal(b.packed.token_type_ids, at::ones({20}, at::kLong)));
+  EXPECT_EQ(b.packed.lengths, kLengths);  // on the host, for the attention's loop over the sequences
   EXPECT_EQ(fmwork::lengths_of_mask(b.attention_mask), kLengths);
   // Not right padding (a one after a zero), or an empty row: no lengths.
   EXPECT_TRUE(fmwork::lengths_of_mask(at::tensor({1, 0, 1}, at::kLong).view({1, 3})).empty());

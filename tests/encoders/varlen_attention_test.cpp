@@ -40,6 +40,8 @@ TEST(VarlenAttention, NothingOffCuda) {
     EXPECT_FALSE(varlen_attention_applies(at::kCPU, dtype, 64, {}));
     const auto q = at::randn({5, 2, 8}).to(dtype);
     EXPECT_FALSE(fmwork::hf::varlen_attention(q, q, q, at::tensor({0, 5}, at::kInt), 5, 0.35).defined());
+    // No trial call where no kernel applies: nothing refused, nothing for MODEL to say.
+    EXPECT_FALSE(fmwork::hf::varlen_attention_refusal(at::kCPU, dtype, 4, 2, 64, true));
   }
 }
 

@@ -1,6 +1,6 @@
 // Masks and attention for the rotary families (ModernBERT, Qwen3): bidirectional or causal attention, a
 // sliding window, padding, grouped-query heads, eager or sdpa, as transformers' eager and sdpa paths compute
-// them. The BERT family keeps its own (bert.cpp): it has none of these.
+// them. The BERT family keeps its own (bert.cpp): it has none of these. per_sequence serves every family.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,12 @@
 
 #include <ATen/ATen.h>
 
-#include "fmwork/encoders/native_encoder.hpp"
+#include "fmwork/encoders/rotary.hpp"
+#include "fmwork/model/packed_tokens.hpp"
 
 namespace fmwork::hf {
+
+enum class AttentionImpl { eager, sdpa };
 
 // Which keys a query may see, padding aside.
 struct AttentionPattern {
@@ -61,7 +64,7 @@ long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, in
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const AttentionMask& mask,
                   AttentionImpl impl, double sdpa_scale);
 
-// Packed sequences (--batching unpadded, native_encoder.hpp's PackedInput): `one(offset, length)` is called
+// Packed sequences (--batching unpadded, PackedTokens): `one(offset, length)` is called
 // once for each sequence, with its first row in the packed tokens and its length, and returns that sequence's
 // [1, length, features] result (its attention context); they are written one after another into the returned
 // [1, N, features] tensor of `options`. On the CPU the calls run on LibTorch's intra-op threads at once, each
@@ -85,6 +88,16 @@ class MasksByLength {
   AttentionImpl impl_;
   std::map<int64_t, AttentionMask> made_;  // std::map: a reference stays valid while others are added
   std::mutex mutex_;
+};
+
+// Where the layers of one kind (one attention pattern) of a rotary family get their masks: the padded batch's
+// one, or (packed) one per sequence length; packed through one variable-length call where `tokens` (each
+// packed token's rotary tables) are defined, else per sequence.
+struct LayerMasks {
+  const AttentionMask* padded = nullptr;
+  MasksByLength* by_length = nullptr;
+  const PackedTokens* packed = nullptr;  // packed: the sequences; nullptr: padded
+  RotaryTables tokens;                   // defined: attention through varlen_attention (else per sequence)
 };
 
 // The longest of `lengths` (at least 1 element; a usage Error for an empty batch).

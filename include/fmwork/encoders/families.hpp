@@ -1,5 +1,6 @@
 // The family dispatch of the native encoders: weight names, random weights and construction for a config,
-// each handed to its family (bert.hpp, modernbert.hpp, qwen3.hpp) by config.family.
+// each handed to its family's parts (src/encoders/family_parts.hpp: bert_weights.cpp, modernbert.cpp,
+// qwen3.cpp) by config.family.
 #pragma once
 
 #include <cstdint>

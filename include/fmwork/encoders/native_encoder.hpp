@@ -1,77 +1,148 @@
-// The native encoders' common contract: what a Hugging Face folder's model (loaders/hf_model) needs of any
-// family's forward pass, and what every family uses (activations, the input-size check). One family per
-// file: bert.hpp (BERT, RoBERTa, XLM-R, DistilBERT), modernbert.hpp, qwen3.hpp; families.hpp picks one.
+// The native encoders' common base: what a Hugging Face folder's model (loaders/hf_model) needs of any
+// family's forward pass, and what every family shares (the base's data, activations, the input-size check).
+// One family per file: bert (BERT, RoBERTa, XLM-R, DistilBERT), src/encoders/modernbert.cpp,
+// src/encoders/qwen3.cpp; families.hpp picks one.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
 
+#include "fmwork/encoders/attention.hpp"
 #include "fmwork/encoders/linear.hpp"
 #include "fmwork/hf/config.hpp"
+#include "fmwork/model/packed_tokens.hpp"
 
 namespace fmwork::hf {
-
-enum class AttentionImpl { eager, sdpa };
 
 struct EncoderOutput {
   at::Tensor last_hidden_state;  // [batch, input, hidden]
   at::Tensor pooler_output;      // [batch, hidden]; undefined without a pooler
 };
 
-// A batch's real tokens packed one sequence after another (--batching unpadded), N in all: ids, token types
-// (undefined: zeros), each token's position in its own sequence and its sequence, all [N] int64 on the
-// weights' device; each sequence's first token ([batch], on the device); the sequences' lengths on the host
-// (summing to N) and, for the variable-length attention kernels, as int32 running sums on the device
-// ([batch + 1] from 0; undefined: attention per sequence).
-struct PackedInput {
-  at::Tensor input_ids, token_type_ids, positions, sequences, starts;
-  std::vector<int64_t> lengths;
-  at::Tensor cu_seqlens;
-};
-
 using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
+// What every family shares, held here as data: the config, the dtype and device, the attention chosen,
+// packed GEMM, the weights (as places in the family's own layout, for moving, counting and packing), the
+// figures of the memory estimate, and whether this GPU runs the variable-length attention kernel. A family
+// gives its forward passes, its weights' layout and its MODEL lines; the rest is written once, here.
 class NativeEncoder {
  public:
   virtual ~NativeEncoder() = default;
+  NativeEncoder(const NativeEncoder&) = delete;  // the weight slots point into the family's members
+  NativeEncoder& operator=(const NativeEncoder&) = delete;
 
   // input_ids, attention_mask: [batch, input] int64 on the weights' device; attention_mask may be undefined
   // (no padding); token_type_ids undefined (zeros) or [batch, input] for the families that have token types.
   // Throws a usage Error when the input is longer than the model allows.
-  virtual EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                                const at::Tensor& token_type_ids) const = 0;
+  EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                        const at::Tensor& token_type_ids) const;
   // The same forward pass on packed sequences with no padding: the linear layers, norms and activations on
   // the N packed tokens as one [1, N, ...] batch, attention per sequence (each sees only its own tokens, with
   // the family's pattern: causal, sliding windows), positions restarting at 0 in each. last_hidden_state
   // [N, hidden]; pooler_output (where the family has one) of each sequence's first token, [batch, hidden].
   // Throws the usage Error forward() would for a sequence longer than the model allows.
-  virtual EncoderOutput forward_packed(const PackedInput& input) const = 0;
-  // Moves the weights (packs are dropped: prepare() makes them again).
-  virtual void to(const at::Device& device) = 0;
+  EncoderOutput forward_packed(const PackedTokens& input) const;
+  // Moves the weights (packs are dropped: prepare() makes them again); off the CPU the families fuse their
+  // projections by a copy. On CUDA asks once whether the GPU runs the variable-length kernel (MODEL says
+  // so when it does not).
+  void to(const at::Device& device);
   // Readies the linear layers for `batch` x `input` tokens (MKL packs on the CPU in float32; see linear.hpp),
   // outside the timed region; the previous shape's packs are freed first.
-  virtual void prepare(int64_t batch, int64_t input) = 0;
-  // The peak memory of forward() beyond the weights, plus prepare()'s packs for that shape. Throws the
-  // usage Error forward() would for a too long input. Saturates at UINT64_MAX.
-  virtual uint64_t activation_bytes(int64_t batch, int64_t input) const = 0;
-  virtual void set_packed_gemm(bool on) = 0;
+  void prepare(int64_t batch, int64_t input);
+  // The peak memory of forward() beyond the weights, plus prepare()'s packs for that shape: the larger of
+  // the attention phase (the family's per-token tensors, eager's two [B, heads, T, T] score tensors, in
+  // float32 below float32 where the family computes them so) and the feed-forward phase, plus the hidden
+  // state, the rotary families' two [B, 1, T, T] masks, sdpa's workspace (sdpa_workspace_bytes) and one copy
+  // of each packed weight. Throws the usage Error forward() would for a too long input. Saturates at
+  // UINT64_MAX.
+  uint64_t activation_bytes(int64_t batch, int64_t input) const;
+  void set_packed_gemm(bool on) { packed_gemm_ = on; }
 
-  virtual const EncoderConfig& config() const = 0;
-  virtual at::ScalarType dtype() const = 0;
-  virtual int64_t parameter_count() const = 0;
-  virtual bool has_pooler() const = 0;
-  virtual bool has_token_types() const = 0;
+  const EncoderConfig& config() const { return config_; }
+  at::ScalarType dtype() const { return dtype_; }
+  AttentionImpl attention() const { return attention_; }
+  int64_t parameter_count() const;
+  bool has_pooler() const { return slots_.pooler != nullptr; }
+  bool has_token_types() const { return token_types_; }
   // Whether query, key and value are computed by one GEMM.
-  virtual bool fused_qkv() const = 0;
-  // "name: what" lines for the MODEL section: attention, linear layers, projections, norms.
-  virtual std::vector<std::string> describe_lines() const = 0;
+  bool fused_qkv() const { return slots_.qkv != nullptr && slots_.qkv->weight.defined(); }
+  // "name: what" lines for the MODEL section: attention, linear layers, projections, norms, and the
+  // variable-length kernel's refusal where this GPU refused it.
+  std::vector<std::string> describe_lines() const;
+
+ protected:
+  // Where the family keeps its weights: pointers into its own members, set once its layers are built (an
+  // encoder is neither copied nor moved). Undefined tensors (a bias left out, q/k/v once fused) are skipped.
+  struct WeightSlots {
+    std::vector<at::Tensor*> tables;  // embeddings and position tables
+    std::vector<Norm*> norms;
+    std::vector<Linear*> linears;     // run on every token: packed for batch x input rows
+    Linear* pooler = nullptr;         // run on each sequence's first token: packed for batch rows
+    const Linear* qkv = nullptr;      // the first layer's fused q/k/v (fused_qkv())
+  };
+  // The figures of activation_bytes() that differ by family, in elements of the run dtype per token.
+  struct ActivationFigures {
+    long double attention_per_token = 0;     // the attention phase's tensors, scores aside
+    long double feed_forward_per_token = 0;  // the feed-forward phase's
+    bool float32_scores = false;             // eager's scores and probabilities in float32 below float32
+    bool two_masks = false;                  // forward() holds two [B, 1, T, T] masks (eager: additive too)
+  };
+
+  NativeEncoder(EncoderConfig config, AttentionImpl attention, const at::Tensor& embeddings, bool token_types);
+
+  // The family's forward passes, after forward() / forward_packed() checked the input (in inference mode);
+  // `longest`: the longest packed sequence.
+  virtual EncoderOutput run(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                            const at::Tensor& token_type_ids) const = 0;
+  virtual EncoderOutput run_packed(const PackedTokens& input, int64_t longest) const = 0;
+  // The family's MODEL lines (attention_line() and linear_line() give the shared ones).
+  virtual std::vector<std::string> family_lines() const = 0;
+  // After to() moved every weight to a device other than the CPU: fuse projections by a copy (fewer, larger
+  // kernels pay there, and memory is plentiful). Default: nothing.
+  virtual void fuse_off_cpu() {}
+
+  // "attention: " and the implementation (`eager`'s text, or sdpa), `pattern` (the family's words on its
+  // pattern) and where packed batches take the variable-length kernel, its note (`windows`: the family has
+  // sliding-window layers).
+  std::string attention_line(const std::string& eager, const std::string& pattern, bool windows) const;
+  std::string linear_line() const;  // "linear layers: ..." (linear_description)
+  // Whether packed layers of `pattern` take one variable-length call (packed_attention's `varlen`): sdpa,
+  // cu_seqlens given, varlen_attention_applies, and the GPU did not refuse the kernel.
+  bool takes_varlen(const PackedTokens& input, const AttentionPattern& pattern) const;
+  // The attention context of packed sequences, [1, N, features] of `options`: one variable-length call on
+  // `rows()` (q [N, heads, d], k and v [N, kv, d], made only then) with the pattern's causal flag and window
+  // where `varlen`; else, or should that give nothing, `one(offset, length)` for each sequence (per_sequence).
+  struct QkvRows {
+    at::Tensor q, k, v;
+  };
+  at::Tensor packed_attention(const PackedTokens& input, bool varlen, const AttentionPattern& pattern,
+                              int64_t features, const at::TensorOptions& options,
+                              const std::function<QkvRows()>& rows,
+                              const std::function<at::Tensor(int64_t offset, int64_t length)>& one) const;
+  bool packs() const;  // packed GEMM on, float32, CPU, MKL present
+  const at::Device& device() const { return device_; }
+
+  const EncoderConfig config_;
+  const AttentionImpl attention_;
+  const Activation activation_;  // hidden_act, looked up once rather than per layer and forward
+  WeightSlots slots_;
+  ActivationFigures figures_;
+
+ private:
+  at::ScalarType dtype_;
+  at::Device device_;
+  bool token_types_;
+  bool packed_gemm_ = true;
+  std::optional<std::string> varlen_refusal_;  // this GPU refused the variable-length kernel: why
 };
 
 // Canonical weight names to tensors, as an encoder's constructor takes them apart.

@@ -16,22 +16,9 @@
 #include "fmwork/domain/compile_facts.hpp"
 #include "fmwork/domain/run_options.hpp"
 #include "fmwork/hf/model_inputs.hpp"  // model_input_names(): the names of Batch's fields
+#include "fmwork/model/packed_tokens.hpp"
 
 namespace fmwork {
-
-// The real tokens of a batch of mixed lengths packed one sequence after another (N of them, the sum of the
-// lengths), for --batching unpadded: made by pack_batch() (inputs.hpp) before the timed region, on the
-// batch's device, so that the timed region copies nothing from the host. [N] int64 unless said; undefined when
-// the batch is not packed.
-struct PackedTokens {
-  torch::Tensor input_ids;
-  torch::Tensor token_type_ids;
-  torch::Tensor positions;  // each token's position in its own sequence: 0 .. length - 1
-  torch::Tensor sequences;  // each token's sequence: 0 .. batch - 1
-  torch::Tensor starts;     // [batch]: each sequence's first token in the packed order
-  torch::Tensor index;      // each token's place in the padded batch, row * input + position
-  torch::Tensor cu_seqlens; // [batch + 1] int32: 0, then the lengths' running sums (variable-length kernels)
-};
 
 // The inputs of one rep, already on the model's device. All three are [batch, input] int64.
 struct Batch {
@@ -44,9 +31,9 @@ struct Batch {
   bool padded = true;
   // Each row's real tokens where rows are of mixed lengths, right-padded (row i's first lengths[i] tokens are
   // real, attention_mask 1 there and 0 after); empty: no lengths known (every row real, or a mask of another
-  // pattern). On the host: the unpadded path loops over it without reading the device.
+  // pattern). On the host (packed.lengths holds the same for the unpadded path, pack_batch() fills both).
   std::vector<int64_t> lengths;
-  // --batching unpadded: the real tokens packed (pack_batch()); a model that runs unpadded
+  // --batching unpadded: the real tokens packed (pack_batch(), packed_tokens.hpp); a model that runs unpadded
   // (ModelFacts::runs_unpadded) then runs on them alone and returns outputs of the padded shape, zero at padding.
   PackedTokens packed;
 };
