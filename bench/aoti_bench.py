@@ -55,6 +55,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fmwork_log  # noqa: E402
 import python_vs_cpp as pvc  # noqa: E402  (its folders, timed() and ROOT)
 
 DEFAULT_POINTS = ["minilm:16x1", "minilm:128x1", "minilm:128x8", "minilm:512x1",
@@ -73,21 +74,15 @@ def median(values):
 def parse(text):
     """{(input, batch): (RES median ms, [rep seconds])}, the SETUP seconds, the COMPILE fields, the CHECK lines."""
     points, reps = {}, []
-    for line in text.splitlines():
-        if line.startswith("FMWORK REP "):
-            reps.append(float(line.split()[-1]))
-        elif line.startswith("FMWORK RES "):
-            f = line.split()
-            points[(int(f[6]), int(f[7]))] = (float(f[8]), reps)
+    for word, f in fmwork_log.lines(text):
+        if word == "REP":
+            reps.append(float(f["dt"]))
+        elif word == "RES":
+            points[(int(f["input"]), int(f["batch"]))] = (float(f["latency_ms"]), reps)
             reps = []
-    setup = re.search(r"^FMWORK SETUP (\S+)", text, re.M)
-    comp = re.search(r"^FMWORK COMPILE (.*)$", text, re.M)
-    compile_fields = dict(kv.split("=", 1) for kv in comp.group(1).split() if "=" in kv) if comp else {}
-    checks = {}
-    for m in re.finditer(r"^FMWORK CHECK (.*)$", text, re.M):
-        fields = dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
-        checks[(int(fields["input"]), int(fields["batch"]))] = fields
-    return points, float(setup.group(1)) if setup else NAN, compile_fields, checks
+    setup = fmwork_log.first(text, "SETUP")
+    checks = {(int(f["input"]), int(f["batch"])): f for f in fmwork_log.records(text, "CHECK")}
+    return points, float(setup["seconds"]) if setup else NAN, fmwork_log.first(text, "COMPILE") or {}, checks
 
 
 def tail_gap(res_ms, reps):

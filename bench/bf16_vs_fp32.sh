@@ -15,9 +15,9 @@ common=(--platform cpu --model_class BertModel --model_name "$model" --input_siz
 echo "round dtype ours_ms python_ms"
 for round in $(seq "$rounds"); do
   for dtype in float32 bfloat16; do
-    ours=$("$build/driver" "${common[@]}" --model:torch_dtype "$dtype" 2>/dev/null | awk '/^FMWORK RES/{print $9}')
+    ours=$("$build/driver" "${common[@]}" --model:torch_dtype "$dtype" 2>/dev/null | python3 bench/fmwork_log.py RES latency_ms)
     python=$(HF_HUB_OFFLINE=1 "$py" bench/upstream_driver.py "${common[@]}" --model:dtype@ "torch.$dtype" 2>/dev/null |
-             awk '/^FMWORK RES/{print $9}')
+             python3 bench/fmwork_log.py RES latency_ms)
     echo "$round $dtype $ours $python"
   done
 done

@@ -21,11 +21,12 @@ Prints one markdown table per architecture.
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import time
+
+import fmwork_log  # bench/fmwork_log.py: the log's fields by name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = {  # folder -> (--model_class, points)
@@ -36,8 +37,8 @@ GFLOPS_POINT = (128, 8)
 
 
 def res_ms(text):
-    m = re.search(r"^FMWORK RES \S+ \S+ \S+ \S+ \d+ \d+ (\S+)", text, re.M)
-    return float(m.group(1)) if m else None
+    res = fmwork_log.first(text, "RES")
+    return float(res["latency_ms"]) if res else None
 
 
 def run(cmd, env=None):

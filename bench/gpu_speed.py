@@ -47,6 +47,8 @@ import subprocess
 import sys
 import time
 
+import fmwork_log  # bench/fmwork_log.py: the log's fields by name
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ("python", "eager", "graphs", "aoti", "compile")
 CLASSES = {"minilm": "BertModel", "granite125m": "RobertaModel"}
@@ -72,23 +74,20 @@ def parse(text):
     (and META's gemm_gflops as compiled["gemm_gflops"])."""
     points, fails, compiled = {}, [], {}
     gemm = None
-    for line in text.splitlines():
-        f = line.split()
-        if line.startswith("FMWORK RES "):
-            points.setdefault((int(f[6]), int(f[7])), {})["ms"] = float(f[8])
-        elif line.startswith("FMWORK STAT "):
-            kv = dict(x.split("=", 1) for x in f[2:] if "=" in x)
-            point = points.setdefault((int(kv["input"]), int(kv["batch"])), {})
+    for word, f in fmwork_log.lines(text):
+        if word == "RES":
+            points.setdefault((int(f["input"]), int(f["batch"])), {})["ms"] = float(f["latency_ms"])
+        elif word == "STAT":
+            point = points.setdefault((int(f["input"]), int(f["batch"])), {})
             for key in ("gflops", "of_peak"):
-                if key in kv:
-                    point[key] = float(kv[key])
-        elif line.startswith("FMWORK META "):
-            kv = dict(x.split("=", 1) for x in f[2:] if "=" in x)
-            gemm = float(kv["gemm_gflops"]) if "gemm_gflops" in kv else gemm
-        elif line.startswith("FMWORK FAIL "):
-            fails.append(line)
-        elif line.startswith("FMWORK COMPILE "):
-            compiled = dict(x.split("=", 1) for x in f[2:] if "=" in x)
+                if key in f:
+                    point[key] = float(f[key])
+        elif word == "META":
+            gemm = float(f["gemm_gflops"]) if "gemm_gflops" in f else gemm
+        elif word == "FAIL":
+            fails.append(f)
+        elif word == "COMPILE":
+            compiled = f
     if gemm is not None:
         compiled = dict(compiled, gemm_gflops=gemm)
     return points, fails, compiled

@@ -13,7 +13,8 @@
 #        WORK (scratch folder for the 500 MB model, default a mktemp dir, removed at the end),
 #        RUNNER=driver|hf_bench (default: driver when BUILD_DIR/driver exists; hf_bench forward is a stand-in
 #        that prints the same SETUP / RES lines).
-# Needs: BUILD_DIR/hf_bench (CMake target hf_bench, bench/hf_bench.cpp), BUILD_DIR/driver, /usr/bin/time, awk.
+# Needs: BUILD_DIR/hf_bench (CMake target hf_bench, bench/hf_bench.cpp), BUILD_DIR/driver, /usr/bin/time, awk,
+# python3 (bench/fmwork_log.py reads the lines).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,8 +48,8 @@ run_model() {  # DIR INPUT BATCH REPS [extra args]
       "${extra[@]}" >"$log" 2>"$log.time"
   fi
   local lat setup rss
-  lat=$(awk '$1 == "FMWORK" && $2 == "RES" { print $9 }' "$log" | tail -1)
-  setup=$(awk '$1 == "FMWORK" && $2 == "SETUP" { print $3 }' "$log" | tail -1)
+  lat=$(python3 "$ROOT/bench/fmwork_log.py" RES latency_ms "$log" | tail -1)
+  setup=$(python3 "$ROOT/bench/fmwork_log.py" SETUP seconds "$log" | tail -1)
   rss=$(awk -F: '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$log.time")
   [ -n "$lat" ] || { echo "error: no RES line; see $log" >&2; cat "$log" "$log.time" >&2; exit 1; }
   echo "$lat $setup $rss"

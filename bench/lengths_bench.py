@@ -37,11 +37,12 @@ Prints one markdown table per model, the CPU named.
 import argparse
 import importlib.util
 import os
-import re
 import statistics
 import subprocess
 import sys
 import time
+
+import fmwork_log  # bench/fmwork_log.py: the log's fields by name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = ("padded", "sorted", "unpadded")
@@ -63,8 +64,7 @@ def minilm_folder():
 
 
 def stat_fields(text):
-    m = re.search(r"^FMWORK STAT (.*)$", text, re.M)
-    return dict(kv.split("=", 1) for kv in m.group(1).split()) if m else None
+    return fmwork_log.first(text, "STAT")
 
 
 def run(cmd, env, want=None):

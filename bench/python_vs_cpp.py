@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+import fmwork_log  # bench/fmwork_log.py: the log's fields by name
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_POINTS = ["minilm:16x1", "minilm:128x1", "minilm:128x8", "minilm:512x1",
                   "granite125m:128x1", "granite125m:512x1", "granite125m:128x8"]
@@ -66,9 +68,8 @@ def timed(cmd, log, env):
 
 
 def res_and_setup(text):
-    res = re.search(r"^FMWORK RES \S+ \S+ \S+ \S+ \d+ \d+ (\S+) ", text, re.M)
-    setup = re.search(r"^FMWORK SETUP (\S+)", text, re.M)
-    return (float(res.group(1)) if res else float("nan"), float(setup.group(1)) if setup else float("nan"))
+    res, setup = fmwork_log.first(text, "RES"), fmwork_log.first(text, "SETUP")
+    return (float(res["latency_ms"]) if res else float("nan"), float(setup["seconds"]) if setup else float("nan"))
 
 
 def main():

@@ -22,12 +22,13 @@ Prints one markdown table.
 import argparse
 import importlib.util
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import fmwork_log  # bench/fmwork_log.py: the log's fields by name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POINTS = [(16, 1), (128, 8)]
@@ -40,11 +41,6 @@ def minilm_folder():
     return os.path.join(os.path.dirname(spec.origin), "model")
 
 
-def field(line, key):
-    m = re.search(r"(?:^| )" + re.escape(key) + r"=(\S+)", line)
-    return m.group(1) if m else None
-
-
 def run(cmd, env):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -53,10 +49,11 @@ def run(cmd, env):
 
 
 def line_of(text, word):
-    m = re.search(r"^FMWORK " + word + r" .*$", text, re.M)
-    if not m:
+    """The fields of the first FMWORK `word` line of `text` (bench/fmwork_log.py), by name."""
+    fields = fmwork_log.first(text, word)
+    if fields is None:
         sys.exit(f"error: no FMWORK {word} line in:\n{text[-2000:]}")
-    return m.group(0)
+    return fields
 
 
 def main():
@@ -88,11 +85,11 @@ def main():
             for _ in range(args.rounds):
                 out = run([os.path.join(args.build, "driver"), "--quiet", *common], env)
                 stat, meta = line_of(out, "STAT"), line_of(out, "META")
-                flops = float(field(stat, "flops"))
-                peaks.append(float(field(meta, "gemm_gflops")))
-                ours.append(float(field(stat, "gflops")))
+                flops = float(stat["flops"])
+                peaks.append(float(meta["gemm_gflops"]))
+                ours.append(float(stat["gflops"]))
                 res = line_of(run([python, os.path.join(ROOT, "bench", "upstream_driver.py"), *common], env), "RES")
-                theirs.append(flops / (float(res.split()[8]) / 1e3) / 1e9)
+                theirs.append(flops / (float(res["latency_ms"]) / 1e3) / 1e9)
             peak = statistics.median(peaks)
             print(f"| {name} | ({input_size},{batch}) | {flops / 1e9:.2f} | {peak:.1f} | {statistics.median(ours):.1f} "
                   f"| **{statistics.median(ours) / peak:.0%}** | {statistics.median(theirs):.1f} "

@@ -26,7 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 common=(--platform cpu --model_class BertModel --model_name "$model" --eval --quiet --model:packed_gemm@ False
         --torch.call:set_num_threads@ "${THREADS:-1}")
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+field() { python3 bench/fmwork_log.py "$@"; }  # WORD KEY[,KEY...] LOG: bench/fmwork_log.py reads by name
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cpus online), ${THREADS:-1} thread(s), input $input, limit $limit, $(date -u +%F)"
@@ -34,28 +34,27 @@ sizes=1; b=2; while [ "$b" -le "$limit" ]; do sizes="$sizes,$b"; b=$((b * 2)); d
 for r in $(seq "$rounds"); do
   load=$(cut -d' ' -f1 /proc/loadavg)
   "$build/driver" "${common[@]}" --input_sizes "$input" --batch_sizes "$sizes" --reps 30 > "$work/sweep.log"
-  res1=$(grep "^FMWORK RES" "$work/sweep.log" | awk -v i="$input" '$7 == i && $8 == 1 {print $9}')
+  res1=$(field RES input,batch,latency_ms "$work/sweep.log" | awk -v i="$input" '$1 == i && $2 == 1 {print $3}')
   # Throughput from the mean batch time (STAT mean_ms over the kept reps): serve's achieved rate is a count over
   # a time, a mean too, where RES's median would leave the slow batches of a busy machine out.
-  best=$(grep "^FMWORK STAT" "$work/sweep.log" | sed 's/.* batch=\([0-9]*\) .* mean_ms=\([0-9.]*\) .*/\1 \2/' |
+  best=$(field STAT batch,mean_ms "$work/sweep.log" |
          awk '{t = $1 * 1000 / $2; if (t > m) {m = t; b = $1}} END {printf "%.2f %s\n", m, b}')
-  at_limit=$(grep "^FMWORK STAT" "$work/sweep.log" | sed 's/.* batch=\([0-9]*\) .* mean_ms=\([0-9.]*\) .*/\1 \2/' |
+  at_limit=$(field STAT batch,mean_ms "$work/sweep.log" |
              awk -v l="$limit" '$1 == l {printf "%.2f\n", $1 * 1000 / $2}')
   low=$(awk -v l="$res1" 'BEGIN {r = 100 / l; if (r > 5) r = 5; printf "%.3g", r}')
   "$build/driver" serve "${common[@]}" --input_sizes "$input" --batch_sizes "$limit" --rates "$low" \
       --warmup_s 1 --duration_s 10 --min_queries 40 > "$work/low.log"
-  serve=$(grep "^FMWORK SERVE" "$work/low.log")
-  p50=$(echo "$serve" | field p50_ms)
+  p50=$(field SERVE p50_ms "$work/low.log")
   "$build/driver" serve "${common[@]}" --input_sizes "$input" --batch_sizes "$limit" --users 1 \
       --warmup_s 1 --duration_s 4 --min_queries 40 > "$work/one.log"
-  one=$(grep "^FMWORK SERVE" "$work/one.log" | field p50_ms)
+  one=$(field SERVE p50_ms "$work/one.log")
   "$build/driver" serve "${common[@]}" --input_sizes "$input" --batch_sizes "$limit" --users $((2 * limit)) \
       --warmup_s 2 --duration_s 10 --min_queries 100 > "$work/sat.log"
-  achieved=$(grep "^FMWORK SERVE" "$work/sat.log" | field achieved_qps)
+  achieved=$(field SERVE achieved_qps "$work/sat.log")
   echo "round $r (load $load): sweep batch-1 RES $res1 ms, best ${best% *}/s (batch ${best#* }), batch $limit $at_limit/s;" \
-       "serve at $low/s p50 $p50 ms (wait $(echo "$serve" | field queue_p50_ms), batch $(echo "$serve" | field service_p50_ms));" \
+       "serve at $low/s p50 $p50 ms (wait $(field SERVE queue_p50_ms "$work/low.log"), batch $(field SERVE service_p50_ms "$work/low.log"));" \
        "1 user p50 $one ms;" \
-       "$((2 * limit)) users $achieved/s (mean batch $(grep '^FMWORK SERVE' "$work/sat.log" | field mean_batch))"
+       "$((2 * limit)) users $achieved/s (mean batch $(field SERVE mean_batch "$work/sat.log"))"
   awk -v p="$p50" -v r="$res1" 'BEGIN {print p / r}' >> "$work/low.ratio"
   awk -v a="$achieved" -v t="${best% *}" 'BEGIN {print a / t}' >> "$work/sat.ratio"
   awk -v p="$one" -v r="$res1" 'BEGIN {print p / r}' >> "$work/one.ratio"

@@ -29,17 +29,18 @@ echo "== timing floor of the driver itself: identity model, 1000 reps per combin
 for i in $(seq "$runs"); do
   "$build/driver" --platform cpu --model_class Identity --model_name "$work/identity/model.pt" \
     --input_sizes 128 --batch_sizes 1,8 --reps 1000 --eval > "$work/identity.log"
-  grep '^FMWORK STAT' "$work/identity.log"
+  python3 bench/fmwork_log.py STAT batch,p50_ms "$work/identity.log"
 done > "$work/floor.stat"
 for batch in 1 8; do
-  grep " batch=$batch " "$work/floor.stat" | sed 's/.*p50_ms=\([0-9.]*\).*/\1/' | median_field |
+  awk -v b="$batch" '$1 == b {print $2}' "$work/floor.stat" | median_field |
     awk -v b="$batch" -v n="$runs" '{printf "input=128 batch=%s  median rep (median of %d runs'"'"' p50): %.3f us\n", b, n, $1 * 1000}'
 done
 
 echo "== default model (4 layers, hidden 256), 50 reps"
 "$build/driver" --platform cpu --model_class BertModel --model_name "$build/models/encoder-mini/model.pt" \
   --input_sizes 64,128 --batch_sizes 1,4 --reps 50 --eval > "$work/default.log"
-grep '^FMWORK RES' "$work/default.log" | awk '{printf "input=%s batch=%s  latency=%s ms  throughput=%s seq/s\n", $7, $8, $9, $10}'
+python3 bench/fmwork_log.py RES input,batch,latency_ms,throughput "$work/default.log" |
+  awk '{printf "input=%s batch=%s  latency=%s ms  throughput=%s seq/s\n", $1, $2, $3, $4}'
 
 echo "== demo end to end (driver process wall time, $runs runs)"
 for i in $(seq "$runs"); do

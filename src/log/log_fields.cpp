@@ -238,36 +238,51 @@ const LineSpec& fail_line_spec() {
   return spec;
 }
 
+namespace {
+
+// A text field that holds one of `choices` ('|' between them).
+FieldSpec choice_field(std::string_view key, std::string_view choices, FieldNeed need = FieldNeed::required) {
+  FieldSpec f = field(key, FieldKind::text, need);
+  f.choices = choices;
+  return f;
+}
+
+// COMPILE's times: seconds, 3 decimals.
+FieldSpec seconds_field(std::string_view key) {
+  FieldSpec f = non_negative(field(key, FieldKind::number));
+  f.precision = 3;
+  return f;
+}
+
+// CHECK's outcome: its CSV column comes first, then the numbers behind it.
+FieldSpec check_result_field() {
+  FieldSpec result = choice_field("result", "pass|fail");
+  result.csv = {"check", -1};
+  return result;
+}
+
+}  // namespace
+
 const LineSpec& compile_line_spec() {
-  static const LineSpec spec = [] {
-    FieldSpec cache = field("cache", FieldKind::text, FieldNeed::required);
-    cache.choices = "hit|built";
-    FieldSpec build = non_negative(field("build_seconds", FieldKind::number)),
-              ready = non_negative(field("ready_seconds", FieldKind::number));
-    build.precision = ready.precision = 3;
-    return LineSpec{"COMPILE",
-                    {field("backend", FieldKind::text, FieldNeed::required),
-                     field("shape", FieldKind::text, FieldNeed::required), cache, build, ready,
-                     field("key", FieldKind::text), field("vec_isa", FieldKind::text),
-                     field("batch_range", FieldKind::text), field("input_range", FieldKind::text)},
-                    std::nullopt};
-  }();
+  static const LineSpec spec{"COMPILE",
+                             {field("backend", FieldKind::text, FieldNeed::required),
+                              field("shape", FieldKind::text, FieldNeed::required), choice_field("cache", "hit|built"),
+                              seconds_field("build_seconds"), seconds_field("ready_seconds"),
+                              field("key", FieldKind::text), field("vec_isa", FieldKind::text),
+                              field("batch_range", FieldKind::text), field("input_range", FieldKind::text)},
+                             std::nullopt};
   return spec;
 }
 
 const LineSpec& check_line_spec() {
-  static const LineSpec spec = [] {
-    FieldSpec result = field("result", FieldKind::text, FieldNeed::required);
-    result.choices = "pass|fail";
-    result.csv = {"check", -1};  // the outcome first, then the numbers behind it
-    return LineSpec{"CHECK",
-                    {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
-                     non_negative(check_number("max_abs", "check_max_abs")),
-                     non_negative(check_number("max_rel", "check_max_rel")), check_number("cosine", "check_cosine"),
-                     non_negative(check_number("atol")), non_negative(check_number("rtol")),
-                     non_negative(check_number("min_cosine")), result},
-                    std::nullopt};
-  }();
+  static const LineSpec spec{"CHECK",
+                             {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
+                              non_negative(check_number("max_abs", "check_max_abs")),
+                              non_negative(check_number("max_rel", "check_max_rel")),
+                              check_number("cosine", "check_cosine"), non_negative(check_number("atol")),
+                              non_negative(check_number("rtol")), non_negative(check_number("min_cosine")),
+                              check_result_field()},
+                             std::nullopt};
   return spec;
 }
 

@@ -2,6 +2,7 @@
 // the Fields and token helpers of log_format.hpp. The parsers are in log_parse.cpp; the value rules both
 // hold to are in log_rules.hpp. See docs/log-lines.md for the formats.
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/log/log_values.hpp"
 
 #include <cmath>
 
@@ -147,151 +148,88 @@ std::string to_log_token(std::string_view text) {
   return out.empty() ? "-" : out;
 }
 
-const std::string* Fields::find(std::string_view key) const {
-  for (const auto& item : items) {
-    if (item.first == key) return &item.second;
-  }
-  return nullptr;
-}
-
-Fields& Fields::add(std::string key, std::string value) {
-  items.emplace_back(std::move(key), std::move(value));
-  return *this;
-}
-
-Fields& Fields::add(std::string key, int64_t value) { return add(std::move(key), std::to_string(value)); }
-
-Fields& Fields::add(std::string key, double value, int decimals) {
-  return add(std::move(key), printf_double(value, decimals));
-}
-
-std::optional<int64_t> Fields::get_int(std::string_view key) const {
-  const std::string* v = find(key);
-  if (!v) return std::nullopt;
-  auto parsed = to_int(*v);
-  if (!parsed) throw runtime_error(std::string(key) + "= must be an integer, got " + quote(*v));
-  return parsed;
-}
-
-std::optional<double> Fields::get_double(std::string_view key) const {
-  const std::string* v = find(key);
-  if (!v) return std::nullopt;
-  auto parsed = to_double(*v);
-  if (!parsed) throw runtime_error(std::string(key) + "= must be a number, got " + quote(*v));
-  return parsed;
-}
-
-namespace {
-
-std::string format_value(const FieldSpec& spec, const FieldValue& value) {
-  if (spec.kind == FieldKind::integer && std::holds_alternative<int64_t>(value)) {
-    return std::to_string(std::get<int64_t>(value));
-  }
-  if (spec.kind == FieldKind::number && std::holds_alternative<double>(value)) {
-    const double x = std::get<double>(value);
-    return spec.significant ? fmt::format("{:.{}g}", x, spec.precision) : printf_double(x, spec.precision);
-  }
-  if (spec.kind == FieldKind::text && std::holds_alternative<std::string_view>(value)) {
-    return std::string(std::get<std::string_view>(value));
-  }
-  throw runtime_error("FMWORK line field " + quote(spec.key) + " given a value of the wrong kind");
-}
-
-}  // namespace
-
-Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values) {
-  if (values.size() != spec.fields.size()) {
-    throw runtime_error("FMWORK " + std::string(spec.word) + " has " + std::to_string(spec.fields.size()) +
-                        " fields, given " + std::to_string(values.size()) + " values");
-  }
-  Fields fields;
-  for (size_t i = 0; i < values.size(); ++i) {
-    fields.add(std::string(spec.fields[i].key), format_value(spec.fields[i], values[i]));
-  }
-  return fields;
-}
-
-Fields make_some_fields(const LineSpec& spec, const std::vector<std::optional<FieldValue>>& values) {
-  if (values.size() != spec.fields.size()) {
-    throw runtime_error("FMWORK " + std::string(spec.word) + " has " + std::to_string(spec.fields.size()) +
-                        " fields, given " + std::to_string(values.size()) + " values");
-  }
-  Fields fields;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i]) fields.add(std::string(spec.fields[i].key), format_value(spec.fields[i], *values[i]));
-  }
-  return fields;
-}
-
 ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
                       int64_t input, int64_t batch, double latency_ms, double throughput) {
   return ResLine{t_first, t_last, model_name, model_class, input, batch, latency_ms, throughput};
 }
 
+namespace {
+
+// A text fact that is left out of its line when empty.
+OptText unless_empty(const std::string& text) { return text.empty() ? OptText() : OptText(text); }
+
+}  // namespace
+
 MetaLine make_meta_line(const MetaFacts& f) {
-  using V = std::optional<FieldValue>;
-  const auto text = [](const std::string& s) { return s.empty() ? V() : V(std::string_view(s)); };
-  const bool probed = f.gemm_gflops.has_value();
-  return MetaLine{make_some_fields(
-      meta_line_spec(), {V(f.driver), V(f.git), V(f.torch), V(f.blas), V(f.onednn), V(f.parallel), V(f.platform),
-                         V(f.device), V(f.threads), V(f.interop_threads), V(f.dtype), V(f.parameters), V(f.weights),
-                         V(f.seed), V(f.grad), V(f.eval), V(f.compile), text(f.cpu), text(f.isa),
-                         probed ? V(*f.gemm_gflops) : V(), probed ? text(f.gemm_probe) : V(), text(f.warmup),
-                         text(f.batching), text(f.lengths)})};
+  MetaLineValues v;
+  v.driver = f.driver, v.git = f.git, v.torch = f.torch, v.blas = f.blas, v.onednn = f.onednn;
+  v.parallel = f.parallel, v.platform = f.platform, v.device = f.device;
+  v.threads = f.threads, v.interop_threads = f.interop_threads, v.dtype = f.dtype, v.parameters = f.parameters;
+  v.weights = f.weights, v.seed = f.seed, v.grad = f.grad, v.eval = f.eval, v.compile = f.compile;
+  v.cpu = unless_empty(f.cpu), v.isa = unless_empty(f.isa);
+  if (f.gemm_gflops) v.gemm_gflops = *f.gemm_gflops, v.gemm_probe = unless_empty(f.gemm_probe);
+  v.warmup = unless_empty(f.warmup), v.batching = unless_empty(f.batching), v.lengths = unless_empty(f.lengths);
+  return MetaLine{to_fields(v)};
 }
 
 double tokens_per_s(int64_t input, int64_t batch, double latency_ms) {
   return static_cast<double>(batch) * static_cast<double>(input) * 1000.0 / latency_ms;
 }
 
-StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& v, const StatExtras& extras) {
-  const std::optional<WorkFacts>& work = extras.work;
-  const std::optional<CpuUse>& cpu = extras.cpu;
-  const std::optional<TokenRates>& tokens = extras.tokens;
-  using V = std::optional<FieldValue>;
-  const V rate = tokens ? V(tokens->real_per_s) : v.p50_ms > 0 ? V(tokens_per_s(input, batch, v.p50_ms)) : V();
-  std::vector<V> values{V(input),    V(batch),    V(v.reps),   V(v.dropped), V(v.mean_ms), V(v.stddev_ms),
-                        V(v.min_ms), V(v.p50_ms), V(v.p90_ms), V(v.p99_ms),  V(v.max_ms),
-                        rate};  // never inf
-  V flops, from, gflops, of_peak;
-  if (work && work->flops > 0 && v.p50_ms > 0) {
-    const double rate = work->flops / (v.p50_ms / 1000.0) / 1e9;
-    flops = work->flops;
-    from = std::string_view(work->flops_from);
-    gflops = rate;
-    if (work->peak_gflops && *work->peak_gflops > 0) of_peak = rate / *work->peak_gflops;
+namespace {
+
+// STAT's fields past the timing statistics, each where StatExtras has it (make_stat_line says how).
+void add_stat_extras(StatLineValues& v, const StatExtras& extras) {
+  if (const auto& work = extras.work; work && work->flops > 0 && v.p50_ms > 0) {
+    v.flops = work->flops;
+    v.flops_from = work->flops_from;
+    v.gflops = work->flops / (v.p50_ms / 1000.0) / 1e9;
+    if (work->peak_gflops && *work->peak_gflops > 0) v.of_peak = *v.gflops / *work->peak_gflops;
   }
-  for (V* x : {&flops, &from, &gflops, &of_peak}) values.push_back(*x);
-  const auto share = [](const std::optional<double>& x) { return x ? V(*x) : V(); };
-  values.push_back(cpu ? share(cpu->cpu_share) : V());
-  values.push_back(cpu ? share(cpu->wait_share) : V());
-  values.push_back(cpu ? share(cpu->pressure) : V());
-  values.push_back(cpu ? share(cpu->steal_share) : V());
-  V per_rep, per_1000, watts, window_s;
-  if (extras.energy && batch > 0) {
-    per_rep = extras.energy->joules_per_run();
-    per_1000 = extras.energy->joules_per_run() / static_cast<double>(batch) * 1000.0;
-    watts = extras.energy->watts();
-    window_s = extras.energy->seconds;
+  if (const auto& cpu = extras.cpu) {
+    v.cpu_share = cpu->cpu_share, v.wait_share = cpu->wait_share;
+    v.cpu_pressure = cpu->pressure, v.steal_share = cpu->steal_share;
   }
-  for (V* x : {&per_rep, &per_1000, &watts, &window_s}) values.push_back(*x);
-  values.push_back(extras.profile_ms ? V(*extras.profile_ms) : V());
-  const bool counted = tokens && tokens->padded_tokens > 0;
-  values.push_back(counted ? V(tokens->real_tokens) : V());
-  values.push_back(counted ? V(tokens->padded_tokens) : V());
-  values.push_back(counted ? V(1.0 - tokens->real_tokens / tokens->padded_tokens) : V());
-  values.push_back(counted ? V(tokens->padded_per_s) : V());
-  return StatLine{make_some_fields(stat_line_spec(), values)};
+  if (const auto& energy = extras.energy; energy && v.batch > 0) {
+    v.joules_per_rep = energy->joules_per_run();
+    v.joules_per_1000_seq = energy->joules_per_run() / static_cast<double>(v.batch) * 1000.0;
+    v.watts = energy->watts();
+    v.energy_window_s = energy->seconds;
+  }
+  v.profile_ms = extras.profile_ms;
+  if (const auto& tokens = extras.tokens; tokens && tokens->padded_tokens > 0) {
+    v.real_tokens = tokens->real_tokens, v.padded_tokens = tokens->padded_tokens;
+    v.padding = 1.0 - tokens->real_tokens / tokens->padded_tokens;
+    v.padded_tokens_per_s = tokens->padded_per_s;
+  }
+}
+
+}  // namespace
+
+StatLine make_stat_line(int64_t input, int64_t batch, const StatValues& s, const StatExtras& extras) {
+  StatLineValues v;
+  v.input = input, v.batch = batch, v.reps = s.reps, v.dropped = s.dropped;
+  v.mean_ms = s.mean_ms, v.stddev_ms = s.stddev_ms, v.min_ms = s.min_ms;
+  v.p50_ms = s.p50_ms, v.p90_ms = s.p90_ms, v.p99_ms = s.p99_ms, v.max_ms = s.max_ms;
+  if (extras.tokens) {
+    v.tokens_per_s = extras.tokens->real_per_s;
+  } else if (s.p50_ms > 0) {
+    v.tokens_per_s = tokens_per_s(input, batch, s.p50_ms);  // never inf
+  }
+  add_stat_extras(v, extras);
+  return StatLine{to_fields(v)};
 }
 
 ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op, const std::string& trace) {
   constexpr size_t kMaxName = 160;  // a CUDA kernel's templated name runs to thousands of characters
-  std::string name = to_log_token(op.op);
-  if (name.size() > kMaxName) name = name.substr(0, kMaxName - 3) + "...";
-  const std::string on = to_log_token(op.on), file = to_log_token(trace);
-  return ProfileLine{make_fields(profile_line_spec(), {input, batch, op.rank, std::string_view(name),
-                                                       std::string_view(on), op.calls, op.self_ms, op.total_ms,
-                                                       op.self_share, op.flops, std::string_view(file)})};
+  ProfileLineValues v;
+  v.input = input, v.batch = batch, v.rank = op.rank;
+  v.op = to_log_token(op.op);
+  if (v.op.size() > kMaxName) v.op = v.op.substr(0, kMaxName - 3) + "...";
+  v.on = to_log_token(op.on), v.calls = op.calls;
+  v.self_ms = op.self_ms, v.total_ms = op.total_ms, v.self_share = op.self_share, v.flops = op.flops;
+  v.trace = to_log_token(trace);
+  return ProfileLine{to_fields(v)};
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes, int64_t reserved_peak_bytes) {
@@ -302,51 +240,51 @@ MemLine make_mem_line(int64_t input, int64_t batch, int64_t allocated_peak_bytes
 }
 
 MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& f) {
-  using V = std::optional<FieldValue>;
-  const auto bytes = [](const std::optional<int64_t>& x) { return x ? V(*x) : V(); };
-  V activations;
+  MemLineValues v;
+  v.input = input, v.batch = batch;
+  v.allocated_peak_bytes = f.allocated_peak_bytes, v.reserved_peak_bytes = f.reserved_peak_bytes;
+  if (f.allocated_peak_bytes) v.weights_bytes = f.weights_bytes;
   if (f.weights_bytes && f.allocated_peak_bytes)
-    activations = std::max<int64_t>(*f.allocated_peak_bytes - *f.weights_bytes, 0);
-  return MemLine{make_some_fields(mem_line_spec(),
-                                  {V(input), V(batch), bytes(f.allocated_peak_bytes), bytes(f.reserved_peak_bytes),
-                                   f.allocated_peak_bytes ? bytes(f.weights_bytes) : V(), activations,
-                                   bytes(f.host_rss_peak_bytes),
-                                   f.host_rss_peak_bytes ? V(std::string_view(f.host_rss_of_reps ? "reps" : "process"))
-                                                         : V()})};
+    v.activation_peak_bytes = std::max<int64_t>(*f.allocated_peak_bytes - *f.weights_bytes, 0);
+  v.host_rss_peak_bytes = f.host_rss_peak_bytes;
+  if (f.host_rss_peak_bytes) v.host_rss_peak_of = std::string(f.host_rss_of_reps ? "reps" : "process");
+  return MemLine{to_fields(v)};
 }
 
 CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& f) {
   // A NaN or inf in the outputs or the reference makes a measured figure NaN (and the check fail); no FMWORK
   // line carries one, and writing it was an internal error in place of the CHECK line. It is left out.
-  using V = std::optional<FieldValue>;
-  const auto measured = [](double x) { return std::isfinite(x) ? V(x) : V(); };
-  const std::string outputs = to_log_token(joined(f.outputs, ","));
-  const bool finite = std::isfinite(f.max_abs) && std::isfinite(f.max_rel) && std::isfinite(f.cosine);
-  return CheckLine{make_some_fields(check_line_spec(),
-                                    {V(input), V(batch), V(std::string_view(outputs)), measured(f.max_abs),
-                                     measured(f.max_rel), measured(f.cosine), V(f.atol), V(f.rtol), V(f.min_cosine),
-                                     V(std::string_view(f.pass && finite ? "pass" : "fail"))})};
+  const auto measured = [](double x) { return std::isfinite(x) ? OptNumber(x) : OptNumber(); };
+  CheckLineValues v;
+  v.input = input, v.batch = batch, v.outputs = to_log_token(joined(f.outputs, ","));
+  v.max_abs = measured(f.max_abs), v.max_rel = measured(f.max_rel), v.cosine = measured(f.cosine);
+  v.atol = f.atol, v.rtol = f.rtol, v.min_cosine = f.min_cosine;
+  const bool finite = v.max_abs && v.max_rel && v.cosine;
+  v.result = f.pass && finite ? "pass" : "fail";
+  return CheckLine{to_fields(v)};
 }
 
 CompileLine make_compile_line(const CompileFacts& f) {
-  CompileLine line{make_fields(compile_line_spec(),
-                               {f.backend, f.shape, std::string_view(f.cache_hit ? "hit" : "built"), f.build_seconds,
-                                f.ready_seconds, f.key.empty() ? "-" : f.key, f.vec_isa.empty() ? "-" : f.vec_isa,
-                                f.batch_range.empty() ? "-" : f.batch_range,
-                                f.input_range.empty() ? "-" : f.input_range})};
-  return line;
+  const auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  CompileLineValues v;
+  v.backend = f.backend, v.shape = f.shape, v.cache = f.cache_hit ? "hit" : "built";
+  v.build_seconds = f.build_seconds, v.ready_seconds = f.ready_seconds;
+  v.key = or_dash(f.key), v.vec_isa = or_dash(f.vec_isa);
+  v.batch_range = or_dash(f.batch_range), v.input_range = or_dash(f.input_range);
+  return CompileLine{to_fields(v)};
 }
 
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {
-  std::string text;
+  FailLineValues v;
+  v.input = input, v.batch = batch;
   for (char c : error) {
     auto u = static_cast<unsigned char>(c);
-    text += (u < 0x20 || u == 0x7f) ? ' ' : c;
+    v.error += (u < 0x20 || u == 0x7f) ? ' ' : c;
   }
-  size_t b = text.find_first_not_of(' ');
-  size_t e = text.find_last_not_of(' ');
-  text = b == std::string::npos ? std::string() : text.substr(b, e - b + 1);
-  return FailLine{make_fields(fail_line_spec(), {input, batch, std::string_view(text)})};
+  size_t b = v.error.find_first_not_of(' ');
+  size_t e = v.error.find_last_not_of(' ');
+  v.error = b == std::string::npos ? std::string() : v.error.substr(b, e - b + 1);
+  return FailLine{to_fields(v)};
 }
 
 std::string format_line(const LogLine& line) { return std::visit(Formatter{}, line); }

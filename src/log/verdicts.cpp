@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/log/log_values.hpp"
 #include "fmwork/log/stats.hpp"
 
 namespace fmwork {
@@ -219,15 +220,12 @@ Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std:
 }
 
 NoteLine make_note_line(int64_t input, int64_t batch, const Verdict& verdict) {
-  Fields fields;
-  fields.add("input", input).add("batch", batch);
-  fields.add("verdict", std::string(verdict_text(verdict.word))).add("kept", verdict.spread.kept);
+  NoteLineValues v;
+  v.input = input, v.batch = batch, v.verdict = verdict_text(verdict.word), v.kept = verdict.spread.kept;
   // A number the spread lacks is left out rather than written as a placeholder: readers take absent as unknown.
-  if (verdict.spread.cov) fields.add("cov", *verdict.spread.cov, 4);
-  if (verdict.spread.tail) fields.add("p90_p50", *verdict.spread.tail, 4);
-  if (verdict.spread.drift) fields.add("drift", *verdict.spread.drift, 4);
-  fields.add("reason", verdict.reason.empty() ? std::string("-") : verdict.explained());
-  return NoteLine{std::move(fields)};
+  v.cov = verdict.spread.cov, v.p90_p50 = verdict.spread.tail, v.drift = verdict.spread.drift;
+  v.reason = verdict.reason.empty() ? std::string("-") : verdict.explained();
+  return NoteLine{to_fields(v)};
 }
 
 }  // namespace fmwork

@@ -3,29 +3,35 @@
 
 #include <fmt/format.h>
 
+#include "fmwork/log/log_values.hpp"
+
 namespace fmwork {
 
 ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, const LevelSummary& s,
                           const std::optional<LatencyBound>& bound) {
-  using V = std::optional<FieldValue>;
   const bool open = plan.mode == ArrivalMode::open;
-  const std::string hist = histogram_text(s.batch_histogram);
   // A figure that was not measured is left out (process shows it as not measured, null in JSON), never 0.
-  const auto if_ = [](bool measured, double x) { return measured ? V(x) : V(); };
+  const auto if_ = [](bool measured, double x) { return measured ? OptNumber(x) : OptNumber(); };
   const bool answered = s.latency.measured(), window = s.window_s > 0, batches = s.batches > 0;
-  return ServeLine{make_some_fields(
-      serve_line_spec(),
-      {V(labels.level), V(std::string_view(labels.phase)), V(std::string_view(open ? "poisson" : "closed")),
-       open ? V(plan.rate_per_s) : V(), open ? V() : V(plan.users), V(std::string_view(labels.lengths)),
-       V(std::string_view(labels.batching)), V(plan.limits.max_batch),
-       V(static_cast<double>(plan.limits.max_wait) / 1e6), V(plan.limits.max_tokens), V(s.queries),
-       V(s.warmup_queries), V(s.unanswered), V(s.window_s), V(s.offered_qps), if_(window, s.achieved_qps),
-       if_(window, s.tokens_per_s), if_(answered, s.latency.p50_ms), if_(answered, s.latency.p90_ms),
-       if_(answered, s.latency.p99_ms), if_(answered, s.latency.p999_ms), if_(answered, s.latency.max_ms),
-       if_(answered, s.latency.mean_ms), if_(answered, s.queue_p50_ms), if_(batches, s.service_p50_ms), V(s.batches),
-       if_(batches, s.mean_batch), V(std::string_view(hist)), if_(window, s.busy),
-       bound ? V(std::string_view(bound->text)) : V(), s.bound_value_ms ? V(*s.bound_value_ms) : V(),
-       V(std::string_view(s.valid ? "VALID" : "INVALID")), V(std::string_view(s.reason))})};
+  ServeLineValues v;
+  v.level = labels.level, v.phase = labels.phase, v.arrival = open ? "poisson" : "closed";
+  if (open) v.rate = plan.rate_per_s; else v.users = plan.users;
+  v.lengths = labels.lengths, v.batching = labels.batching;
+  v.max_batch = plan.limits.max_batch, v.max_wait_ms = static_cast<double>(plan.limits.max_wait) / 1e6;
+  v.max_tokens = plan.limits.max_tokens;
+  v.queries = s.queries, v.warmup_queries = s.warmup_queries, v.unanswered = s.unanswered;
+  v.window_s = s.window_s, v.offered_qps = s.offered_qps;
+  v.achieved_qps = if_(window, s.achieved_qps), v.tokens_per_s = if_(window, s.tokens_per_s);
+  v.p50_ms = if_(answered, s.latency.p50_ms), v.p90_ms = if_(answered, s.latency.p90_ms);
+  v.p99_ms = if_(answered, s.latency.p99_ms), v.p999_ms = if_(answered, s.latency.p999_ms);
+  v.max_ms = if_(answered, s.latency.max_ms), v.mean_ms = if_(answered, s.latency.mean_ms);
+  v.queue_p50_ms = if_(answered, s.queue_p50_ms), v.service_p50_ms = if_(batches, s.service_p50_ms);
+  v.batches = s.batches, v.mean_batch = if_(batches, s.mean_batch), v.batch_hist = histogram_text(s.batch_histogram);
+  v.busy = if_(window, s.busy);
+  if (bound) v.bound = bound->text;
+  v.bound_ms = s.bound_value_ms;
+  v.verdict = s.valid ? "VALID" : "INVALID", v.reason = s.reason;
+  return ServeLine{to_fields(v)};
 }
 
 std::string capacity_reason(const LatencyBound& bound, const CapacityResult& result,
@@ -58,21 +64,16 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
 
 CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result,
                                 std::optional<double> capacity_achieved_qps, std::optional<double> price_per_hour) {
-  using V = std::optional<FieldValue>;
-  std::optional<double> value_ms;
+  CapacityLineValues v;
+  v.bound = bound.text, v.result = result.capacity ? "found" : "none", v.capacity_qps = result.capacity;
   for (const SearchStep& s : result.tried)
-    if (result.capacity && s.rate == *result.capacity && s.value_ms) value_ms = s.value_ms;
-  const std::string tried = tried_text(result.tried);
-  const std::string reason = capacity_reason(bound, result, price_per_hour);
-  return CapacityLine{make_some_fields(
-      capacity_line_spec(),
-      {V(std::string_view(bound.text)), V(std::string_view(result.capacity ? "found" : "none")),
-       result.capacity ? V(*result.capacity) : V(), value_ms ? V(*value_ms) : V(),
-       capacity_achieved_qps ? V(*capacity_achieved_qps) : V(),
-       result.lowest_failed ? V(*result.lowest_failed) : V(), V(static_cast<int64_t>(result.tried.size())),
-       V(std::string_view(tried)), price_per_hour ? V(*price_per_hour) : V(),
-       price_per_hour && result.capacity ? V(cost_per_million(*price_per_hour, *result.capacity)) : V(),
-       V(std::string_view(reason))})};
+    if (result.capacity && s.rate == *result.capacity && s.value_ms) v.bound_ms = s.value_ms;
+  v.achieved_qps = capacity_achieved_qps, v.lowest_failed_qps = result.lowest_failed;
+  v.steps = static_cast<int64_t>(result.tried.size()), v.tried = tried_text(result.tried);
+  v.price_per_hour = price_per_hour;
+  if (price_per_hour && result.capacity) v.usd_per_million = cost_per_million(*price_per_hour, *result.capacity);
+  v.reason = capacity_reason(bound, result, price_per_hour);
+  return CapacityLine{to_fields(v)};
 }
 
 }  // namespace fmwork

@@ -1,5 +1,6 @@
 // over 500 lines: every line kind's writer and parser, each field table checked against its lines.
 #include "fmwork/log/log_format.hpp"
+#include "fmwork/log/log_values.hpp"
 
 #include <cmath>
 #include <string>
@@ -466,15 +467,71 @@ TEST(LogFormat, FieldTablesCheckTheLines) {
   EXPECT_EQ(parse_error("FMWORK CHECK input=1 batch=1 cosine=1"), "FMWORK CHECK has no result= field");
 }
 
-TEST(LogFormat, MakeFieldsFollowsItsTable) {
-  const Fields f = make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5},
-                                                  int64_t{6}, int64_t{7}, std::string_view("reps")});
-  EXPECT_EQ(f.items.size(), 8u);
+// Each line's record names the fields of its table one for one, in order, with their kinds: a record out of
+// step with its table (a key without a value, a value without a key, two swapped) fails here.
+template <class Record>
+void expect_record_matches_its_table() {
+  const LineSpec& spec = Record::spec();
+  const std::vector<KeyedValue> values = Record{}.keyed();
+  ASSERT_EQ(values.size(), spec.fields.size()) << spec.word;
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(values[i].key, spec.fields[i].key) << spec.word << " field " << i + 1;
+    EXPECT_EQ(values[i].kind, spec.fields[i].kind) << spec.word << " " << spec.fields[i].key;
+  }
+  EXPECT_NO_THROW(to_fields(Record{})) << spec.word;
+}
+
+TEST(LogFormat, EveryLineRecordMatchesItsTable) {
+  expect_record_matches_its_table<MetaLineValues>();
+  expect_record_matches_its_table<StatLineValues>();
+  expect_record_matches_its_table<MemLineValues>();
+  expect_record_matches_its_table<FailLineValues>();
+  expect_record_matches_its_table<CheckLineValues>();
+  expect_record_matches_its_table<CompileLineValues>();
+  expect_record_matches_its_table<NoteLineValues>();
+  expect_record_matches_its_table<ProfileLineValues>();
+  expect_record_matches_its_table<ServeLineValues>();
+  expect_record_matches_its_table<CapacityLineValues>();
+}
+
+TEST(LogFormat, ARecordIsWrittenByNameInItsTablesOrder) {
+  MemLineValues v;
+  v.host_rss_peak_of = std::string("reps");  // set first, written last: the table's order, not the writer's
+  v.batch = 2, v.input = 1, v.reserved_peak_bytes = 4, v.allocated_peak_bytes = 3;
+  const Fields f = to_fields(v);
+  ASSERT_EQ(f.items.size(), 5u);
+  EXPECT_EQ(f.items[0], (std::pair<std::string, std::string>{"input", "1"}));
+  EXPECT_EQ(f.items[2], (std::pair<std::string, std::string>{"allocated_peak_bytes", "3"}));
   EXPECT_EQ(*f.find("reserved_peak_bytes"), "4");
-  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}}), Error);
-  EXPECT_THROW(make_fields(mem_line_spec(), {int64_t{1}, int64_t{2}, 3.0, int64_t{4}, int64_t{5}, int64_t{6},
-                                                   int64_t{7}, std::string_view("reps")}),
-               Error);
+  EXPECT_EQ(f.items[4].first, "host_rss_peak_of");  // the absent *_bytes left out
+}
+
+std::string keyed_fields_error(const std::vector<KeyedValue>& values) {
+  try {
+    keyed_fields(mem_line_spec(), values);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(LogFormat, KeyedValuesOutOfStepWithTheTableAreRefused) {
+  std::string reps = "reps";
+  std::vector<KeyedValue> values = MemLineValues{}.keyed();
+  std::swap(values[2], values[3]);  // two values of one kind under each other's keys
+  EXPECT_EQ(keyed_fields_error(values),
+            "FMWORK MEM field 3 is 'allocated_peak_bytes' in its table, its record has 'reserved_peak_bytes'");
+  values = MemLineValues{}.keyed();
+  values[2] = keyed("allocated_peak_bytes", 3.0);
+  EXPECT_EQ(keyed_fields_error(values),
+            "FMWORK MEM field 3 is 'allocated_peak_bytes' in its table, its record has 'allocated_peak_bytes' of "
+            "another kind");
+  values.pop_back();
+  EXPECT_EQ(keyed_fields_error(values),
+            "FMWORK MEM has 8 fields in its table, its record 7");
+  values.push_back(keyed("host_rss_peak_of", reps));
+  values.push_back(keyed("extra", reps));
+  EXPECT_THROW(keyed_fields(mem_line_spec(), values), Error);
 }
 
 // A CPU run's MEM: the host's peak alone, and what it covers; a device's peaks beside it where there are some.

