@@ -44,7 +44,7 @@ Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
 bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform) {
   if (!compile || options.disable) return false;
   if (backend_given(options)) return options.backend == "inductor";
-  const auto platform_backends = platform.compile_backends();
+  const std::vector<std::string> platform_backends = platform.facts().compile_backends;
   return platform_backends.empty() ? options.backend == "inductor" : platform_backends.front() == "inductor";
 }
 
@@ -57,15 +57,16 @@ bool wants_cuda_graphs(bool compile, const CompileOptions& options) {
 
 void check_compile_request(bool compile, const CompileOptions& options, const Platform& platform) {
   if (!wants_cuda_graphs(compile, options)) return;
-  const auto own = platform.compile_backends();
+  const PlatformFacts facts = platform.facts();
+  const std::vector<std::string>& own = facts.compile_backends;
   // A plugin's own compiler takes its modes itself (a platform that captures graphs of its own kind).
   if (!backend_given(options) ? !own.empty() : std::find(own.begin(), own.end(), options.backend) != own.end()) return;
-  if (platform.device().is_cuda()) return;
+  if (facts.device.is_cuda()) return;
   throw usage_error(fmt::format(
       "--compile:{} captures CUDA graphs, which need --platform cuda (this run: --platform {}); on {} use "
       "--compile:backend inductor with --compile:mode default, max-autotune or max-autotune-no-cudagraphs",
-      options.backend == "cudagraphs" ? "backend cudagraphs" : "mode reduce-overhead", platform.name(),
-      platform.name()));
+      options.backend == "cudagraphs" ? "backend cudagraphs" : "mode reduce-overhead", facts.name,
+      facts.name));
 }
 
 Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform) {
@@ -76,10 +77,12 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     if (!options.raw.entries.empty()) notes.push_back("compile: --compile: options given without --compile; not compiling");
     return {std::move(model), std::move(notes)};
   }
+  const PlatformFacts facts = platform.facts();
+  const std::vector<std::string>& platform_backends = facts.compile_backends;
   std::string backend = options.backend;
   if (!backend_given(options)) {
-    if (!platform.compile_backends().empty()) {
-      backend = platform.compile_backends().front();
+    if (!platform_backends.empty()) {
+      backend = platform_backends.front();
     } else if (model->torchscript_module()) {
       backend = "torchscript";
       notes.push_back("compile: no --compile:backend given; torch.compile's default (inductor) is Python-only, "
@@ -87,16 +90,15 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     }
   }
   Compiled out;
-  const auto platform_backends = platform.compile_backends();
   if (std::find(platform_backends.begin(), platform_backends.end(), backend) != platform_backends.end()) {
-    notes.push_back(fmt::format("compile: {} (the {} platform's compiler)", backend, platform.name()));
+    notes.push_back(fmt::format("compile: {} (the {} platform's compiler)", backend, facts.name));
     CompileOptions chosen = options;
     chosen.backend = backend;
     out.model = platform.compile(std::move(model), chosen, request.source);
   } else if (backend == "torchscript") {
     out = compile_torchscript(std::move(model), request.eval);
   } else if (backend == "inductor") {
-    out = compile_inductor(std::move(model), options, request.source, platform.device(), platform.architecture());
+    out = compile_inductor(std::move(model), options, request.source, facts.device, facts.architecture);
   } else if (backend == "cudagraphs") {
     out.model = std::move(model);  // the graphs come below, around the model as loaded
   } else {
@@ -105,7 +107,7 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     throw usage_error(fmt::format(
         "--compile:backend {}: not available here ({} is a Python torch.compile backend); backends of this build "
         "on --platform {}: {}",
-        backend, backend, platform.name(), fmt::format("{}", fmt::join(available, ", "))));
+        backend, backend, facts.name, fmt::format("{}", fmt::join(available, ", "))));
   }
   notes.insert(notes.end(), out.notes.begin(), out.notes.end());
   out.notes = std::move(notes);
@@ -116,7 +118,7 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     out.notes.push_back("compile: cuda graphs around " + label +
                         ", one per batch x input, captured before its reps (a COMPILE line each; a shape whose "
                         "capture fails runs eager, backend=eager:capture_failed)");
-    out.model = capture_cuda_graphs(std::move(out.model), platform.device().index() < 0 ? 0 : platform.device().index(), label);
+    out.model = capture_cuda_graphs(std::move(out.model), facts.device.index() < 0 ? 0 : facts.device.index(), label);
 #else
     throw usage_error("--compile: CUDA graphs need a CUDA build of the driver (scripts/cuda-build.sh)");
 #endif

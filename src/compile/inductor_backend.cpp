@@ -56,7 +56,7 @@ struct PackageSpec {
   // The key's `device` is the kind (the code is the same on every index); the exporter builds on the run's own
   // device (cuda:1), never on device 0 by default beside another process's run there.
   std::string export_device;
-  std::string arch;  // Platform::architecture(): the GPU's compute capability and CUDA version; cpu ""
+  std::string arch;  // PlatformFacts::architecture: the GPU's compute capability and CUDA version; cpu ""
   std::string folder, model_class, dtype, device, attn, pooling, mode, options_json;
   int64_t threads = 1;
   bool dynamic = false;

@@ -1,13 +1,21 @@
-// The defaults of the Platform interface that do more than say "cannot tell" (platform.hpp).
+// What the Platform interface does itself: the meter flags of its facts, and the refusal of a platform that
+// compiles nothing (platform.hpp).
 #include "fmwork/platform/platform.hpp"
 
 #include "fmwork/base/error.hpp"
 
 namespace fmwork {
 
-std::unique_ptr<Model> Platform::compile(std::unique_ptr<Model>, const CompileOptions& options, const ModelSource&) {
-  // The build's own backends are compile_model's to list (compile/ lies above platform/): name the way to them.
-  throw usage_error("--platform " + name() + " has no compiler of its own (--compile:backend " + options.backend +
+PlatformFacts Platform::facts() const {
+  PlatformFacts facts = own_facts();
+  facts.has_memory_peaks = meters_.memory_peaks != nullptr;
+  facts.has_available_memory = meters_.available_memory != nullptr;
+  facts.has_energy = meters_.energy != nullptr;
+  return facts;
+}
+
+void no_platform_compiler(const std::string& platform, const CompileOptions& options) {
+  throw usage_error("--platform " + platform + " has no compiler of its own (--compile:backend " + options.backend +
                     "); use a backend that `driver --help` lists for --compile:backend");
 }
 

@@ -35,63 +35,121 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
-class CpuPlatform : public Platform {
+class HostMemory : public AvailableMemoryMeter {
  public:
-  std::string name() const override { return "cpu"; }
-  torch::Device device() const override { return torch::kCPU; }
-  // CPU kernels run synchronously on the calling thread: nothing is left in flight.
-  void synchronize() override {}
-  std::optional<MemoryBudget> available_memory() override { return host_available_memory(); }
-  std::string description() const override {
-    return fmt::format("{}, {} intra-op threads, {} inter-op threads", cpu_model_name(), at::get_num_threads(),
-                       at::get_num_interop_threads());
-  }
+  std::optional<MemoryBudget> read() override { return host_available_memory(); }
 };
 
-class CudaPlatform : public Platform {
+PlatformMeters cpu_meters() {
+  PlatformMeters meters;
+  meters.available_memory = std::make_unique<HostMemory>();
+  return meters;
+}
+
+class CpuPlatform : public Platform {
  public:
-  CudaPlatform(std::string name, int index) : name_(std::move(name)), index_(index) {}
-  std::string name() const override { return name_; }
-  torch::Device device() const override { return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index_)); }
-  void synchronize() override { torch::cuda::synchronize(index_); }
+  CpuPlatform() : Platform(cpu_meters()), model_name_(cpu_model_name()) {}
+  // CPU kernels run synchronously on the calling thread: nothing is left in flight.
+  void synchronize() override {}
+  // No cache of its own: what LibTorch's CPU allocator frees goes back to malloc.
+  void release_cached_memory() override {}
+  // A CPU kernel's failure leaves nothing behind that would fail the next combination.
+  std::optional<std::string> unrecoverable_error(const std::string&) override { return std::nullopt; }
+  std::unique_ptr<Model> compile(std::unique_ptr<Model>, const CompileOptions& options, const ModelSource&) override {
+    no_platform_compiler("cpu", options);
+  }
+
+ protected:
+  PlatformFacts own_facts() const override {
+    PlatformFacts facts;
+    facts.name = "cpu";
+    facts.device = torch::kCPU;
+    // The threads read now: the torch settings set them after the platform is opened.
+    facts.description = fmt::format("{}, {} intra-op threads, {} inter-op threads", model_name_,
+                                    at::get_num_threads(), at::get_num_interop_threads());
+    return facts;
+  }
+
+ private:
+  std::string model_name_;  // /proc/cpuinfo's, read once
+};
+
 #ifdef FMWORK_WITH_CUDA
-  std::string description() const override { return cuda_device_description(index_); }
-  std::string architecture() const override { return cuda_architecture(index_); }
-  void reset_memory_peaks() override { resident_ = cuda_reset_memory_peaks(index_); }
-  std::optional<MemoryPeaks> memory_peaks() override {
+class CudaMemoryPeaks : public MemoryPeakMeter {
+ public:
+  explicit CudaMemoryPeaks(int index) : index_(index) {}
+  void reset() override { resident_ = cuda_reset_memory_peaks(index_); }
+  std::optional<MemoryPeaks> read() override {
     std::optional<MemoryPeaks> peaks = cuda_memory_peaks(index_);
     if (peaks && resident_) peaks->resident_bytes = *resident_;
     return peaks;
   }
-  void release_cached_memory() override { cuda_release_cached_memory(); }
-  std::optional<double> energy_joules() override {
-    if (!energy_tried_) {  // opened once: a machine without NVML says so by the fields' absence
-      energy_tried_ = true;
-      std::string why;
-      energy_ = NvmlEnergy::open(index_, why);
-      // Opened by make_cuda, before any work: the draw read now is the device's at rest.
-      if (energy_) power_range_ = PowerRange{energy_->enforced_limit_watts(), energy_->power_watts()};
-    }
-    return energy_ ? energy_->joules() : std::nullopt;
+
+ private:
+  int index_;
+  std::optional<int64_t> resident_;  // allocated at the last reset()
+};
+
+class CudaMemoryRoom : public AvailableMemoryMeter {
+ public:
+  explicit CudaMemoryRoom(int index) : index_(index) {}
+  std::optional<MemoryBudget> read() override { return cuda_available_memory(index_); }
+
+ private:
+  int index_;
+};
+
+// The device's meters, opened by make_cuda before any work: the draw the energy counter reads at open is the
+// device's at rest (the low end of `power_range`). A machine without NVML has no energy meter.
+PlatformMeters cuda_meters(int index, PowerRange& power_range) {
+  PlatformMeters meters;
+  meters.memory_peaks = std::make_unique<CudaMemoryPeaks>(index);
+  meters.available_memory = std::make_unique<CudaMemoryRoom>(index);
+  std::string why;
+  std::unique_ptr<NvmlEnergy> energy = NvmlEnergy::open(index, why);
+  if (energy) power_range = PowerRange{energy->enforced_limit_watts(), energy->power_watts()};
+  meters.energy = std::move(energy);
+  return meters;
+}
+#else
+PlatformMeters cuda_meters(int, PowerRange&) { return {}; }  // a CPU build knows nothing of the device
+#endif
+
+class CudaPlatform : public Platform {
+ public:
+  // `meters` and `power_range`: cuda_meters()'s.
+  CudaPlatform(std::string name, int index, PlatformMeters meters, PowerRange power_range)
+      : Platform(std::move(meters)), index_(index) {
+    facts_.name = std::move(name);
+    facts_.power_range = power_range;
+    facts_.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+#ifdef FMWORK_WITH_CUDA
+    facts_.description = cuda_device_description(index);
+    facts_.architecture = cuda_architecture(index);
+#else
+    facts_.description = fmt::format("CUDA device {}", index);
+#endif
   }
-  PowerRange power_range() override { return power_range_; }
+  void synchronize() override { torch::cuda::synchronize(index_); }
+#ifdef FMWORK_WITH_CUDA
+  void release_cached_memory() override { cuda_release_cached_memory(); }
   std::optional<std::string> unrecoverable_error(const std::string& failure) override {
     return cuda_sticky_error(index_, failure);
   }
-  std::optional<MemoryBudget> available_memory() override { return cuda_available_memory(index_); }
 #else
-  std::string description() const override { return fmt::format("CUDA device {}", index_); }
+  void release_cached_memory() override {}
+  std::optional<std::string> unrecoverable_error(const std::string&) override { return std::nullopt; }
 #endif
+  std::unique_ptr<Model> compile(std::unique_ptr<Model>, const CompileOptions& options, const ModelSource&) override {
+    no_platform_compiler(facts_.name, options);
+  }
+
+ protected:
+  PlatformFacts own_facts() const override { return facts_; }
 
  private:
-  std::string name_;
+  PlatformFacts facts_;
   int index_;
-#ifdef FMWORK_WITH_CUDA
-  std::optional<int64_t> resident_;  // allocated at the last reset_memory_peaks()
-  bool energy_tried_ = false;
-  std::unique_ptr<NvmlEnergy> energy_;
-  PowerRange power_range_;
-#endif
 };
 
 std::unique_ptr<Platform> make_cuda(const std::string& name) {
@@ -113,12 +171,11 @@ std::unique_ptr<Platform> make_cuda(const std::string& name) {
 #ifdef FMWORK_WITH_CUDA
   cuda_make_current(index);  // once, here: the device and its context for the whole run (cuda_device.hpp)
 #endif
-  auto platform = std::make_unique<CudaPlatform>(name, index);
-#ifdef FMWORK_WITH_CUDA
-  // The energy counter opened now, before the GEMM probe or any model ran: the draw it reads is the rest draw.
-  platform->energy_joules();
-#endif
-  return platform;
+  // The meters opened now, before the GEMM probe or any model ran: the draw the energy counter reads is the rest
+  // draw.
+  PowerRange power_range;
+  PlatformMeters meters = cuda_meters(index, power_range);
+  return std::make_unique<CudaPlatform>(name, index, std::move(meters), power_range);
 }
 
 std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOptions& options) {

@@ -63,9 +63,10 @@ void check_output_folders(const DriverOptions& o) {
 }
 
 void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
-  const auto refusals = check_constraints(platform.name(), platform.constraints(), command_line);
+  const PlatformFacts facts = platform.facts();
+  const auto refusals = check_constraints(facts.name, facts.constraints, command_line);
   if (refusals.empty()) return;
-  std::string message = fmt::format("--platform {} cannot run this command line:", platform.name());
+  std::string message = fmt::format("--platform {} cannot run this command line:", facts.name);
   for (const auto& r : refusals) message += " " + r;
   throw usage_error(message);
 }
@@ -79,7 +80,8 @@ RuntimeInfo apply_runtime(const DriverOptions& o, const Platform& platform, bool
   c10::GradMode::set_enabled(grad);
   section << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
                    : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
-  section << fmt::format("platform: {} ({})\n", platform.name(), platform.description());
+  const PlatformFacts facts = platform.facts();  // after the torch settings: the cpu's description counts threads
+  section << fmt::format("platform: {} ({})\n", facts.name, facts.description);
   const RuntimeInfo runtime = runtime_info();
   section << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION, revision);
   section << describe_runtime(runtime) << "\n" << std::flush;
@@ -95,7 +97,7 @@ std::unique_ptr<Model> load_and_compile(const DriverOptions& o, Platform& platfo
   // On a terminal only: a log file gets no line for a load that takes a second (a compile step says its own).
   progress_live("loading " + args.model_path + (args.compile ? " and compiling it" : "") + " ...");
   const Nanos t0 = clock_now();
-  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.device(),
+  auto model = load_model(LoadRequest{args.model_path, args.model_class, o.model, platform.facts().device,
                                       compiles_from_folder(args.compile, o.compile, platform)});
   if (args.eval) model->eval();
   const ModelSource source{args.model_path, args.model_class, o.command_line.subs.at("model")};
@@ -150,7 +152,7 @@ SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, c
   plan.batching = args.batching.value_or(Batching::padded);
   plan.sort_window = args.sort_window;
   plan.seed = args.seed;
-  plan.one_shape = platform.constraints().single_input_size;
+  plan.one_shape = platform.facts().constraints.single_input_size;
   return plan;
 }
 
@@ -168,8 +170,9 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   f.blas = to_log_token(runtime.blas);
   f.onednn = runtime.onednn;
   f.parallel = to_log_token(runtime.parallel);
-  f.platform = platform.name();
-  f.device = to_log_token(platform.description());
+  const PlatformFacts platform_facts = platform.facts();
+  f.platform = platform_facts.name;
+  f.device = to_log_token(platform_facts.description);
   f.threads = runtime.intra_op_threads;
   f.interop_threads = runtime.inter_op_threads;
   const ModelFacts facts = model.facts();
@@ -235,7 +238,7 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
   // memory no combination could have, and in every reserved peak after.
   bench.platform->release_cached_memory();
-  if (bench.platform->device().is_cpu())
+  if (bench.platform->facts().device.is_cpu())
     bench.dtype_warning = native_dtype_warning(bench.model->facts().dtype_name, bench.runtime.isa);
   bench.meta = bench_meta(o.command_line.args, bench);
   bench.inputs.emplace(bench.model->facts().tokens, o.command_line.args.seed);
@@ -244,8 +247,9 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
 
 void check_batching(Batching batching, const BenchSetup& bench) {
   if (batching != Batching::unpadded) return;
-  if (bench.platform->constraints().single_input_size)
-    throw usage_error("--batching unpadded: --platform " + bench.platform->name() + " runs one shape per run; its "
+  const PlatformFacts facts = bench.platform->facts();
+  if (facts.constraints.single_input_size)
+    throw usage_error("--batching unpadded: --platform " + facts.name + " runs one shape per run; its "
                       "batches are padded to the input size (--batching padded)");
   if (!bench.model->facts().runs_unpadded)
     throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "

@@ -7,7 +7,8 @@ namespace fmwork {
 
 std::optional<DeviceEnergy> measure_device_energy(Platform& platform, const std::function<void()>& run_once) {
   platform.synchronize();  // nothing of the timed reps is left in flight when the window opens
-  if (!platform.energy_joules()) return std::nullopt;
+  EnergyMeter* meter = platform.meters().energy.get();
+  if (!meter || !meter->joules()) return std::nullopt;
   DeviceEnergy energy;
   // Any monotonic clock gives the window's length; the steady clock is the standard library's.
   const auto now_ns = [] {
@@ -16,10 +17,10 @@ std::optional<DeviceEnergy> measure_device_energy(Platform& platform, const std:
             .count());
   };
   const EnergyMeterHooks hooks{now_ns,
-                               [&platform] { return platform.energy_joules(); }, run_once};
+                               [meter] { return meter->joules(); }, run_once};
   energy.window = measure_energy_window(EnergyWindowRules{}, hooks, energy.why_not);
   if (energy.window) {
-    energy.why_not = implausible_power(energy.window->watts(), energy.window->seconds, platform.power_range());
+    energy.why_not = implausible_power(energy.window->watts(), energy.window->seconds, platform.facts().power_range);
     if (!energy.why_not.empty()) energy.window.reset();
   }
   return energy;

@@ -42,7 +42,7 @@ struct Operands {
 };
 
 Operands operands(c10::ScalarType dtype, Platform& platform, int64_t n) {
-  const auto options = torch::TensorOptions().dtype(dtype).device(platform.device());
+  const auto options = torch::TensorOptions().dtype(dtype).device(platform.facts().device);
   return {torch::randn({n, n}, options), torch::randn({n, n}, options), torch::empty({n, n}, options)};
 }
 
@@ -83,24 +83,25 @@ std::string matmul_precision_text() {
 
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime) {
+  const PlatformFacts facts = platform.facts();
   return {
       {"probe", "2"},  // how it measures: another method is another entry
       {"cpu", runtime.cpu},         {"isa", runtime.isa},
       {"torch", runtime.torch_version}, {"blas", runtime.blas},
-      {"device", platform.name() + " " + platform.description()},
+      {"device", facts.name + " " + facts.description},
       {"dtype", dtype_short_name(dtype)},
       {"threads", std::to_string(at::get_num_threads())},
       // A float32 product on a GPU runs 8x faster with TF32 allowed; a rate kept with it on, then compared with
       // a run that has it off (or across GPU generations sharing a cache), is another machine's figure.
       {"matmul", matmul_precision_text()},
-      {"arch", platform.architecture()},
+      {"arch", facts.architecture},
   };
 }
 
 GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
   if (!c10::isFloatingType(dtype))
     throw runtime_error("the GEMM probe runs floating-point dtypes, not " + dtype_short_name(dtype));
-  const bool cpu = platform.device().is_cpu();
+  const bool cpu = platform.facts().device.is_cpu();
   // Never a small product: one whose time a busy machine can stretch (a thread descheduled) or whose
   // arithmetic the caches do not yet bound says nothing of the machine's rate.
   const int64_t min_n = cpu ? 1024 : 4096, max_n = cpu ? 4096 : 16384;
@@ -162,7 +163,7 @@ GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo&
   progress_line("measuring the machine's GEMM rate (about a second; kept for later runs) ...");
   // A rate measured while other work held the CPU would make every later run's of_peak too high: the same
   // test as a combination's contended verdict, its counters read outside the timed products.
-  const bool on_cpu = platform.device().is_cpu();
+  const bool on_cpu = platform.facts().device.is_cpu();
   const std::optional<CpuSample> before = on_cpu ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
   GemmRate rate = measure_gemm_rate(dtype, platform);
   const std::string contended = before ? contention_reason(cpu_use(*before, sample_cpu(), rate.threads)) : "";

@@ -52,7 +52,7 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   const ModelFacts facts = model.facts();
   check_batching(setup.batching, bench);
   // What the batcher feeds a package built for some shapes, before its package is built (prepare).
-  check_serve_shapes(setup, bench.platform->constraints(), facts);
+  check_serve_shapes(setup, bench.platform->facts().constraints, facts);
   // A query longer than the model's position table is refused now, before any level runs.
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))

@@ -52,7 +52,7 @@ Batch make_batch(const BatchToRun& b, const ServeSetup& setup, const PlatformCon
 class Scenario {
  public:
   Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
-      : setup_(setup), model_(model), platform_(platform), constraints_(platform.constraints()), inputs_(inputs),
+      : setup_(setup), model_(model), platform_(platform), facts_(platform.facts()), inputs_(inputs),
         out_(out) {}
 
   // One level: its SERVE line and the summary.
@@ -65,7 +65,7 @@ class Scenario {
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
     const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
-      const Batch batch = make_batch(b, setup_, constraints_, inputs_, platform_.device());
+      const Batch batch = make_batch(b, setup_, facts_.constraints, inputs_, facts_.device);
       const Batch& fed = model_.stage(batch);
       const torch::IValue outputs = model_.forward(fed);
       platform_.synchronize();
@@ -117,7 +117,7 @@ class Scenario {
   const ServeSetup& setup_;
   Model& model_;
   Platform& platform_;
-  const PlatformConstraints constraints_;  // asked once, not inside a query's latency
+  const PlatformFacts facts_;  // asked once, not inside a query's latency
   InputGenerator& inputs_;
   std::ostream& out_;
   int64_t levels_ = 0;

@@ -93,7 +93,7 @@ Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model&
           platform.synchronize();
           p.ms = static_cast<double>(clock_now() - t0) / 1e6;
         },
-        platform.device().type(), *plan.profile + "/" + p.trace);
+        platform.facts().device.type(), *plan.profile + "/" + p.trace);
   } catch (const std::exception& e) {
     p.error = exception_cause(e);
   }
@@ -135,15 +135,16 @@ void admit(int64_t batch, int64_t input, const Model& model, Platform& platform)
   const ModelFacts facts = model.facts();
   std::optional<uint64_t> activations =
       facts.activation_bytes ? std::optional<uint64_t>(facts.activation_bytes(batch, input)) : std::nullopt;
-  std::optional<MemoryBudget> budget = platform.available_memory();
-  std::string where = platform.name();
+  AvailableMemoryMeter* meter = platform.meters().available_memory.get();
+  std::optional<MemoryBudget> budget = meter ? meter->read() : std::nullopt;
+  std::string where = platform.facts().name;
   const bool on_host = !budget;
   if (on_host) {
     // A platform that reports no memory (a plugin): the inputs are still made on the host before they move,
     // so they at least are held to the host's memory; the activations, on the device, are not.
     budget = host_available_memory();
     activations.reset();
-    where = "the host (where --platform " + platform.name() + "'s inputs are made)";
+    where = "the host (where --platform " + platform.facts().name + "'s inputs are made)";
   }
   if (!budget) return;
   const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
@@ -216,15 +217,16 @@ class RepsWatch {
     std::optional<MemFacts> mem;
   };
   explicit RepsWatch(Platform& platform) {
-    platform.reset_memory_peaks();
+    if (MemoryPeakMeter* peaks = platform.meters().memory_peaks.get()) peaks->reset();
     host_peak_reset_ = reset_host_rss_peak();
-    if (platform.device().is_cpu()) cpu_before_ = sample_cpu();
+    if (platform.facts().device.is_cpu()) cpu_before_ = sample_cpu();
   }
   // After the last rep's synchronisation.
   Seen stop(Platform& platform) const {
     Seen seen;
     if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
-    const std::optional<MemoryPeaks> peaks = platform.memory_peaks();
+    MemoryPeakMeter* meter = platform.meters().memory_peaks.get();
+    const std::optional<MemoryPeaks> peaks = meter ? meter->read() : std::nullopt;
     const std::optional<uint64_t> host_peak = host_rss_peak();
     if (!peaks && !host_peak) return seen;
     MemFacts& mem = seen.mem.emplace();
@@ -246,15 +248,15 @@ class RepsWatch {
 // the next lengths (--input_lengths; padded to their longest, or to `input` on a one-shape platform), or
 // `input` tokens a row; packed for --batching unpadded.
 Batch rep_batch(const SweepPlan& plan, int64_t batch, int64_t input, const Batch* reference,
-                std::optional<RepLengths>& lengths, InputGenerator& inputs, Platform& platform) {
+                std::optional<RepLengths>& lengths, InputGenerator& inputs, const torch::Device& device) {
   if (reference) return *reference;
   Batch b;
   if (lengths) {
     const std::vector<int64_t> next = lengths->next();
     const int64_t padded_to = plan.one_shape ? input : *std::max_element(next.begin(), next.end());
-    b = inputs.make(next, padded_to, platform.device());
+    b = inputs.make(next, padded_to, device);
   } else {
-    b = inputs.make(batch, input, platform.device());
+    b = inputs.make(batch, input, device);
   }
   if (plan.batching == Batching::unpadded) pack_batch(b);
   return b;
@@ -289,7 +291,7 @@ std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int6
   if (!plan.check_outputs) return std::nullopt;
   const TokenFacts facts = model.facts().tokens;
   Reference reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
-  reference.inputs = to_device(reference.inputs, platform.device());
+  reference.inputs = to_device(reference.inputs, platform.facts().device);
   if (plan.batching == Batching::unpadded) pack_batch(reference.inputs);
   return reference;
 }
@@ -342,12 +344,13 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   std::vector<TokenCounts> tokens(reps);
   RepsWatch watch(platform);
   RepProgress progress(where, reps);
+  const torch::Device device = platform.facts().device;  // read once: the cpu's facts read the thread counts
   Nanos spent = 0;
   Batch batch_inputs;
   torch::IValue outputs;
   for (size_t rep = 0; rep < reps; ++rep) {
     outputs = torch::IValue();  // the last rep's outputs are freed before the next rep's inputs are made
-    batch_inputs = rep_batch(plan, batch, input, reference ? &reference->inputs : nullptr, lengths, inputs, platform);
+    batch_inputs = rep_batch(plan, batch, input, reference ? &reference->inputs : nullptr, lengths, inputs, device);
     tokens[rep] = batch_tokens(batch_inputs, plan.batching);
     const Batch& fed = model.stage(batch_inputs);  // into a CUDA graph's static buffers, where there is one
     platform.synchronize();  // the inputs' copy to the device is not part of the measurement
@@ -407,7 +410,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
   std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
-  if (platform.energy_joules())
+  if (EnergyMeter* energy = platform.meters().energy.get(); energy && energy->joules())
     out << "energy: each combination's shape is run again after its timed reps, outside them, until the device's "
            "counter has stepped 10 times over at least 1 s (STAT joules_per_rep, watts, energy_window_s)\n";
   for (int64_t batch : plan.batch_sizes) {

@@ -310,7 +310,7 @@ TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
   TempDir dir;
   const std::string folder = model_folder(dir);
   auto platform = make_platform("cpu", {});
-  auto model = load_model(LoadRequest{folder, "BertModel", {}, platform->device()});
+  auto model = load_model(LoadRequest{folder, "BertModel", {}, platform->facts().device});
   ASSERT_EQ(::truncate((folder + "/model.safetensors").c_str(), 4096), 0);
   InputGenerator inputs(model->facts().tokens, 0);
   std::ostringstream out;

@@ -303,7 +303,7 @@ std::vector<torch::Tensor> tensors_of(const torch::IValue& v) {
 TEST_F(PluginDriverTest, OutputsOnTheReferenceDeviceMatchCpu) {
   ScopedEnv path(kPluginPathVariable, plugin_dir());
   auto platform = make_platform("refdev", {});
-  const torch::Device device = platform->device();
+  const torch::Device device = platform->facts().device;
   ASSERT_EQ(device.type(), c10::DeviceType::PrivateUse1);
   torch::NoGradGuard no_grad;
 

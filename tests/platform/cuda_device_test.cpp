@@ -56,20 +56,22 @@ bool cuda_required() {
 TEST(CudaPlatform, DescribesTheDeviceSynchronisesAndReportsMemoryPeaks) {
   FMWORK_NEEDS_GPU();
   auto cuda = make_platform("cuda", {});
-  EXPECT_EQ(cuda->device(), torch::Device(torch::kCUDA, 0));
-  EXPECT_NE(cuda->description().find(" SMs, "), std::string::npos) << cuda->description();
-  cuda->reset_memory_peaks();
+  EXPECT_EQ(cuda->facts().device, torch::Device(torch::kCUDA, 0));
+  EXPECT_NE(cuda->facts().description.find(" SMs, "), std::string::npos) << cuda->facts().description;
+  ASSERT_TRUE(cuda->facts().has_memory_peaks && cuda->facts().has_available_memory);
+  MemoryPeakMeter& meter = *cuda->meters().memory_peaks;
+  meter.reset();
   {
-    auto big = torch::empty({64 << 20}, torch::TensorOptions().dtype(torch::kUInt8).device(cuda->device()));
+    auto big = torch::empty({64 << 20}, torch::TensorOptions().dtype(torch::kUInt8).device(cuda->facts().device));
     big.fill_(1);
     cuda->synchronize();
   }
-  auto peaks = cuda->memory_peaks();
+  auto peaks = meter.read();
   ASSERT_TRUE(peaks.has_value());
   EXPECT_GE(peaks->allocated_bytes, int64_t{64} << 20);
   EXPECT_GE(peaks->reserved_bytes, peaks->allocated_bytes);
-  cuda->reset_memory_peaks();
-  EXPECT_LT(cuda->memory_peaks()->allocated_bytes, int64_t{64} << 20);  // the tensor is gone
+  meter.reset();
+  EXPECT_LT(meter.read()->allocated_bytes, int64_t{64} << 20);  // the tensor is gone
 }
 
 TEST(CudaPlatform, AnIndexPastTheLastDeviceIsRefusedNamingTheDevices) {
@@ -109,7 +111,7 @@ TEST(CudaPlatform, ThePlatformsDeviceIsCurrentAndStaysSo) {
   auto cuda = make_platform("cuda:" + std::to_string(last), {});
   EXPECT_EQ(c10::cuda::current_device(), last);
   EXPECT_TRUE(c10::cuda::hasPrimaryContext(static_cast<c10::DeviceIndex>(last)));
-  ASSERT_TRUE(cuda->available_memory().has_value());
+  ASSERT_TRUE(cuda->meters().available_memory->read().has_value());
   EXPECT_EQ(c10::cuda::current_device(), last);
   auto back = make_platform("cuda", {});
   EXPECT_EQ(c10::cuda::current_device(), 0);
@@ -197,7 +199,7 @@ TEST(CudaPlatform, MemSplitsWeightsFromActivationsAndReservedIsPerCombination) {
   FMWORK_NEEDS_GPU();
   TempDir dir;
   auto cuda = make_platform("cuda", {});
-  auto model = tiny_bert(dir, cuda->device());
+  auto model = tiny_bert(dir, cuda->facts().device);
   InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{256, 1}, {32}, 2, "m", "BertModel"};  // the tiny BERT has 40 positions
   std::ostringstream out;
@@ -230,13 +232,13 @@ TEST(CudaPlatform, MemSplitsWeightsFromActivationsAndReservedIsPerCombination) {
 TEST(CudaPlatform, KeysHoldTheArchitectureAndWeightsLeaveTheDevice) {
   FMWORK_NEEDS_GPU();
   auto cuda = make_platform("cuda", {});
-  EXPECT_TRUE(std::regex_match(cuda->architecture(), std::regex(R"(sm_[0-9]+ cuda=[0-9]+\.[0-9]+)")))
-      << cuda->architecture();
+  EXPECT_TRUE(std::regex_match(cuda->facts().architecture, std::regex(R"(sm_[0-9]+ cuda=[0-9]+\.[0-9]+)")))
+      << cuda->facts().architecture;
   const auto fields = gemm_cache_fields(at::kFloat, *cuda, runtime_info());
-  EXPECT_EQ(fields.at("arch"), cuda->architecture());
+  EXPECT_EQ(fields.at("arch"), cuda->facts().architecture);
   EXPECT_NE(fields.at("matmul").find("cublas_tf32="), std::string::npos);
   TempDir dir;
-  auto model = tiny_bert(dir, cuda->device());
+  auto model = tiny_bert(dir, cuda->facts().device);
   cuda->synchronize();
   const int64_t before = c10::cuda::CUDACachingAllocator::getDeviceStats(0).allocated_bytes[0].current;
   model->leave_device();
@@ -251,11 +253,11 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
   FMWORK_NEEDS_GPU();
   auto cuda = make_platform("cuda", {});
   TempDir dir;
-  auto eager = tiny_bert(dir, cuda->device());
+  auto eager = tiny_bert(dir, cuda->facts().device);
   CompileOptions options;
   options.backend = "cudagraphs";
   options.raw = Value::of_dict({{"backend", Value::of_string("cudagraphs")}});
-  Compiled graphs = compile_model(tiny_bert(dir, cuda->device()), CompileRequest{true, true, options, {}}, *cuda);
+  Compiled graphs = compile_model(tiny_bert(dir, cuda->facts().device), CompileRequest{true, true, options, {}}, *cuda);
   // Before the capture admission counts the graph's pool and static inputs over the eager forward; after it
   // the pool is held already (the estimate then says what more the shape needs).
   const uint64_t before_capture = graphs.model->facts().activation_bytes(2, 16);
@@ -266,7 +268,7 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
   EXPECT_EQ(facts->backend, "cudagraphs");
   InputGenerator inputs(eager->facts().tokens, 7);
   for (int i = 0; i < 3; ++i) {
-    const Batch b = inputs.make(2, 16, cuda->device());
+    const Batch b = inputs.make(2, 16, cuda->facts().device);
     const Batch& fed = graphs.model->stage(b);
     EXPECT_NE(fed.input_ids.data_ptr(), b.input_ids.data_ptr()) << "copied into the graph's buffers";
     const at::Tensor replayed = hidden(graphs.model->forward(fed));
@@ -280,15 +282,17 @@ TEST(CudaPlatform, CudaGraphsReplayWhatEagerComputes) {
 TEST(CudaPlatform, EnergyCounterGrowsWithWork) {
   FMWORK_NEEDS_GPU();
   auto cuda = make_platform("cuda", {});
-  const std::optional<double> e0 = cuda->energy_joules();
-  ASSERT_TRUE(e0.has_value()) << "no NVML energy counter (libnvidia-ml.so.1, a Volta or newer GPU)";
-  auto a = torch::randn({4096, 4096}, torch::TensorOptions().device(cuda->device()));
+  ASSERT_TRUE(cuda->facts().has_energy) << "no NVML energy counter (libnvidia-ml.so.1, a Volta or newer GPU)";
+  EnergyMeter& meter = *cuda->meters().energy;
+  const std::optional<double> e0 = meter.joules();
+  ASSERT_TRUE(e0.has_value());
+  auto a = torch::randn({4096, 4096}, torch::TensorOptions().device(cuda->facts().device));
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(500)) {
     a = torch::mm(a, a).div_(4096);
     cuda->synchronize();
   }
-  const std::optional<double> e1 = cuda->energy_joules();
+  const std::optional<double> e1 = meter.joules();
   ASSERT_TRUE(e1.has_value());
   EXPECT_GT(*e1, *e0);
 }
@@ -298,10 +302,10 @@ TEST(CudaPlatform, EnergyCounterGrowsWithWork) {
 TEST(CudaPlatform, EnergyWindowOverRealWorkIsInsideThePowerRange) {
   FMWORK_NEEDS_GPU();
   auto cuda = make_platform("cuda", {});
-  const PowerRange range = cuda->power_range();
+  const PowerRange range = cuda->facts().power_range;
   ASSERT_TRUE(range.limit_watts && range.idle_watts) << "NVML gives no enforced power limit or power draw";
   EXPECT_GT(*range.limit_watts, *range.idle_watts);
-  auto a = torch::randn({4096, 4096}, torch::TensorOptions().device(cuda->device()));
+  auto a = torch::randn({4096, 4096}, torch::TensorOptions().device(cuda->facts().device));
   const std::optional<DeviceEnergy> energy = measure_device_energy(*cuda, [&] {
     a = torch::mm(a, a).div_(4096);
     cuda->synchronize();
@@ -322,8 +326,8 @@ TEST(CudaPoison, ADeviceSideAssertIsUnrecoverable) {
   auto cuda = make_platform("cuda", {});
   std::string failure;
   try {
-    auto table = torch::zeros({4, 4}, torch::TensorOptions().device(cuda->device()));
-    auto index = torch::full({2}, 1000, torch::TensorOptions().dtype(torch::kLong).device(cuda->device()));
+    auto table = torch::zeros({4, 4}, torch::TensorOptions().device(cuda->facts().device));
+    auto index = torch::full({2}, 1000, torch::TensorOptions().dtype(torch::kLong).device(cuda->facts().device));
     auto picked = at::embedding(table, index);  // an index past the table: the kernel's assert
     cuda->synchronize();
   } catch (const std::exception& e) {

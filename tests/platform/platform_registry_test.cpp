@@ -15,8 +15,13 @@ using fmwork::test_support::expect_error;
 
 TEST(Platform, CpuAndRefusals) {
   auto cpu = make_platform("cpu", {});
-  EXPECT_EQ(cpu->device(), torch::Device(torch::kCPU));
-  EXPECT_NE(cpu->description().find("threads"), std::string::npos);
+  EXPECT_EQ(cpu->facts().device, torch::Device(torch::kCPU));
+  EXPECT_NE(cpu->facts().description.find("threads"), std::string::npos);
+  // The host's memory is the cpu's one meter.
+  EXPECT_TRUE(cpu->facts().has_available_memory);
+  ASSERT_NE(cpu->meters().available_memory, nullptr);
+  EXPECT_FALSE(cpu->facts().has_memory_peaks || cpu->facts().has_energy);
+  EXPECT_EQ(cpu->meters().memory_peaks, nullptr);
   if (!torch::cuda::is_available()) {
     Error e = expect_error([] { make_platform("cuda", {}); });
     EXPECT_EQ(e.kind(), ErrorKind::usage);
@@ -31,7 +36,7 @@ TEST(Platform, CpuAndRefusals) {
 // A platform with no compiler of its own says so rather than handing the model back as if compiled.
 TEST(Platform, WithoutACompilerOfItsOwnCompileRefuses) {
   auto cpu = make_platform("cpu", {});
-  EXPECT_TRUE(cpu->compile_backends().empty());
+  EXPECT_TRUE(cpu->facts().compile_backends.empty());
   CompileOptions options;
   options.backend = "sendnn";
   Error e = expect_error([&] { cpu->compile(nullptr, options, {}); });

@@ -60,7 +60,7 @@ std::string error_of(F&& body, ErrorKind kind = ErrorKind::usage) {
 
 // The refusals of the platform's rules, as the driver checks them.
 std::vector<std::string> refusals_of(const Platform& platform, const CommandLine& command_line) {
-  return check_constraints(platform.name(), platform.constraints(), command_line);
+  return check_constraints(platform.facts().name, platform.facts().constraints, command_line);
 }
 
 CommandLine command_line(std::vector<std::string> words) {
@@ -157,7 +157,7 @@ TEST(PluginLoading, FirstFolderThatHasTheLibraryWins) {
     EXPECT_NOT_CONTAINS(message, reference_dir() + "/");
   }
   ScopedEnv path(kPluginPathVariable, empty.path() + ":" + reference_dir());
-  EXPECT_EQ(make_platform("refdev", {})->name(), "refdev");
+  EXPECT_EQ(make_platform("refdev", {})->facts().name, "refdev");
 }
 
 // --- options ---
@@ -178,8 +178,8 @@ TEST(PluginOptions, OptionsReachThePlugin) {
   {
     auto platform =
         make_platform("refdev", options({{"emulate", "spyre"}, {"event_log", dir.file("events.txt")}}));
-    EXPECT_CONTAINS(platform->description(), "emulating Spyre's rules");
-    EXPECT_CONTAINS(platform->description(), "timings mean nothing");
+    EXPECT_CONTAINS(platform->facts().description, "emulating Spyre's rules");
+    EXPECT_CONTAINS(platform->facts().description, "timings mean nothing");
   }
   auto lines = lines_of(test_support::read_file(dir.file("events.txt")));
   ASSERT_FALSE(lines.empty());
@@ -190,14 +190,17 @@ TEST(PluginOptions, OptionsReachThePlugin) {
 TEST(PluginOptions, MinimalCPlugin) {
   ScopedEnv path(kPluginPathVariable, testing_dir());
   auto platform = make_platform("cpuminimal", options({{"note", "hello"}}));
-  EXPECT_EQ(platform->name(), "cpuminimal");
-  EXPECT_EQ(platform->device(), torch::Device(torch::kCPU));
-  EXPECT_CONTAINS(platform->description(), "cpuminimal (note: hello)");
-  EXPECT_CONTAINS(platform->description(), testing_dir() + "/libfmwork_platform_cpuminimal.so");
+  EXPECT_EQ(platform->facts().name, "cpuminimal");
+  EXPECT_EQ(platform->facts().device, torch::Device(torch::kCPU));
+  EXPECT_CONTAINS(platform->facts().description, "cpuminimal (note: hello)");
+  EXPECT_CONTAINS(platform->facts().description, testing_dir() + "/libfmwork_platform_cpuminimal.so");
   platform->synchronize();
-  platform->reset_memory_peaks();
-  EXPECT_FALSE(platform->memory_peaks().has_value());
-  EXPECT_TRUE(platform->compile_backends().empty());
+  // No memory_peaks in its table: no meter, and the facts say so.
+  EXPECT_EQ(platform->meters().memory_peaks, nullptr);
+  EXPECT_FALSE(platform->facts().has_memory_peaks);
+  EXPECT_EQ(platform->meters().available_memory, nullptr);
+  EXPECT_EQ(platform->meters().energy, nullptr);
+  EXPECT_TRUE(platform->facts().compile_backends.empty());
   EXPECT_TRUE(refusals_of(*platform, command_line({"--platform", "cpuminimal", "--model_class", "M", "--model_name", "m.pt",
                                             "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "3"}))
                   .empty());
@@ -279,8 +282,8 @@ TEST(PluginConstraints, NoRulesWithoutEmulation) {
 TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = make_platform("refdev", {});
-  ASSERT_EQ(platform->device(), kRefdev);
-  EXPECT_EQ(platform->device().str(), "refdev:0");
+  ASSERT_EQ(platform->facts().device, kRefdev);
+  EXPECT_EQ(platform->facts().device.str(), "refdev:0");
 
   torch::manual_seed(1);
   auto a = torch::randn({4, 16}), w = torch::randn({8, 16}), b = torch::randn({8});
@@ -303,17 +306,20 @@ TEST(ReferenceDevice, TensorsLiveOnPrivateUse1AndComputeAsOnCpu) {
 TEST(ReferenceDevice, MemoryPeaksCountDeviceAllocations) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
   auto platform = make_platform("refdev", {});
-  platform->reset_memory_peaks();
-  auto before = platform->memory_peaks();
+  EXPECT_TRUE(platform->facts().has_memory_peaks);
+  MemoryPeakMeter* meter = platform->meters().memory_peaks.get();
+  ASSERT_NE(meter, nullptr);
+  meter->reset();
+  auto before = meter->read();
   ASSERT_TRUE(before.has_value());
   {
     auto big = torch::empty({1024, 1024}, torch::TensorOptions().device(kRefdev));  // 4 MiB
-    auto peaks = platform->memory_peaks();
+    auto peaks = meter->read();
     EXPECT_GE(peaks->allocated_bytes - before->allocated_bytes, 4 << 20);
     EXPECT_EQ(peaks->reserved_bytes, peaks->allocated_bytes);
   }
-  platform->reset_memory_peaks();
-  EXPECT_LT(platform->memory_peaks()->allocated_bytes, 4 << 20);
+  meter->reset();
+  EXPECT_LT(meter->read()->allocated_bytes, 4 << 20);
 }
 
 // A TorchScript module built here, moved parameter by parameter (Module::to refuses PrivateUse1: its
@@ -350,7 +356,7 @@ TEST(ReferenceDevice, TorchScriptModelGivesTheCpuOutputs) {
   auto platform = make_platform("refdev", {});
   auto cpu = tiny_encoder();
   auto dev = tiny_encoder();
-  move_module(dev, platform->device());
+  move_module(dev, platform->facts().device);
   auto ids = torch::randint(50, {2, 7}, torch::kLong);
   auto mask = torch::ones({2, 7}, torch::kLong);
   torch::NoGradGuard no_grad;
@@ -430,7 +436,7 @@ TEST(PluginCompile, RunnerWrapsTheModelAndRunsOnTheDevice) {
   ScopedEnv path(kPluginPathVariable, reference_dir());
   {
     auto platform = make_platform("refdev", options({{"event_log", dir.file("events.txt")}}));
-    EXPECT_EQ(platform->compile_backends(), std::vector<std::string>{"refdev"});
+    EXPECT_EQ(platform->facts().compile_backends, std::vector<std::string>{"refdev"});
     const ModelSource source{"/m/x.pt", "Doubler", Value::of_dict({{"vocab_size", Value::of_int(100)}})};
     auto compiled = platform->compile(
         std::make_unique<DoublingModel>(),
@@ -472,7 +478,7 @@ TEST(PluginCompile, RefusalsAreUsageErrors) {
   EXPECT_EQ(message, "--platform refdev: --compile:backend sendnn is not one of this plugin's backends (refdev)");
 
   auto spyre = make_platform("refdev", options({{"emulate", "spyre"}}));
-  EXPECT_EQ(spyre->compile_backends(), (std::vector<std::string>{"refdev", "sendnn"}));
+  EXPECT_EQ(spyre->facts().compile_backends, (std::vector<std::string>{"refdev", "sendnn"}));
   auto compiled = spyre->compile(std::make_unique<DoublingModel>(), compile_options("sendnn"), {});
   EXPECT_TRUE(torch::equal(compiled->forward(batch_on(kRefdev)).toTensor().cpu(),
                            torch::arange(6, torch::kFloat).view({2, 3}) * 2));

@@ -14,7 +14,8 @@ TEST(DeviceEnergy, APlatformWithoutACounterRunsNothingMore) {
   int runs = 0;
   EXPECT_FALSE(measure_device_energy(*cpu, [&] { ++runs; }));
   EXPECT_EQ(runs, 0);
-  EXPECT_EQ(cpu->power_range().limit_watts, std::nullopt);
+  EXPECT_FALSE(cpu->facts().has_energy);
+  EXPECT_EQ(cpu->facts().power_range.limit_watts, std::nullopt);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
   const std::string path = dir.file("encoder/model.pt");
   ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
   auto platform = make_platform("cpu", {});
-  auto model = load_model(LoadRequest{path, "BertModel", {}, platform->device()});
+  auto model = load_model(LoadRequest{path, "BertModel", {}, platform->facts().device});
   InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{1, 2}, {8, 100}, 4, "m", "BertModel"};
   std::ostringstream out;
@@ -66,19 +66,21 @@ TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
 }
 
 // A cpu platform whose device "dies" with the first failure, as a CUDA context does after an illegal address.
+// No meters: the sweep admits on the host's memory and reports no device peaks.
 class DyingPlatform : public Platform {
  public:
-  DyingPlatform() : cpu_(make_platform("cpu", {})) {}
-  std::string name() const override { return "dying"; }
-  torch::Device device() const override { return cpu_->device(); }
+  DyingPlatform() : Platform(PlatformMeters{}) {}
   void synchronize() override {}
-  std::string description() const override { return "cpu that dies"; }
+  void release_cached_memory() override {}
   std::optional<std::string> unrecoverable_error(const std::string& failure) override {
     return "dying:0: an illegal memory access was encountered (after: " + failure.substr(0, 20) + ")";
   }
+  std::unique_ptr<Model> compile(std::unique_ptr<Model>, const CompileOptions& options, const ModelSource&) override {
+    no_platform_compiler("dying", options);
+  }
 
- private:
-  std::unique_ptr<Platform> cpu_;
+ protected:
+  PlatformFacts own_facts() const override { return {"dying", torch::kCPU, "cpu that dies"}; }
 };
 
 // Defect 6: after a sticky CUDA error the sweep "went on", failing every combination left the same way.
@@ -87,7 +89,7 @@ TEST(RunSweep, AnUnrecoverableDeviceErrorStopsTheSweepNamingIt) {
   const std::string path = dir.file("encoder/model.pt");
   ASSERT_EQ(fmwork::test_support::make_test_encoder(path).exit_code, 0);  // 64 positions: input 100 fails
   DyingPlatform platform;
-  auto model = load_model(LoadRequest{path, "BertModel", {}, platform.device()});
+  auto model = load_model(LoadRequest{path, "BertModel", {}, platform.facts().device});
   InputGenerator inputs(model->facts().tokens, 0);
   SweepPlan plan{{1, 2}, {8, 100}, 2, "m", "BertModel"};
   std::ostringstream out;

@@ -37,7 +37,7 @@ InductorTools inductor_tools();
 // The cache key holds the folder's config and weights' content hash, the LibTorch version, the exporter
 // script, dtype, device type, shape or ranges, model class and --model: options, mode, options and the
 // intra-op thread count (Inductor fixes OpenMP threads in its CPU kernels when it compiles), and `arch`
-// (Platform::architecture(): a GPU's compute capability and CUDA version). The package is built on `device`
+// (PlatformFacts::architecture: a GPU's compute capability and CUDA version). The package is built on `device`
 // itself (cuda:1 stays on cuda:1). Off the CPU the eager model's weights leave the device
 // (Model::leave_device()) once the package runs instead: it holds its own copy.
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,

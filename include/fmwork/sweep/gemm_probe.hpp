@@ -37,7 +37,7 @@ std::string matmul_precision_text();
 
 // The cache entry's fields (kind "gemm"): the probe's method, CPU model and ISA, LibTorch, BLAS, device,
 // dtype, threads, matmul precision (matmul_precision_text) and the device's architecture (compute
-// capability, CUDA version: Platform::architecture) now. Another value of any is another entry.
+// capability, CUDA version: PlatformFacts::architecture) now. Another value of any is another entry.
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime);
 

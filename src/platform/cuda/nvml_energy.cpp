@@ -86,7 +86,7 @@ std::unique_ptr<NvmlEnergy> NvmlEnergy::open(int cuda_index, std::string& why) {
   return std::unique_ptr<NvmlEnergy>(new NvmlEnergy(api, device));
 }
 
-std::optional<double> NvmlEnergy::joules() const {
+std::optional<double> NvmlEnergy::joules() {
   unsigned long long millijoules = 0;
   if (api_->total_energy(device_, &millijoules) != kNvmlSuccess) return std::nullopt;
   return static_cast<double>(millijoules) / 1000.0;

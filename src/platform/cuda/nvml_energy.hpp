@@ -7,9 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "fmwork/platform/platform.hpp"
+
 namespace fmwork {
 
-class NvmlEnergy {
+// The cuda platform's EnergyMeter.
+class NvmlEnergy : public EnergyMeter {
  public:
   // The counter of CUDA device `cuda_index` (found by its PCI bus id: NVML's indices ignore
   // CUDA_VISIBLE_DEVICES), or nullptr with `why` set when NVML is absent, fails, or the GPU has no counter
@@ -18,7 +21,7 @@ class NvmlEnergy {
 
   // Joules since the driver was loaded (nvmlDeviceGetTotalEnergyConsumption, millijoules); nullopt when the
   // read fails. The counter updates every 20-100 ms: a difference over a shorter window reads 0 or one step.
-  std::optional<double> joules() const;
+  std::optional<double> joules() override;
 
   // The power limit the driver enforces now (nvmlDeviceGetEnforcedPowerLimit, milliwatts), in watts; nullopt
   // when NVML does not say.

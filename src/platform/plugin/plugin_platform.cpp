@@ -1,4 +1,5 @@
-// The Platform of a loaded plugin (see plugin_platform.hpp).
+// The Platform of a loaded plugin (see plugin_platform.hpp): its facts read from the plugin's C table once,
+// when the instance is made.
 #include "fmwork/platform/plugin/plugin_platform.hpp"
 
 #include "fmwork/cli/platform_rules.hpp"
@@ -77,21 +78,60 @@ std::string compile_options_json(const CompileOptions& options) {
   return j.dump();
 }
 
+// The plugin's memory peaks, where its table has memory_peaks (reset_memory_peaks may be absent: then the
+// peaks run from wherever the plugin starts them).
+class PluginMemoryPeaks : public MemoryPeakMeter {
+ public:
+  explicit PluginMemoryPeaks(std::shared_ptr<PluginInstance> instance) : instance_(std::move(instance)) {}
+  void reset() override {
+    if (instance_->table->reset_memory_peaks) instance_->table->reset_memory_peaks(instance_->handle);
+  }
+  std::optional<MemoryPeaks> read() override {
+    MemoryPeaks peaks;
+    if (!instance_->table->memory_peaks(instance_->handle, &peaks.allocated_bytes, &peaks.reserved_bytes))
+      return std::nullopt;
+    return peaks;
+  }
+
+ private:
+  std::shared_ptr<PluginInstance> instance_;
+};
+
+// The meters the plugin's table provides: memory peaks at most (the interface has no energy counter and no
+// available memory).
+PlatformMeters plugin_meters(const std::shared_ptr<PluginInstance>& instance) {
+  PlatformMeters meters;
+  if (instance->table->memory_peaks) meters.memory_peaks = std::make_unique<PluginMemoryPeaks>(instance);
+  return meters;
+}
+
+std::vector<std::string> read_compile_backends(const PluginInstance& instance) {
+  std::vector<std::string> backends;
+  if (!instance.table->compile_backends) return backends;
+  size_t count = 0;
+  const char* const* names = instance.table->compile_backends(instance.handle, &count);
+  for (size_t i = 0; names && i < count; ++i)
+    if (names[i]) backends.emplace_back(names[i]);
+  return backends;
+}
+
+// The plugin's facts, read from its table once, when the instance is made.
+PlatformFacts read_plugin_facts(const PluginInstance& instance) {
+  PlatformFacts facts;
+  facts.name = instance.name;
+  facts.device = plugin_device(instance);
+  facts.constraints = read_constraints(instance);
+  for (const auto& r : facts.constraints.required) validate_requirement(instance.name, r);
+  facts.compile_backends = read_compile_backends(instance);
+  const char* text = instance.table->description ? instance.table->description(instance.handle) : nullptr;
+  facts.description = (text ? one_line(std::string(text)) : "plugin " + instance.name) + " [" + instance.path + "]";
+  return facts;
+}
+
 class PluginPlatform : public Platform {
  public:
   explicit PluginPlatform(std::shared_ptr<PluginInstance> instance)
-      : instance_(std::move(instance)), device_(plugin_device(*instance_)), constraints_(read_constraints(*instance_)) {
-    for (const auto& r : constraints_.required) validate_requirement(instance_->name, r);
-    if (instance_->table->compile_backends) {
-      size_t count = 0;
-      const char* const* names = instance_->table->compile_backends(instance_->handle, &count);
-      for (size_t i = 0; names && i < count; ++i)
-        if (names[i]) backends_.emplace_back(names[i]);
-    }
-  }
-
-  std::string name() const override { return instance_->name; }
-  torch::Device device() const override { return device_; }
+      : Platform(plugin_meters(instance)), instance_(std::move(instance)), facts_(read_plugin_facts(*instance_)) {}
 
   void synchronize() override {
     MessageBuffer message;
@@ -100,47 +140,33 @@ class PluginPlatform : public Platform {
       throw status_error(status, "--platform " + instance_->name + ": synchronize: ", message);
   }
 
-  std::string description() const override {
-    const char* text = instance_->table->description ? instance_->table->description(instance_->handle) : nullptr;
-    std::string out = text ? one_line(std::string(text)) : "plugin " + instance_->name;
-    return out + " [" + instance_->path + "]";
-  }
-
-  void reset_memory_peaks() override {
-    if (instance_->table->reset_memory_peaks) instance_->table->reset_memory_peaks(instance_->handle);
-  }
-  std::optional<MemoryPeaks> memory_peaks() override {
-    if (!instance_->table->memory_peaks) return std::nullopt;
-    MemoryPeaks peaks;
-    if (!instance_->table->memory_peaks(instance_->handle, &peaks.allocated_bytes, &peaks.reserved_bytes))
-      return std::nullopt;
-    return peaks;
-  }
-
-  PlatformConstraints constraints() const override { return constraints_; }
-
-  std::vector<std::string> compile_backends() const override { return backends_; }
+  // The interface has no call for it: a plugin's runtime keeps its own cache.
+  void release_cached_memory() override {}
+  // The interface has no call for it: every failure is taken as the combination's own.
+  std::optional<std::string> unrecoverable_error(const std::string&) override { return std::nullopt; }
 
   std::unique_ptr<Model> compile(std::unique_ptr<Model> model, const CompileOptions& given,
                                  const ModelSource& source) override {
     const std::string prefix = "--platform " + instance_->name + ": ";
+    const std::vector<std::string>& backends = facts_.compile_backends;
     CompileOptions options = given;
     // Without --compile:backend, the plugin's first backend (options.backend still holds torch.compile's
     // default then).
-    if (!has_key(options.raw, "backend") && !backends_.empty()) options.backend = backends_.front();
-    if (!instance_->table->compile || backends_.empty())
+    if (!has_key(options.raw, "backend") && !backends.empty()) options.backend = backends.front();
+    if (!instance_->table->compile || backends.empty())
       throw usage_error(prefix + "--compile:backend " + options.backend + ": this plugin compiles nothing");
-    if (std::find(backends_.begin(), backends_.end(), options.backend) == backends_.end())
+    if (std::find(backends.begin(), backends.end(), options.backend) == backends.end())
       throw usage_error(prefix + "--compile:backend " + options.backend + " is not one of this plugin's backends (" +
-                        fmt::format("{}", fmt::join(backends_, ", ")) + ")");
+                        fmt::format("{}", fmt::join(backends, ", ")) + ")");
     return compile_in_plugin(instance_, options.backend, compile_options_json(options), std::move(model), source);
   }
 
+ protected:
+  PlatformFacts own_facts() const override { return facts_; }
+
  private:
   std::shared_ptr<PluginInstance> instance_;
-  torch::Device device_;
-  PlatformConstraints constraints_;
-  std::vector<std::string> backends_;
+  PlatformFacts facts_;
 };
 
 }  // namespace
