@@ -1,5 +1,5 @@
-// The command line of `process` (see process_options.hpp): one CLI11 App, and the checks of the options
-// against each other.
+// The command line of `process` (see process_options.hpp): one table of rows, from which the CLI11 App is
+// set up and each value read, and the checks of the options against each other.
 #include "process_options.hpp"
 
 #include <algorithm>
@@ -14,18 +14,27 @@
 #include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/version.hpp"
+#include "fmwork/cli/cli11_rows.hpp"
 #include "fmwork/cli/parse_errors.hpp"
 #include "fmwork/log/log_fields.hpp"
 
 namespace fmwork {
 namespace {
 
-
 // --statistic's help: one line per row of the statistics' table (compare.hpp).
-std::string statistic_help() {
-  std::string text = "with --compare or --baseline: each side's latency (repeats: the median of theirs):";
-  for (const StatisticSpec& s : statistics()) text += std::string("\n  ") + s.name + ": " + s.help;
-  return text;
+const char* statistic_help() {
+  static const std::string text = [] {
+    std::string t = "with --compare or --baseline: each side's latency (repeats: the median of theirs):";
+    for (const StatisticSpec& s : statistics()) t += std::string("\n  ") + s.name + ": " + s.help;
+    return t;
+  }();
+  return text.c_str();
+}
+
+std::vector<std::string> statistic_names() {
+  std::vector<std::string> names;
+  for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
+  return names;
 }
 
 // The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
@@ -50,134 +59,150 @@ std::vector<std::string> compare_keys(const std::vector<std::string>& values, co
   return keys;
 }
 
-// The raw values of --match, --ignore-meta and --fail-if-slower (check_compare_options checks them). Held by
-// pointer in the App: the struct must outlive the parse.
-struct CompareArgs {
-  std::vector<std::string> match, ignore;
-  std::string fail_text, statistic;
-  CLI::Option* fail_option = nullptr;
-  CLI::Option* statistic_option = nullptr;
+// One option of `process`: its row and its reader, which stores the value read into ProcessOptions (a usage
+// Error naming the option for a bad one). Checks of one option against another come after every reader.
+struct ProcessOption : Cli11Option {
+  void (*read)(ProcessOptions&, const std::vector<std::string>& values);
 };
 
-// --compare A B (into `compare`) and the options that go with it.
-void add_compare_options(CLI::App& app, CompareArgs& args, std::vector<std::string>& compare) {
-  app.add_option("--compare", compare,
-                 "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-                 "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
-                 "the pairs as data; --format html: a page)")
-      ->expected(2)
-      ->type_name("A B");
-  app.add_option("--match", args.match,
-                 "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
-                 "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
-                 "compile, platform, attn, model) must then agree within a pair")
-      ->expected(1)  // one value an occurrence, any number of them: "--match dtype run.log" leaves run.log a log
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->type_name("KEYS");
-  app.add_option("--ignore-meta", args.ignore,
-                 "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
-                 "a pair differing in another key that matters is refused, naming it")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->type_name("KEYS");
-  args.fail_option = app.add_option("--fail-if-slower", args.fail_text,
-                                    "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
-                                    "twice the larger CoV of the pair, listing those combinations")
-                         ->type_name("PCT");
-  std::vector<std::string> names;
-  for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
-  args.statistic_option = app.add_option("--statistic", args.statistic, statistic_help())
-                              ->check(choice_of("--statistic", names))
-                              ->type_name("STAT");
+ProcessOption row(OptionRow option, OptionWords words, void (*read)(ProcessOptions&, const std::vector<std::string>&),
+                  std::vector<std::string> (*choices)() = nullptr, const char* positional = nullptr) {
+  ProcessOption o;
+  static_cast<OptionRow&>(o) = option;
+  o.words = words;
+  o.choices = choices;
+  o.positional = positional;
+  o.read = read;
+  return o;
 }
 
-// --statistic, once --compare and --baseline are known: it is theirs alone.
-void check_statistic(ProcessOptions& options, const CompareArgs& args) {
-  if (args.statistic_option->count() == 0) return;
-  if (options.compare.empty() && !options.baseline)
-    throw usage_error("--statistic is for --compare A B and --baseline KEY=VALUE (the latency of each side); add one "
-                      "of them or leave it out");
-  options.pairing.statistic = *statistic_named(args.statistic);
+using W = OptionWords;
+using V = const std::vector<std::string>&;
+
+// The rows of what is read and what is written: the logs, --format, --out.
+std::vector<ProcessOption> output_rows() {
+  return {
+      row({"path", "FILE", "run.log",
+           "Driver logs, read in the order given into one output; - is standard input;\n"
+           "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
+           "--path may be repeated or left out."},
+          W::list, [](ProcessOptions& o, V v) { o.paths = v; }, nullptr, "paths"),
+      row({"metadata_id", "ID", "run1", "Written into each JSON record (null when not given)."}, W::one,
+          [](ProcessOptions& o, V v) { o.metadata_id = v[0]; }),
+      row({"format", "FORMAT", "csv",
+           "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
+           "summary: an aligned table per log; html: a self-contained page with charts\n"
+           "(docs/report.md)."},
+          W::one,
+          [](ProcessOptions& o, V v) {
+            o.format = v[0];
+            o.format_given = true;
+          },
+          [] { return std::vector<std::string>{"json", "csv", "summary", "html"}; }),
+      row({"out", "FILE", "report.html",
+           "write the output to FILE instead of standard output: a regular file is\n"
+           "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
+           "a device is written into; a file process reads (a log, a plan.json) is refused"},
+          W::one, [](ProcessOptions& o, V v) { o.out_file = v[0]; }),
+      row({"upstream", "", "",
+           "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
+           "engine fmwork/embed/tf."},
+          W::flag, [](ProcessOptions& o, V) { o.upstream_only = true; }),
+  };
 }
 
-// The checks of the --compare options against each other, once CLI11 has read them.
-void check_compare_options(ProcessOptions& options, const CompareArgs& args) {
-  const std::vector<std::string>&match = args.match, &ignore = args.ignore;
-  const std::optional<std::string> fail =
-      args.fail_option->count() > 0 ? std::optional<std::string>(args.fail_text) : std::nullopt;
+// The rows of --compare and --baseline, the two ways of setting runs against each other, and --version.
+std::vector<ProcessOption> comparison_rows() {
+  return {
+      row({"compare", "A B", "a.log b.log",
+           "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
+           "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
+           "the pairs as data; --format html: a page)"},
+          W::two, [](ProcessOptions& o, V v) { o.compare = v; }),
+      row({"match", "KEYS", "dtype,threads",
+           "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
+           "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
+           "compile, platform, attn, model) must then agree within a pair"},
+          W::each, [](ProcessOptions& o, V v) { o.pairing.match = compare_keys(v, "--match"); }),
+      row({"ignore-meta", "KEYS", "dtype",
+           "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
+           "a pair differing in another key that matters is refused, naming it"},
+          W::each, [](ProcessOptions& o, V v) { o.pairing.ignore_meta = compare_keys(v, "--ignore-meta"); }),
+      row({"fail-if-slower", "PCT", "5",
+           "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
+           "twice the larger CoV of the pair, listing those combinations"},
+          W::one,
+          [](ProcessOptions& o, V v) {
+            o.fail_percent = read_decimal("--fail-if-slower", v[0],
+                                          {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
+          }),
+      row({"statistic", "STAT", "p50", statistic_help()}, W::one,
+          [](ProcessOptions& o, V v) { o.pairing.statistic = *statistic_named(v[0]); }, statistic_names),
+      row({"baseline", "KEY=VALUE", "dtype=float32",
+           "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
+           "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
+           "as their median: a table, or --format csv|json|html"},
+          W::one, [](ProcessOptions& o, V v) { o.baseline = parse_baseline(v[0]); }),
+      row({"chart-scale", "SCALE", "linear",
+           "with --format html: the y axis of the latency and tokens/s charts: log,\n"
+           "linear (from 0), or auto (default: log where a chart spans more than 10x)"},
+          W::one, [](ProcessOptions& o, V v) { o.chart_scale = *chart_scale_named(v[0]); },
+          [] { return std::vector<std::string>{"auto", "linear", "log"}; }),
+      row({"version", "", "", "print process's version and exit"}, W::flag, [](ProcessOptions&, V) {}),
+  };
+}
+
+// The rows, in --help's order.
+const std::vector<ProcessOption>& process_options() {
+  static const std::vector<ProcessOption> rows = [] {
+    std::vector<ProcessOption> all = output_rows();
+    for (ProcessOption& o : comparison_rows()) all.push_back(o);
+    return all;
+  }();
+  return rows;
+}
+
+// The checks of the --compare options against each other, once their values are read.
+void check_compare_options(const ProcessOptions& options, const GivenOptions& given) {
   const bool compare = !options.compare.empty();
-  for (const auto& [given, name] : {std::make_pair(!match.empty(), "--match"), std::make_pair(!ignore.empty(), "--ignore-meta"),
-                                    std::make_pair(fail.has_value(), "--fail-if-slower")})
-    if (given && !compare) throw usage_error(std::string(name) + " is for --compare A B; add --compare or leave it out");
-  options.pairing.match = compare_keys(match, "--match");
-  options.pairing.ignore_meta = compare_keys(ignore, "--ignore-meta");
-  if (fail) {
-    // parse_decimal, the one reader of numbers people type: strtod took "0x10" as 16 and " 5" as 5.
-    options.fail_percent = read_decimal("--fail-if-slower", *fail,
-                                        {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
-  }
+  for (const char* name : {"match", "ignore-meta", "fail-if-slower"})
+    if (given.given(name) && !compare) throw usage_error(std::string("--") + name + " is for --compare A B; add --compare or leave it out");
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
   if (compare && !options.paths.empty())
     throw usage_error("--path and --compare A B: --compare reads its two logs, --path is not read; give one of them");
   // The page of a comparison draws every pair: it pairs by run and flags nothing.
-  for (const auto& [given, name] : {std::make_pair(!match.empty(), "--match"), std::make_pair(!ignore.empty(), "--ignore-meta"),
-                                    std::make_pair(fail.has_value(), "--fail-if-slower")})
-    if (given && options.format == "html")
-      throw usage_error(std::string(name) + " is for --compare's table, json or csv; the html page does not use it: leave "
+  for (const char* name : {"match", "ignore-meta", "fail-if-slower"})
+    if (given.given(name) && options.format == "html")
+      throw usage_error(std::string("--") + name + " is for --compare's table, json or csv; the html page does not use it: leave "
                         "it out or pick another --format");
 }
 
 // The options that only some outputs use, refused where they would do nothing: --metadata_id goes into the
 // records of json and csv, --upstream is a way of writing the json records.
-void check_output_options(const ProcessOptions& options, bool metadata_given, bool upstream_given) {
+void check_output_options(const ProcessOptions& options) {
   // Defect: --out '' wrote the output beside "" and removed it, exit 0: nothing written, nothing said.
   if (options.out_file && options.out_file->empty())
     throw usage_error("--out is empty; give the file to write, or leave --out out for standard output");
   const bool records = options.compare.empty() && !options.baseline && (options.format == "json" || options.format == "csv");
-  if (metadata_given && !records)
+  if (options.metadata_id && !records)
     throw usage_error("--metadata_id goes into the records of --path ... --format json or csv (the default json); "
                       "this output has none: leave it out");
-  if (upstream_given && !(records && options.format == "json"))
+  if (options.upstream_only && !(records && options.format == "json"))
     throw usage_error("--upstream writes the records of --path ... --format json (the default) as upstream does; "
                       "this output is not those records: leave it out");
 }
 
-// The raw values of --baseline and --chart-scale (check_report_options reads them). Held by pointer in the
-// App, like CompareArgs.
-struct ReportArgs {
-  std::string baseline, chart_scale;
-  CLI::Option *baseline_option = nullptr, *scale_option = nullptr;
-};
-
-void add_report_options(CLI::App& app, ReportArgs& args) {
-  args.baseline_option =
-      app.add_option("--baseline", args.baseline,
-                     "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
-                     "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
-                     "as their median: a table, or --format csv|json|html")
-          ->type_name("KEY=VALUE");
-  args.scale_option = app.add_option("--chart-scale", args.chart_scale,
-                                     "with --format html: the y axis of the latency and tokens/s charts: log,\n"
-                                     "linear (from 0), or auto (default: log where a chart spans more than 10x)")
-                          ->check(choice_of("--chart-scale", {"auto", "linear", "log"}))
-                          ->type_name("SCALE");
-}
-
-// The checks of --baseline and --chart-scale against the other options, once CLI11 has read them.
-void check_report_options(ProcessOptions& options, const ReportArgs& args) {
-  if (args.baseline_option->count() > 0) {
-    if (!options.compare.empty())
-      throw usage_error("--baseline is for --path; with --compare A B, A is the baseline: leave one out");
-    options.baseline = parse_baseline(args.baseline);
-  }
-  if (args.scale_option->count() > 0) {
-    if (options.format != "html" || !options.compare.empty() || options.baseline)
-      throw usage_error("--chart-scale is for the report's charts: --path ... --format html");
-    options.chart_scale = *chart_scale_named(args.chart_scale);
-  }
+// The checks of --baseline, --chart-scale and --statistic against the other options.
+void check_report_options(const ProcessOptions& options, const GivenOptions& given) {
+  if (options.baseline && !options.compare.empty())
+    throw usage_error("--baseline is for --path; with --compare A B, A is the baseline: leave one out");
+  if (given.given("chart-scale") && (options.format != "html" || !options.compare.empty() || options.baseline))
+    throw usage_error("--chart-scale is for the report's charts: --path ... --format html");
+  // --statistic is --compare's and --baseline's alone (the latency of each side).
+  if (given.given("statistic") && options.compare.empty() && !options.baseline)
+    throw usage_error("--statistic is for --compare A B and --baseline KEY=VALUE (the latency of each side); add one "
+                      "of them or leave it out");
 }
 
 }  // namespace
@@ -187,38 +212,8 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
       "Turns fmwork driver logs into upstream's JSON (default), a CSV table, a readable summary or an HTML page.\n"
       "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL / CHECK extensions.",
       "process"};
-  ProcessOptions options;
-  std::string metadata_id;
-  app.add_option("--path,paths", options.paths,
-                 "Driver logs, read in the order given into one output; - is standard input;\n"
-                 "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
-                 "--path may be repeated or left out.")
-      ->type_name("FILE");
-  auto* metadata_option =
-      app.add_option("--metadata_id", metadata_id, "Written into each JSON record (null when not given).")
-          ->type_name("ID");
-  auto* format_option =
-      app.add_option("--format", options.format,
-                     "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
-                     "summary: an aligned table per log; html: a self-contained page with charts\n"
-                     "(docs/report.md).")
-          ->check(choice_of("--format", {"json", "csv", "summary", "html"}))
-          ->type_name("FORMAT");
-  std::string out_file;
-  auto* out_option = app.add_option("--out", out_file,
-                                    "write the output to FILE instead of standard output: a regular file is\n"
-                                    "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
-                                    "a device is written into; a file process reads (a log, a plan.json) is refused")
-                         ->type_name("FILE");
-  app.add_flag("--upstream", options.upstream_only,
-               "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
-               "engine fmwork/embed/tf.");
-  CompareArgs compare_args;
-  add_compare_options(app, compare_args, options.compare);
-  ReportArgs report_args;
-  add_report_options(app, report_args);
-  bool version = false;
-  app.add_flag("--version", version, "print process's version and exit");
+  GivenOptions given;
+  for (const ProcessOption& o : process_options()) given.add(app, o);
   if (argc > 1) refuse_control_characters(std::vector<std::string>(argv + 1, argv + argc));  // a line of its own
   try {
     app.parse(argc, argv);
@@ -228,18 +223,18 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   } catch (const CLI::ParseError& e) {
     throw usage_error(parse_error_line(app, e.what(), std::vector<std::string>(argv + 1, argv + argc)) + " (see process --help)");
   }
-  if (version) {
+  if (given.given("version")) {
     out << version_text("process");
     return std::nullopt;
   }
-  if (options.paths.empty() && options.compare.empty()) throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
-  if (metadata_option->count() > 0) options.metadata_id = metadata_id;
-  options.format_given = format_option->count() > 0;
-  check_compare_options(options, compare_args);
-  if (out_option->count() > 0) options.out_file = out_file;
-  check_report_options(options, report_args);
-  check_statistic(options, compare_args);
-  check_output_options(options, metadata_option->count() > 0, options.upstream_only);
+  if (!given.given("path") && !given.given("compare"))
+    throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
+  ProcessOptions options;
+  for (const ProcessOption& o : process_options())
+    if (given.given(o.name)) o.read(options, given.values(o.name));
+  check_compare_options(options, given);
+  check_report_options(options, given);
+  check_output_options(options);
   return options;
 }
 
