@@ -37,7 +37,10 @@ void GivenOptions::add(CLI::App& app, const Cli11Option& row) {
   w.option->type_name(row.value_name);
 }
 
-bool GivenOptions::given(const std::string& name) const { return words_.at(name).option->count() > 0; }
+bool GivenOptions::given(const std::string& name) const {
+  const Words& w = words_.at(name);
+  return w.words == OptionWords::flag ? w.flag : w.option->count() > 0;  // --list=false: not given
+}
 
 std::vector<std::string> GivenOptions::values(const std::string& name) const {
   const Words& w = words_.at(name);

@@ -59,22 +59,8 @@ std::vector<std::string> compare_keys(const std::vector<std::string>& values, co
   return keys;
 }
 
-// One option of `process`: its row and its reader, which stores the value read into ProcessOptions (a usage
-// Error naming the option for a bad one). Checks of one option against another come after every reader.
-struct ProcessOption : Cli11Option {
-  void (*read)(ProcessOptions&, const std::vector<std::string>& values);
-};
-
-ProcessOption row(OptionRow option, OptionWords words, void (*read)(ProcessOptions&, const std::vector<std::string>&),
-                  std::vector<std::string> (*choices)() = nullptr, const char* positional = nullptr) {
-  ProcessOption o;
-  static_cast<OptionRow&>(o) = option;
-  o.words = words;
-  o.choices = choices;
-  o.positional = positional;
-  o.read = read;
-  return o;
-}
+// One option of `process`: its row and its reader into ProcessOptions.
+using ProcessOption = Cli11Row<ProcessOptions>;
 
 using W = OptionWords;
 using V = const std::vector<std::string>&;
@@ -82,74 +68,75 @@ using V = const std::vector<std::string>&;
 // The rows, in --help's order: what is read and written (the logs, --format, --out), then --compare and
 // --baseline, the two ways of setting runs against each other.
 const ProcessOption kProcessOptions[] = {
-  row({"path", "FILE", "run.log",
-       "Driver logs, read in the order given into one output; - is standard input;\n"
-       "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
-       "--path may be repeated or left out."},
-      W::list, [](ProcessOptions& o, V v) { o.paths = v; }, nullptr, "paths"),
-  row({"metadata_id", "ID", "run1", "Written into each JSON record (null when not given)."}, W::one,
-      [](ProcessOptions& o, V v) { o.metadata_id = v[0]; }),
-  row({"format", "FORMAT", "csv",
-       "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
-       "summary: an aligned table per log; html: a self-contained page with charts\n"
-       "(docs/report.md)."},
-      W::one,
-      [](ProcessOptions& o, V v) {
-        o.format = v[0];
-        o.format_given = true;
-      },
-      [] { return std::vector<std::string>{"json", "csv", "summary", "html"}; }),
-  row({"out", "FILE", "report.html",
-       "write the output to FILE instead of standard output: a regular file is\n"
-       "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
-       "a device is written into; a file process reads (a log, a plan.json) is refused"},
-      W::one, [](ProcessOptions& o, V v) { o.out_file = v[0]; }),
-  row({"upstream", "", "",
-       "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
-       "engine fmwork/embed/tf."},
-      W::flag, [](ProcessOptions& o, V) { o.upstream_only = true; }),
-  row({"compare", "A B", "a.log b.log",
-       "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-       "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
-       "the pairs as data; --format html: a page)"},
-      W::two, [](ProcessOptions& o, V v) { o.compare = v; }),
-  row({"match", "KEYS", "dtype,threads",
-       "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
-       "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
-       "compile, platform, attn, model) must then agree within a pair"},
-      W::each, [](ProcessOptions& o, V v) { o.pairing.match = compare_keys(v, "--match"); }),
-  row({"ignore-meta", "KEYS", "dtype",
-       "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
-       "a pair differing in another key that matters is refused, naming it"},
-      W::each, [](ProcessOptions& o, V v) { o.pairing.ignore_meta = compare_keys(v, "--ignore-meta"); }),
-  row({"fail-if-slower", "PCT", "5",
-       "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
-       "twice the larger CoV of the pair, listing those combinations"},
-      W::one,
-      [](ProcessOptions& o, V v) {
-        o.fail_percent = read_decimal("--fail-if-slower", v[0],
-                                      {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
-      }),
-  row({"statistic", "STAT", "p50", statistic_help()}, W::one,
-      [](ProcessOptions& o, V v) { o.pairing.statistic = *statistic_named(v[0]); }, statistic_names),
-  row({"baseline", "KEY=VALUE", "dtype=float32",
-       "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
-       "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
-       "as their median: a table, or --format csv|json|html"},
-      W::one, [](ProcessOptions& o, V v) { o.baseline = parse_baseline(v[0]); }),
-  row({"chart-scale", "SCALE", "linear",
-       "with --format html: the y axis of the latency and tokens/s charts: log,\n"
-       "linear (from 0), or auto (default: log where a chart spans more than 10x)"},
-      W::one, [](ProcessOptions& o, V v) { o.chart_scale = *chart_scale_named(v[0]); },
-      [] { return std::vector<std::string>{"auto", "linear", "log"}; }),
-  row({"version", "", "", "print process's version and exit"}, W::flag, [](ProcessOptions&, V) {}),
+  {{"path", "FILE", "run.log",
+    "Driver logs, read in the order given into one output; - is standard input;\n"
+    "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
+    "--path may be repeated or left out."},
+   W::list, [](ProcessOptions& o, V v) { o.paths = v; }, nullptr, "paths"},
+  {{"metadata_id", "ID", "run1", "Written into each JSON record (null when not given)."}, W::one,
+   [](ProcessOptions& o, V v) { o.metadata_id = v[0]; }},
+  {{"format", "FORMAT", "csv",
+    "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
+    "summary: an aligned table per log; html: a self-contained page with charts\n"
+    "(docs/report.md)."},
+   W::one,
+   [](ProcessOptions& o, V v) {
+     o.format = v[0];
+     o.format_given = true;
+   },
+   [] { return std::vector<std::string>{"json", "csv", "summary", "html"}; }},
+  {{"out", "FILE", "report.html",
+    "write the output to FILE instead of standard output: a regular file is\n"
+    "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
+    "a device is written into; a file process reads (a log, a plan.json) is refused"},
+   W::one, [](ProcessOptions& o, V v) { o.out_file = v[0]; }},
+  {{"upstream", "", "",
+    "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
+    "engine fmwork/embed/tf."},
+   W::flag, [](ProcessOptions& o, V) { o.upstream_only = true; }},
+  {{"compare", "A B", "a.log b.log",
+    "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
+    "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
+    "the pairs as data; --format html: a page)"},
+   W::two, [](ProcessOptions& o, V v) { o.compare = v; }},
+  {{"match", "KEYS", "dtype,threads",
+    "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
+    "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
+    "compile, platform, attn, model) must then agree within a pair"},
+   W::each, [](ProcessOptions& o, V v) { o.pairing.match = compare_keys(v, "--match"); }},
+  {{"ignore-meta", "KEYS", "dtype",
+    "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
+    "a pair differing in another key that matters is refused, naming it"},
+   W::each, [](ProcessOptions& o, V v) { o.pairing.ignore_meta = compare_keys(v, "--ignore-meta"); }},
+  {{"fail-if-slower", "PCT", "5",
+    "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
+    "twice the larger CoV of the pair, listing those combinations"},
+   W::one,
+   [](ProcessOptions& o, V v) {
+     o.fail_percent = read_decimal("--fail-if-slower", v[0],
+                                   {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
+   }},
+  {{"statistic", "STAT", "p50", statistic_help()}, W::one,
+   [](ProcessOptions& o, V v) { o.pairing.statistic = *statistic_named(v[0]); }, statistic_names},
+  {{"baseline", "KEY=VALUE", "dtype=float32",
+    "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
+    "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
+    "as their median: a table, or --format csv|json|html"},
+   W::one, [](ProcessOptions& o, V v) { o.baseline = parse_baseline(v[0]); }},
+  {{"chart-scale", "SCALE", "linear",
+    "with --format html: the y axis of the latency and tokens/s charts: log,\n"
+    "linear (from 0), or auto (default: log where a chart spans more than 10x)"},
+   W::one, [](ProcessOptions& o, V v) { o.chart_scale = *chart_scale_named(v[0]); },
+   [] { return std::vector<std::string>{"auto", "linear", "log"}; }},
+  {{"version", "", "", "print process's version and exit"}, W::flag, [](ProcessOptions&, V) {}},
 };
 
 // The checks of the --compare options against each other, once their values are read.
 void check_compare_options(const ProcessOptions& options, const GivenOptions& given) {
   const bool compare = !options.compare.empty();
   for (const char* name : {"match", "ignore-meta", "fail-if-slower"})
-    if (given.given(name) && !compare) throw usage_error(std::string("--") + name + " is for --compare A B; add --compare or leave it out");
+    if (given.given(name) && !compare)
+      throw usage_error(std::string("--") + name + " is for --compare A B; add --compare or leave it out");
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
   if (compare && !options.paths.empty())

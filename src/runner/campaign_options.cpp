@@ -1,5 +1,5 @@
-// `driver run`'s options (see campaign_options.hpp): CLI11 for the fixed ones, the `--slurm:KEY VALUE`
-// words by hand, then the combinations refused.
+// `driver run`'s options (see campaign_options.hpp): one table of rows, from which the CLI11 App is set up and
+// each value read; the `--slurm:KEY VALUE` words by hand; then the combinations refused.
 #include "campaign_options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -7,6 +7,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/cli/cli11_rows.hpp"
 #include "fmwork/cli/parse_errors.hpp"
 
 namespace fmwork {
@@ -36,12 +37,48 @@ std::vector<SbatchOption> take_sbatch_options(std::vector<std::string>& args) {
   return options;
 }
 
-// --max-tasks N read as decimal digits: CLI11 read it with strtoull's base 0, so "0x10" ran 16 tasks at once and
-// "010" 8.
-size_t max_tasks_count(const std::string& text) {
-  return static_cast<size_t>(
-      read_integer("--max-tasks", text, {1, 1000000, "a whole number from 1 to 1000000 (runs at once)"}));
-}
+using V = const std::vector<std::string>&;
+
+// The rows of `driver run`'s options, each with its reader into RunnerOptions, in --help's order.
+const Cli11Row<RunnerOptions> kRunnerOptions[] = {
+  {{"experiment", "EXPERIMENT", "bert.json",
+    "the experiment file (JSON); the paths in it are relative to its folder, and are\n"
+    "checked before anything is made"},
+   OptionWords::positional, [](RunnerOptions& o, V v) { o.experiment = v[0]; }},
+  {{"out", "ROOT", "results", "root of the result tree"}, OptionWords::one,
+   [](RunnerOptions& o, V v) { o.out = v[0]; }},
+  {{"resume", "DIR", "results/me/host/20260101-120000",
+    "a campaign folder: run again the runs whose log is missing or incomplete (Ctrl-C\n"
+    "prints this command for the campaign it stops)"},
+   OptionWords::one, [](RunnerOptions& o, V v) { o.resume = read_text("--resume", v[0], "a campaign folder"); }},
+  // CLI11 leaves an empty value as if the option were absent: --devices "" ran on the runs' own platforms.
+  {{"devices", "LIST", "cuda:0,cuda:1",
+    "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"
+    "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time"},
+   OptionWords::one,
+   [](RunnerOptions& o, V v) {
+     o.devices = read_text("--devices", v[0], "platforms such as cpu or cuda:0,cuda:1, or leave it out");
+   }},
+  {{"list", "", "", "print the expanded command lines and run nothing"}, OptionWords::flag,
+   [](RunnerOptions& o, V) { o.list = true; }},
+  {{"slurm", "", "",
+    "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
+    "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)"},
+   OptionWords::flag, [](RunnerOptions& o, V) { o.slurm = true; }},
+  {{"wait", "", "", "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete"},
+   OptionWords::flag, [](RunnerOptions& o, V) { o.wait = true; }},
+  // Decimal digits: CLI11 read it with strtoull's base 0, so "0x10" ran 16 tasks at once and "010" 8.
+  {{"max-tasks", "N", "8", "with --slurm: at most N runs at once (sbatch --array=...%N)"}, OptionWords::one,
+   [](RunnerOptions& o, V v) {
+     o.max_tasks = static_cast<size_t>(
+         read_integer("--max-tasks", v[0], {1, 1000000, "a whole number from 1 to 1000000 (runs at once)"}));
+   }},
+  {{"no-submit", "", "", "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing"}, OptionWords::flag,
+   [](RunnerOptions& o, V) { o.no_submit = true; }},
+  {{"task", "DIR INDEX", "results/me/host/20260101-120000 0",
+    "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)"},
+   OptionWords::two, [](RunnerOptions& o, V v) { o.task = v; }},
+};
 
 // The combinations of options the runner refuses, each with what to do instead.
 void check_runner_options(const RunnerOptions& o) {
@@ -78,33 +115,10 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
   CLI::App app{"Runs an experiment file: each expanded run is a driver process; results go to\n"
                "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
                "driver run"};
-  RunnerOptions o;
-  app.add_option("experiment", o.experiment,
-                 "the experiment file (JSON); the paths in it are relative to its folder, and are\n"
-                 "checked before anything is made")
-      ->type_name("EXPERIMENT");
-  app.add_option("--out", o.out, "root of the result tree")->type_name("ROOT");
-  app.add_option("--resume", o.resume,
-                 "a campaign folder: run again the runs whose log is missing or incomplete (Ctrl-C\n"
-                 "prints this command for the campaign it stops)")
-      ->type_name("DIR");
-  app.add_option("--devices", o.devices,
-                 "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"
-                 "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time")
-      ->type_name("LIST");
-  app.add_flag("--list", o.list, "print the expanded command lines and run nothing");
-  app.add_flag("--slurm", o.slurm,
-               "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
-               "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)");
-  app.add_flag("--wait", o.wait, "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete");
-  std::string max_tasks;
-  app.add_option("--max-tasks", max_tasks, "with --slurm: at most N runs at once (sbatch --array=...%N)")
-      ->type_name("N");
-  app.add_flag("--no-submit", o.no_submit, "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing");
-  app.add_option("--task", o.task, "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)")
-      ->expected(2)
-      ->type_name("DIR INDEX");
+  GivenOptions given;
+  for (const Cli11Row<RunnerOptions>& row : kRunnerOptions) given.add(app, row);
   refuse_control_characters(args);  // its values reach plan.json, the runs' command lines and their logs
+  RunnerOptions o;
   o.sbatch = take_sbatch_options(args);
   std::vector<const char*> words = {"driver run"};
   for (const auto& a : args) words.push_back(a.c_str());
@@ -116,11 +130,8 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
   } catch (const CLI::ParseError& e) {
     throw usage_error(parse_error_line(app, e.what(), args) + " (see driver run --help)");
   }
-  // CLI11 leaves an empty value as if the option were absent: --devices "" ran on the runs' own platforms.
-  if (app.count("--devices") > 0 && o.devices.empty())
-    throw usage_error("--devices is empty; give platforms such as cpu or cuda:0,cuda:1, or leave it out");
-  if (app.count("--resume") > 0 && o.resume.empty()) throw usage_error("--resume is empty; give a campaign folder");
-  if (app.count("--max-tasks") > 0) o.max_tasks = max_tasks_count(max_tasks);
+  for (const Cli11Row<RunnerOptions>& row : kRunnerOptions)
+    if (given.given(row.name)) row.read(o, given.values(row.name));
   check_runner_options(o);
   return o;
 }

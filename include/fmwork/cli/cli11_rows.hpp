@@ -31,12 +31,24 @@ struct Cli11Option : OptionRow {
   const char* positional = nullptr;  // OptionWords::list: the positionals' name in --help ("paths")
 };
 
+// A row with its reader, which stores the value read into the command's options, `Args` (a usage Error naming
+// the option for a bad one, through base/option_values.hpp's readers). A command reads every row given, in
+// table order, and then checks the options against each other.
+template <typename Args>
+struct Cli11Row : Cli11Option {
+  using Read = void (*)(Args&, const std::vector<std::string>& values);
+  Read read = nullptr;
+  Cli11Row(OptionRow option, OptionWords words, Read reader, std::vector<std::string> (*choices)() = nullptr,
+           const char* positional = nullptr)
+      : Cli11Option{option, words, choices, positional}, read(reader) {}
+};
+
 // The words CLI11 read for the rows added, by row name.
 class GivenOptions {
  public:
   // Adds `row` to `app` (after the rows added before it, which is --help's order), its words kept here.
   void add(CLI::App& app, const Cli11Option& row);
-  // Whether the row named `name` was given (a flag: at least once).
+  // Whether the row named `name` was given; a flag: whether it is set (CLI11 takes --list=false as unset).
   bool given(const std::string& name) const;
   // Its words: {} for a flag, {VALUE} for OptionWords::one or positional, all of them otherwise.
   std::vector<std::string> values(const std::string& name) const;
