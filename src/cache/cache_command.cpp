@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 
@@ -93,9 +94,7 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   else if (args.size() != 1)
     throw usage_error(usage + " (got '" + args[1] + "'" +
                       did_you_mean(closest_option(args[1].substr(0, args[1].find('=')), {"--cache_dir"})) + ")");
-  if (command != "list" && command != "report" && command != "clear")
-    throw usage_error(usage + " (got '" + command + "'" + did_you_mean(closest_option(command, {"list", "report", "clear"})) +
-                      ")");
+  read_choice("--cache", command, {"list", "report", "clear"});  // "did you mean" as for every other option's value
   if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
   if (dir.empty()) {
     try {
