@@ -85,7 +85,7 @@ Value optional_string(const std::optional<std::string>& text) { return text ? Va
 using A = FixedArgs;
 using T = const std::string&;
 
-// The readers and `args.NAME` of the rows alike: a flag, a folder of ours, a count of ours.
+// The readers and `args.NAME` of the rows alike: a flag, a folder of ours, a count of ours, a required word.
 template <bool FixedArgs::*field>
 void set_flag(A& a, T, T) { a.*field = true; }
 template <bool FixedArgs::*field>
@@ -94,6 +94,8 @@ template <std::optional<std::string> FixedArgs::*field>
 void read_folder(A& a, T option, T text) { a.*field = read_text(option, text, "a folder"); }
 template <std::optional<std::string> FixedArgs::*field>
 std::optional<Value> text_value(const A& a) { return optional_string(a.*field); }
+template <std::string FixedArgs::*field>
+std::optional<Value> word_value(const A& a) { return Value::of_string(a.*field); }
 template <std::optional<int64_t> FixedArgs::*field>
 std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int(*(a.*field)) : Value::none(); }
 
@@ -105,19 +107,19 @@ std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int
 const FixedOption kFixed[] = {
     {{"platform", "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin"}, Presence::required, Origin::upstream,
      [](A& a, T o, T t) { a.platform = read_text(o, t, "cpu, cuda, cuda:N or a plugin name"); },
-     [](const A& a) { return std::optional(Value::of_string(a.platform)); }},
+     word_value<&A::platform>},
     {{"model_class", "C", "BertModel",
      "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
      Presence::required, Origin::upstream,
      [](A& a, T o, T t) { a.model_class = read_text(o, t, "the model's class, e.g. BertModel", true); },
-     [](const A& a) { return std::optional(Value::of_string(a.model_class)); }},
+     word_value<&A::model_class>},
     {{"model_root", "R", "/models", "folder the model name is relative to"}, Presence::optional, Origin::upstream,
      [](A& a, T, T t) { a.model_root = t; }, text_value<&A::model_root>},
     {{"model_name", "N", "bert-base-uncased",
      "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)"},
      Presence::required, Origin::upstream,
      [](A& a, T o, T t) { a.model_name = read_text(o, t, "the model's name or path", true); },
-     [](const A& a) { return std::optional(Value::of_string(a.model_name)); }},
+     word_value<&A::model_name>},
     {{"compile", "", "", "compile the model before the sweep (see --compile:KEY)"}, Presence::optional, Origin::upstream,
      set_flag<&A::compile>, flag_value<&A::compile>},
     {{"eval", "", "", "put the model in evaluation mode"}, Presence::optional, Origin::upstream,
