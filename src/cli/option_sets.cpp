@@ -283,7 +283,11 @@ const SetTable<ModelOptions>& model_table() {
        {"random_weights_seed", nullptr, &kInt, "@ 7", nullptr, "the seed of those random weights",
         [](O& o, const std::string&, const Value& v) { o.random_weights_seed = v.integer; }},
        {"packed_gemm", nullptr, &kBool, "@ False", nullptr, "MKL packed GEMM for float32 on the CPU (default True with AVX-512, False without: slower there)",
-        [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; }}}};
+        [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; }},
+       {"gelu_epilogue", nullptr, &kBool, "@ True", nullptr,
+        "the BERT family's feed-forward bias and GELU in its first GEMM (at::_addmm_activation; on CUDA "
+        "cuBLASLt's tanh GELU, judged by --check_outputs; default False)",
+        [](O& o, const std::string&, const Value& v) { o.gelu_epilogue = v.boolean; }}}};
   return table;
 }
 

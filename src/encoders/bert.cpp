@@ -55,6 +55,7 @@ BertEncoder::BertEncoder(EncoderConfig config, const NamedTensors& named, bool p
   }
   if (w_.pooler) slots_.pooler = &*w_.pooler;
   slots_.qkv = &w_.layers.at(0).qkv;
+  for (const auto& L : w_.layers) slots_.gelu_inputs.push_back(&L.ffn_in);
   // Per token, as forward() holds them: x, the fused QKV output, and with eager attention the scaled Q,
   // contiguous K and V, context, merged heads and the projection (then the scores); sdpa keeps no [T, T]
   // tensor (flash attention on the CPU, memory-efficient kernels on GPUs). Feed-forward: the residual, the
@@ -77,7 +78,7 @@ std::vector<std::string> BertEncoder::family_lines() const {
   return {attention_line("eager: softmax(Q K^T / sqrt(d) + mask) V with at::bmm", "", false), linear_line(),
           std::string("q/k/v: ") + (fused_qkv() ? "one fused [3H, H] GEMM"
                                                  : "three GEMMs (zero-copy views, not adjacent in the file; fusing would copy)"),
-          std::string("pooler: ") + (has_pooler() ? "dense + tanh on the first token" : "none")};
+          feed_forward_line(), std::string("pooler: ") + (has_pooler() ? "dense + tanh on the first token" : "none")};
 }
 
 // Q, K, V of `x` ([B, T, H]) as [B, T, h, d] views of the fused GEMM's output (or of three).
@@ -119,7 +120,7 @@ at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, co
   if (!packed) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
   // Packed: each sequence attends over its own tokens, with no mask.
   auto ctx = packed_attention(
-      *packed->tokens, packed->varlen, {}, config_.hidden_size, x.options(),
+      *packed->tokens, packed->longest, packed->varlen, {}, config_.hidden_size, x.options(),
       [&] { return QkvRows{p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0)}; },
       [&](int64_t offset, int64_t length) {
         return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
@@ -212,8 +213,8 @@ EncoderOutput BertEncoder::run(const at::Tensor& input_ids, const at::Tensor& at
   return out;
 }
 
-EncoderOutput BertEncoder::run_packed(const PackedTokens& in, int64_t) const {
-  const Packed packed{&in, takes_varlen(in, {})};
+EncoderOutput BertEncoder::run_packed(const PackedTokens& in, int64_t longest) const {
+  const Packed packed{&in, takes_varlen(in, {}), longest};
   auto x = layers(embed_packed(config_, w_, in), at::Tensor(), at::Tensor(), &packed).squeeze(0);  // [N, H]
   EncoderOutput out;
   out.last_hidden_state = x;
@@ -230,9 +231,7 @@ at::Tensor BertEncoder::layers(at::Tensor x, const at::Tensor& additive_mask, co
     auto a = attention(x, L, additive_mask, bool_mask, packed);
     a.add_(x);
     x = at::layer_norm(a, {H}, L.attn_norm.weight, L.attn_norm.bias, eps);
-    auto hdn = run_linear(x, L.ffn_in);
-    activate_(hdn, activation_);
-    auto y = run_linear(hdn, L.ffn_out);
+    auto y = run_linear(linear_activated(x, L.ffn_in), L.ffn_out);
     y.add_(x);
     x = at::layer_norm(y, {H}, L.out_norm.weight, L.out_norm.bias, eps);
   }

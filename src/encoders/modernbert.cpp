@@ -180,7 +180,7 @@ at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, con
   // one variable-length call each token turned by its own position's tables.
   const int64_t heads = config_.num_attention_heads, d = config_.head_dim();
   auto ctx = packed_attention(
-      *masks.packed, masks.tokens.cos.defined(), masks.by_length->pattern(), config_.hidden_size, h.options(),
+      *masks.packed, masks.longest, masks.tokens.cos.defined(), masks.by_length->pattern(), config_.hidden_size, h.options(),
       [&] {
         auto parts = qkv.view({qkv.size(1), 3, heads, d});
         return QkvRows{apply_rotary_rows(parts.select(1, 0), masks.tokens),
@@ -223,8 +223,8 @@ EncoderOutput ModernBertEncoder::run_packed(const PackedTokens& in, int64_t T) c
                ? rotary_tables_at(in.positions, config_.head_dim(), theta, dtype())
                : RotaryTables{};
   };
-  return {layers(x, T, {nullptr, &global, &in, tokens(global, false, config_.rope_theta)},
-                 {nullptr, &local, &in, tokens(local, true, config_.local_rope_theta)})
+  return {layers(x, T, {nullptr, &global, &in, tokens(global, false, config_.rope_theta), T},
+                 {nullptr, &local, &in, tokens(local, true, config_.local_rope_theta), T})
               .squeeze(0),
           at::Tensor()};
 }

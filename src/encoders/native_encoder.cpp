@@ -60,10 +60,46 @@ void NativeEncoder::to(const at::Device& device) {
 
 bool NativeEncoder::packs() const { return packs_here(packed_gemm_, dtype_, device_); }
 
+bool NativeEncoder::in_epilogue(const Linear* l) const {
+  return gelu_epilogue_ &&
+         std::find(slots_.gelu_inputs.begin(), slots_.gelu_inputs.end(), l) != slots_.gelu_inputs.end();
+}
+
 void NativeEncoder::prepare(int64_t batch, int64_t input) {
   const bool on = packs();
-  for (Linear* l : slots_.linears) pack_linear(*l, batch * input, on);
+  // A layer whose GEMM runs in _addmm_activation reads its weight, never a pack.
+  for (Linear* l : slots_.linears) pack_linear(*l, batch * input, on && !in_epilogue(l));
   if (slots_.pooler) pack_linear(*slots_.pooler, batch, on);
+}
+
+uint64_t NativeEncoder::packed_bytes() const {
+  if (!packs()) return 0;
+  uint64_t n = 0;
+  for (const Linear* l : slots_.linears)
+    if (l->weight.defined() && !in_epilogue(l)) n += l->weight.nbytes();
+  if (slots_.pooler && slots_.pooler->weight.defined()) n += slots_.pooler->weight.nbytes();
+  return n;
+}
+
+void NativeEncoder::set_gelu_epilogue(bool on) {
+  gelu_epilogue_ = false;
+  if (!on) return;
+  const std::string option = "--model:gelu_epilogue@ True: ";
+  if (slots_.gelu_inputs.empty())
+    throw usage_error(option + config_.model_type + "'s feed-forward is not one linear layer then GELU (" +
+                      config_.hidden_act + (config_.family == Family::bert ? "" : ", gated") +
+                      "); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, DistilBERT)");
+  if (activation_ != Activation::gelu && activation_ != Activation::gelu_tanh)
+    throw usage_error(option + "the epilogue applies GELU; this model's hidden_act is " + config_.hidden_act);
+  if (device_.is_cpu() && activation_ == Activation::gelu_tanh)
+    throw usage_error(option + "on the CPU the call's GELU is exact, and this model's hidden_act " +
+                      config_.hidden_act + " is the tanh approximation; leave it off on the CPU");
+  if (!device_.is_cpu() && !device_.is_cuda())
+    throw usage_error(option + "runs on cpu and cuda (ATen's _addmm_activation); the device is " + device_.str());
+  for (const Linear* l : slots_.gelu_inputs)
+    if (!l->bias.defined())
+      throw usage_error(option + "the feed-forward's first layer has no bias here; the epilogue adds one");
+  gelu_epilogue_ = true;
 }
 
 int64_t NativeEncoder::parameter_count() const {
@@ -90,9 +126,7 @@ uint64_t NativeEncoder::activation_bytes(int64_t batch, int64_t input) const {
   if (!eager)  // the math kernel's scores where no fused kernel takes the call, repeated key/value heads
     bytes += sdpa_workspace_bytes(device_.type(), dtype_, batch, input, config_.num_attention_heads,
                                   config_.kv_heads(), config_.head_dim());
-  if (packs())  // prepare() packs every linear weight for this shape: about one more copy of each
-    for (const Linear* l : slots_.linears)
-      if (l->weight.defined()) bytes += static_cast<long double>(l->weight.nbytes());
+  bytes += static_cast<long double>(packed_bytes());  // prepare()'s packs for this shape
   return bytes >= static_cast<long double>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(bytes);
 }
 
@@ -112,18 +146,46 @@ std::string NativeEncoder::linear_line() const {
   return "linear layers: " + linear_description(packed_gemm_, dtype_, device_);
 }
 
+std::string NativeEncoder::feed_forward_line() const {
+  const std::string act = config_.hidden_act;
+  if (!gelu_epilogue_)
+    return "feed-forward: first GEMM with its bias, then " + act +
+           (activation_ == Activation::gelu || activation_ == Activation::gelu_tanh
+                ? " (--model:gelu_epilogue@ True puts bias and GELU in the GEMM's epilogue)"
+                : "");
+  if (device_.is_cpu())
+    return "feed-forward: first GEMM, bias and exact GELU in one ATen call (at::_addmm_activation: addmm, then "
+           "GELU, on the CPU; no MKL pack for that layer; --model:gelu_epilogue@ True)";
+  return "feed-forward: bias and GELU in the first GEMM's epilogue (at::_addmm_activation, cuBLASLt; "
+         "--model:gelu_epilogue@ True): GELU's tanh approximation" +
+         std::string(activation_ == Activation::gelu
+                         ? ", where this model's " + act + " is exact: --check_outputs judges the difference"
+                         : ", as this model's " + act);
+}
+
+at::Tensor NativeEncoder::linear_activated(const at::Tensor& x, const Linear& l) const {
+  if (!gelu_epilogue_) {
+    auto h = run_linear(x, l);
+    return activate_(h, activation_);
+  }
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.back() = l.weight.size(0);
+  return at::_addmm_activation(l.bias, x.reshape({-1, x.size(-1)}), l.weight.t(), 1, 1, /*use_gelu=*/true)
+      .view(sizes);
+}
+
 bool NativeEncoder::takes_varlen(const PackedTokens& input, const AttentionPattern& pattern) const {
   return attention_ == AttentionImpl::sdpa && input.cu_seqlens.defined() && !varlen_refusal_ &&
          varlen_attention_applies(device_, dtype_, config_.head_dim(), pattern);
 }
 
-at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, bool varlen, const AttentionPattern& pattern,
+at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, int64_t longest, bool varlen, const AttentionPattern& pattern,
                                            int64_t features, const at::TensorOptions& options,
                                            const std::function<QkvRows()>& rows,
                                            const std::function<at::Tensor(int64_t, int64_t)>& one) const {
   if (varlen) {
     const QkvRows r = rows();
-    auto ctx = varlen_attention(r.q, r.k, r.v, input.cu_seqlens, longest(input.lengths),
+    auto ctx = varlen_attention(r.q, r.k, r.v, input.cu_seqlens, longest,
                                 1.0 / std::sqrt(static_cast<double>(config_.head_dim())), pattern);
     if (ctx.defined()) return ctx;
   }

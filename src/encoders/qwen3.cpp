@@ -236,7 +236,7 @@ at::Tensor Qwen3Encoder::attention(const at::Tensor& h, const Layer& L, const Qk
   // Packed: each sequence from position 0, causal over its own tokens (sliding layers: its length's window);
   // in one variable-length call each token turned by its own position's tables.
   auto ctx = packed_attention(
-      *masks.packed, masks.tokens.cos.defined(), masks.by_length->pattern(), heads * d, h.options(),
+      *masks.packed, masks.longest, masks.tokens.cos.defined(), masks.by_length->pattern(), heads * d, h.options(),
       [&] {
         const int64_t N = h.size(1), eps_dims[] = {d};
         const auto normed = [&](const at::Tensor& x, int64_t n, const Norm& norm) {
@@ -286,8 +286,8 @@ EncoderOutput Qwen3Encoder::run_packed(const PackedTokens& in, int64_t T) const 
   RotaryTables tokens;
   if (full_varlen || sliding_varlen)
     tokens = rotary_tables_at(in.positions, config_.head_dim(), config_.rope_theta, dtype());
-  return {layers(x, T, {nullptr, &full, &in, full_varlen ? tokens : RotaryTables{}},
-                 {nullptr, &sliding, &in, sliding_varlen ? tokens : RotaryTables{}})
+  return {layers(x, T, {nullptr, &full, &in, full_varlen ? tokens : RotaryTables{}, T},
+                 {nullptr, &sliding, &in, sliding_varlen ? tokens : RotaryTables{}, T})
               .squeeze(0),
           at::Tensor()};
 }

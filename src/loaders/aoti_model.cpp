@@ -189,6 +189,7 @@ std::unique_ptr<Model> load_aoti_model(const LoadRequest& request) {
                              std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
                              std::pair{o.random_weights, "random_weights"},
                              std::pair{o.packed_gemm.has_value(), "packed_gemm"},
+                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"},
                              std::pair{o.dtype.has_value() && *o.dtype != "auto", "torch_dtype"}})
     if (given)
       throw usage_error(fmt::format("--model:{}: {} is an AOTInductor package, fixed when it was built; "

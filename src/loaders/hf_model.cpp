@@ -380,17 +380,8 @@ LoadedWeights load_weights(const LoadPlan& p, const EncoderConfig& config, const
   return w;
 }
 
-// The bytes of the linear layers' weights (the 2-D tensors other than the embedding tables) in float32: what
-// MKL's packed copy of them holds, beside the weights themselves, while a combination runs.
-uint64_t linear_weight_bytes(const std::vector<std::pair<std::string, at::Tensor>>& named) {
-  uint64_t n = 0;
-  for (const auto& [name, t] : named)
-    if (t.dim() == 2 && name.find("embed") == std::string::npos) n += static_cast<uint64_t>(t.numel()) * sizeof(float);
-  return n;
-}
-
 std::string describe(const LoadPlan& p, const EncoderConfig& config, const ModelOptions& opt, const at::Device& device,
-                     const NativeEncoder& encoder, const LoadedWeights& w, uint64_t packed_bytes) {
+                     const NativeEncoder& encoder, const LoadedWeights& w) {
   std::ostringstream d;
   d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
   d << "  config: model_type=" << config.model_type;
@@ -410,8 +401,8 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
     << (p.attention_explicit ? " (--model:attn_implementation)"
                              : " (--model:attn_implementation not given: transformers' default; eager on request)")
     << "\n";
-  if (packed_bytes > 0)
-    d << "  packed copy: about " << bytes_text(packed_bytes, 1)
+  if (const uint64_t packed = encoder.packed_bytes(); packed > 0)
+    d << "  packed copy: about " << bytes_text(packed, 1)
       << " of host memory beside the weights (the linear weights repacked for each combination's shape)\n";
   d << "  weights: " << w.line << "\n";
   for (const auto& n : w.notes) d << "  note: " << n << "\n";
@@ -453,12 +444,12 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
 
   LoadedWeights w = load_weights(p, config, opt);
   const bool packed_gemm = opt.packed_gemm.value_or(packed_gemm_by_default());
-  const uint64_t packed_bytes = packs_here(packed_gemm, p.dtype, request.device) ? linear_weight_bytes(w.named) : 0;
   auto encoder = make_encoder(config, w.named, w.pooler, p.attention, w.owned);
   w.named.clear();
   encoder->to(request.device);
   encoder->set_packed_gemm(packed_gemm);
-  std::string description = describe(p, config, opt, request.device, *encoder, w, packed_bytes);
+  encoder->set_gelu_epilogue(opt.gelu_epilogue.value_or(false));
+  std::string description = describe(p, config, opt, request.device, *encoder, w);
   return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
 

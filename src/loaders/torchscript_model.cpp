@@ -193,7 +193,8 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
   for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
                              std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
                              std::pair{o.random_weights, "random_weights"},
-                             std::pair{o.packed_gemm.has_value(), "packed_gemm"}})
+                             std::pair{o.packed_gemm.has_value(), "packed_gemm"},
+                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"}})
     if (given)
       throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
                                     name, request.path));

@@ -43,6 +43,7 @@ void refuse_native_options(const ModelOptions& opt, const std::string& model_cla
   if (opt.random_weights)
     throw usage_error("--model:random_weights@ True" + why + ", which builds its package from the folder's weights");
   if (opt.packed_gemm) throw usage_error("--model:packed_gemm" + why);
+  if (opt.gelu_epilogue) throw usage_error("--model:gelu_epilogue" + why);
   if (opt.vocab_size) throw usage_error("--model:vocab_size" + why + " (config.json gives it)");
 }
 

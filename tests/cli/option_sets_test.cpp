@@ -153,7 +153,7 @@ TEST(OptionSets, HubOnlyModelKeysAreIgnoredWithAReason) {
 
 TEST(OptionSets, ModelErrors) {
   const std::string known =
-      "; known --model: keys are add_pooling_layer, attn_implementation, dtype, packed_gemm, random_weights, "
+      "; known --model: keys are add_pooling_layer, attn_implementation, dtype, gelu_epilogue, packed_gemm, random_weights, "
       "random_weights_seed, torch_dtype, vocab_size (accepted and ignored, as meaningless for a local folder: "
       "revision, trust_remote_code, local_files_only, force_download, resume_download, cache_dir, proxies, token, "
       "use_auth_token, low_cpu_mem_usage, use_safetensors, _fast_init)";
@@ -164,7 +164,7 @@ TEST(OptionSets, ModelErrors) {
       << "the accepted-and-ignored keys are offered too";
   EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:variant", "fp16"})); }),
             "unknown option --model:variant; known --model: keys are add_pooling_layer, "
-            "attn_implementation, dtype, packed_gemm, random_weights, random_weights_seed, torch_dtype, vocab_size "
+            "attn_implementation, dtype, gelu_epilogue, packed_gemm, random_weights, random_weights_seed, torch_dtype, vocab_size "
             "(accepted and "
             "ignored, as meaningless for a local folder: revision, trust_remote_code, local_files_only, "
             "force_download, resume_download, cache_dir, proxies, token, use_auth_token, low_cpu_mem_usage, "

@@ -254,20 +254,30 @@ TEST(HfEncoderDtypes, SdpaMatchesEagerAttention) {
   }
 }
 
+// A tiny BERT folder (seeded weights, with its pooler) and a batch of two for it, one row padded.
+struct TinyBert {
+  TempDir dir;
+  json cfg = tiny_config("bert");
+  Batch batch;
+  TinyBert() {
+    write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
+    const Inputs in = tiny_inputs(0, true);
+    batch = Batch{in.ids, in.mask, in.types};
+  }
+  std::unique_ptr<fmwork::Model> load_with(const ModelOptions& opt) const { return load(dir.path(), "BertModel", opt); }
+};
+
 // MKL packed GEMM (asked for: the default only with AVX-512) against at::linear: the same outputs for the prepared shape,
 // and a shape it was not prepared for still runs (on at::linear) and agrees too.
 TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
-  TempDir dir;
-  json cfg = tiny_config("bert");
-  write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
-  Inputs in = tiny_inputs(0, true);
-  Batch batch{in.ids, in.mask, in.types};
+  const TinyBert bert;
+  const Batch& batch = bert.batch;
   ModelOptions plain_opt;
   plain_opt.packed_gemm = false;
-  auto plain = load(dir.path(), "BertModel", plain_opt);
+  auto plain = bert.load_with(plain_opt);
   ModelOptions packed_opt;
   packed_opt.packed_gemm = true;
-  auto packed = load(dir.path(), "BertModel", packed_opt);
+  auto packed = bert.load_with(packed_opt);
   EXPECT_NE(packed->facts().description.find("linear layers: MKL packed GEMM"), std::string::npos) << packed->facts().description;
   // Off by the option, or by default without AVX-512: either way at::linear, and the line names the option.
   EXPECT_NE(plain->facts().description.find("linear layers: at::linear ("), std::string::npos) << plain->facts().description;
@@ -289,8 +299,67 @@ TEST(HfEncoderPackedGemm, SameOutputsAsAtLinear) {
 
   ModelOptions bf16;
   bf16.dtype = "bfloat16";
-  EXPECT_NE(load(dir.path(), "BertModel", bf16)->facts().description.find("at::linear (packed GEMM is for float32)"),
+  EXPECT_NE(bert.load_with(bf16)->facts().description.find("at::linear (packed GEMM is for float32)"),
             std::string::npos);
+}
+
+// --model:gelu_epilogue@ True. On the CPU at::_addmm_activation is addmm then exact GELU, so every BERT-family
+// model still matches the reference; MODEL says where the bias and GELU run. The layer the call reads takes no
+// MKL pack (its weight is read as it is), and the memory estimate leaves that pack out.
+TEST(HfEncoderGeluEpilogue, MatchesTheReferenceOnTheCpu) {
+  ModelOptions opt;
+  opt.gelu_epilogue = true;
+  check_against_reference("bert", "BertModel", tiny_config("bert"), true, "", true, opt);
+  check_against_reference("roberta", "RobertaModel", tiny_config("roberta"), true, "roberta.", true, opt);
+  check_against_reference("distilbert", "DistilBertModel", tiny_config("distilbert"), false, "", true, opt);
+}
+
+TEST(HfEncoderGeluEpilogue, NamedInModelAndItsLayerUnpacked) {
+  const TinyBert bert;
+  const Batch& batch = bert.batch;
+  ModelOptions plain_opt;
+  plain_opt.packed_gemm = true;
+  ModelOptions fused_opt = plain_opt;
+  fused_opt.gelu_epilogue = true;
+  auto plain = bert.load_with(plain_opt);
+  auto fused = bert.load_with(fused_opt);
+  const std::string off = plain->facts().description, on = fused->facts().description;
+  EXPECT_NE(off.find("feed-forward: first GEMM with its bias, then gelu (--model:gelu_epilogue@ True puts"),
+            std::string::npos) << off;
+  EXPECT_NE(on.find("feed-forward: first GEMM, bias and exact GELU in one ATen call (at::_addmm_activation"),
+            std::string::npos) << on;
+  plain->prepare(2, 9);
+  fused->prepare(2, 9);
+  const auto& encoder = dynamic_cast<const fmwork::hf::BertEncoder&>(dynamic_cast<const fmwork::hf::HfModel&>(*fused).encoder());
+  const auto& layer = encoder.weights().layers.at(0);
+  EXPECT_FALSE(layer.ffn_in.packed.defined()) << "_addmm_activation reads the weight, never a pack";
+  if (fmwork::hf::mkl_packed_gemm_available()) {
+    EXPECT_TRUE(layer.ffn_out.packed.defined());
+    EXPECT_EQ(plain->facts().activation_bytes(2, 9) - fused->facts().activation_bytes(2, 9),
+              static_cast<uint64_t>(bert.cfg["num_hidden_layers"].get<int64_t>() * layer.ffn_in.weight.nbytes()))
+        << "the estimate counts the packs prepare() makes";
+  }
+  auto [h0, p0] = outputs(plain->forward(batch));
+  auto [h1, p1] = outputs(fused->forward(batch));
+  EXPECT_LE(max_diff(h1, h0), 1e-5);
+  EXPECT_LE(max_diff(p1, p0), 1e-5);
+}
+
+// Where the call's GELU is not the model's activation, or the model's feed-forward is not a linear layer then
+// GELU, the option is refused naming why; the gated families are refused in rotary_families_test.cpp.
+TEST(HfEncoderGeluEpilogue, RefusedWhereItWouldChangeOrMissTheActivation) {
+  ModelOptions opt;
+  opt.gelu_epilogue = true;
+  for (const auto& [act, words] : {std::pair<std::string, std::string>{"gelu_new", "on the CPU the call's GELU is exact, "
+                                                                                   "and this model's hidden_act gelu_new is the tanh approximation"},
+                                   {"relu", "the epilogue applies GELU; this model's hidden_act is relu"}}) {
+    TempDir dir;
+    json cfg = tiny_config("bert");
+    cfg["hidden_act"] = act;
+    write_folder(dir.path(), cfg, tiny_weights(cfg, true, 5));
+    const std::string m = error_of([&] { load(dir.path(), "BertModel", opt); }, ErrorKind::usage);
+    EXPECT_NE(m.find("--model:gelu_epilogue@ True: " + words), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -148,6 +148,16 @@ TEST(RotaryFamilies, Refusals) {
   EXPECT_NE(m.find("ModernBertModel has no pooler"), std::string::npos) << m;
   m = error_of([&] { load(dir.path(), "Qwen3Model", {}); }, ErrorKind::usage);
   EXPECT_NE(m.find("--model_class Qwen3Model does not match"), std::string::npos) << m;
+  // Gated feed-forwards (GeGLU, SwiGLU): no GEMM whose output is the activation's input alone.
+  opt.add_pooling_layer.reset();
+  opt.gelu_epilogue = true;
+  m = error_of([&] { load(dir.path(), "ModernBertModel", opt); }, ErrorKind::usage);
+  EXPECT_NE(m.find("--model:gelu_epilogue@ True: modernbert's feed-forward is not one linear layer then GELU"),
+            std::string::npos) << m;
+  TempDir qwen;
+  fmwork::test_support::write_file(qwen.file("config.json"), qwen3_config().dump());
+  m = error_of([&] { load(qwen.path(), "Qwen3Model", opt); }, ErrorKind::usage);
+  EXPECT_NE(m.find("qwen3's feed-forward is not one linear layer then GELU (silu, gated)"), std::string::npos) << m;
 }
 
 }  // namespace

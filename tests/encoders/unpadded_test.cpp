@@ -41,10 +41,9 @@ fmwork::Batch mixed_batch(int64_t pad, bool types) {
 }
 
 void expect_unpadded_matches_padded(const std::string& cls, const json& cfg, bool pooler, bool types,
-                                    const std::string& attention) {
+                                    const std::string& attention, ModelOptions opt = {}) {
   TempDir dir;
   write_folder(dir.path(), cfg, tiny_weights(cfg, pooler, 11));
-  ModelOptions opt;
   opt.attn_implementation = attention;
   auto model = load(dir.path(), cls, opt);
   ASSERT_TRUE(model->facts().runs_unpadded);
@@ -72,6 +71,13 @@ void expect_unpadded_matches_padded(const std::string& cls, const json& cfg, boo
 TEST(Unpadded, BertMatchesPadded) {
   for (const char* attention : {"eager", "sdpa"})
     expect_unpadded_matches_padded("BertModel", tiny_config("bert"), true, true, attention);
+}
+
+TEST(Unpadded, BertWithTheGeluEpilogueMatchesPadded) {
+  ModelOptions opt;
+  opt.gelu_epilogue = true;
+  for (const char* attention : {"eager", "sdpa"})
+    expect_unpadded_matches_padded("BertModel", tiny_config("bert"), true, true, attention, opt);
 }
 
 TEST(Unpadded, RobertaAndXlmRobertaMatchPadded) {

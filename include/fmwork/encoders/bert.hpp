@@ -58,6 +58,7 @@ class BertEncoder : public NativeEncoder {
   struct Packed {
     const PackedTokens* tokens;
     bool varlen;
+    int64_t longest;  // the longest sequence
   };
   EncoderOutput run(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                     const at::Tensor& token_type_ids) const override;

@@ -66,6 +66,17 @@ class NativeEncoder {
   // UINT64_MAX.
   uint64_t activation_bytes(int64_t batch, int64_t input) const;
   void set_packed_gemm(bool on) { packed_gemm_ = on; }
+  // The feed-forward's first GEMM with its bias and GELU in one ATen call, at::_addmm_activation (where its
+  // weights sit: call after to()). On CUDA that is cuBLASLt's GELU epilogue, whose GELU is the tanh
+  // approximation; on the CPU, addmm then exact GELU (no fusion: the path runs and is checked there, nothing
+  // is gained). Off by default: it changes the math of a model whose GELU differs from the device's, and
+  // --check_outputs judges that. A usage Error naming why for a family whose feed-forward is not one linear
+  // layer then GELU (slots_.gelu_inputs empty), a hidden_act other than gelu or a tanh form, a tanh form on
+  // the CPU (its call's GELU is exact) or a device other than cpu and cuda.
+  void set_gelu_epilogue(bool on);
+  bool gelu_epilogue() const { return gelu_epilogue_; }
+  // The bytes prepare() packs for a shape beyond the weights (MKL's float32 copies), 0 where nothing packs.
+  uint64_t packed_bytes() const;
 
   const EncoderConfig& config() const { return config_; }
   at::ScalarType dtype() const { return dtype_; }
@@ -88,6 +99,8 @@ class NativeEncoder {
     std::vector<Linear*> linears;     // run on every token: packed for batch x input rows
     Linear* pooler = nullptr;         // run on each sequence's first token: packed for batch rows
     const Linear* qkv = nullptr;      // the first layer's fused q/k/v (fused_qkv())
+    std::vector<const Linear*> gelu_inputs;  // linears whose output goes straight through hidden_act (also in
+                                             // `linears`): the feed-forward's first (set_gelu_epilogue)
   };
   // The figures of activation_bytes() that differ by family, in elements of the run dtype per token.
   struct ActivationFigures {
@@ -115,20 +128,27 @@ class NativeEncoder {
   // sliding-window layers).
   std::string attention_line(const std::string& eager, const std::string& pattern, bool windows) const;
   std::string linear_line() const;  // "linear layers: ..." (linear_description)
+  // "feed-forward: ..." for the families with gelu_inputs: where the bias and GELU run, and what GELU.
+  std::string feed_forward_line() const;
+  // x [..., in] through `l` (one of gelu_inputs) and hidden_act: in the GEMM's epilogue when
+  // set_gelu_epilogue(true), else run_linear then activate_.
+  at::Tensor linear_activated(const at::Tensor& x, const Linear& l) const;
   // Whether packed layers of `pattern` take one variable-length call (packed_attention's `varlen`): sdpa,
   // cu_seqlens given, varlen_attention_applies, and the GPU did not refuse the kernel.
   bool takes_varlen(const PackedTokens& input, const AttentionPattern& pattern) const;
   // The attention context of packed sequences, [1, N, features] of `options`: one variable-length call on
   // `rows()` (q [N, heads, d], k and v [N, kv, d], made only then) with the pattern's causal flag and window
   // where `varlen`; else, or should that give nothing, `one(offset, length)` for each sequence (per_sequence).
+  // `longest`: the longest sequence (run_packed's), not counted again per layer.
   struct QkvRows {
     at::Tensor q, k, v;
   };
-  at::Tensor packed_attention(const PackedTokens& input, bool varlen, const AttentionPattern& pattern,
+  at::Tensor packed_attention(const PackedTokens& input, int64_t longest, bool varlen, const AttentionPattern& pattern,
                               int64_t features, const at::TensorOptions& options,
                               const std::function<QkvRows()>& rows,
                               const std::function<at::Tensor(int64_t offset, int64_t length)>& one) const;
   bool packs() const;  // packed GEMM on, float32, CPU, MKL present
+  bool in_epilogue(const Linear* l) const;  // l is one of gelu_inputs and the epilogue is on
   const at::Device& device() const { return device_; }
 
   const EncoderConfig config_;
@@ -142,6 +162,7 @@ class NativeEncoder {
   at::Device device_;
   bool token_types_;
   bool packed_gemm_ = true;
+  bool gelu_epilogue_ = false;
   std::optional<std::string> varlen_refusal_;  // this GPU refused the variable-length kernel: why
 };
 
