@@ -181,10 +181,10 @@ const FixedOption kFixed[] = {
      Presence::optional, Origin::ours,
      [](A& a, T o, T t) { a.input_lengths = t, a.lengths = parse_length_spec(t, o); },
      text_value<&A::input_lengths>},
-    {{"batching", "MODE", "unpadded",
-     "how a batch of mixed lengths runs: padded (to its longest, the mask marking the padding; the default), "
-     "sorted (a window of requests sorted by length, then cut into batches) or unpadded (the real tokens "
-     "packed: native encoders only) (ours)"},
+    {{"batching", "MODE", "padded",
+     "how a batch of mixed lengths runs: unpadded (the real tokens packed; the default where the model runs it: "
+     "native encoders), padded (to its longest, the mask marking the padding; the default elsewhere) or sorted "
+     "(a window of requests sorted by length, then cut into batches) (ours)"},
      Presence::optional, Origin::ours,
      [](A& a, T o, T t) { a.batching = parse_batching(t, o); },
      [](const A& a) {

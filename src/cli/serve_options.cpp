@@ -235,7 +235,6 @@ ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve) {
   shape.lengths = args.lengths ? *args.lengths
                                : parse_length_spec(std::to_string(args.input_sizes.empty() ? 128 : args.input_sizes[0]),
                                                    "--input_sizes");
-  shape.batching = args.batching.value_or(Batching::padded);
   if (serve.max_tokens > 0 && serve.max_tokens < shape.lengths.max)
     throw usage_error(fmt::format("--max_tokens {} is below the longest query ({} tokens), which could never be served; "
                                   "give at least {}", serve.max_tokens, shape.lengths.max, shape.lengths.max));

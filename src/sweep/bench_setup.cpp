@@ -136,10 +136,9 @@ std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo
   }
 }
 
-// --batching unpadded needs a model that runs packed tokens and a platform that takes more than one shape:
-// refused before the sweep, in one line.
-// The sweep the command line asks for, field by field.
-SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform) {
+// The sweep the command line asks for, field by field, in the batching mode the setup chose.
+SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform,
+                  Batching batching) {
   const FixedArgs& args = o.command_line.args;
   SweepPlan plan;
   plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
@@ -149,7 +148,7 @@ SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, c
   if (rate) plan.peak_gflops = rate->gflops;
   plan.warmup = args.warmup;
   plan.lengths = args.lengths;
-  plan.batching = args.batching.value_or(Batching::padded);
+  plan.batching = batching;
   plan.sort_window = args.sort_window;
   plan.seed = args.seed;
   plan.one_shape = platform.facts().constraints.single_input_size;
@@ -186,7 +185,7 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   f.cpu = to_log_token(runtime.cpu);
   f.isa = runtime.isa;
   f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
-  if (args.lengths || args.batching) f.batching = batching_name(args.batching.value_or(Batching::padded));
+  if (args.lengths || args.batching) f.batching = batching_name(bench.batching);
   if (args.lengths) f.lengths = to_log_token(length_spec_text(*args.lengths));
   if (rate) {
     f.gemm_gflops = rate->gflops;
@@ -230,9 +229,18 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   bench.grad = grad_enabled_requested(o.calls);
   bench.runtime = apply_runtime(o, *bench.platform, bench.grad, revision, section);
   bench.model = load_and_compile(o, *bench.platform, section, log);
+  const FixedArgs& args = o.command_line.args;
+  bench.batching = args.batching.value_or(
+      default_batching(args.lengths.has_value(), bench.model->facts(), bench.platform->facts()));
+  if (args.lengths && !args.batching)
+    section << "batching: " << batching_name(bench.batching)
+            << (bench.batching == Batching::unpadded
+                    ? " (--batching not given: the default on mixed lengths where the model runs packed tokens; "
+                      "--batching padded or sorted for the others)\n"
+                    : " (--batching not given: this model or platform runs padded batches only)\n");
   if (use == BenchFor::sweep) {
     // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
-    check_sweep_shapes(plan_of(o, std::nullopt, *bench.platform), bench.model->facts());
+    check_sweep_shapes(plan_of(o, std::nullopt, *bench.platform, bench.batching), bench.model->facts());
     bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);
   }
   // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
@@ -240,9 +248,14 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   bench.platform->release_cached_memory();
   if (bench.platform->facts().device.is_cpu())
     bench.dtype_warning = native_dtype_warning(bench.model->facts().dtype_name, bench.runtime.isa);
-  bench.meta = bench_meta(o.command_line.args, bench);
-  bench.inputs.emplace(bench.model->facts().tokens, o.command_line.args.seed);
+  bench.meta = bench_meta(args, bench);
+  bench.inputs.emplace(bench.model->facts().tokens, args.seed);
   return bench;
+}
+
+Batching default_batching(bool mixed_lengths, const ModelFacts& model, const PlatformFacts& platform) {
+  return mixed_lengths && model.runs_unpadded && !platform.constraints.single_input_size ? Batching::unpadded
+                                                                                        : Batching::padded;
 }
 
 void check_batching(Batching batching, const BenchSetup& bench) {
@@ -257,7 +270,7 @@ void check_batching(Batching batching, const BenchSetup& bench) {
 }
 
 SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {
-  SweepPlan plan = plan_of(o, bench.rate, *bench.platform);
+  SweepPlan plan = plan_of(o, bench.rate, *bench.platform, bench.batching);
   check_batching(plan.batching, bench);
   return plan;
 }

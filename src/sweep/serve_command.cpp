@@ -30,7 +30,6 @@ std::pair<DriverOptions, ServeSetup> parse_serve(const std::vector<std::string>&
   const ServeShape shape = serve_shape(args, setup.args);
   setup.max_batch = shape.max_batch;
   setup.lengths = shape.lengths;
-  setup.batching = shape.batching;
   setup.seed = args.seed;
   return {std::move(o), std::move(setup)};
 }
@@ -50,6 +49,7 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::serve, out, out);
   Model& model = *bench.model;
   const ModelFacts facts = model.facts();
+  setup.batching = bench.batching;
   check_batching(setup.batching, bench);
   // What the batcher feeds a package built for some shapes, before its package is built (prepare).
   check_serve_shapes(setup, bench.platform->facts().constraints, facts);

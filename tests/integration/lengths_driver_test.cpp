@@ -204,4 +204,42 @@ TEST_F(LengthsDriver, WhatCannotRunIsRefusedInOneLine) {
   EXPECT_NE(padded.out.find("padding="), std::string::npos) << padded.out;
 }
 
+// --batching not given on mixed lengths: unpadded where the model runs packed tokens (a native encoder), padded
+// where it cannot (a TorchScript file), in the sweep and in serve; a line says which and why, and META (serve:
+// its SERVE lines) names it. Fixed lengths leave batching out.
+TEST_F(LengthsDriver, UnpaddedIsTheDefaultWhereTheModelRunsIt) {
+  const CommandResult native = drive({"--input_lengths", "lognormal:8,48"});
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  EXPECT_EQ(fields(native.out, "FMWORK META ").at("batching"), "unpadded");
+  EXPECT_NE(native.out.find("batching: unpadded (--batching not given: the default on mixed lengths where the model "
+                            "runs packed tokens"),
+            std::string::npos) << native.out;
+  const auto stat = fields(native.out, "FMWORK STAT ");
+  EXPECT_EQ(stat.at("real_tokens"), stat.at("padded_tokens")) << "unpadded computes on the real tokens alone";
+
+  const CommandResult served = run_command(
+      {fmwork::test_support::driver_path(), "serve", "--platform", "cpu", "--model_class", "BertModel",
+       "--model_name", dir_->file("model"), "--input_sizes", "48", "--batch_sizes", "4", "--input_lengths",
+       "uniform:1,48", "--rates", "50", "--warmup_s", "0", "--duration_s", "0.2", "--min_queries", "5", "--quiet"});
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_EQ(fields(served.out, "FMWORK SERVE ").at("batching"), "unpadded") << served.out;
+
+  TempDir ts;
+  const std::string model = fmwork::test_support::make_small_torchscript(ts, "small");
+  const CommandResult padded =
+      run_command({fmwork::test_support::driver_path(), "--platform", "cpu", "--model_class", "BertModel",
+                   "--model_name", model, "--input_sizes", "16", "--batch_sizes", "2", "--reps", "2",
+                   "--input_lengths", "uniform:1,16"});
+  ASSERT_EQ(padded.exit_code, 0) << padded.err;
+  EXPECT_EQ(fields(padded.out, "FMWORK META ").at("batching"), "padded");
+  EXPECT_NE(padded.out.find("batching: padded (--batching not given: this model or platform runs padded batches "
+                            "only)"),
+            std::string::npos) << padded.out;
+
+  const CommandResult fixed = drive({});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(fields(fixed.out, "FMWORK META ").count("batching"), 0u) << fixed.out;
+  EXPECT_EQ(fixed.out.find("batching:"), std::string::npos) << fixed.out;
+}
+
 }  // namespace

@@ -50,8 +50,8 @@ struct FixedArgs {
   // every row filled to the input size; each --input_sizes value is then the combination's longest length.
   std::optional<std::string> input_lengths;  // as given
   std::optional<LengthSpec> lengths;         // as read
-  // --batching padded|sorted|unpadded (default padded) and --sort_window N (sorted: the requests sorted
-  // together; default all of a combination's reps' requests).
+  // --batching padded|sorted|unpadded (when not given: default_batching, sweep/bench_setup.hpp) and
+  // --sort_window N (sorted: the requests sorted together; default all of a combination's reps' requests).
   std::optional<Batching> batching;
   std::optional<int64_t> sort_window;
 };

@@ -59,13 +59,13 @@ inline const std::vector<std::string>& serve_not_required() {
   return names;
 }
 
-// What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8), the
-// queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128) and --batching.
+// What the sweep's options say in serve: the batcher's largest batch (--batch_sizes' one size, default 8) and the
+// queries' lengths (--input_lengths, else --input_sizes' one size as fixed, default 128). --batching, or its
+// default, is the setup's (prepare_bench: the default depends on the model).
 // A usage Error for more than one batch or input size, and a --max_tokens below the longest query.
 struct ServeShape {
   int64_t max_batch = 8;
   LengthSpec lengths;
-  Batching batching = Batching::padded;
 };
 ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve);
 

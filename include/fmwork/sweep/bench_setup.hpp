@@ -54,7 +54,14 @@ struct BenchSetup {
   std::string dtype_warning;     // on the CPU, a dtype without native instructions ("" otherwise): for stderr
   MetaLine meta;                 // the run's META, for the command to print where its log has it
   std::optional<InputGenerator> inputs;  // the model's token ids, seeded by --seed
+  Batching batching = Batching::padded;  // --batching, else default_batching's
 };
+
+// --batching's default. On mixed lengths (--input_lengths), unpadded where the model runs packed tokens and the
+// platform takes more than one shape: measured 4-5x padded on the CPU (bench/README.md, "Mixed lengths"), and on
+// CUDA the variable-length kernels take each layer's attention in one call. Padded otherwise (fixed lengths have
+// nothing to unpad).
+Batching default_batching(bool mixed_lengths, const ModelFacts& model, const PlatformFacts& platform);
 
 // What the setup is for: the sweep also holds the shapes its plan feeds to what the model takes (fed_shapes.hpp)
 // and measures the GEMM rate; serve checks its batcher's shapes itself and needs no rate.
@@ -63,7 +70,8 @@ enum class BenchFor { sweep, serve };
 // RUNTIME (the torch settings applied, then autograd as asked) and MODEL (loaded, compiled) to `section`, SETUP
 // to `log` (always: an --isolate child's later sections are discarded, its SETUP is not); for the sweep, its
 // shapes checked, then the GEMM rate (where a combination's FLOPs can be known) said in `section`; and the
-// cached device memory handed back; META and the input generator made. Throws what loading and compiling throw;
+// cached device memory handed back; the batching mode chosen (a `section` line says which and why when
+// --batching was not given on mixed lengths); META and the input generator made. Throws what loading and compiling throw;
 // usage Errors for shapes and for a vocabulary with no id left to draw.
 BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
                          BenchFor use, std::ostream& section, std::ostream& log);
