@@ -1,6 +1,8 @@
 // A device's energy over a long enough window (see energy_window.hpp).
 #include "fmwork/base/energy_window.hpp"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 namespace fmwork {
@@ -68,6 +70,66 @@ std::optional<EnergyWindow> measure_energy_window(const EnergyWindowRules& rules
       return std::nullopt;
     }
   }
+}
+
+namespace {
+
+// Watches the counter, idle, until it reads other than `from`: the reading and when it was seen, or nullopt
+// (why_not set) when a read fails, the counter goes back, or rules.max_seconds pass.
+std::optional<std::pair<double, int64_t>> next_step(double from, const EnergyWindowRules& rules,
+                                                    const EnergySpanHooks& hooks, std::string& why_not) {
+  const int64_t begun = hooks.now_ns();
+  while (true) {
+    const std::optional<double> now = hooks.joules();
+    const int64_t t = hooks.now_ns();
+    if (!now) {
+      why_not = "the device's energy counter could not be read";
+      return std::nullopt;
+    }
+    if (*now < from) {
+      why_not = "the device's energy counter went backwards (reset during the run)";
+      return std::nullopt;
+    }
+    if (*now != from) return std::make_pair(*now, t);
+    if (seconds_between(begun, t) > rules.max_seconds) {
+      why_not = fmt::format("the device's energy counter did not change in {:g} s", rules.max_seconds);
+      return std::nullopt;
+    }
+    hooks.idle();
+  }
+}
+
+}  // namespace
+
+std::optional<EnergyWindow> measure_energy_of_span(const EnergyWindowRules& rules, const EnergySpanHooks& hooks,
+                                                   const std::function<int64_t()>& work, std::string& why_not) {
+  std::optional<std::pair<double, int64_t>> start;
+  if (const std::optional<double> first = hooks.joules())
+    start = next_step(*first, rules, hooks, why_not);
+  else
+    why_not = "the device's energy counter cannot be read";
+  const int64_t runs = work();
+  if (!start) return std::nullopt;
+  const std::optional<double> last = hooks.joules();
+  if (!last) {
+    why_not = "the device's energy counter could not be read after the work";
+    return std::nullopt;
+  }
+  // The step after the work ends the window (a reading already past the start's is not a step yet: the counter
+  // may step again a moment later, and the energy between would be missed).
+  const std::optional<std::pair<double, int64_t>> end = next_step(*last, rules, hooks, why_not);
+  if (!end) return std::nullopt;
+  EnergyWindow w;
+  w.joules = end->first - start->first;
+  w.seconds = seconds_between(start->second, end->second);
+  w.runs = runs;
+  w.updates = 0;  // not counted: the work runs unwatched
+  if (w.seconds < rules.min_seconds) {
+    why_not = fmt::format("the window was {:.2f} s, shorter than the {:g} s a figure needs", w.seconds,
+                          rules.min_seconds);
+    return std::nullopt;
+  }
+  return w;
 }
 
 std::string implausible_power(double mean_watts, double seconds, const PowerRange& range) {

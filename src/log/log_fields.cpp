@@ -387,8 +387,10 @@ const LineSpec& serve_line_spec() {
                      serve_number("p999_ms", 3, 11, 2), serve_number("max_ms", 3, 12, 2), serve_number("mean_ms", 3),
                      serve_number("queue_p50_ms", 3), serve_number("service_p50_ms", 3),
                      serve_integer("batches"), serve_number("mean_batch", 3, 13, 2), serve_text("batch_hist"),
-                     fraction_of_one(serve_number("busy", 4, 14, 3)), serve_text("bound"), serve_number("bound_ms", 3),
-                     serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15), reason_field()},
+                     fraction_of_one(serve_number("busy", 4, 14, 3)), serve_number("joules_per_1000_q", 3),
+                     serve_number("watts", 1), serve_number("energy_window_s", 3), serve_text("bound"),
+                     serve_number("bound_ms", 3), serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15),
+                     reason_field()},
                     std::nullopt};
   }();
   return spec;
@@ -401,7 +403,8 @@ const LineSpec& capacity_line_spec() {
                      serve_number("capacity_qps", 3, 2, 2), serve_number("bound_ms", 3, 3, 2),
                      serve_number("achieved_qps", 3, 4, 2), serve_number("lowest_failed_qps", 3, 5, 2),
                      serve_integer("steps", 6), serve_text("tried"), serve_number("price_per_hour", 4, 7, 2),
-                     serve_number("usd_per_million", 6, 8, 4), reason_field()},
+                     serve_number("usd_per_million", 6, 8, 4), serve_number("joules_per_1000_q", 3, 9, 1),
+                     reason_field()},
                     std::nullopt};
   }();
   return spec;

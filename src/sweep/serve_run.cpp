@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "fmwork/base/energy_window.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
@@ -53,7 +55,9 @@ class Scenario {
  public:
   Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
       : setup_(setup), model_(model), platform_(platform), facts_(platform.facts()), inputs_(inputs),
-        out_(out) {}
+        out_(out), energy_(platform.meters().energy.get()) {}
+
+  bool meters_energy() const { return energy_ != nullptr; }
 
   // One level: its SERVE line and the summary.
   LevelSummary level(ServePlan plan, const std::string& phase) {
@@ -64,13 +68,26 @@ class Scenario {
     const std::string what = plan.mode == ArrivalMode::open ? fmt::format("{:g} queries/s", plan.rate_per_s)
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
-    const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
-      const Batch batch = make_batch(b, setup_, facts_.constraints, inputs_, facts_.device);
-      const Batch& fed = model_.stage(batch);
-      const torch::IValue outputs = model_.forward(fed);
-      platform_.synchronize();
-    });
-    const LevelSummary s = summarize_level(run, plan, setup_.args.bound);
+    ServeRun run;
+    const auto serve = [&] {
+      run = run_serve_level(plan, lengths, clock, [&](const BatchToRun& b) {
+        const Batch batch = make_batch(b, setup_, facts_.constraints, inputs_, facts_.device);
+        const Batch& fed = model_.stage(batch);
+        const torch::IValue outputs = model_.forward(fed);
+        platform_.synchronize();
+      });
+      return static_cast<int64_t>(
+          std::count_if(run.queries.begin(), run.queries.end(), [](const ServedQuery& q) { return q.done >= 0; }));
+    };
+    std::string no_energy;
+    const std::optional<EnergyWindow> energy = energy_ ? level_energy(serve, no_energy) : (serve(), std::nullopt);
+    LevelSummary s = summarize_level(run, plan, setup_.args.bound);
+    if (energy) {
+      s.watts = energy->watts(), s.energy_window_s = energy->seconds;
+      if (energy->runs > 0) s.joules_per_1000_q = energy->joules_per_run() * 1000;
+    } else if (energy_) {  // a line process skips: why this level has no energy figure
+      out_ << fmt::format("energy (serve level {}): no figure: {}\n", number, no_energy);
+    }
     const ServeLabels labels{number, phase, to_log_token(length_spec_text(setup_.lengths)),
                              std::string(batching_name(setup_.batching))};
     out_ << format_line(make_serve_line(labels, plan, s, setup_.args.bound)) << "\n";
@@ -103,6 +120,20 @@ class Scenario {
     return p;
   }
 
+  // The energy of one level (`serve` returns its answered queries), from the counter's step before it to the
+  // one after, watched idle; a mean power outside the device's range is no figure (`why_not` says so).
+  std::optional<EnergyWindow> level_energy(const std::function<int64_t()>& serve, std::string& why_not) {
+    EnergyMeter* meter = energy_;
+    const EnergySpanHooks hooks{[] { return clock_now(); }, [meter] { return meter->joules(); },
+                                [] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }};
+    std::optional<EnergyWindow> w = measure_energy_of_span(EnergyWindowRules{}, hooks, serve, why_not);
+    if (w) {
+      why_not = implausible_power(w->watts(), w->seconds, facts_.power_range);
+      if (!why_not.empty()) w.reset();
+    }
+    return w;
+  }
+
   void table() {
     if (rows_.empty()) return;
     std::vector<std::vector<std::string>> rows = {
@@ -122,6 +153,7 @@ class Scenario {
   std::ostream& out_;
   int64_t levels_ = 0;
   std::vector<std::vector<std::string>> rows_;
+  EnergyMeter* energy_;  // the platform's; null where the device has no energy counter
 };
 
 // The search's first rate: --search_start, else the highest VALID level's rate, else 10 queries/s.
@@ -158,6 +190,9 @@ void check_serve_shapes(const ServeSetup& setup, const PlatformConstraints& plat
 int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
   Scenario scenario(setup, model, platform, inputs, out);
   const ServeArgs& args = setup.args;
+  if (scenario.meters_energy())
+    out << "energy: each level's, from the device counter's step before it to the one after (SERVE "
+           "joules_per_1000_q over every answered query, warm-up's included; watts; energy_window_s)\n";
   std::vector<std::pair<double, bool>> levels;  // (rate, VALID) of the open-loop levels
   for (double rate : args.rates) {
     ServePlan plan = scenario.plan();
@@ -185,19 +220,21 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
   // above it was refused halfway through the search, in the words of --rates.
   search.ceiling_rate = std::max(highest_level_rate(args.warmup_s, args.duration_s, args.min_queries), search.start_rate);
   search.max_steps = static_cast<int>(args.search_steps);
-  std::optional<double> achieved_at_capacity;
+  std::map<double, std::optional<double>> energy_at;  // each searched rate's joules per 1000 queries
   const CapacityResult result = search_capacity(search, [&](double rate) {
     ServePlan plan = scenario.plan();
     plan.rate_per_s = rate;
     const LevelSummary s = scenario.level(plan, "search");
+    energy_at[rate] = s.joules_per_1000_q;
     SearchStep step{rate, s.valid, s.bound_value_ms, s.achieved_qps, s.reason};
     // Only a proof stops the halving (serve_loop.hpp): a level that failed at a high load is no such proof.
     step.lower_cannot_help = lower_rate_cannot_help(s, *args.bound);
     return step;
   });
+  AtCapacity at;
   for (const SearchStep& s : result.tried)
-    if (result.capacity && s.rate == *result.capacity) achieved_at_capacity = s.achieved_qps;
-  out << format_line(make_capacity_line(*args.bound, result, achieved_at_capacity, args.price_per_hour)) << "\n";
+    if (result.capacity && s.rate == *result.capacity) at = {s.achieved_qps, energy_at[s.rate]};
+  out << format_line(make_capacity_line(*args.bound, result, at, args.price_per_hour)) << "\n";
   scenario.table();
   out << "\n" << capacity_reason(*args.bound, result, args.price_per_hour) << "\n";
   flush_or_throw(out, "the log to standard output");

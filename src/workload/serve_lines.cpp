@@ -28,6 +28,7 @@ ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, cons
   v.queue_p50_ms = if_(answered, s.queue_p50_ms), v.service_p50_ms = if_(batches, s.service_p50_ms);
   v.batches = s.batches, v.mean_batch = if_(batches, s.mean_batch), v.batch_hist = histogram_text(s.batch_histogram);
   v.busy = if_(window, s.busy);
+  v.joules_per_1000_q = s.joules_per_1000_q, v.watts = s.watts, v.energy_window_s = s.energy_window_s;
   if (bound) v.bound = bound->text;
   v.bound_ms = s.bound_value_ms;
   v.verdict = s.valid ? "VALID" : "INVALID", v.reason = s.reason;
@@ -62,16 +63,17 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
   return text;
 }
 
-CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result,
-                                std::optional<double> capacity_achieved_qps, std::optional<double> price_per_hour) {
+CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result, const AtCapacity& at,
+                                std::optional<double> price_per_hour) {
   CapacityLineValues v;
   v.bound = bound.text, v.result = result.capacity ? "found" : "none", v.capacity_qps = result.capacity;
   for (const SearchStep& s : result.tried)
     if (result.capacity && s.rate == *result.capacity && s.value_ms) v.bound_ms = s.value_ms;
-  v.achieved_qps = capacity_achieved_qps, v.lowest_failed_qps = result.lowest_failed;
+  v.achieved_qps = at.achieved_qps, v.lowest_failed_qps = result.lowest_failed;
   v.steps = static_cast<int64_t>(result.tried.size()), v.tried = tried_text(result.tried);
   v.price_per_hour = price_per_hour;
   if (price_per_hour && result.capacity) v.usd_per_million = cost_per_million(*price_per_hour, *result.capacity);
+  if (result.capacity) v.joules_per_1000_q = at.joules_per_1000_q;
   v.reason = capacity_reason(bound, result, price_per_hour);
   return CapacityLine{to_fields(v)};
 }

@@ -108,5 +108,76 @@ TEST(EnergyWindow, APowerOutsideTheDevicesRangeIsANoteNamingBothNumbers) {
   EXPECT_EQ(implausible_power(5000, 1.5, PowerRange{}), "") << "a device that says nothing of its range";
 }
 
+// A serving level runs once: its window is the counter's step before it and the step after it, watched idle
+// (1 ms a look). The fake device draws `watts` while working and `idle_watts` while watched.
+struct FakeSpan {
+  double watts = 400, idle_watts = 80;
+  int64_t step_ns = 100 * kMsNs;
+  int64_t now = 37 * kMsNs;
+  double drawn = 0;          // joules drawn so far
+  double at_step = 0;        // the counter: joules at the last step
+  int64_t last_step = 0;
+  bool readable = true;
+  void advance(int64_t ns, double power) {  // in 1 ms slices, the counter stepping on its period
+    for (int64_t t = 0; t < ns; t += kMsNs) {
+      now += kMsNs, drawn += power * 1e-3;
+      if (now / step_ns != last_step) last_step = now / step_ns, at_step = drawn;
+    }
+  }
+  EnergySpanHooks hooks() {
+    return {[this] { return now; },
+            [this]() -> std::optional<double> { return readable ? std::optional<double>(at_step) : std::nullopt; },
+            [this] { advance(kMsNs, idle_watts); }};
+  }
+};
+
+TEST(EnergyOfSpan, ALevelOfSecondsGivesItsPowerWithinTwoPercentAndItsRuns) {
+  for (int64_t step_ms : {20, 100}) {
+    for (int64_t work_ms : {1500, 5000}) {
+      SCOPED_TRACE(testing::Message() << "counter step " << step_ms << " ms, work " << work_ms << " ms");
+      FakeSpan f;
+      f.step_ns = step_ms * kMsNs;
+      std::string why;
+      const auto w = measure_energy_of_span(EnergyWindowRules{}, f.hooks(), [&] {
+        f.advance(work_ms * kMsNs, f.watts);
+        return int64_t{321};
+      }, why);
+      ASSERT_TRUE(w) << why;
+      EXPECT_EQ(w->runs, 321);
+      // The window holds the work and at most a step period of idle at each end.
+      EXPECT_GE(w->seconds, work_ms / 1e3);
+      EXPECT_LE(w->seconds, (work_ms + 2 * step_ms) / 1e3 + 0.002);
+      EXPECT_NEAR(w->joules, f.watts * work_ms / 1e3, 0.02 * f.watts * work_ms / 1e3);
+      EXPECT_NEAR(w->watts(), f.watts, 0.1 * f.watts) << "idle at the ends pulls the mean down by at most that";
+    }
+  }
+}
+
+TEST(EnergyOfSpan, TheWorkRunsEvenWhereNoFigureCanBeMade) {
+  int ran = 0;
+  const auto work = [&](FakeSpan& f, int64_t ms) {
+    return [&f, ms, &ran] {
+      f.advance(ms * kMsNs, f.watts);
+      ++ran;
+      return int64_t{1};
+    };
+  };
+  std::string why;
+  FakeSpan unreadable;
+  unreadable.readable = false;
+  EXPECT_FALSE(measure_energy_of_span(EnergyWindowRules{}, unreadable.hooks(), work(unreadable, 2000), why));
+  EXPECT_EQ(why, "the device's energy counter cannot be read");
+  FakeSpan stuck;
+  stuck.step_ns = int64_t{1} << 60;  // never steps
+  EnergyWindowRules quick;
+  quick.max_seconds = 0.5;
+  EXPECT_FALSE(measure_energy_of_span(quick, stuck.hooks(), work(stuck, 2000), why));
+  EXPECT_EQ(why, "the device's energy counter did not change in 0.5 s");
+  FakeSpan brief;
+  EXPECT_FALSE(measure_energy_of_span(EnergyWindowRules{}, brief.hooks(), work(brief, 300), why));
+  EXPECT_NE(why.find("shorter than the 1 s a figure needs"), std::string::npos) << why;
+  EXPECT_EQ(ran, 3) << "the level is the point; its energy is a figure beside it";
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -26,7 +26,7 @@ TEST(ServeLines, ALevelAndASearchWriteLinesThatReadBack) {
   result.tried = {{20, true, 10.5, 20, ""}, {40, false, 80.25, 35, ""}, {30, true, 20, 30, ""}};
   result.capacity = 30;
   result.lowest_failed = 40;
-  const std::string capacity = format_line(make_capacity_line(bound, result, 29.5, 3.0));
+  const std::string capacity = format_line(make_capacity_line(bound, result, {29.5, std::nullopt}, 3.0));
   EXPECT_EQ(capacity,
             "FMWORK CAPACITY bound=p99:50 result=found capacity_qps=30.000 bound_ms=20.000 achieved_qps=29.500 "
             "lowest_failed_qps=40.000 steps=3 tried=20:pass:10.500,40:fail:80.250,30:pass:20.000 "
@@ -65,9 +65,43 @@ TEST(ServeLines, ALevelThatAnsweredNoQueryHasNoFiguresItDidNotMeasure) {
 
   CapacityResult result;
   result.tried = {{80, false, std::nullopt, 0, ""}};
-  const std::string capacity = format_line(make_capacity_line(bound, result, std::nullopt, std::nullopt));
+  const std::string capacity = format_line(make_capacity_line(bound, result, {}, std::nullopt));
   EXPECT_NE(capacity.find(" tried=80:fail:- "), std::string::npos) << capacity;
   EXPECT_NE(capacity.find("80 queries/s, failed (no measured query (no latency)), and the search goes no lower than its floor"), std::string::npos) << capacity;
+}
+
+// Where the device has an energy counter, a level's SERVE line carries its energy per 1000 answered queries,
+// the mean power and the window; the CAPACITY line the capacity level's energy. Without one, neither is written.
+TEST(ServeLines, TheEnergyOfALevelAndOfTheCapacityWhereMeasured) {
+  SimClock clock;
+  const ServePlan plan = open_plan(50, 4, 3 * kMs, kSecond, 20);
+  LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(4 * kMs); });
+  LevelSummary summary = summarize_level(run, plan, std::nullopt);
+  const ServeLabels labels{1, "levels", "fixed:32", "unpadded"};
+  const std::string without = format_line(make_serve_line(labels, plan, summary, std::nullopt));
+  for (const char* key : {" joules_per_1000_q=", " watts=", " energy_window_s="})
+    EXPECT_EQ(without.find(key), std::string::npos) << key << " written without a counter: " << without;
+  summary.joules_per_1000_q = 812.5, summary.watts = 402.3, summary.energy_window_s = 3.25;
+  const std::string with = format_line(make_serve_line(labels, plan, summary, std::nullopt));
+  EXPECT_NE(with.find(" busy="), std::string::npos) << with;
+  EXPECT_NE(with.find(" joules_per_1000_q=812.500 watts=402.3 energy_window_s=3.250 verdict="), std::string::npos)
+      << with;
+
+  const LatencyBound bound = parse_latency_bound("p99:130", "--latency_bound");
+  CapacityResult result;
+  result.tried = {{20, true, 10.5, 20, ""}};
+  result.capacity = 20;
+  const std::string capacity = format_line(make_capacity_line(bound, result, {19.5, 812.5}, std::nullopt));
+  EXPECT_NE(capacity.find(" steps=1 tried=20:pass:10.500 joules_per_1000_q=812.500 reason="), std::string::npos)
+      << capacity;
+  const ParsedLog log = parse_log_text(with + "\n" + capacity + "\n", "serve.log");
+  ASSERT_EQ(log.serve.size(), 1u);
+  ASSERT_EQ(log.capacity.size(), 1u);
+  EXPECT_EQ(format_line(log.capacity[0]), capacity);
+  result.capacity.reset();
+  const std::string none = format_line(make_capacity_line(bound, result, {std::nullopt, 812.5}, std::nullopt));
+  EXPECT_EQ(none.find("joules_per_1000_q="), std::string::npos) << "no capacity, no energy at it: " << none;
 }
 
 }  // namespace

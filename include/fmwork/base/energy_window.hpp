@@ -44,6 +44,24 @@ struct EnergyWindow {
 std::optional<EnergyWindow> measure_energy_window(const EnergyWindowRules& rules, const EnergyMeterHooks& hooks,
                                                   std::string& why_not);
 
+// What a span of work that runs once (a serving level: its queries cannot be run again) needs: the clock and
+// the counter as above, and a short idle wait (about a millisecond) while the counter is watched for a step.
+struct EnergySpanHooks {
+  std::function<int64_t()> now_ns;
+  std::function<std::optional<double>()> joules;
+  std::function<void()> idle;
+};
+
+// The energy of `work` from one step of the counter to another: watches the counter, idle, until it steps
+// (the window's start), runs `work` once (it returns the runs it made: a level's answered queries), then
+// watches, idle, for the next step (the window's end: at most one step period of idle power is in the
+// window). `work` always runs, also when the counter cannot be read or does not step within rules.max_seconds
+// before it; the window is nullopt then, or when the counter went back, did not step within rules.max_seconds
+// after `work`, or the window is shorter than rules.min_seconds, with `why_not` set (one clause). Throws what
+// `work` throws.
+std::optional<EnergyWindow> measure_energy_of_span(const EnergyWindowRules& rules, const EnergySpanHooks& hooks,
+                                                   const std::function<int64_t()>& work, std::string& why_not);
+
 // What a device's power can be: its enforced limit (NVML's nvmlDeviceGetEnforcedPowerLimit) and its draw at rest
 // (read before any work); each absent where the device does not say.
 struct PowerRange {

@@ -23,9 +23,16 @@ struct ServeLabels {
 ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, const LevelSummary& summary,
                           const std::optional<LatencyBound>& bound);
 
+// What the level run at the capacity measured besides its verdict: the rate it achieved, and its energy per
+// 1000 queries where the device has an energy counter.
+struct AtCapacity {
+  std::optional<double> achieved_qps;
+  std::optional<double> joules_per_1000_q;
+};
+
 // The search's answer; with `price_per_hour`, usd_per_million at the capacity. `reason` says it in words.
-CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result,
-                                std::optional<double> capacity_achieved_qps, std::optional<double> price_per_hour);
+CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result, const AtCapacity& at,
+                                std::optional<double> price_per_hour);
 
 // The line's text for people: "capacity at p99 <= 50 ms: 61.3 queries/s (achieved 60.9), $0.0136 per million at
 // $3.00/h" or "no rate holds p99 <= 50 ms: the lowest tried, 100 queries/s, failed (<its reason>), and <why the

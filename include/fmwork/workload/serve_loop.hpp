@@ -104,6 +104,10 @@ struct LevelSummary {
   bool bound_held = true;
   bool valid = false;
   std::string reason;          // why INVALID; "kept up, enough queries[, p99 X <= Y ms]" when VALID
+  // The device's energy over the whole level, where it has a counter (the driver fills these; summarize_level
+  // leaves them empty): per 1000 answered queries (warm-up's included: all ran inside the window), the mean
+  // power and the window's length.
+  std::optional<double> joules_per_1000_q, watts, energy_window_s;
 };
 
 // Kept up: every query answered, and the achieved rate at least kKeptUpShare of the offered one or the device
