@@ -87,8 +87,8 @@ void NativeEncoder::set_gelu_epilogue(bool on) {
   const std::string option = "--model:gelu_epilogue@ True: ";
   if (slots_.gelu_inputs.empty())
     throw usage_error(option + config_.model_type + "'s feed-forward is not one linear layer then GELU (" +
-                      config_.hidden_act + (config_.family == Family::bert ? "" : ", gated") +
-                      "); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, DistilBERT)");
+                      config_.hidden_act + ", gated); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, "
+                      "DistilBERT)");
   if (activation_ != Activation::gelu && activation_ != Activation::gelu_tanh)
     throw usage_error(option + "the epilogue applies GELU; this model's hidden_act is " + config_.hidden_act);
   if (device_.is_cpu() && activation_ == Activation::gelu_tanh)
