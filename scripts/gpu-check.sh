@@ -235,7 +235,10 @@ step_correctness() {
   local dtypes=(float32 bfloat16 float16)
   [ "$dry" = 1 ] && dtypes=(float32)
   "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" --work "$work/tc" \
-    --only minilm "$granite" --dtypes "${dtypes[@]}"
+    --only minilm "$granite" --dtypes "${dtypes[@]}" || return 1
+  # The speed table's other two architectures at their real size, in its dtype (seeded random weights)
+  [ "$dry" = 1 ] || "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" \
+    --work "$work/tc" --only granite-r2 qwen3-0.6b --dtypes bfloat16
 }
 step_families() {  # every native family's odd configs, padded and mixed lengths (unpadded), on the device
   local names

@@ -256,6 +256,17 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
   // by check_compile_request before anything is loaded).
   if (device.type() != torch::kCPU && device.type() != torch::kCUDA)
     throw usage_error(std::string(kPrefix) + "AOTInductor packages run on cpu or cuda, not " + device.str());
+  // What shapes the native encoder means nothing to the package that replaces it: transformers builds that
+  // from the folder's own weights (random ones would be timed as if the folder's were; found on a folder with a
+  // config.json alone, whose exporter then failed at run time).
+  for (const auto& [key, given] : {std::pair<const char*, bool>{"random_weights", option_text(source.options,
+                                                                                               "random_weights") == "True"},
+                                   {"packed_gemm", !option_text(source.options, "packed_gemm").empty()},
+                                   {"gelu_epilogue", !option_text(source.options, "gelu_epilogue").empty()}})
+    if (given)
+      throw usage_error(fmt::format("{}--model:{} is for the native encoder, which the package replaces (transformers "
+                                    "builds it from the folder's own weights); leave out one or the other",
+                                    kPrefix, key));
   PackageSpec s;
   s.tools = inductor_tools();
   s.model_hash = hash_files(model_files(source.path));

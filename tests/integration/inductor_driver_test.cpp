@@ -253,6 +253,18 @@ TEST_F(InductorDriverTest, RefusalsAreOneLineUsageErrors) {
                        "batches of 1 to 4 rows, but " + one_shape + " takes batches of 4 rows only; give "
                        "--compile:dynamic@ True (one package for every shape up to the model's longest input)\n");
 
+  // What configures the native encoder, which the package replaces, is refused by name before any build.
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"random_weights", "True"},
+                                   {"packed_gemm", "False"}, {"gelu_epilogue", "True"}}) {
+    std::vector<std::string> native = kDynamic;
+    native.insert(native.end(), {"--model:" + key + "@", value});
+    const CommandResult refused = driver(native, cache.path(), {"FMWORK_PYTHON=/nonexistent/python"});
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_EQ(refused.err, "error: --compile:backend inductor: --model:" + key + " is for the native encoder, which "
+                           "the package replaces (transformers builds it from the folder's own weights); leave out "
+                           "one or the other\n");
+  }
+
   // max-autotune-no-cudagraphs captures no CUDA graphs: it passes the mode check and meets the next one.
   std::vector<std::string> no_graphs = kDynamic;
   no_graphs.insert(no_graphs.end(), {"--compile:mode", "max-autotune-no-cudagraphs"});
