@@ -38,6 +38,11 @@
 # A second dry run (budget 480 s, the host's load 7-9 starving nice'd work) showed the bounds: facts and tf32
 # cut at their limits and recorded, speed skipped for want of budget, ctest failing for a missing
 # torch_tests, the report complete at 403 s.
+# Rehearsed 2026-11-28 on the 2-vCPU Xeon, quiet, build/ (FMWORK_GPU_CHECK_BUILD), steps facts build correctness
+# families speed lengths serve, FMWORK_GPU_SPEED_ARGS="--tools python eager epilogue": facts 2 s, build 1 s,
+# correctness 25 s, families 21 s (56 passed, the epilogue cases among them), speed 21 s, lengths 144 s (four
+# runs a model, transformers' the slowest), serve 54 s (two modes, each three levels and a six-step search):
+# 268 s in all. On the GPU lengths is 16 processes of ~5-8 s and serve two runs of ~30 s, within their 180 s.
 # The GPU call, estimated (16 cores, 128 GiB; a clean build here sums ~2,500-3,000 CPU-s and a unity batch
 # of 8 LibTorch files is the critical path): build a few seconds with the staged binaries (180-300 s when
 # they do not load and it must build), gpu-tests 10 s, correctness 60-90 s (imports,
