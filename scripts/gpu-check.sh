@@ -402,10 +402,16 @@ step_aoti() {  # a package on the device: cold build, then a cache hit, both che
 }
 summary_aoti() { excerpt "$(log_of aoti)" "^# |FMWORK (SETUP|COMPILE|CHECK|FAIL|MEM)|error|^exit" 30; }
 
-step_speed() {
-  [ -f "$work/tc/$granite/model.safetensors" ] ||  # a cold second call: the folder, checked on the way
+# The granite folder (seeded random weights) that `correctness` writes; a call without that step makes it here,
+# checked against transformers on the way.
+granite_folder() {
+  [ -f "$work/tc/$granite/model.safetensors" ] ||
     "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" --work "$work/tc" \
       --only "$granite" --dtypes float32
+}
+
+step_speed() {
+  granite_folder
   local args=(--build "$build" --platform "$platform" --granite "$work/tc/$granite" --out "$work/logs/speed"
               --report "$work/speed.md" --budget-s "$SPEED_BUDGET")
   if [ "$dry" = 1 ]; then
@@ -419,6 +425,7 @@ summary_speed() { note ""; cat "$work/speed.md" >>"$report" 2>/dev/null || note 
 
 step_lengths() {  # the batching modes on the device, transformers padded beside them: log-normal (64, 512), batch 64
   local model dtype mode out folder class
+  granite_folder
   for model in minilm "$granite"; do
     folder=$minilm class=BertModel
     [ "$model" = minilm ] || { folder=$work/tc/$granite; class=RobertaModel; }
@@ -458,7 +465,7 @@ step_serve() {  # granite-125m served, batches up to 64, log-normal (64, 512), p
   # levels and the capacity search for p99 <= 130 ms (MLPerf's bound for BERT), priced, each level's energy
   local rates="100,400,1600" bound="p99:130" least=100 folder=$work/tc/$granite mode rc=0
   [ "$dry" = 0 ] || { rates="2,4"; bound="p99:60000"; least=10; }
-  [ -f "$folder/config.json" ] || { echo "# $granite: no folder (the correctness step writes it)"; return 1; }
+  granite_folder
   for mode in padded unpadded; do
     echo "# serve $granite $mode"
     drv serve --platform "$platform" --model_class RobertaModel --model_name "$folder" --eval --quiet \

@@ -115,6 +115,10 @@ std::optional<EnergyWindow> measure_energy_of_span(const EnergyWindowRules& rule
     why_not = "the device's energy counter could not be read after the work";
     return std::nullopt;
   }
+  if (*last < start->first) {
+    why_not = "the device's energy counter went backwards (reset during the run)";
+    return std::nullopt;
+  }
   // The step after the work ends the window (a reading already past the start's is not a step yet: the counter
   // may step again a moment later, and the energy between would be missed).
   const std::optional<std::pair<double, int64_t>> end = next_step(*last, rules, hooks, why_not);

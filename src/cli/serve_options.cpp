@@ -257,7 +257,7 @@ std::string serve_usage() {
          "--torch.set: sets. --input_sizes L is a fixed query length (default 128; with --input_lengths SPEC, the\n"
          "longest), --batch_sizes B the batcher's largest batch (default 8); --batching padded takes the queue in\n"
          "order, sorted the oldest query with the waiting ones nearest its length, unpadded runs the real tokens\n"
-         "packed (native encoders); --reps is not used.\n"
+         "packed (native encoders: their default with --input_lengths); --reps is not used.\n"
          "\nexample:\n  driver serve --platform cpu --model_class BertModel --model_name all-MiniLM-L6-v2 --eval \\\n"
          "      --input_sizes 128 --batch_sizes 8 --rates 20,40,80 --latency_bound p99:50 --price_per_hour 3.20\n";
   return out;

@@ -55,6 +55,8 @@ void NativeEncoder::to(const at::Device& device) {
   if (slots_.pooler) move_to(*slots_.pooler, device);
   device_ = device;
   if (!device.is_cpu()) fuse_off_cpu();
+  // A device whose call would mean other math (a tanh-GELU model brought back to the CPU) runs the plain path.
+  if (gelu_epilogue_ && !epilogue_refusal().empty()) gelu_epilogue_ = false;
   varlen_refusal_ = varlen_refusal(config_, attention_, dtype_, device_);
 }
 
@@ -81,24 +83,29 @@ uint64_t NativeEncoder::packed_bytes() const {
   return n;
 }
 
+std::string NativeEncoder::epilogue_refusal() const {
+  if (slots_.gelu_inputs.empty())
+    return config_.model_type + "'s feed-forward is not one linear layer then GELU (" + config_.hidden_act +
+           ", gated); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, DistilBERT)";
+  if (activation_ != Activation::gelu && activation_ != Activation::gelu_tanh)
+    return "the epilogue applies GELU; this model's hidden_act is " + config_.hidden_act;
+  if (device_.is_cpu() && activation_ == Activation::gelu_tanh)
+    return "on the CPU the call's GELU is exact, and this model's hidden_act " + config_.hidden_act +
+           " is the tanh approximation; leave it off on the CPU";
+  if (!device_.is_cpu() && !device_.is_cuda())
+    return "runs on cpu and cuda (ATen's _addmm_activation); the device is " + device_.str();
+  for (const Linear* l : slots_.gelu_inputs)
+    if (!l->bias.defined())
+      return "the feed-forward's first layer has no bias in this folder, and the call adds one; leave "
+             "--model:gelu_epilogue off";
+  return "";
+}
+
 void NativeEncoder::set_gelu_epilogue(bool on) {
   gelu_epilogue_ = false;
   if (!on) return;
-  const std::string option = "--model:gelu_epilogue@ True: ";
-  if (slots_.gelu_inputs.empty())
-    throw usage_error(option + config_.model_type + "'s feed-forward is not one linear layer then GELU (" +
-                      config_.hidden_act + ", gated); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, "
-                      "DistilBERT)");
-  if (activation_ != Activation::gelu && activation_ != Activation::gelu_tanh)
-    throw usage_error(option + "the epilogue applies GELU; this model's hidden_act is " + config_.hidden_act);
-  if (device_.is_cpu() && activation_ == Activation::gelu_tanh)
-    throw usage_error(option + "on the CPU the call's GELU is exact, and this model's hidden_act " +
-                      config_.hidden_act + " is the tanh approximation; leave it off on the CPU");
-  if (!device_.is_cpu() && !device_.is_cuda())
-    throw usage_error(option + "runs on cpu and cuda (ATen's _addmm_activation); the device is " + device_.str());
-  for (const Linear* l : slots_.gelu_inputs)
-    if (!l->bias.defined())
-      throw usage_error(option + "the feed-forward's first layer has no bias here; the epilogue adds one");
+  if (const std::string why = epilogue_refusal(); !why.empty())
+    throw usage_error("--model:gelu_epilogue@ True: " + why);
   gelu_epilogue_ = true;
 }
 
@@ -154,8 +161,9 @@ std::string NativeEncoder::feed_forward_line() const {
                 ? " (--model:gelu_epilogue@ True puts bias and GELU in the GEMM's epilogue)"
                 : "");
   if (device_.is_cpu())
-    return "feed-forward: first GEMM, bias and exact GELU in one ATen call (at::_addmm_activation: addmm, then "
-           "GELU, on the CPU; no MKL pack for that layer; --model:gelu_epilogue@ True)";
+    return std::string("feed-forward: first GEMM, bias and exact GELU in one ATen call (at::_addmm_activation: "
+                       "addmm, then GELU, on the CPU; ") +
+           (packs() ? "no MKL pack for that layer; " : "") + "--model:gelu_epilogue@ True)";
   return "feed-forward: bias and GELU in the first GEMM's epilogue (at::_addmm_activation, cuBLASLt; "
          "--model:gelu_epilogue@ True): GELU's tanh approximation" +
          std::string(activation_ == Activation::gelu
@@ -184,6 +192,7 @@ at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, int64_t lo
                                            const std::function<QkvRows()>& rows,
                                            const std::function<at::Tensor(int64_t, int64_t)>& one) const {
   if (varlen) {
+    if (longest <= 0) throw runtime_error("native encoder: packed attention without its longest sequence");
     const QkvRows r = rows();
     auto ctx = varlen_attention(r.q, r.k, r.v, input.cu_seqlens, longest,
                                 1.0 / std::sqrt(static_cast<double>(config_.head_dim())), pattern);

@@ -136,6 +136,18 @@ std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo
   }
 }
 
+// Why --batching unpadded cannot run `model` on `platform` (one line, naming the option), or "": the one rule
+// behind check_batching's refusal and default_batching's choice.
+std::string unpadded_refusal(const ModelFacts& model, const PlatformFacts& platform) {
+  if (platform.constraints.single_input_size)
+    return "--batching unpadded: --platform " + platform.name + " runs one shape per run; its batches are padded "
+           "to the input size (--batching padded)";
+  if (!model.runs_unpadded)
+    return "--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver itself, "
+           "without --compile); this model is fed padded batches: use --batching padded or sorted";
+  return "";
+}
+
 // The sweep the command line asks for, field by field, in the batching mode the setup chose.
 SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform,
                   Batching batching) {
@@ -254,19 +266,13 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
 }
 
 Batching default_batching(bool mixed_lengths, const ModelFacts& model, const PlatformFacts& platform) {
-  return mixed_lengths && model.runs_unpadded && !platform.constraints.single_input_size ? Batching::unpadded
-                                                                                        : Batching::padded;
+  return mixed_lengths && unpadded_refusal(model, platform).empty() ? Batching::unpadded : Batching::padded;
 }
 
 void check_batching(Batching batching, const BenchSetup& bench) {
   if (batching != Batching::unpadded) return;
-  const PlatformFacts facts = bench.platform->facts();
-  if (facts.constraints.single_input_size)
-    throw usage_error("--batching unpadded: --platform " + facts.name + " runs one shape per run; its "
-                      "batches are padded to the input size (--batching padded)");
-  if (!bench.model->facts().runs_unpadded)
-    throw usage_error("--batching unpadded runs in the native encoders only (a Hugging Face folder run by the driver "
-                      "itself, without --compile); this model is fed padded batches: use --batching padded or sorted");
+  const std::string why = unpadded_refusal(bench.model->facts(), bench.platform->facts());
+  if (!why.empty()) throw usage_error(why);
 }
 
 SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace fmwork {
@@ -177,6 +178,21 @@ TEST(EnergyOfSpan, TheWorkRunsEvenWhereNoFigureCanBeMade) {
   EXPECT_FALSE(measure_energy_of_span(EnergyWindowRules{}, brief.hooks(), work(brief, 300), why));
   EXPECT_NE(why.find("shorter than the 1 s a figure needs"), std::string::npos) << why;
   EXPECT_EQ(ran, 3) << "the level is the point; its energy is a figure beside it";
+}
+
+TEST(EnergyOfSpan, AResetDuringTheWorkIsNoFigureAndTheWorksErrorPassesThrough) {
+  FakeSpan reset;
+  std::string why;
+  EXPECT_FALSE(measure_energy_of_span(EnergyWindowRules{}, reset.hooks(), [&] {
+    reset.advance(2000 * kMsNs, reset.watts);
+    reset.drawn = reset.at_step = 0;  // the counter starts again from 0
+    return int64_t{1};
+  }, why));
+  EXPECT_EQ(why, "the device's energy counter went backwards (reset during the run)");
+  FakeSpan failing;
+  EXPECT_THROW(measure_energy_of_span(EnergyWindowRules{}, failing.hooks(),
+                                      []() -> int64_t { throw std::runtime_error("the level failed"); }, why),
+               std::runtime_error);
 }
 
 }  // namespace

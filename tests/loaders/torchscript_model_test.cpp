@@ -141,7 +141,8 @@ TEST(TorchScriptModel, RefusesHuggingFaceOnlyOptions) {
   Error e = expect_error([&] { load_model(request(make(dir, "m"), options)); });
   EXPECT_NE(std::string(e.what()).find("--model:attn_implementation applies to Hugging Face model folders"),
             std::string::npos)
-      << e.what();  ModelOptions epilogue;
+      << e.what();
+  ModelOptions epilogue;
   epilogue.gelu_epilogue = true;
   e = expect_error([&] { load_model(request(make(dir, "m2"), epilogue)); });
   EXPECT_NE(std::string(e.what()).find("--model:gelu_epilogue applies to Hugging Face model folders"), std::string::npos)

@@ -52,7 +52,7 @@ class NativeEncoder {
   // Throws the usage Error forward() would for a sequence longer than the model allows.
   EncoderOutput forward_packed(const PackedTokens& input) const;
   // Moves the weights (packs are dropped: prepare() makes them again); off the CPU the families fuse their
-  // projections by a copy. On CUDA asks once whether the GPU runs the variable-length kernel (MODEL says
+  // projections by a copy; the GELU epilogue is turned off where the new device would change its math. On CUDA asks once whether the GPU runs the variable-length kernel (MODEL says
   // so when it does not).
   void to(const at::Device& device);
   // Readies the linear layers for `batch` x `input` tokens (MKL packs on the CPU in float32; see linear.hpp),
@@ -149,6 +149,8 @@ class NativeEncoder {
                               const std::function<at::Tensor(int64_t offset, int64_t length)>& one) const;
   bool packs() const;  // packed GEMM on, float32, CPU, MKL present
   bool in_epilogue(const Linear* l) const;  // l is one of gelu_inputs and the epilogue is on
+  // Why the epilogue cannot run here (set_gelu_epilogue's refusals, without the option's name), or "".
+  std::string epilogue_refusal() const;
   const at::Device& device() const { return device_; }
 
   const EncoderConfig config_;
