@@ -180,7 +180,8 @@ at::Tensor ModernBertEncoder::attention(const at::Tensor& h, const Layer& L, con
   // one variable-length call each token turned by its own position's tables.
   const int64_t heads = config_.num_attention_heads, d = config_.head_dim();
   auto ctx = packed_attention(
-      *masks.packed, masks.longest, masks.tokens.cos.defined(), masks.by_length->pattern(), config_.hidden_size, h.options(),
+      *masks.packed, masks.longest, masks.tokens.cos.defined(), masks.by_length->pattern(), config_.hidden_size,
+      h.options(),
       [&] {
         auto parts = qkv.view({qkv.size(1), 3, heads, d});
         return QkvRows{apply_rotary_rows(parts.select(1, 0), masks.tokens),

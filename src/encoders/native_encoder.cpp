@@ -12,6 +12,9 @@
 namespace fmwork::hf {
 namespace {
 
+// Whether `a` is GELU, exact or its tanh form: what _addmm_activation's GELU can stand for.
+bool is_gelu(Activation a) { return a == Activation::gelu || a == Activation::gelu_tanh; }
+
 // What the variable-length kernel's trial call said, where packed batches could take it (sdpa on CUDA).
 std::optional<std::string> varlen_refusal(const EncoderConfig& c, AttentionImpl attention, at::ScalarType dtype,
                                           const at::Device& device) {
@@ -87,7 +90,7 @@ std::string NativeEncoder::epilogue_refusal() const {
   if (slots_.gelu_inputs.empty())
     return config_.model_type + "'s feed-forward is not one linear layer then GELU (" + config_.hidden_act +
            ", gated); the epilogue is for the BERT family (BERT, RoBERTa, XLM-R, DistilBERT)";
-  if (activation_ != Activation::gelu && activation_ != Activation::gelu_tanh)
+  if (!is_gelu(activation_))
     return "the epilogue applies GELU; this model's hidden_act is " + config_.hidden_act;
   if (device_.is_cpu() && activation_ == Activation::gelu_tanh)
     return "on the CPU the call's GELU is exact, and this model's hidden_act " + config_.hidden_act +
@@ -157,9 +160,7 @@ std::string NativeEncoder::feed_forward_line() const {
   const std::string act = config_.hidden_act;
   if (!gelu_epilogue_)
     return "feed-forward: first GEMM with its bias, then " + act +
-           (activation_ == Activation::gelu || activation_ == Activation::gelu_tanh
-                ? " (--model:gelu_epilogue@ True puts bias and GELU in the GEMM's epilogue)"
-                : "");
+           (is_gelu(activation_) ? " (--model:gelu_epilogue@ True puts bias and GELU in the GEMM's epilogue)" : "");
   if (device_.is_cpu())
     return std::string("feed-forward: first GEMM, bias and exact GELU in one ATen call (at::_addmm_activation: "
                        "addmm, then GELU, on the CPU; ") +
@@ -187,7 +188,8 @@ bool NativeEncoder::takes_varlen(const PackedTokens& input, const AttentionPatte
          varlen_attention_applies(device_, dtype_, config_.head_dim(), pattern);
 }
 
-at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, int64_t longest, bool varlen, const AttentionPattern& pattern,
+at::Tensor NativeEncoder::packed_attention(const PackedTokens& input, int64_t longest, bool varlen,
+                                           const AttentionPattern& pattern,
                                            int64_t features, const at::TensorOptions& options,
                                            const std::function<QkvRows()>& rows,
                                            const std::function<at::Tensor(int64_t, int64_t)>& one) const {

@@ -80,7 +80,11 @@ class Scenario {
           std::count_if(run.queries.begin(), run.queries.end(), [](const ServedQuery& q) { return q.done >= 0; }));
     };
     std::string no_energy;
-    const std::optional<EnergyWindow> energy = energy_ ? level_energy(serve, no_energy) : (serve(), std::nullopt);
+    std::optional<EnergyWindow> energy;
+    if (energy_)
+      energy = level_energy(serve, no_energy);
+    else
+      serve();
     LevelSummary s = summarize_level(run, plan, setup_.args.bound);
     if (energy) {
       s.watts = energy->watts(), s.energy_window_s = energy->seconds;
