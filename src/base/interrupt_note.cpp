@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/termination_signals.hpp"
 
 namespace fmwork {
 namespace {
@@ -30,32 +31,21 @@ void say_and_die(int signal) {
   ::raise(signal);
 }
 
-constexpr int kSignals[] = {SIGINT, SIGTERM};
-
 }  // namespace
 
 struct InterruptNote::Saved {
-  struct sigaction previous[2];
-  bool installed[2] = {false, false};
+  explicit Saved(void (*handler)(int)) : handlers(handler) {}
+  TerminationHandlers handlers;
 };
 
-InterruptNote::InterruptNote(const std::string& line) : saved_(std::make_unique<Saved>()) {
+InterruptNote::InterruptNote(const std::string& line) {
   if (g_note_alive.exchange(true)) throw runtime_error("an interrupt note is already in place; one at a time");
   g_note_text = (::isatty(STDERR_FILENO) ? "\n" : "") + line + "\n";
-  for (size_t i = 0; i < 2; ++i) {
-    struct sigaction action {};
-    action.sa_handler = say_and_die;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND;
-    if (::sigaction(kSignals[i], nullptr, &saved_->previous[i]) != 0) continue;
-    if (saved_->previous[i].sa_handler == SIG_IGN) continue;  // nohup's choice stands
-    saved_->installed[i] = ::sigaction(kSignals[i], &action, nullptr) == 0;
-  }
+  saved_ = std::make_unique<Saved>(say_and_die);
 }
 
 InterruptNote::~InterruptNote() {
-  for (size_t i = 0; i < 2; ++i)
-    if (saved_->installed[i]) ::sigaction(kSignals[i], &saved_->previous[i], nullptr);
+  saved_.reset();
   g_note_alive = false;
 }
 

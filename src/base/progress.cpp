@@ -42,6 +42,10 @@ void progress_line(const std::string& text) {
   write_to_stderr((mode == ProgressMode::live && g_live_shown.exchange(false) ? kClearLine : "") + text + "\n");
 }
 
+void notice_line(const std::string& text) {
+  write_to_stderr((g_mode == ProgressMode::live && g_live_shown.exchange(false) ? kClearLine : "") + text + "\n");
+}
+
 void progress_live(const std::string& text) {
   if (g_mode != ProgressMode::live) return;
   g_live_shown = true;

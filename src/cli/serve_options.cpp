@@ -119,7 +119,7 @@ const ServeOption kServe[] = {
      "every level's verdict holds the Q-th percentile of the latency to MS milliseconds, and the capacity search "
      "finds the highest rate that does"},
      [](ServeArgs& a, const std::string& v) { a.bound = parse_latency_bound(v, "--latency_bound"); }},
-    {{"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else 10)"},
+    {{"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else half the lowest INVALID one's, else 10)"},
      [](ServeArgs& a, const std::string& v) {
        a.search_start = arrival_rate("--search_start", v, "a decimal rate like 20");
      }},
@@ -128,6 +128,12 @@ const ServeOption kServe[] = {
      "down to its floor (the start / 64) whatever N is"},
      [](ServeArgs& a, const std::string& v) {
        a.search_steps = read_integer("--search_steps", v, {1, 64, "a number of levels from 1 to 64"});
+     }},
+    {{"search_budget_s", "S", "600",
+     "the capacity search's time budget (default 180): a level that would end past it is not started, and the "
+     "CAPACITY line gives the bracket found so far (result=partial), as it does on Ctrl-C"},
+     [](ServeArgs& a, const std::string& v) {
+       a.search_budget_s = read_decimal("--search_budget_s", v, {0, true, 7 * 24 * 3600.0, "seconds above 0, at most a week"});
      }},
     {{"price_per_hour", "USD", "3.20", "the machine's price per hour: the CAPACITY line adds the cost per million queries"},
      [](ServeArgs& a, const std::string& v) {
@@ -216,7 +222,7 @@ ServeArgs take_serve_options(std::vector<std::string>& words) {
                       "--latency_bound pQ:MS alone (the capacity search)");
   if (args.price_per_hour && !args.bound)
     throw usage_error("--price_per_hour prices the capacity the search finds: give --latency_bound too");
-  for (const char* search : {"search_start", "search_steps"})
+  for (const char* search : {"search_start", "search_steps", "search_budget_s"})
     if (seen.count(search) && !args.bound)
       throw usage_error(std::string("--") + search + " is the capacity search's: give --latency_bound too");
   // A level's length follows from its rate and the minimums: refused here, not found out after days.

@@ -105,16 +105,19 @@ std::vector<FieldSpec> work_fields() {
   return {flops, from, gflops, of_peak};
 }
 
-// STAT's CPU shares over the combination's timed reps (base/cpu_use.hpp), fractions with 4 decimals, CSV
-// columns only: the verdict (contended) is what people read of them. After the work, all optional.
+// One of the CPU shares over an interval (base/cpu_use.hpp), a fraction with 4 decimals, a CSV column only: the
+// verdict (contended) is what people read of them. Optional.
+FieldSpec cpu_share_field(std::string_view key) {
+  FieldSpec f = non_negative(field(key, FieldKind::number));
+  f.precision = 4;
+  f.csv = {key};
+  return f;
+}
+
+// STAT's CPU shares over the combination's timed reps, after the work.
 std::vector<FieldSpec> cpu_fields() {
   std::vector<FieldSpec> out;
-  for (std::string_view key : {"cpu_share", "wait_share", "cpu_pressure", "steal_share"}) {
-    FieldSpec f = non_negative(field(key, FieldKind::number));
-    f.precision = 4;
-    f.csv = {key};
-    out.push_back(f);
-  }
+  for (std::string_view key : {"cpu_share", "wait_share", "cpu_pressure", "steal_share"}) out.push_back(cpu_share_field(key));
   return out;
 }
 
@@ -357,6 +360,10 @@ FieldSpec serve_text(std::string_view key, std::string_view choices = {}, FieldN
   return f;
 }
 
+// SERVE's and CAPACITY's timing=ok|contended (the sweep's verdict word for it): whether other work held the CPU
+// while the level (the levels deciding the capacity) ran; absent where the platform has no CPU counters.
+FieldSpec timing_field(int summary_rank) { return serve_text("timing", "ok|contended", FieldNeed::optional, summary_rank); }
+
 FieldSpec reason_field() {
   FieldSpec reason = field("reason", FieldKind::text, FieldNeed::required);
   reason.to_end = true;
@@ -388,7 +395,9 @@ const LineSpec& serve_line_spec() {
                      serve_number("queue_p50_ms", 3), serve_number("service_p50_ms", 3),
                      serve_integer("batches"), serve_number("mean_batch", 3, 13, 2), serve_text("batch_hist"),
                      fraction_of_one(serve_number("busy", 4, 14, 3)), serve_number("joules_per_1000_q", 3),
-                     serve_number("watts", 1), serve_number("energy_window_s", 3), serve_text("bound"),
+                     serve_number("watts", 1), serve_number("energy_window_s", 3), cpu_share_field("cpu_share"),
+                     cpu_share_field("wait_share"), cpu_share_field("cpu_pressure"), cpu_share_field("steal_share"),
+                     timing_field(16), serve_text("bound"),
                      serve_number("bound_ms", 3), serve_text("verdict", "VALID|INVALID", FieldNeed::required, 15),
                      reason_field()},
                     std::nullopt};
@@ -399,12 +408,12 @@ const LineSpec& serve_line_spec() {
 const LineSpec& capacity_line_spec() {
   static const LineSpec spec = [] {
     return LineSpec{"CAPACITY",
-                    {serve_text("bound", {}, FieldNeed::required, 0), serve_text("result", "found|none", FieldNeed::required, 1),
+                    {serve_text("bound", {}, FieldNeed::required, 0), serve_text("result", "found|none|partial", FieldNeed::required, 1),
                      serve_number("capacity_qps", 3, 2, 2), serve_number("bound_ms", 3, 3, 2),
                      serve_number("achieved_qps", 3, 4, 2), serve_number("lowest_failed_qps", 3, 5, 2),
                      serve_integer("steps", 6), serve_text("tried"), serve_number("price_per_hour", 4, 7, 2),
                      serve_number("usd_per_million", 6, 8, 4), serve_number("joules_per_1000_q", 3, 9, 1),
-                     reason_field()},
+                     timing_field(10), serve_integer("contended_levels", 11), reason_field()},
                     std::nullopt};
   }();
   return spec;

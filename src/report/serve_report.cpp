@@ -140,9 +140,13 @@ std::string serve_summary(const ParsedLog& log) {
       rows.push_back(std::move(row));
     }
     out += "  serving levels:\n" + aligned_table(rows, layout);
+    // Each level whose figures need a word: INVALID (its reason), and VALID but run while other work held the CPU
+    // (its latency is partly that work's).
     for (const ServeLine& s : log.serve)
       if (cell(s.fields, "verdict") == "INVALID")
         out += fmt::format("  level {}: INVALID: {}\n", cell(s.fields, "level"), cell(s.fields, "reason"));
+      else if (cell(s.fields, "timing") == "contended")
+        out += fmt::format("  level {}: VALID, contended: {}\n", cell(s.fields, "level"), cell(s.fields, "reason"));
   }
   for (const CapacityLine& c : log.capacity)
     out += fmt::format("  CAPACITY {}: {}\n    rates tried (rate:outcome:{}_ms): {}\n", cell(c.fields, "bound"),
@@ -183,7 +187,7 @@ std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
   labels.erase(std::remove_if(labels.begin(), labels.end(), named), labels.end());
   std::vector<std::vector<std::string>> rows = {{"run_id"}};
   rows[0].insert(rows[0].end(), labels.begin(), labels.end());
-  for (const char* h : {"bound", "result", "capacity q/s", "achieved q/s", "USD/M"}) rows[0].emplace_back(h);
+  for (const char* h : {"bound", "result", "timing", "capacity q/s", "achieved q/s", "USD/M"}) rows[0].emplace_back(h);
   TableLayout layout;
   layout.margin = "  ";
   layout.right.assign(rows[0].size(), false);
@@ -192,7 +196,7 @@ std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
     for (const CapacityLine& c : log.capacity) {
       std::vector<std::string> row = {log_name(log)};
       for (const std::string& k : labels) row.push_back(label_of(log, k));
-      for (const char* k : {"bound", "result", "capacity_qps", "achieved_qps", "usd_per_million"}) {
+      for (const char* k : {"bound", "result", "timing", "capacity_qps", "achieved_qps", "usd_per_million"}) {
         const std::string v = cell(c.fields, k);
         row.push_back(v.empty() ? "-" : v);
       }
@@ -248,9 +252,10 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
     for (const ServeLine* s : levels) {
       const std::optional<double> x = level_x(s->fields);
       if (!x) continue;
-      const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}", cell(s->fields, "level"),
+      const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}{}", cell(s->fields, "level"),
                                           cell(s->fields, "phase"), cell(s->fields, "offered_qps"),
-                                          cell(s->fields, "achieved_qps"), cell(s->fields, "verdict"));
+                                          cell(s->fields, "achieved_qps"), cell(s->fields, "verdict"),
+                                          cell(s->fields, "timing") == "contended" ? ", contended" : "");
       if (const auto y = s->fields.get_double("p50_ms")) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip, ""});
       if (const auto y = s->fields.get_double("p99_ms")) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip, ""});
       if (!chart.reference_y && s->fields.find("bound")) chart.reference_y = bound_ms_of(cell(s->fields, "bound"));

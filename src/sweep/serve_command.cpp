@@ -13,6 +13,7 @@
 #include "fmwork/sweep/bench_setup.hpp"
 #include "fmwork/sweep/fed_shapes.hpp"
 #include "fmwork/sweep/serve_run.hpp"
+#include "fmwork/sweep/sweep.hpp"
 
 namespace fmwork {
 namespace {
@@ -55,10 +56,12 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   check_serve_shapes(setup, bench.platform->facts().constraints, facts);
   // A query longer than the model's position table is refused now, before any level runs.
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
+  // The largest batch the batcher can form must fit, as each of the sweep's combinations must: refused now in one
+  // line, not by the allocator halfway through a level.
+  admit(setup.max_batch, setup.lengths.max, model, *bench.platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))
     out << format_line(make_compile_line(*compiled)) << "\n";
-  out << format_line(bench.meta) << "\n" << banner("SERVE");
-  flush_or_throw(out, "the log to standard output");
+  out << format_line(bench.meta) << "\n";  // run_serve writes the SERVE banner once a Ctrl-C can end it cleanly
   const int status = run_serve(setup, model, *bench.platform, *bench.inputs, out);
   out << "\n";
   flush_or_throw(out, "the log to standard output");

@@ -6,11 +6,14 @@
 #include <map>
 #include <thread>
 
+#include <ATen/Parallel.h>
+
 #include <fmt/format.h>
 
 #include "fmwork/base/energy_window.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
+#include "fmwork/base/stop_request.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/sweep.hpp"
 #include "fmwork/workload/arrivals.hpp"
@@ -25,16 +28,27 @@ namespace {
 // The steady clock (sweep's clock_now: monotonic). Waiting sleeps, so the cores are free while no query is
 // due, until kSpin before the time, then watches the clock: a thread woken from sleep can start late by a
 // scheduler's slice on a busy machine, which every query's latency would carry.
+// A stop the user asked for (Ctrl-C) ends the level at once: the sleeps are cut into slices that short, and
+// the level throws LevelStopped (capacity_search.hpp) between them and after each batch.
 class SteadyClock : public ServeClock {
  public:
-  static constexpr ServeNanos kSpin = 1'000'000;
+  static constexpr ServeNanos kSpin = 1'000'000, kSlice = 50'000'000;
+  explicit SteadyClock(const StopRequest& stop) : stop_(stop) {}
   ServeNanos now() override { return clock_now(); }
   void wait_until(ServeNanos t) override {
-    for (ServeNanos left = t - clock_now(); left > kSpin; left = t - clock_now())
-      std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSpin));
+    for (ServeNanos left = t - clock_now(); left > kSpin; left = t - clock_now()) {
+      stop_if_asked(stop_);
+      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(left - kSpin, kSlice)));
+    }
     while (clock_now() < t) {
     }
   }
+  static void stop_if_asked(const StopRequest& stop) {
+    if (stop.requested()) throw LevelStopped(std::string(stop.signal_name()) + " asked to stop");
+  }
+
+ private:
+  const StopRequest& stop_;
 };
 
 // A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding (padded
@@ -53,18 +67,21 @@ Batch make_batch(const BatchToRun& b, const ServeSetup& setup, const PlatformCon
 
 class Scenario {
  public:
-  Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
+  Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
+           const StopRequest& stop)
       : setup_(setup), model_(model), platform_(platform), facts_(platform.facts()), inputs_(inputs),
-        out_(out), energy_(platform.meters().energy.get()) {}
+        out_(out), energy_(platform.meters().energy.get()), stop_(stop) {}
 
   bool meters_energy() const { return energy_ != nullptr; }
+  // Whether each level's CPU is measured (the CPU platform: the model runs on the cores other work takes).
+  bool meters_cpu() const { return facts_.device.is_cpu(); }
 
   // One level: its SERVE line and the summary.
   LevelSummary level(ServePlan plan, const std::string& phase) {
     const int64_t number = ++levels_;
     plan.seed = setup_.seed + static_cast<uint64_t>(number);  // each level its own arrivals and lengths
     LengthSampler lengths(setup_.lengths, plan.seed ^ 0x5eedULL);
-    SteadyClock clock;
+    SteadyClock clock(stop_);
     const std::string what = plan.mode == ArrivalMode::open ? fmt::format("{:g} queries/s", plan.rate_per_s)
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
@@ -75,17 +92,21 @@ class Scenario {
         const Batch& fed = model_.stage(batch);
         const torch::IValue outputs = model_.forward(fed);
         platform_.synchronize();
+        SteadyClock::stop_if_asked(stop_);
       });
       return static_cast<int64_t>(
           std::count_if(run.queries.begin(), run.queries.end(), [](const ServedQuery& q) { return q.done >= 0; }));
     };
     std::string no_energy;
     std::optional<EnergyWindow> energy;
+    // The CPU the process got over the level: two samples around it, outside every query's latency.
+    const std::optional<CpuSample> cpu_before = meters_cpu() ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
     if (energy_)
       energy = level_energy(serve, no_energy);
     else
       serve();
     LevelSummary s = summarize_level(run, plan, setup_.args.bound);
+    if (cpu_before) mark_contention(s, cpu_use(*cpu_before, sample_cpu(), at::get_num_threads()));
     if (energy) {
       s.watts = energy->watts(), s.energy_window_s = energy->seconds;
       if (energy->runs > 0) s.joules_per_1000_q = energy->joules_per_run() * 1000;
@@ -101,15 +122,17 @@ class Scenario {
       return measured ? fmt::format(fmt::runtime(spec), v) : std::string("-");
     };
     const bool latency = s.latency.measured(), window = s.window_s > 0, batches = s.batches > 0;
-    progress_line(fmt::format("serve level {} ({}): p50 {} ms, p99 {} ms, {} queries/s achieved, {}", number, what,
+    const std::string contended = s.contended.empty() ? "" : " (contended: " + s.contended + ")";
+    progress_line(fmt::format("serve level {} ({}): p50 {} ms, p99 {} ms, {} queries/s achieved, {}{}", number, what,
                               figure(latency, "{:.2f}", s.latency.p50_ms), figure(latency, "{:.2f}", s.latency.p99_ms),
-                              figure(window, "{:.1f}", s.achieved_qps), s.valid ? "VALID" : "INVALID: " + s.reason));
+                              figure(window, "{:.1f}", s.achieved_qps), s.valid ? "VALID" : "INVALID: " + s.reason,
+                              contended));
     rows_.push_back({std::to_string(number), phase, plan.mode == ArrivalMode::open ? fmt::format("{:g}", plan.rate_per_s)
                                                                                     : fmt::format("{} users", plan.users),
                      figure(window, "{:.1f}", s.achieved_qps), figure(latency, "{:.2f}", s.latency.p50_ms),
                      figure(latency, "{:.2f}", s.latency.p99_ms), figure(latency, "{:.2f}", s.latency.p999_ms),
                      figure(batches, "{:.2f}", s.mean_batch), figure(window, "{:.0f}%", 100 * s.busy),
-                     s.valid ? "VALID" : "INVALID"});
+                     s.valid ? "VALID" : "INVALID", !s.cpu ? "-" : s.contended.empty() ? "ok" : "contended"});
     return s;
   }
 
@@ -145,10 +168,11 @@ class Scenario {
   void table() {
     if (rows_.empty()) return;
     std::vector<std::vector<std::string>> rows = {
-        {"level", "phase", "offered", "achieved/s", "p50_ms", "p99_ms", "p99.9_ms", "mean_batch", "busy", "verdict"}};
+        {"level", "phase", "offered", "achieved/s", "p50_ms", "p99_ms", "p99.9_ms", "mean_batch", "busy", "verdict",
+         "timing"}};
     rows.insert(rows.end(), rows_.begin(), rows_.end());
     TableLayout layout;
-    layout.right = {true, false, true, true, true, true, true, true, true, false};
+    layout.right = {true, false, true, true, true, true, true, true, true, false, false};
     out_ << "\n" << aligned_table(rows, layout);
   }
 
@@ -162,15 +186,19 @@ class Scenario {
   int64_t levels_ = 0;
   std::vector<std::vector<std::string>> rows_;
   EnergyMeter* energy_;  // the platform's; null where the device has no energy counter
+  const StopRequest& stop_;
 };
 
-// The search's first rate: --search_start, else the highest VALID level's rate, else 10 queries/s.
-double search_start(const ServeArgs& args, const std::vector<std::pair<double, bool>>& levels) {
+// The search's first rate: --search_start, else the highest VALID level's rate, else half the lowest INVALID
+// level's (a rate known to fail is no start), else 10 queries/s.
+double search_start(const ServeArgs& args, const std::map<double, LevelSummary>& measured) {
   if (args.search_start) return *args.search_start;
-  double best = 0;
-  for (const auto& [rate, valid] : levels)
-    if (valid) best = std::max(best, rate);
-  return best > 0 ? best : 10;
+  double best = 0, lowest_failed = 0;
+  for (const auto& [rate, s] : measured) {
+    if (s.valid) best = std::max(best, rate);
+    else if (lowest_failed == 0) lowest_failed = rate;  // the map is in ascending rate
+  }
+  return best > 0 ? best : lowest_failed > 0 ? lowest_failed / 2 : 10;
 }
 
 }  // namespace
@@ -195,30 +223,32 @@ void check_serve_shapes(const ServeSetup& setup, const PlatformConstraints& plat
   check_fed_shapes(facts, serve_fed_shapes(setup, platform), setup.max_batch, setup.lengths.max);
 }
 
-int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
-  Scenario scenario(setup, model, platform, inputs, out);
-  const ServeArgs& args = setup.args;
-  if (scenario.meters_energy())
-    out << "energy: each level's, from the device counter's step before it to the one after (SERVE "
-           "joules_per_1000_q over every answered query, warm-up's included; watts; energy_window_s)\n";
-  std::vector<std::pair<double, bool>> levels;  // (rate, VALID) of the open-loop levels
-  for (double rate : args.rates) {
-    ServePlan plan = scenario.plan();
-    plan.rate_per_s = rate;
-    levels.emplace_back(rate, scenario.level(plan, "levels").valid);
-  }
-  if (args.users) {
-    ServePlan plan = scenario.plan();
-    plan.mode = ArrivalMode::closed;
-    plan.users = *args.users;
-    scenario.level(plan, "levels");
-  }
-  if (!args.bound) {
-    scenario.table();
-    return 0;
-  }
+namespace {
+
+// What a level tells the capacity search.
+SearchStep step_of(double rate, const LevelSummary& s, const LatencyBound& bound) {
+  SearchStep step{rate, s.valid, s.bound_value_ms, s.achieved_qps, s.reason};
+  // Only a proof stops the halving (serve_loop.hpp): a level that failed at a high load, or while other work held
+  // the CPU, is no such proof.
+  step.lower_cannot_help = lower_rate_cannot_help(s, bound);
+  step.contended = !s.contended.empty();
+  return step;
+}
+
+// Why the search must not start a level at `rate` now: the level would end past the budget (it is expected to
+// take its warm-up, then its duration or the time its minimum of queries takes to arrive, whichever is longer).
+std::string over_budget(double rate, double spent_s, const ServeArgs& args) {
+  const double needs = expected_level_seconds(rate, args.warmup_s, args.duration_s, args.min_queries);
+  if (spent_s + needs <= args.search_budget_s) return "";
+  return fmt::format("the time budget, --search_budget_s {:g}: {} spent, and the level at {:g} queries/s would take "
+                     "about {} more",
+                     args.search_budget_s, duration_text(spent_s), rate, duration_text(needs));
+}
+
+// The search's plan: its start, floor and ceiling from the options, the levels already `measured` as known steps.
+SearchPlan search_plan(const ServeArgs& args, const std::map<double, LevelSummary>& measured) {
   SearchPlan search;
-  search.start_rate = search_start(args, levels);
+  search.start_rate = search_start(args, measured);
   search.floor_rate = search.start_rate / 64;
   // The floor's level must still end within kMaxLevelSeconds (arrivals.hpp), or the search would be refused
   // halfway instead of stopping there.
@@ -228,26 +258,81 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
   // above it was refused halfway through the search, in the words of --rates.
   search.ceiling_rate = std::max(highest_level_rate(args.warmup_s, args.duration_s, args.min_queries), search.start_rate);
   search.max_steps = static_cast<int>(args.search_steps);
-  std::map<double, std::optional<double>> energy_at;  // each searched rate's joules per 1000 queries
+  for (const auto& [rate, s] : measured) search.known.push_back(step_of(rate, s, *args.bound));
+  return search;
+}
+
+// The capacity search after the levels (`measured`, to which it adds its own), then CAPACITY, the table and the
+// answer in words; a Ctrl-C during it ends the process by its signal once they are written.
+int search(Scenario& scenario, const ServeArgs& args, std::map<double, LevelSummary>& measured,
+           const StopRequest& stop, std::ostream& out) {
+  SearchPlan search = search_plan(args, measured);
+  const int64_t began = clock_now();
+  search.stop_before = [&](double rate) -> std::string {
+    if (stop.requested()) return std::string(stop.signal_name()) + " asked to stop";
+    const std::string why = over_budget(rate, static_cast<double>(clock_now() - began) / 1e9, args);
+    if (!why.empty()) progress_line("serve: the capacity search stops: " + why);
+    return why;
+  };
   const CapacityResult result = search_capacity(search, [&](double rate) {
     ServePlan plan = scenario.plan();
     plan.rate_per_s = rate;
     const LevelSummary s = scenario.level(plan, "search");
-    energy_at[rate] = s.joules_per_1000_q;
-    SearchStep step{rate, s.valid, s.bound_value_ms, s.achieved_qps, s.reason};
-    // Only a proof stops the halving (serve_loop.hpp): a level that failed at a high load is no such proof.
-    step.lower_cannot_help = lower_rate_cannot_help(s, *args.bound);
-    return step;
+    measured[rate] = s;
+    return step_of(rate, s, *args.bound);
   });
   AtCapacity at;
-  for (const SearchStep& s : result.tried)
-    if (result.capacity && s.rate == *result.capacity) at = {s.achieved_qps, energy_at[s.rate]};
+  at.cpu_measured = scenario.meters_cpu();
+  if (result.capacity) {
+    const LevelSummary& s = measured.at(*result.capacity);
+    at.achieved_qps = s.achieved_qps, at.joules_per_1000_q = s.joules_per_1000_q;
+  }
   out << format_line(make_capacity_line(*args.bound, result, at, args.price_per_hour)) << "\n";
   scenario.table();
   out << "\n" << capacity_reason(*args.bound, result, args.price_per_hour) << "\n";
   flush_or_throw(out, "the log to standard output");
+  stop.end_by_signal();  // a Ctrl-C ended the search: the bracket is written, the process ends by the signal
   if (!result.capacity)
     throw runtime_error("--latency_bound " + args.bound->text + ": " + capacity_reason(*args.bound, result, std::nullopt));
+  return 0;
+}
+
+}  // namespace
+
+int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
+  // From here a Ctrl-C (or SIGTERM) ends the level running and writes what is complete; the banner after it says
+  // so to whoever watches the log (a test waits for it before it signals).
+  const StopRequest stop;
+  out << banner("SERVE");
+  flush_or_throw(out, "the log to standard output");
+  Scenario scenario(setup, model, platform, inputs, out, stop);
+  const ServeArgs& args = setup.args;
+  if (scenario.meters_energy())
+    out << "energy: each level's, from the device counter's step before it to the one after (SERVE "
+           "joules_per_1000_q over every answered query, warm-up's included; watts; energy_window_s)\n";
+  std::map<double, LevelSummary> measured;  // every open-loop level run, by its rate (no rate runs twice)
+  try {
+    for (double rate : args.rates) {
+      ServePlan plan = scenario.plan();
+      plan.rate_per_s = rate;
+      measured[rate] = scenario.level(plan, "levels");
+    }
+    if (args.users) {
+      ServePlan plan = scenario.plan();
+      plan.mode = ArrivalMode::closed;
+      plan.users = *args.users;
+      scenario.level(plan, "levels");
+    }
+  } catch (const LevelStopped& e) {
+    // What ran is in the log: the table, then the process ends by the signal.
+    out << "serve stopped: " << e.what() << "; the levels above are complete, the one running was left out\n";
+    scenario.table();
+    flush_or_throw(out, "the log to standard output");
+    stop.end_by_signal();
+    return 1;
+  }
+  if (args.bound) return search(scenario, args, measured, stop, out);
+  scenario.table();
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // The capacity search (capacity_search.hpp).
 #include "fmwork/workload/capacity_search.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -9,18 +10,18 @@
 
 namespace fmwork {
 
-CapacityResult search_capacity(const SearchPlan& plan, const std::function<SearchStep(double rate)>& evaluate) {
-  if (!(plan.start_rate > 0) || !(plan.floor_rate > 0) || !(plan.ceiling_rate >= plan.start_rate) ||
-      !(plan.tolerance > 0 && plan.tolerance < 1) || plan.max_steps < 1 || !std::isfinite(plan.ceiling_rate))
-    throw runtime_error("the capacity search needs 0 < floor, 0 < start <= ceiling, a tolerance in (0, 1), steps >= 1");
-  CapacityResult result;
-  auto step = [&](double rate) {
-    result.tried.push_back(evaluate(rate));
-    result.tried.back().rate = rate;
-    return result.tried.back().valid;
-  };
+namespace {
+
+// Unwinds the search from a step that did not run (stop_before said so, or the level was cut): what was found
+// so far is the answer.
+struct SearchStop {};
+
+// The walk over rates: doubling from a passing start, halving from a failing one, then bisecting. `step(rate)`
+// runs (or takes) a level and says whether it passed; `pass` and `fail` are the bracket so far.
+template <typename Step>
+void walk(const SearchPlan& plan, Step&& step, const CapacityResult& result, std::optional<double>& pass,
+          std::optional<double>& fail) {
   auto steps_left = [&] { return static_cast<int>(result.tried.size()) < plan.max_steps; };
-  std::optional<double> pass, fail;
   double rate = plan.start_rate;
   if (step(rate)) {
     pass = rate;
@@ -53,9 +54,49 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
     if (step(mid)) pass = mid;
     else fail = mid;
   }
+}
+
+}  // namespace
+
+CapacityResult search_capacity(const SearchPlan& plan, const std::function<SearchStep(double rate)>& evaluate) {
+  if (!(plan.start_rate > 0) || !(plan.floor_rate > 0) || !(plan.ceiling_rate >= plan.start_rate) ||
+      !(plan.tolerance > 0 && plan.tolerance < 1) || plan.max_steps < 1 || !std::isfinite(plan.ceiling_rate))
+    throw runtime_error("the capacity search needs 0 < floor, 0 < start <= ceiling, a tolerance in (0, 1), steps >= 1");
+  CapacityResult result;
+  auto step = [&](double rate) {
+    const auto known =
+        std::find_if(plan.known.begin(), plan.known.end(), [&](const SearchStep& s) { return s.rate == rate; });
+    if (known != plan.known.end()) {
+      result.tried.push_back(*known);
+      result.tried.back().reused = true;
+    } else {
+      if (plan.stop_before) result.stopped = plan.stop_before(rate);
+      if (!result.stopped.empty()) throw SearchStop{};
+      try {
+        result.tried.push_back(evaluate(rate));
+      } catch (const LevelStopped& e) {
+        result.stopped = e.what();
+        throw SearchStop{};
+      }
+    }
+    SearchStep& s = result.tried.back();
+    s.rate = rate;
+    // A contended level's failure says as much of the machine as of the model: no proof.
+    if (s.contended) s.lower_cannot_help = false;
+    return s.valid;
+  };
+  std::optional<double> pass, fail;
+  try {
+    walk(plan, step, result, pass, fail);
+  } catch (const SearchStop&) {
+  }
   result.capacity = pass;
   result.lowest_failed = fail;
   return result;
+}
+
+int64_t CapacityResult::contended_steps() const {
+  return std::count_if(tried.begin(), tried.end(), [](const SearchStep& s) { return s.contended; });
 }
 
 double cost_per_million(double price_per_hour, double qps) { return price_per_hour / (qps * 3600.0) * 1e6; }

@@ -11,6 +11,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
+#include "fmwork/log/verdicts.hpp"
 
 namespace fmwork {
 
@@ -43,8 +44,9 @@ class Level {
   ServeRun open() {
     const std::vector<ServeNanos> times =
         poisson_schedule(plan_.rate_per_s, plan_.seed, plan_.warmup, plan_.min_duration, plan_.min_queries);
-    if (!times.empty() && times.back() >= kLongLevel)  // what the person watching is in for
-      progress_line(fmt::format("serve: this level at {:g} queries/s schedules {} queries over {}", plan_.rate_per_s,
+    // What the person watching is in for: said with --quiet too, which hides progress, not a wait of minutes.
+    if (!times.empty() && times.back() >= kLongLevel)
+      notice_line(fmt::format("serve: this level at {:g} queries/s schedules {} queries over {}", plan_.rate_per_s,
                                 times.size(), duration_text(static_cast<double>(times.back()) / 1e9)));
     for (ServeNanos t : times) schedule(t);
     const ServeNanos stop = (times.empty() ? 0 : times.back()) + std::max<ServeNanos>(plan_.min_duration, 1'000'000'000);
@@ -153,6 +155,7 @@ class Level {
       batch.lengths.push_back(w.length);
       batch.longest = std::max(batch.longest, w.length);
       record.real_tokens += w.length;
+      if (run_.queries[static_cast<size_t>(w.id)].measured) ++record.measured;
       run_.queries[static_cast<size_t>(w.id)].dispatched = now;
     }
     // Out of the queue, from the back so that the positions stay valid (a prefix, but for sorted).
@@ -188,7 +191,16 @@ ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClo
 }
 
 bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound) {
-  return !s.bound_held && s.service_bound_ms && *s.service_bound_ms > bound.ms;
+  return !s.bound_held && s.contended.empty() && s.service_bound_ms && *s.service_bound_ms > bound.ms;
+}
+
+void mark_contention(LevelSummary& s, const CpuUse& use) {
+  s.cpu = use;
+  s.contended = contention_reason(use);
+  if (!s.contended.empty())
+    s.reason += "; contended: " + s.contended +
+                " -- other work held the CPU while the level ran, so its latency is partly that work's: rerun on a "
+                "quiet machine";
 }
 
 std::string histogram_text(const std::vector<std::pair<int64_t, int64_t>>& histogram) {
@@ -275,7 +287,7 @@ LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const s
   for (const BatchRun& b : run.batches) {
     const ServeNanos from = std::max(b.start, run.warmup), to = std::min(b.end, last_done);
     if (to > from) busy += to - from;
-    if (b.end > run.warmup) {  // a batch answered in the window: it served a measured query, or delayed one
+    if (b.measured > 0) {  // a batch that served a measured query; a warm-up one only kept the device busy
       services.push_back(static_cast<double>(b.end - b.start) / 1e6);
       ++s.batches;
       ++sizes[b.size];

@@ -60,29 +60,12 @@ std::set<std::string> complete_logs(const std::string& logs) {
   return names;
 }
 
-// Starts `driver run ...` with its stdout and stderr into files and the test's own cache; returns its pid.
-pid_t start_runner(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  const std::string cache = test_cache_dir();  // made here: the child only names it
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setenv("FMWORK_CACHE", cache.c_str(), 1);
-    freopen(out.c_str(), "w", stdout);
-    freopen(err.c_str(), "w", stderr);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 TEST(CampaignDriver, KilledHalfwayResumesOnlyTheMissingRunsAndProcessReadsTheTree) {
   TempDir scratch;
   const std::string a = make_small_torchscript(scratch, "a"), b = make_small_torchscript(scratch, "b");
   write_file(scratch.file("exp.json"), experiment_json(a, b));
   const std::string root = scratch.file("out");
-  const pid_t runner = start_runner({driver_path(), "run", scratch.file("exp.json"), "--out", root},
+  const pid_t runner = start_in_background({driver_path(), "run", scratch.file("exp.json"), "--out", root},
                                     scratch.file("run.out"), scratch.file("run.err"));
   // Find the campaign folder and wait for the first complete log, then kill the runner as a crash would.
   std::string dir;

@@ -401,5 +401,23 @@ TEST(HostileInput, AFileThatIsNoArchiveIsSaidToBeNone) {
   }
 }
 
+// driver serve's largest batch is admitted as the sweep's combinations are: a batch that cannot fit in memory is
+// refused in one line with the figures before any level runs, not ended by the allocator mid-level.
+TEST(HostileInput, AServeBatchBeyondMemoryIsRefusedBeforeAnyLevel) {
+  TempDir dir;
+  nlohmann::json config = small_config();
+  config["max_position_embeddings"] = 512;
+  write_file(dir.file("config.json"), config.dump());
+  hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
+  const CommandResult r = test_support::run_command(
+      {"timeout", "120", test_support::driver_path(), "serve", "--platform", "cpu", "--model_class", "BertModel",
+       "--model_name", dir.file("model"), "--input_sizes", "512", "--batch_sizes", "100000000", "--rates", "1",
+       "--duration_s", "1", "--min_queries", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("error: batch 100000000 x input 512 needs an estimated ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("lower --batch_sizes or --input_sizes"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("FMWORK SERVE"), std::string::npos) << "a level ran: " << r.out;
+}
+
 }  // namespace
 }  // namespace fmwork

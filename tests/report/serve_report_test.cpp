@@ -236,5 +236,32 @@ TEST(ServeReport, AFigureNotMeasuredIsNeverAZero) {
   EXPECT_EQ(html.find("p50 level 1"), std::string::npos) << "a point drawn for a latency not measured";
 }
 
+// A level and a capacity measured while other work held the CPU: the summary names the contended level and its
+// reason, the capacity line says so, and the campaign's capacity table has a timing column.
+TEST(ServeReport, ContendedLevelsAndCapacitiesSaySoInTheSummary) {
+  std::string log = kServeLog;
+  const std::string quiet = "busy=0.6000 bound=p99:50", contended = "busy=0.6000 cpu_share=0.4200 wait_share=0.5100 "
+                                                                    "timing=contended bound=p99:50";
+  log.replace(log.find(quiet), quiet.size(), contended);
+  const std::string level3 = "reason=kept up, enough queries, p99 45.000 <= 50 ms\n";
+  log.replace(log.find(level3), level3.size(),
+              "reason=kept up, enough queries, p99 45.000 <= 50 ms; contended: threads waited for a CPU 51.0% of the "
+              "time > 10.0% -- rerun on a quiet machine\n");
+  const std::string answer = "usd_per_million=22.222222 reason=";
+  log.replace(log.find(answer), answer.size(), "usd_per_million=22.222222 timing=contended contended_levels=1 reason=");
+  TempDir dir;
+  const std::string path = dir.write("serve.log", log);
+  const std::string summary = run({"--path", path, "--format", "summary"});
+  EXPECT_NE(summary.find("level 3: VALID, contended: kept up, enough queries, p99 45.000 <= 50 ms; contended: threads "
+                         "waited for a CPU 51.0%"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("timing"), std::string::npos) << "the levels' table has the timing column: " << summary;
+  const nlohmann::json json = nlohmann::json::parse(run({"--path", path, "--format", "json"}));
+  EXPECT_EQ(json[2]["timing"], "contended");
+  EXPECT_EQ(json[3]["contended_levels"].get<int64_t>(), 1);
+  const std::string table = serve_capacity_table({parse_log_text(log, "a.log"), parse_log_text(kServeLog, "b.log")});
+  EXPECT_NE(table.find("timing"), std::string::npos) << table;
+  EXPECT_NE(table.find("contended"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace fmwork

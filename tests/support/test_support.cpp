@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,25 @@ const std::string& test_cache_dir() {
   // Never destroyed before the process ends; removed with it (TempDir's destructor at exit).
   static const TempDir dir("fmwork-test-cache");
   return dir.path();
+}
+
+pid_t start_in_background(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  const std::string cache = test_cache_dir();  // made here: the child only names it
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    setenv("FMWORK_CACHE", cache.c_str(), 1);
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 CommandResult make_test_encoder(const std::string& path) {

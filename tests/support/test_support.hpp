@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,6 +35,11 @@ inline CommandResult run_command(const std::vector<std::string>& argv, std::vect
   if (!named) extra_env.push_back("FMWORK_CACHE=" + test_cache_dir());
   return run_subprocess(argv, extra_env);
 }
+
+// Starts `argv` (argv[0] a path) in the background with its stdout and stderr into the files `out` and `err`, the
+// test's own cache, and SIGINT and SIGTERM at their default actions (the suite may run where a shell left them
+// ignored, which a child would inherit); returns its pid for kill() and waitpid().
+pid_t start_in_background(const std::vector<std::string>& argv, const std::string& out, const std::string& err);
 
 // `err` without the lines that the machine's state alone decides: the GEMM probe's "measuring the machine's
 // GEMM rate ..." (printed only when the cache holds no rate for this machine). Tests that compare a program's

@@ -27,25 +27,39 @@ class SteppingCounter : public EnergyMeter {
   }
 };
 
-TEST(ServeRun, EachLevelsEnergyAndTheEnergyAtTheCapacityWhereTheDeviceMetersIt) {
-  TempDir dir;
-  const auto config = tiny_config("bert");
-  write_folder(dir.path(), config, tiny_weights(config, true, 3));
-  auto model = load(dir.path(), "BertModel");
-  auto platform = make_platform("cpu", PlatformOptions{});
-  platform->meters().energy = std::make_unique<SteppingCounter>();
-  InputGenerator inputs(model->facts().tokens, 1);
-  ServeSetup setup;
-  setup.max_batch = 4;
-  setup.lengths = parse_length_spec("8", "--input_lengths");
-  setup.args.rates = {10};  // far below what the tiny model serves, even on a loaded machine
-  setup.args.warmup_s = 0;
+// A tiny BERT folder on the CPU platform, and serve's setup for it: batches of up to 4 queries of 8 tokens, a level
+// at 10 queries/s (far below what the tiny model serves, even on a loaded machine), no warm-up.
+class ServeRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto config = tiny_config("bert");
+    write_folder(dir_.path(), config, tiny_weights(config, true, 3));
+    model_ = load(dir_.path(), "BertModel");
+    platform_ = make_platform("cpu", PlatformOptions{});
+    inputs_ = std::make_unique<InputGenerator>(model_->facts().tokens, 1);
+    setup_.max_batch = 4;
+    setup_.lengths = parse_length_spec("8", "--input_lengths");
+    setup_.args.rates = {10};
+    setup_.args.warmup_s = 0;
+    setup_.args.min_queries = 5;
+  }
+  int serve(std::ostringstream& out) { return run_serve(setup_, *model_, *platform_, *inputs_, out); }
+
+  TempDir dir_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Platform> platform_;
+  std::unique_ptr<InputGenerator> inputs_;
+  ServeSetup setup_;
+};
+
+TEST_F(ServeRun, EachLevelsEnergyAndTheEnergyAtTheCapacityWhereTheDeviceMetersIt) {
+  platform_->meters().energy = std::make_unique<SteppingCounter>();
+  ServeSetup& setup = setup_;
   setup.args.duration_s = 1.2;  // the energy window needs 1 s
-  setup.args.min_queries = 5;
   setup.args.bound = parse_latency_bound("p99:60000", "--latency_bound");
-  setup.args.search_steps = 1;  // the level at 10 queries/s again: the capacity
+  setup.args.search_steps = 2;  // 10 queries/s (the level above, not run again), then 20: the capacity
   std::ostringstream out;
-  ASSERT_EQ(run_serve(setup, *model, *platform, inputs, out), 0) << out.str();
+  ASSERT_EQ(serve(out), 0) << out.str();
   const ParsedLog log = parse_log_text(out.str(), "serve.log");
   ASSERT_EQ(log.serve.size(), 2u) << out.str();
   for (const ServeLine& line : log.serve) {
@@ -58,8 +72,34 @@ TEST(ServeRun, EachLevelsEnergyAndTheEnergyAtTheCapacityWhereTheDeviceMetersIt) 
   ASSERT_EQ(log.capacity.size(), 1u);
   const std::string* at_capacity = log.capacity[0].fields.find("joules_per_1000_q");
   ASSERT_TRUE(at_capacity) << out.str();
-  EXPECT_EQ(*at_capacity, *log.serve[1].fields.find("joules_per_1000_q")) << "the capacity is the search's level";
+  const ServeLine& capacity_level = *log.capacity[0].fields.find("capacity_qps") == "20.000" ? log.serve[1] : log.serve[0];
+  EXPECT_EQ(*at_capacity, *capacity_level.fields.find("joules_per_1000_q")) << "the capacity level's own energy";
   EXPECT_NE(out.str().find("energy: each level's, from the device counter's step before it"), std::string::npos);
+}
+
+// A rate measured as a level is not run again by the search, and a budget that cannot hold the next level ends
+// the search partial with what it found: both decided by the options, not by the machine's speed (the next
+// level's expected length alone is past the budget).
+TEST_F(ServeRun, TheSearchRunsNoRateTwiceAndStopsAtItsBudgetWithTheBracket) {
+  setup_.args.duration_s = 0.3;
+  setup_.args.bound = parse_latency_bound("p99:60000", "--latency_bound");
+  setup_.args.search_budget_s = 0.2;  // below the next level's --duration_s 0.3
+  std::ostringstream out;
+  ASSERT_EQ(serve(out), 0) << out.str();
+  const ParsedLog log = parse_log_text(out.str(), "serve.log");
+  ASSERT_EQ(log.serve.size(), 1u) << "the search ran 10 queries/s again, or a level past its budget: " << out.str();
+  ASSERT_EQ(log.capacity.size(), 1u) << out.str();
+  const Fields& capacity = log.capacity[0].fields;
+  EXPECT_EQ(*capacity.find("result"), "partial") << out.str();
+  EXPECT_EQ(*capacity.find("capacity_qps"), "10.000") << out.str();
+  EXPECT_EQ(*capacity.find("tried"), "10:" + std::string(*log.serve[0].fields.find("verdict") == "VALID" ? "pass" : "fail") +
+                                         ":" + *log.serve[0].fields.find("bound_ms"));
+  EXPECT_NE(capacity.find("reason")->find("the time budget, --search_budget_s 0.2"), std::string::npos) << out.str();
+  EXPECT_NE(capacity.find("reason")->find("the level at 20 queries/s would take about"), std::string::npos) << out.str();
+  // The CPU platform measures each level's CPU: the SERVE and CAPACITY lines say whether it was contended.
+  ASSERT_NE(log.serve[0].fields.find("timing"), nullptr) << out.str();
+  ASSERT_NE(capacity.find("timing"), nullptr) << out.str();
+  EXPECT_NE(capacity.find("contended_levels"), nullptr) << out.str();
 }
 
 }  // namespace

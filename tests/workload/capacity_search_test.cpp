@@ -1,5 +1,8 @@
 #include "fmwork/workload/capacity_search.hpp"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -147,6 +150,83 @@ TEST(CapacitySearch, AStartFarAboveTheCapacityIsNoProofThatNoRateHolds) {
   const LevelSummary lone = summarize_level(run, slow, tight);
   ASSERT_EQ(lone.batch_histogram.size(), 1u) << histogram_text(lone.batch_histogram);
   EXPECT_TRUE(lower_rate_cannot_help(lone, tight)) << lone.reason;
+}
+
+// No rate runs twice: a rate measured before the search (a --rates level) is taken as it was.
+TEST(CapacitySearch, ARateMeasuredBeforeIsNotRunAgain) {
+  SearchPlan plan;
+  plan.start_rate = 10;
+  plan.known = {holds_up_to(37.3, 10), holds_up_to(37.3, 40)};
+  plan.known[0].rate = 10, plan.known[1].rate = 40;
+  std::vector<double> ran;
+  const CapacityResult r = search_capacity(plan, [&](double rate) {
+    ran.push_back(rate);
+    return holds_up_to(37.3, rate);
+  });
+  ASSERT_TRUE(r.capacity);
+  EXPECT_GE(*r.capacity, 37.3 * (1 - plan.tolerance));
+  for (double rate : ran) EXPECT_TRUE(rate != 10 && rate != 40) << "ran " << rate << " again: " << tried_text(r.tried);
+  ASSERT_GE(r.tried.size(), 3u);
+  EXPECT_TRUE(r.tried[0].reused);
+  EXPECT_EQ(r.tried[1].rate, 20);
+  EXPECT_FALSE(r.tried[1].reused);
+  EXPECT_TRUE(r.tried[2].reused) << "40 was known to fail";
+  std::set<double> rates;
+  for (const SearchStep& s : r.tried) EXPECT_TRUE(rates.insert(s.rate).second) << tried_text(r.tried);
+}
+
+// A budget that runs out (stop_before) ends the search with the bracket found so far: partial, never nothing.
+TEST(CapacitySearch, ASpentBudgetEndsTheSearchPartialWithTheBracketSoFar) {
+  SearchPlan plan;
+  plan.start_rate = 10;
+  plan.stop_before = [](double rate) { return rate > 30 && rate < 40 ? std::string("the budget is spent") : ""; };
+  const CapacityResult r = search_capacity(plan, [](double rate) { return holds_up_to(37.3, rate); });
+  EXPECT_TRUE(r.partial());
+  EXPECT_EQ(r.stopped, "the budget is spent");
+  ASSERT_TRUE(r.capacity && r.lowest_failed) << tried_text(r.tried);
+  EXPECT_EQ(*r.capacity, 30);
+  EXPECT_EQ(*r.lowest_failed, 40);
+  EXPECT_EQ(tried_text(r.tried), "10:pass:10.000,20:pass:20.000,40:fail:40.000,30:pass:30.000") << "35 was never run";
+
+  // Stopped before the first level: nothing found, and it says so.
+  plan.stop_before = [](double) { return std::string("the budget is spent"); };
+  const CapacityResult none = search_capacity(plan, [](double rate) { return holds_up_to(37.3, rate); });
+  EXPECT_TRUE(none.partial());
+  EXPECT_TRUE(none.tried.empty());
+  EXPECT_FALSE(none.capacity || none.lowest_failed);
+}
+
+// A level cut short by a stop the user asked for (LevelStopped) is no step: the search ends there, partial.
+TEST(CapacitySearch, ALevelCutShortIsNoStepAndEndsTheSearch) {
+  SearchPlan plan;
+  plan.start_rate = 100;
+  const CapacityResult r = search_capacity(plan, [](double rate) -> SearchStep {
+    if (rate < 30) throw LevelStopped("SIGINT asked to stop");
+    return holds_up_to(7, rate);
+  });
+  EXPECT_EQ(r.stopped, "SIGINT asked to stop");
+  EXPECT_EQ(tried_text(r.tried), "100:fail:100.000,50:fail:50.000");
+  EXPECT_FALSE(r.capacity);
+  ASSERT_TRUE(r.lowest_failed);
+  EXPECT_EQ(*r.lowest_failed, 50);
+}
+
+// A level that ran while other work held the CPU proves nothing about lower rates: the search goes on halving.
+TEST(CapacitySearch, AContendedLevelIsNoProofThatNoLowerRateHelps) {
+  SearchPlan plan;
+  plan.start_rate = 100;
+  plan.floor_rate = 100.0 / 64;
+  const CapacityResult r = search_capacity(plan, [](double rate) {
+    SearchStep s = holds_up_to(10, rate);
+    s.lower_cannot_help = !s.valid;  // what a busy machine's slow lone queries look like
+    s.contended = !s.valid;
+    return s;
+  });
+  ASSERT_TRUE(r.capacity) << tried_text(r.tried);
+  EXPECT_LE(*r.capacity, 10);
+  EXPECT_GE(*r.capacity, 10 * (1 - plan.tolerance));
+  EXPECT_EQ(r.contended_steps(), std::count_if(r.tried.begin(), r.tried.end(), [](const SearchStep& s) { return !s.valid; }));
+  EXPECT_FALSE(r.partial());
 }
 
 }  // namespace

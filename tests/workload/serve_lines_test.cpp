@@ -55,7 +55,7 @@ TEST(ServeLines, ALevelThatAnsweredNoQueryHasNoFiguresItDidNotMeasure) {
   ASSERT_EQ(summary.queries, 0) << "the plan must answer no measured query";
   const std::string line = format_line(make_serve_line({1, "levels", "fixed:32", "padded"}, plan, summary, bound));
   for (const char* key : {"p50_ms=", "p90_ms=", "p99_ms=", "p999_ms=", "max_ms=", "mean_ms=", "queue_p50_ms=",
-                          "busy=", "achieved_qps=", "tokens_per_s=", "bound_ms="})
+                          "busy=", "achieved_qps=", "tokens_per_s=", "bound_ms=", "window_s="})
     EXPECT_EQ(line.find(std::string(" ") + key), std::string::npos) << fmt::format("{} written: {}", key, line);
   EXPECT_NE(line.find("no latency: no query scheduled after the warm-up was answered"), std::string::npos) << line;
   EXPECT_NE(line.find("p99 not measured, so not held to 50 ms"), std::string::npos) << line;
@@ -102,6 +102,112 @@ TEST(ServeLines, TheEnergyOfALevelAndOfTheCapacityWhereMeasured) {
   result.capacity.reset();
   const std::string none = format_line(make_capacity_line(bound, result, {std::nullopt, 812.5}, std::nullopt));
   EXPECT_EQ(none.find("joules_per_1000_q="), std::string::npos) << "no capacity, no energy at it: " << none;
+}
+
+// A level run while other work held the CPU says so as the sweep does: the CPU shares, timing=contended and the
+// reason's words; a quiet one timing=ok. A level measured on no CPU counters (another device) writes neither.
+TEST(ServeLines, AContendedLevelSaysSoAndIsNoProofForTheSearch) {
+  SimClock clock;
+  const ServePlan plan = open_plan(50, 1, 0, kSecond, 20);
+  LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(8 * kMs); });
+  const LatencyBound bound = parse_latency_bound("p99:5", "--latency_bound");  // lone queries of 8 ms: a proof
+  LevelSummary summary = summarize_level(run, plan, bound);
+  ASSERT_TRUE(lower_rate_cannot_help(summary, bound)) << summary.reason;
+  const ServeLabels labels{1, "search", "fixed:32", "padded"};
+  const std::string unmetered = format_line(make_serve_line(labels, plan, summary, bound));
+  EXPECT_EQ(unmetered.find(" timing="), std::string::npos) << unmetered;
+
+  CpuUse quiet;
+  quiet.cpu_share = 0.97, quiet.wait_share = 0.01;
+  LevelSummary calm = summary;
+  mark_contention(calm, quiet);
+  const std::string ok = format_line(make_serve_line(labels, plan, calm, bound));
+  EXPECT_NE(ok.find(" cpu_share=0.9700 wait_share=0.0100 timing=ok bound="), std::string::npos) << ok;
+  EXPECT_EQ(ok.find("contended"), std::string::npos) << ok;
+
+  CpuUse busy;
+  busy.cpu_share = 0.45, busy.wait_share = 0.481;
+  mark_contention(summary, busy);
+  EXPECT_FALSE(lower_rate_cannot_help(summary, bound)) << "a busy machine's slow lone queries prove nothing";
+  const std::string line = format_line(make_serve_line(labels, plan, summary, bound));
+  EXPECT_NE(line.find(" cpu_share=0.4500 wait_share=0.4810 timing=contended bound="), std::string::npos) << line;
+  EXPECT_NE(line.find("; contended: threads waited for a CPU 48.1% of the time > 10.0%"), std::string::npos) << line;
+  EXPECT_NE(line.find("rerun on a quiet machine"), std::string::npos) << line;
+  const ParsedLog log = parse_log_text(line + "\n", "serve.log");
+  ASSERT_EQ(log.serve.size(), 1u);
+  EXPECT_EQ(*log.serve[0].fields.find("timing"), "contended");
+}
+
+// A capacity decided on contended levels says so in its fields and its reason; one found on quiet levels beside
+// contended ones says how many were.
+TEST(ServeLines, ACapacityFoundOnContendedLevelsSaysSo) {
+  const LatencyBound bound = parse_latency_bound("p99:100", "--latency_bound");
+  CapacityResult result;
+  result.tried = {{10, true, 40, 10, ""}, {20, false, 150, 18, ""}, {15, true, 90, 15, ""}};
+  result.tried[1].contended = true;
+  result.capacity = 15;
+  result.lowest_failed = 20;
+  AtCapacity at{15, std::nullopt, true};
+  const std::string line = format_line(make_capacity_line(bound, result, at, std::nullopt));
+  EXPECT_NE(line.find(" timing=contended contended_levels=1 reason=capacity at p99 <= 100 ms: 15.00 queries/s after 3 "
+                      "levels; found on contended levels (1 of 3 levels contended, at 20 queries/s): other work held "
+                      "the CPU, so the figure is the busy machine's; rerun on a quiet machine"),
+            std::string::npos)
+      << line;
+  result.tried[1].contended = false;
+  const std::string quiet = format_line(make_capacity_line(bound, result, at, std::nullopt));
+  EXPECT_NE(quiet.find(" timing=ok contended_levels=0 reason=capacity at p99 <= 100 ms: 15.00 queries/s after 3 levels"),
+            std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("busy machine"), std::string::npos) << quiet;
+  const ParsedLog log = parse_log_text(line + "\n" + quiet + "\n", "serve.log");
+  EXPECT_EQ(log.capacity.size(), 2u);
+}
+
+// A search the budget or a Ctrl-C ended: result=partial, the bracket so far, and why it stopped.
+TEST(ServeLines, APartialSearchGivesTheBracketFoundSoFar) {
+  const LatencyBound bound = parse_latency_bound("p99:100", "--latency_bound");
+  CapacityResult result;
+  result.tried = {{10, true, 40, 10, ""}, {20, false, 150, 18, ""}};
+  result.capacity = 10;
+  result.lowest_failed = 20;
+  result.stopped = "the time budget, --search_budget_s 30: 25.0 s spent, and the level at 15 queries/s would take about 7.7 s more";
+  const std::string line = format_line(make_capacity_line(bound, result, {10, std::nullopt}, 2.0));
+  EXPECT_NE(line.find(" result=partial capacity_qps=10.000 "), std::string::npos) << line;
+  EXPECT_NE(line.find(" lowest_failed_qps=20.000 "), std::string::npos) << line;
+  EXPECT_NE(line.find("reason=partial: the search stopped after 2 levels (the time budget, --search_budget_s 30: "),
+            std::string::npos) << line;
+  EXPECT_NE(line.find("p99 <= 100 ms held at 10 queries/s, failed at 20: the capacity lies between them, $"),
+            std::string::npos) << line;
+  const ParsedLog log = parse_log_text(line + "\n", "serve.log");
+  ASSERT_EQ(log.capacity.size(), 1u);
+  EXPECT_EQ(*log.capacity[0].fields.find("result"), "partial");
+
+  CapacityResult nothing;
+  nothing.stopped = "SIGINT asked to stop";
+  const std::string empty = format_line(make_capacity_line(bound, nothing, {}, std::nullopt));
+  EXPECT_NE(empty.find(" result=partial steps=0 tried=- reason=partial: the search stopped after 0 levels (SIGINT asked "
+                       "to stop); no level finished: nothing is known of p99 <= 100 ms yet"), std::string::npos) << empty;
+}
+
+// An overloaded level: the warm-up's queries queue up and their batches drain well into the window. Those
+// batches kept the device busy there, but they hold no measured query: batches, mean_batch and the histogram
+// count only the batches that do.
+TEST(ServeLines, WarmUpBatchesDrainingIntoTheWindowAreNotCountedAsMeasured) {
+  SimClock clock;
+  const ServePlan plan = open_plan(400, 1, 0, kSecond, 20);  // 200 warm-up queries in 0.5 s, 10 ms a batch of one
+  LengthSampler lengths(parse_length_spec("32", "--input_lengths"), 1);
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(10 * kMs); });
+  int64_t measured_batches = 0, warmup_batches_in_window = 0;
+  for (const BatchRun& b : run.batches) {
+    if (b.measured > 0) ++measured_batches;
+    else if (b.end > run.warmup) ++warmup_batches_in_window;
+  }
+  ASSERT_GT(warmup_batches_in_window, 0) << "the plan must drain warm-up batches into the window";
+  const LevelSummary summary = summarize_level(run, plan, std::nullopt);
+  EXPECT_EQ(summary.batches, measured_batches);
+  EXPECT_EQ(summary.batch_histogram, (std::vector<std::pair<int64_t, int64_t>>{{1, measured_batches}}));
+  EXPECT_EQ(summary.queries, measured_batches) << "one query a batch";
 }
 
 }  // namespace

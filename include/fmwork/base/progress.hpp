@@ -24,6 +24,10 @@ ProgressMode progress_mode_for(bool quiet);
 // share stderr (--isolate's children) do not interleave. Nothing in off mode.
 void progress_line(const std::string& text);
 
+// A notice the person must see even with --quiet, one line on stderr in every mode: what a command is about to
+// spend much longer on than asked ("this level ... schedules 6000 queries over 10 min 00 s"). Not for progress.
+void notice_line(const std::string& text);
+
 // The live line, rewritten in place ("\r" + text + erase to the end of the line), in live mode only: for
 // what changes many times a second (rep i of N). The caller limits how often it calls (the sweep: at most
 // every 100 ms).

@@ -30,6 +30,7 @@ struct ServeArgs {
   std::optional<double> price_per_hour;  // --price_per_hour: the machine's price, for the cost per million
   std::optional<double> search_start;  // --search_start: the search's first rate
   int64_t search_steps = 12;           // --search_steps: the most levels the search runs
+  double search_budget_s = 180;        // --search_budget_s: no search level starts that would end past it
   std::vector<std::string> arg_words;  // as typed, "--rates 20,40": echoed as FMWORK ARG lines
 };
 

@@ -150,11 +150,12 @@ FMWORK_LINE_VALUES(ProfileLineValues, FMWORK_PROFILE_VALUES, profile_line_spec);
   X(int64_t, level) X(std::string, phase) X(std::string, arrival) X(OptNumber, rate) X(OptInt, users)           \
   X(std::string, lengths) X(std::string, batching) X(int64_t, max_batch) X(double, max_wait_ms)                 \
   X(int64_t, max_tokens) X(int64_t, queries) X(int64_t, warmup_queries) X(int64_t, unanswered)                  \
-  X(double, window_s) X(double, offered_qps) X(OptNumber, achieved_qps) X(OptNumber, tokens_per_s)              \
+  X(OptNumber, window_s) X(double, offered_qps) X(OptNumber, achieved_qps) X(OptNumber, tokens_per_s)              \
   X(OptNumber, p50_ms) X(OptNumber, p90_ms) X(OptNumber, p99_ms) X(OptNumber, p999_ms) X(OptNumber, max_ms)     \
   X(OptNumber, mean_ms) X(OptNumber, queue_p50_ms) X(OptNumber, service_p50_ms) X(int64_t, batches)            \
   X(OptNumber, mean_batch) X(std::string, batch_hist) X(OptNumber, busy) X(OptNumber, joules_per_1000_q)      \
-  X(OptNumber, watts) X(OptNumber, energy_window_s) X(OptText, bound) X(OptNumber, bound_ms)                    \
+  X(OptNumber, watts) X(OptNumber, energy_window_s) X(OptNumber, cpu_share) X(OptNumber, wait_share)            \
+  X(OptNumber, cpu_pressure) X(OptNumber, steal_share) X(OptText, timing) X(OptText, bound) X(OptNumber, bound_ms) \
   X(std::string, verdict) X(std::string, reason)
 FMWORK_LINE_VALUES(ServeLineValues, FMWORK_SERVE_VALUES, serve_line_spec);
 
@@ -163,7 +164,7 @@ FMWORK_LINE_VALUES(ServeLineValues, FMWORK_SERVE_VALUES, serve_line_spec);
   X(std::string, bound) X(std::string, result) X(OptNumber, capacity_qps) X(OptNumber, bound_ms)                \
   X(OptNumber, achieved_qps) X(OptNumber, lowest_failed_qps) X(int64_t, steps) X(std::string, tried)            \
   X(OptNumber, price_per_hour) X(OptNumber, usd_per_million) X(OptNumber, joules_per_1000_q)                   \
-  X(std::string, reason)
+  X(OptText, timing) X(OptInt, contended_levels) X(std::string, reason)
 FMWORK_LINE_VALUES(CapacityLineValues, FMWORK_CAPACITY_VALUES, capacity_line_spec);
 
 }  // namespace fmwork

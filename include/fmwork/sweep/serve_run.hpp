@@ -34,9 +34,12 @@ FedShapes serve_fed_shapes(const ServeSetup& setup, const PlatformConstraints& p
 // largest batch x the longest query. Before prepare: a package that could not serve is never built.
 void check_serve_shapes(const ServeSetup& setup, const PlatformConstraints& platform, const ModelFacts& facts);
 
-// Runs the levels, then the search when a bound is given; writes a SERVE line per level, the CAPACITY line,
-// and a table for people to `out` (flushed after each level). Returns 0; throws a runtime Error after the
-// CAPACITY line when no rate holds the bound, and what the model throws.
+// Writes the SERVE banner, runs the levels, then the search when a bound is given (no rate run twice, no level
+// started past --search_budget_s); writes a SERVE line per level (on the CPU with the CPU it got: timing=ok or
+// contended), the CAPACITY line (result=partial with the bracket so far when the budget or a stop ended the
+// search), and a table for people to `out` (flushed after each level). A SIGINT or SIGTERM while it runs ends
+// the running level, writes what is complete and then ends the process by that signal. Returns 0; throws a
+// runtime Error after the CAPACITY line when no rate held the bound, and what the model throws.
 int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out);
 
 }  // namespace fmwork

@@ -3,12 +3,15 @@
 // find it: from a start rate, doubling while levels pass (halving while they fail) until one passes and one
 // fails, then bisecting between them until they are within a tolerance. Every rate tried is reported. Halving
 // stops at a passing rate, below the floor, or at a step that proves no lower rate can help, never for the step
-// limit: "no rate holds" is said only on that evidence.
+// limit: "no rate holds" is said only on that evidence. No rate is run twice: a rate already measured (a
+// --rates level, given as `known`) is taken as it was. A budget or a stop the user asked for ends the search
+// early (stop_before, LevelStopped): the result is then partial, the bracket found so far.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,18 @@ struct SearchStep {
   // A proof that no lower rate can hold the bound (serve_loop.hpp's lower_rate_cannot_help): the search stops
   // halving. A guess (a level that failed at a high load) must not set it.
   bool lower_cannot_help = false;
+  // The level ran while other work held the CPU (contention_reason(), verdicts.hpp): its verdict may be the
+  // machine's, not the model's, so it is never a proof (lower_cannot_help stays false for it).
+  bool contended = false;
+  // Taken from SearchPlan::known, not run again.
+  bool reused = false;
+};
+
+// Thrown by `evaluate` when its level was cut short (a stop the user asked for): the search ends there, partial,
+// with the message as CapacityResult::stopped; the cut level is not a step.
+class LevelStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct SearchPlan {
@@ -34,15 +49,27 @@ struct SearchPlan {
   double tolerance = 0.05;   // bisect until (fail - pass) / fail <= tolerance
   int max_steps = 16;        // levels at most for doubling and bisecting; halving from a failing start goes on
                              // to the floor (log2(start / floor) levels more at most)
+  // Asked before each level that would run: "" runs it; a reason (the time budget is spent, a stop was asked
+  // for) ends the search there, partial. Unset: every level runs.
+  std::function<std::string(double rate)> stop_before;
+  // Levels measured before the search at these rates: a step at one of them is taken from here (reused).
+  std::vector<SearchStep> known;
 };
 
 struct CapacityResult {
   std::optional<double> capacity;  // the highest rate that passed; nullopt: none did down to floor_rate
   std::optional<double> lowest_failed;  // the lowest rate that failed, where one did
   std::vector<SearchStep> tried;   // in the order tried
+  // "" when the search ended by its own rules; else why it ended early (stop_before's reason or LevelStopped's
+  // message): capacity and lowest_failed are then the bracket found so far, and the result is partial.
+  std::string stopped;
+  bool partial() const { return !stopped.empty(); }
+  // How many of `tried` ran while other work held the CPU.
+  int64_t contended_steps() const;
 };
 
-// Runs the search, calling `evaluate` for each rate (a load level). A usage Error for a plan out of range.
+// Runs the search, calling `evaluate` for each rate (a load level) not in plan.known. A runtime Error for a plan
+// out of range.
 CapacityResult search_capacity(const SearchPlan& plan, const std::function<SearchStep(double rate)>& evaluate);
 
 // The cost of a million queries at `qps` on a machine that costs `price_per_hour`: price / (qps x 3600) x 1e6.

@@ -28,15 +28,20 @@ ServeLine make_serve_line(const ServeLabels& labels, const ServePlan& plan, cons
 struct AtCapacity {
   std::optional<double> achieved_qps;
   std::optional<double> joules_per_1000_q;
+  // Whether the levels' CPU was measured (the CPU platform): then a line of at least one level says timing=
+  // (contended when the capacity's level or the lowest failed one was) and contended_levels=.
+  bool cpu_measured = false;
 };
 
 // The search's answer; with `price_per_hour`, usd_per_million at the capacity. `reason` says it in words.
 CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result, const AtCapacity& at,
                                 std::optional<double> price_per_hour);
 
-// The line's text for people: "capacity at p99 <= 50 ms: 61.3 queries/s (achieved 60.9), $0.0136 per million at
-// $3.00/h" or "no rate holds p99 <= 50 ms: the lowest tried, 100 queries/s, failed (<its reason>), and <why the
-// search stopped there: a proof that no lower rate helps, or its floor>".
+// The line's text for people: "capacity at p99 <= 50 ms: 61.30 queries/s after 8 levels, $0.0136 per million
+// queries at $3/h", "no rate holds p99 <= 50 ms: the lowest tried, 100 queries/s, failed (<its reason>), and <why
+// the search stopped there: a proof that no lower rate helps, or its floor>", or for a search stopped early
+// "partial: the search stopped after 5 levels (<why>); p99 <= 50 ms held at 12 queries/s, failed at 24: the
+// capacity lies between them". Contended levels add what they were and that the figure is the busy machine's.
 std::string capacity_reason(const LatencyBound& bound, const CapacityResult& result,
                             std::optional<double> price_per_hour);
 

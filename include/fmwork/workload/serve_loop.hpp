@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/workload/arrivals.hpp"
 #include "fmwork/workload/batcher.hpp"
 #include "fmwork/workload/latency_stats.hpp"
@@ -63,6 +64,7 @@ struct ServedQuery {
 struct BatchRun {
   ServeNanos start = 0, end = 0;
   int64_t size = 0, real_tokens = 0, padded_tokens = 0;
+  int64_t measured = 0;  // how many of its queries were scheduled at or after the warm-up
 };
 struct ServeRun {
   std::vector<ServedQuery> queries;  // in scheduled order
@@ -77,9 +79,11 @@ struct ServeRun {
 ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch);
 
 // What a level reports (the SERVE line): the measured queries are those scheduled from the warm-up on; the
-// window runs from the warm-up's end to the last measured answer. A figure with nothing to measure it (no
-// measured query answered: latency and queue; an empty window: achieved, tokens_per_s, busy; no batch in it:
-// service and mean_batch) is 0 here as a placeholder and left out of the SERVE line, the reason saying why.
+// window runs from the warm-up's end to the last measured answer; the batches counted are those holding a
+// measured query (a warm-up batch draining into the window is the device's busy time there, not a measured
+// batch). A figure with nothing to measure it (no measured query answered: latency and queue; an empty window:
+// window_s, achieved, tokens_per_s, busy; no measured batch: service and mean_batch) is 0 here as a
+// placeholder and left out of the SERVE line, the reason saying why.
 struct LevelSummary {
   int64_t queries = 0;         // measured and answered
   int64_t warmup_queries = 0;  // run before the window, not counted
@@ -92,7 +96,7 @@ struct LevelSummary {
   LatencySummary latency;
   double queue_p50_ms = 0;     // the median wait from a measured query's scheduled arrival to its batch's dispatch
   double service_p50_ms = 0;   // the median batch time, dispatch to answer (inputs made, run, synchronised)
-  int64_t batches = 0;         // batches holding a measured query
+  int64_t batches = 0;         // batches holding a measured query (warm-up-only batches are not counted)
   double mean_batch = 0;
   std::vector<std::pair<int64_t, int64_t>> batch_histogram;  // (size, batches of that size), sizes ascending
   bool kept_up = false, enough = false;
@@ -108,6 +112,11 @@ struct LevelSummary {
   // leaves them empty): per 1000 answered queries (warm-up's included: all ran inside the window), the mean
   // power and the window's length.
   std::optional<double> joules_per_1000_q, watts, energy_window_s;
+  // The CPU this process got while the level ran (the driver fills it on the CPU platform, mark_contention),
+  // and why it was contended ("" when it was not, or nothing measured it): a level run while other work held
+  // the CPU can fail, or pass at a lower load, because of that work.
+  std::optional<CpuUse> cpu;
+  std::string contended;
 };
 
 // Kept up: every query answered, and the achieved rate at least kKeptUpShare of the offered one or the device
@@ -120,9 +129,14 @@ constexpr double kKeptUpShare = 0.95;
 constexpr double kSaturatedBusy = 0.98;
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound);
 
-// Whether `s` proves that no rate below its own can hold `bound`: the bound failed, and the bound's percentile
-// of its lone queries' batch times (service_bound_ms) is already above it. What the capacity search may stop
-// halving on (SearchStep::lower_cannot_help).
+// Records the CPU the process got over the level (`use`, from two samples around it): cpu, and contended with
+// contention_reason()'s words (log/verdicts.hpp, the sweep's thresholds); a contended level's reason then ends
+// with them and what to do.
+void mark_contention(LevelSummary& s, const CpuUse& use);
+
+// Whether `s` proves that no rate below its own can hold `bound`: the bound failed, the level was not
+// contended, and the bound's percentile of its lone queries' batch times (service_bound_ms) is already above
+// it. What the capacity search may stop halving on (SearchStep::lower_cannot_help).
 bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound);
 
 // "1:30,2:12,4:3": a histogram as the SERVE line writes it.
