@@ -201,6 +201,8 @@ void add_stat_extras(StatLineValues& v, const StatExtras& extras) {
     v.real_tokens = tokens->real_tokens, v.padded_tokens = tokens->padded_tokens;
     v.padding = 1.0 - tokens->real_tokens / tokens->padded_tokens;
     v.padded_tokens_per_s = tokens->padded_per_s;
+    v.work_cov = tokens->work_cov, v.work_p90_p50 = tokens->work_tail, v.work_drift = tokens->work_drift;
+    v.work_explained = tokens->work_explained;
   }
 }
 

@@ -97,6 +97,9 @@ struct WorkFacts {
 struct TokenRates {
   double real_tokens = 0, padded_tokens = 0;
   double real_per_s = 0, padded_per_s = 0;
+  // The kept reps' durations at equal work (verdicts.hpp's equal_work_spread), where their work varied: the
+  // STAT fields work_cov, work_p90_p50, work_drift and work_explained.
+  std::optional<double> work_cov, work_tail, work_drift, work_explained;
 };
 // What a STAT line may carry beyond the timing statistics, each where known.
 struct StatExtras {
