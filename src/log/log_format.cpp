@@ -169,6 +169,7 @@ MetaLine make_meta_line(const MetaFacts& f) {
   v.cpu = unless_empty(f.cpu), v.isa = unless_empty(f.isa);
   if (f.gemm_gflops) v.gemm_gflops = *f.gemm_gflops, v.gemm_probe = unless_empty(f.gemm_probe);
   v.warmup = unless_empty(f.warmup), v.batching = unless_empty(f.batching), v.lengths = unless_empty(f.lengths);
+  v.attention = unless_empty(f.attention), v.gelu_epilogue = unless_empty(f.gelu_epilogue);
   return MetaLine{to_fields(v)};
 }
 

@@ -62,7 +62,9 @@ struct LineSpec {
 // name, isa its vector instructions ("avx2", "avx512+avx512_bf16+amx"); gemm_gflops the machine's GEMM rate
 // in the run's dtype, device and threads and gemm_probe how it was measured (sweep/gemm_probe.hpp).
 // warmup is how many of each combination's first reps STAT leaves out: a count (--warmup N) or "upstream"
-// (max(int(0.2*reps),1), upstream's rule, which RES always follows).
+// (max(int(0.2*reps),1), upstream's rule, which RES always follows). batching= and lengths= (mixed lengths),
+// attention= (sdpa, eager) and gelu_epilogue= (true, false) where the model says (the native encoders): the
+// computation that ran, which --compare holds a pair to.
 // `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
 inline constexpr std::string_view kMetaDriver = "driver";
 inline constexpr std::string_view kMetaWarmup = "warmup";

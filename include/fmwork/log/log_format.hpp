@@ -159,6 +159,8 @@ struct MetaFacts {
   std::string warmup;                  // the reps STAT leaves out: a count, or kMetaWarmupUpstream; empty: left out
   std::string batching;                // padded, sorted, unpadded; empty: left out (no --input_lengths nor --batching)
   std::string lengths;                 // the length distribution (length_spec_text); empty: left out
+  std::string attention;               // sdpa, eager (ModelFacts::attention); empty: left out
+  std::string gelu_epilogue;           // true, false (ModelFacts::gelu_epilogue); empty: left out
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 
