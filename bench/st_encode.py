@@ -144,7 +144,7 @@ def main():
     n = len(per_batch)
     print(f"FMWORK META driver=bench/st_encode.py engine=sentence-transformers st={st.__version__} "
           f"transformers={transformers.__version__} torch={torch.__version__} threads={torch.get_num_threads()} "
-          f"attn={hf.config._attn_implementation} class={type(hf).__name__} "
+          f"attention={hf.config._attn_implementation} class={type(hf).__name__} "
           f"weights={'random' if args.random_class else 'file'} flatten={model._can_flatten_inputs()} "
           f"modules={'+'.join(type(m).__name__ for m in model)} requests={len(lengths)} batches={n}")
     ms = np.array(per_batch) * 1000

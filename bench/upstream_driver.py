@@ -406,7 +406,7 @@ def main(argv):
     out(f"FMWORK META driver=bench/upstream_driver.py engine=transformers transformers={transformers.__version__} "
         f"torch={torch.__version__} python={_platform.python_version()} platform={args.platform} "
         f"threads={torch.get_num_threads()} interop_threads={torch.get_num_interop_threads()} dtype={dtype} "
-        f"attn={attn} parameters={nparams} "
+        f"attention={attn} parameters={nparams} "
         f"weights={'random' if args.subs['model'].get('random_weights') else 'file'} seed={args.seed} "
         f"grad={grad} eval=true compile={str(args.compile).lower()}"
         + (f" batching=padded lengths={args.input_lengths}" if args.input_lengths else ""))

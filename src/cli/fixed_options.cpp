@@ -191,8 +191,8 @@ const FixedOption kFixed[] = {
        return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
      }},
     {{"sort_window", "N", "1024",
-     "with --batching sorted: the requests sorted together before they are cut into batches (default: all of a "
-     "combination's reps' requests, as one encode() call over them) (ours)"},
+     "with --batching sorted: the requests sorted together before they are cut into batches, rounded up to whole "
+     "batches (default: all of the kept reps' requests, as one encode() call over them; the warm-up's apart) (ours)"},
      Presence::optional, Origin::ours,
      [](A& a, T o, T t) { a.sort_window = parse_count(o, t, " requests"); },
      count_value<&A::sort_window>},

@@ -207,6 +207,9 @@ class InductorModel : public Model {
                      ")";
     if (package_) f.fed_inputs = package_->facts().inputs;
     f.runs_unpadded = false;  // the package runs padded batches
+    // Its attention is the eager model's (the exporter is given the same --model:attn_implementation); its
+    // feed-forward is Inductor's, not the native epilogue's.
+    f.gelu_epilogue.reset();
     if (spec_.dynamic && package_) {
       const AotiFacts& p = package_->facts();
       f.shapes = ShapeRange{p.batch_min, p.batch_max, p.input_min, p.input_max};

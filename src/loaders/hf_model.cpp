@@ -192,6 +192,8 @@ ModelFacts HfModel::facts() const {
   };
   f.activation_bytes = [encoder](int64_t batch, int64_t input) { return encoder->activation_bytes(batch, input); };
   f.runs_unpadded = true;  // NativeEncoder::forward_packed
+  f.attention = encoder_->attention() == AttentionImpl::sdpa ? "sdpa" : "eager";
+  f.gelu_epilogue = encoder_->gelu_epilogue();
   return f;
 }
 

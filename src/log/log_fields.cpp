@@ -141,7 +141,15 @@ std::vector<FieldSpec> token_fields() {
   FieldSpec padding = fraction_of_one(csv_number("padding", 4));
   padding.summary = {"padding_%", 9, 0.01, 1, true};
   FieldSpec padded_rate = csv_number("padded_tokens_per_s", 3);
-  return {real, padded, padding, padded_rate};
+  // The kept reps' durations at equal work (verdicts.hpp's equal_work_spread), what the verdict of a run of
+  // mixed lengths is made of: written where the work varied. NOTE's cov, p90_p50 and drift columns are these
+  // then; work_explained says how much of the durations' spread the draws made.
+  FieldSpec cov = csv_number(kStatWorkCov, 4), tail = csv_number(kStatWorkTail, 4);
+  cov.csv = tail.csv = {};
+  FieldSpec drift = field(kStatWorkDrift, FieldKind::number);
+  drift.precision = 4;
+  FieldSpec explained = fraction_of_one(csv_number("work_explained", 4));
+  return {real, padded, padding, padded_rate, cov, tail, drift, explained};
 }
 
 // META's gemm_gflops: the machine's measured GEMM rate (sweep/gemm_probe.hpp), 1 decimal.
@@ -180,7 +188,8 @@ const LineSpec& meta_line_spec() {
                               field("compile", FieldKind::text), field("cpu", FieldKind::text),
                               field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text),
                               field(kMetaWarmup, FieldKind::text), field("batching", FieldKind::text),
-                              field("lengths", FieldKind::text)},
+                              field("lengths", FieldKind::text), field("attention", FieldKind::text),
+                              field("gelu_epilogue", FieldKind::text)},
                              std::nullopt};
   return spec;
 }
@@ -304,10 +313,15 @@ const LineSpec& note_line_spec() {
     cov.summary = {"cov_%", 0, 0.01, 1};  // a percentage for people, the fraction in the CSV
     tail.csv = {"p90_p50"};
     drift.csv = {"drift"};
+    // Where cov, p90_p50 and drift are of the durations at equal work (mixed lengths): equal_work. Left out
+    // for the reps' own spread.
+    FieldSpec spread_of = field("spread_of", FieldKind::text);
+    spread_of.choices = "equal_work";
+    spread_of.csv = {"spread_of"};
     FieldSpec reason = field("reason", FieldKind::text, FieldNeed::required);
     reason.to_end = true;
     reason.csv = {"verdict_reason"};
-    return LineSpec{"NOTE", {key_field("input"), key_field("batch"), verdict, kept, cov, tail, drift, reason},
+    return LineSpec{"NOTE", {key_field("input"), key_field("batch"), verdict, kept, cov, tail, drift, spread_of, reason},
                     std::nullopt};
   }();
   return spec;

@@ -169,6 +169,7 @@ MetaLine make_meta_line(const MetaFacts& f) {
   v.cpu = unless_empty(f.cpu), v.isa = unless_empty(f.isa);
   if (f.gemm_gflops) v.gemm_gflops = *f.gemm_gflops, v.gemm_probe = unless_empty(f.gemm_probe);
   v.warmup = unless_empty(f.warmup), v.batching = unless_empty(f.batching), v.lengths = unless_empty(f.lengths);
+  v.attention = unless_empty(f.attention), v.gelu_epilogue = unless_empty(f.gelu_epilogue);
   return MetaLine{to_fields(v)};
 }
 
@@ -201,6 +202,8 @@ void add_stat_extras(StatLineValues& v, const StatExtras& extras) {
     v.real_tokens = tokens->real_tokens, v.padded_tokens = tokens->padded_tokens;
     v.padding = 1.0 - tokens->real_tokens / tokens->padded_tokens;
     v.padded_tokens_per_s = tokens->padded_per_s;
+    v.work_cov = tokens->work_cov, v.work_p90_p50 = tokens->work_tail, v.work_drift = tokens->work_drift;
+    v.work_explained = tokens->work_explained;
   }
 }
 

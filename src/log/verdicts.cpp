@@ -32,9 +32,29 @@ struct Findings {
   }
 };
 
+// The spread's likely cause, blaming other work only on the counters' evidence: a process whose threads had the
+// CPU (STAT's wait_share at most kHadCpuWait) did not lose it to other work; other tasks waiting for a CPU
+// (cpu_pressure past kContendedPressure) show other work running beside it, sharing caches and memory; neither
+// is the machine's own variation. Reps at equal work (mixed lengths) vary beyond what their draws explain.
+std::string spread_cause(const Spread& spread, const std::optional<CpuUse>& cpu) {
+  const std::string what = spread.equal_work ? "the reps vary beyond what their drawn lengths explain" : "the reps vary";
+  const std::string model = spread.equal_work ? ", a model whose time is not linear in tokens" : "";
+  if (!cpu || !cpu->wait_share || !(*cpu->wait_share <= kHadCpuWait))
+    return what + " (other work on the machine, threads moving between cores" + model + ")";
+  const std::string had = fmt::format("{}, though the process had its CPU (threads waited for one {:.1f}% of the time)",
+                                      what, *cpu->wait_share * 100);
+  if (cpu->pressure && *cpu->pressure > kContendedPressure)
+    return fmt::format("{} while other work ran (CPU pressure {:.1f}%): that work's share of caches and memory, threads "
+                       "moving between cores, frequency changes{}", had, *cpu->pressure * 100, model);
+  if (cpu->pressure)
+    return fmt::format("{} on a quiet machine (CPU pressure {:.1f}%): not other work, but threads moving between cores, "
+                       "frequency changes, memory{}", had, *cpu->pressure * 100, model);
+  return had + ": not other work taking the CPU, but threads moving between cores, frequency changes, memory" + model;
+}
+
 // The likely cause of each kind of finding and what to do next, in words a user can act on. A contended run's
 // other findings are the contention's doing: its hint alone.
-std::string hint_of(const Findings& f, bool contended, bool implausible, bool few) {
+std::string hint_of(const Findings& f, bool contended, bool implausible, bool few, const std::string& spread_why) {
   std::string hint;
   const auto add = [&](const char* cause, const char* next) {
     hint += fmt::format("{}cause: {}; next: {}", hint.empty() ? "" : "; ", cause, next);
@@ -53,8 +73,7 @@ std::string hint_of(const Findings& f, bool contended, bool implausible, bool fe
   if (f.slowing)
     add("the machine slowed while the reps ran (throttling, other work starting)", "a quiet machine, then more reps");
   if (f.spread)
-    add("the reps vary (other work on the machine, threads moving between cores)",
-        "more reps, a quiet machine, pinned threads (--torch.call:set_num_threads@N below the cores)");
+    add(spread_why.c_str(), "more reps, a quiet machine, pinned threads (--torch.call:set_num_threads@N below the cores)");
   return hint;
 }
 
@@ -113,6 +132,83 @@ Spread spread_of_stat(const StatValues& v) {
   s.kept = v.reps > v.dropped ? v.reps - v.dropped : 0;
   if (v.mean_ms > 0) s.cov = v.stddev_ms / v.mean_ms;
   if (v.p50_ms > 0) s.tail = v.p90_ms / v.p50_ms;
+  return s;
+}
+
+namespace {
+
+// Least squares of y on the centred columns x (one or two), by the normal equations: the coefficients, or
+// nullopt where the columns do not determine them (no spread, or two columns that move together).
+std::optional<std::vector<double>> fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y) {
+  const size_t n = y.size();
+  const auto dot = [n](const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += a[i] * b[i];
+    return sum;
+  };
+  if (x.size() == 1) {
+    const double sxx = dot(x[0], x[0]);
+    if (!(sxx > 0)) return std::nullopt;
+    return std::vector<double>{dot(x[0], y) / sxx};
+  }
+  const double s11 = dot(x[0], x[0]), s22 = dot(x[1], x[1]), s12 = dot(x[0], x[1]);
+  const double det = s11 * s22 - s12 * s12;
+  // Two columns whose correlation^2 is 0.999 or more are one column twice: their split is the noise's.
+  if (!(s11 > 0) || !(s22 > 0) || !(det > 0.001 * s11 * s22)) return std::nullopt;
+  const double y1 = dot(x[0], y), y2 = dot(x[1], y);
+  return std::vector<double>{(s22 * y1 - s12 * y2) / det, (s11 * y2 - s12 * y1) / det};
+}
+
+std::vector<double> centred(std::vector<double> v) {
+  const double mean = v.empty() ? 0 : mean_of(v, 0, v.size());
+  for (double& x : v) x -= mean;
+  return v;
+}
+
+}  // namespace
+
+std::optional<EqualWork> equal_work_spread(const std::vector<double>& kept, const std::vector<RepWork>& work) {
+  const size_t n = kept.size();
+  if (n < 4 || work.size() != n) return std::nullopt;
+  std::vector<double> tokens(n), pairs(n);
+  for (size_t i = 0; i < n; ++i) tokens[i] = work[i].tokens, pairs[i] = work[i].pairs;
+  const std::vector<double> y = centred(kept);
+  std::vector<std::vector<double>> x = {centred(tokens), centred(pairs)};
+  std::optional<std::vector<double>> coefficients = n >= 8 ? fit(x, y) : std::nullopt;
+  if (!coefficients) {
+    x.pop_back();
+    coefficients = fit(x, y);
+  }
+  if (!coefficients) return std::nullopt;
+  const double mean = mean_of(kept, 0, n);
+  const size_t terms = coefficients->size();
+  const double scale = std::sqrt(static_cast<double>(n - 1) / static_cast<double>(n - 1 - terms));
+  std::vector<double> adjusted(n);
+  double residual = 0, total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double r = y[i];
+    for (size_t k = 0; k < terms; ++k) r -= (*coefficients)[k] * x[k][i];
+    residual += r * r, total += y[i] * y[i];
+    adjusted[i] = mean + r * scale;
+  }
+  EqualWork out;
+  out.spread = spread_of_kept(adjusted);
+  out.spread.equal_work = true;
+  out.explained = total > 0 ? std::clamp(1 - residual / total, 0.0, 1.0) : 0;
+  out.terms = static_cast<int>(terms);
+  return out;
+}
+
+std::optional<Spread> equal_work_spread_of_stat(const Fields& stat) {
+  const std::optional<double> cov = stat.get_double(kStatWorkCov);
+  if (!cov) return std::nullopt;
+  Spread s;
+  const int64_t reps = stat.get_int("reps").value_or(0), dropped = stat.get_int("dropped").value_or(0);
+  s.kept = reps > dropped ? reps - dropped : 0;
+  s.cov = cov;
+  s.tail = stat.get_double(kStatWorkTail);
+  s.drift = stat.get_double(kStatWorkDrift);
+  s.equal_work = true;
   return s;
 }
 
@@ -180,13 +276,14 @@ std::string Verdict::explained() const { return hint.empty() ? reason : reason +
 
 Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std::string& implausible) {
   Findings f;
-  hold(f, spread.cov, kNoisyCov, kUnstableCov, "CoV", false);
+  const std::string at = spread.equal_work ? " at equal work" : "";
+  hold(f, spread.cov, kNoisyCov, kUnstableCov, ("CoV" + at).c_str(), false);
   if (spread.tail) {
     // Compared as ratios, not as ratio - 1: 1.10 - 1 is a hair above 0.10 in binary.
     if (*spread.tail > 1 + kNoisyTail) {
       const bool bad = *spread.tail > 1 + kUnstableTail;
       f.add(bad ? VerdictWord::unstable : VerdictWord::noisy,
-            fmt::format("p90/p50 {:.2f} > {:.2f}", *spread.tail, 1 + (bad ? kUnstableTail : kNoisyTail)));
+            fmt::format("p90/p50{} {:.2f} > {:.2f}", at, *spread.tail, 1 + (bad ? kUnstableTail : kNoisyTail)));
     }
   }
   f.spread = f.word != VerdictWord::ok;
@@ -194,7 +291,7 @@ Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std:
   // at least kDriftPerCov CoVs (a NaN CoV leaves them as they are).
   const double scaled = spread.cov && *spread.cov > 0 ? kDriftPerCov * *spread.cov : 0;
   const size_t reason_size = f.reason.size();
-  hold(f, spread.drift, std::max(kNoisyDrift, scaled), std::max(kUnstableDrift, scaled), "drift", true);
+  hold(f, spread.drift, std::max(kNoisyDrift, scaled), std::max(kUnstableDrift, scaled), ("drift" + at).c_str(), true);
   if (f.reason.size() != reason_size) (*spread.drift > 0 ? f.slowing : f.speeding) = true;
   const bool few = spread.kept < kMinKeptReps;
   if (few) {
@@ -215,7 +312,7 @@ Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std:
     f.reason = f.reason.empty() ? contended : contended + "; " + f.reason;
   }
   const std::string hint =
-      f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), !implausible.empty(), few);
+      f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), !implausible.empty(), few, spread_cause(spread, cpu));
   return Verdict{f.word, f.reason, hint, spread};
 }
 
@@ -224,6 +321,7 @@ NoteLine make_note_line(int64_t input, int64_t batch, const Verdict& verdict) {
   v.input = input, v.batch = batch, v.verdict = verdict_text(verdict.word), v.kept = verdict.spread.kept;
   // A number the spread lacks is left out rather than written as a placeholder: readers take absent as unknown.
   v.cov = verdict.spread.cov, v.p90_p50 = verdict.spread.tail, v.drift = verdict.spread.drift;
+  if (verdict.spread.equal_work) v.spread_of = "equal_work";
   v.reason = verdict.reason.empty() ? std::string("-") : verdict.explained();
   return NoteLine{to_fields(v)};
 }

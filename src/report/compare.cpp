@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@ struct Entry {
   CompareKey key;
   std::vector<CompareSide> repeats;  // the records of a campaign's repeats; one record otherwise
   Config config;
+  std::string model;                 // RES's model name as written
 };
 
 bool named(const std::vector<std::string>& keys, const std::string& key) {
@@ -44,16 +46,22 @@ CompareSide gathered(const std::vector<CompareSide>& repeats) {
   if (repeats.size() == 1) return repeats[0];
   std::vector<double> latency, throughput, tokens;
   std::string verdict;
+  bool mixed = false;
   for (const CompareSide& r : repeats) {
     latency.push_back(r.latency_ms), throughput.push_back(r.throughput), tokens.push_back(r.tokens_per_s);
     if (r.verdict != "ok" && !r.verdict.empty()) verdict = r.verdict;
     else if (verdict.empty()) verdict = r.verdict;
+    mixed = mixed || r.mixed;
   }
-  double mean = 0, squares = 0;
-  for (double l : latency) mean += l / static_cast<double>(latency.size());
-  for (double l : latency) squares += (l - mean) * (l - mean);
-  const double stddev = std::sqrt(squares / static_cast<double>(latency.size() - 1)), mid = median(latency);
-  CompareSide side{mid, median(throughput), stddev, repeats.size(), median(tokens), std::nullopt, verdict};
+  const auto sample_stddev = [](const std::vector<double>& values) {
+    double mean = 0, squares = 0;
+    for (double v : values) mean += v / static_cast<double>(values.size());
+    for (double v : values) squares += (v - mean) * (v - mean);
+    return std::sqrt(squares / static_cast<double>(values.size() - 1));
+  };
+  const double stddev = sample_stddev(latency), mid = median(latency);
+  CompareSide side{mid,         median(throughput), stddev, repeats.size(), median(tokens), std::nullopt, verdict,
+                   mixed,       sample_stddev(tokens)};
   if (mid > 0) side.cov = stddev / mid;
   return side;
 }
@@ -73,10 +81,18 @@ CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic 
   side.throughput = static_cast<double>(r.res.batch) * 1000.0 / side.latency_ms;
   side.stddev_ms = r.stat ? r.stat->fields.get_double("stddev_ms") : std::nullopt;
   side.tokens_per_s = tokens_per_s(r.res.input, r.res.batch, side.latency_ms);
+  // Mixed lengths: STAT's tokens_per_s is the kept reps' real tokens over their summed durations, the work the
+  // requests asked for; batch x input (the longest length allowed) over a median batch is no one's work.
+  if (r.stat && r.stat->fields.find("real_tokens"))
+    if (const std::optional<double> real = r.stat->fields.get_double("tokens_per_s")) {
+      side.mixed = true;
+      side.tokens_per_s = *real;
+    }
   if (const std::optional<Verdict> verdict = verdict_of(r)) {
     side.cov = verdict->spread.cov;
     side.verdict = std::string(verdict_text(verdict->word));
   }
+  if (side.cov) side.tokens_stddev = side.tokens_per_s * *side.cov;
   return side;
 }
 
@@ -127,8 +143,12 @@ std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statist
 
 std::string compare_run(const ParsedLog& log, const CombinationRecord& r) {
   const std::string run_id = repeated_run(log);
-  return !run_id.empty() ? run_id : r.res.model_name + " " + r.res.model_class + " " + r.precision.value_or("-");
+  return !run_id.empty() ? run_id : model_key(r.res.model_name) + " " + r.res.model_class + " " + r.precision.value_or("-");
 }
+
+std::string model_key(const std::string& model_name) { return model_short_name(model_name); }
+
+const char* measure_name(Measure measure) { return measure == Measure::real_tokens ? "real_tokens_per_s" : "latency"; }
 
 namespace {
 
@@ -171,22 +191,52 @@ std::map<std::string, Entry> by_key(const std::vector<ParsedLog>& logs, const Co
       if (!repeat) entry.repeats.clear();
       entry.key = std::move(key);
       entry.config = std::move(config);
+      entry.model = r.res.model_name;
       entry.repeats.push_back(side_of(log, r, options.statistic));
     }
   }
   return out;
 }
 
-// Why nothing paired, when a significant key differs between the sides: the usage Error that says so.
-void refuse_empty(const std::map<std::string, Entry>& left, const std::map<std::string, Entry>& right) {
-  if (left.empty() || right.empty()) return;
+// The distinct runs of one side's entries (CompareKey::run), at most three named, for a message.
+std::string runs_of(const std::map<std::string, Entry>& entries) {
+  std::vector<std::string> runs;
+  for (const auto& e : entries)
+    if (std::find(runs.begin(), runs.end(), e.second.key.run) == runs.end()) runs.push_back(e.second.key.run);
+  std::string out;
+  for (size_t i = 0; i < runs.size() && i < 3; ++i) out += (i ? ", " : "") + ("'" + runs[i] + "'");
+  return runs.size() > 3 ? out + fmt::format(" and {} more", runs.size() - 3) : out;
+}
+
+// Why nothing paired: an Error of one line rather than an empty table with exit 0. A significant key that
+// differs between the sides (pass --ignore-meta), runs that pair by different names (a campaign's runs named
+// after their configuration: pass --match), or no size in common (nothing to compare: a runtime Error).
+void refuse_empty(const std::map<std::string, Entry>& left, const std::map<std::string, Entry>& right,
+                  const CompareOptions& options) {
+  if (left.empty() || right.empty())
+    throw runtime_error(fmt::format("--compare: {} has no result (no FMWORK RES line) to compare; give logs with results",
+                                    left.empty() ? "A" : "B"));
   const Entry &x = left.begin()->second, &y = right.begin()->second;
-  if (const auto i = difference(x.config, y.config, CompareOptions{})) {
-    const std::string& k = significant_meta_keys()[*i];
-    throw usage_error(fmt::format("--compare: no combination of A pairs with one of B: they differ in {} (A: {}, B: {}); "
-                                  "pass --ignore-meta {} to pair them on input and batch",
-                                  k, *x.config[*i], *y.config[*i], k));
-  }
+  if (!options.explicit_keys())
+    if (const auto i = difference(x.config, y.config, CompareOptions{})) {
+      const std::string& k = significant_meta_keys()[*i];
+      throw usage_error(fmt::format("--compare: no combination of A pairs with one of B: they differ in {} (A: {}, B: {}); "
+                                    "pass --ignore-meta {} to pair them on input and batch",
+                                    k, *x.config[*i], *y.config[*i], k));
+    }
+  std::set<std::pair<int64_t, int64_t>> sizes_a, shared;
+  for (const auto& e : left) sizes_a.emplace(e.second.key.input, e.second.key.batch);
+  for (const auto& e : right)
+    if (sizes_a.count({e.second.key.input, e.second.key.batch})) shared.emplace(e.second.key.input, e.second.key.batch);
+  if (shared.empty())
+    throw runtime_error("--compare: A and B have no input and batch in common: nothing to compare; run both on the "
+                        "same --input_sizes and --batch_sizes");
+  throw usage_error(fmt::format("--compare: no combination of A pairs with one of B: they pair by {} (A: {}; B: {}); "
+                                "pass --match input,batch to pair on the sizes alone, or --match KEYS with the keys that "
+                                "should agree",
+                                options.explicit_keys() ? "the --match keys" : "run (the run_id label, else model, class "
+                                                                               "and precision)",
+                                runs_of(left), runs_of(right)));
 }
 
 // The last META line's value of `key`, else the log's label of that name: a matrix column of a campaign
@@ -240,20 +290,48 @@ double ComparedPair::latency_ratio() const { return b.latency_ms / a.latency_ms;
 
 double ComparedPair::throughput_ratio() const { return b.throughput / a.throughput; }
 
+double ComparedPair::tokens_ratio() const { return b.tokens_per_s / a.tokens_per_s; }
+
+double ComparedPair::time_ratio() const {
+  return measure == Measure::real_tokens ? a.tokens_per_s / b.tokens_per_s : latency_ratio();
+}
+
 std::optional<bool> ComparedPair::noise() const {
+  if (measure == Measure::real_tokens) {
+    if (!a.tokens_stddev || !b.tokens_stddev) return std::nullopt;
+    const double spread = std::sqrt(*a.tokens_stddev * *a.tokens_stddev + *b.tokens_stddev * *b.tokens_stddev);
+    return std::fabs(b.tokens_per_s - a.tokens_per_s) <= spread;
+  }
   if (!a.stddev_ms || !b.stddev_ms) return std::nullopt;
   const double spread = std::sqrt(*a.stddev_ms * *a.stddev_ms + *b.stddev_ms * *b.stddev_ms);
   return std::fabs(b.latency_ms - a.latency_ms) <= spread;
 }
 
+std::string spread_word(const ComparedPair& pair) {
+  const std::optional<bool> noise = pair.noise();
+  return !noise ? "?" : *noise ? "noise" : "beyond";
+}
+
+std::string measure_lines(const Comparison& c) {
+  std::string out;
+  if (c.measure == Measure::real_tokens)
+    out += "measure: real tokens per second, the kept reps' real tokens over their summed time (STAT's tokens_per_s): "
+           "runs of mixed lengths (--input_lengths) run batches of different work, so a batch's latency does not "
+           "compare them; spread: that rate's CoV at equal work\n";
+  for (const auto& [a, b] : c.renamed_models)
+    out += fmt::format("models paired by their folder's name: A {}, B {} are both {}\n", a, b, model_key(a));
+  return out;
+}
+
 const std::vector<std::string>& significant_meta_keys() {
-  static const std::vector<std::string> keys = {"dtype",    "threads",  "compile", "platform",
-                                                "attn",     "model",    "batching", "lengths"};
+  // attention and gelu_epilogue: META's (the native encoders'); bench/upstream_driver.py writes attention= too.
+  static const std::vector<std::string> keys = {"dtype", "threads", "compile",  "platform", "attention",
+                                                "gelu_epilogue", "model", "batching", "lengths"};
   return keys;
 }
 
 std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRecord& record, const std::string& key) {
-  if (key == "model") return record.res.model_name;
+  if (key == "model") return model_key(record.res.model_name);
   if (key == "input") return std::to_string(record.res.input);
   if (key == "batch") return std::to_string(record.res.batch);
   if (key == kMetaDtype && record.precision) return record.precision;
@@ -277,18 +355,35 @@ Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<Parse
                                     "--ignore-meta {} to pair them anyway",
                                     entry.second.key.text, k, *entry.second.config[*i], *it->second.config[*i], k));
     }
-    out.pairs.push_back(ComparedPair{entry.second.key, gathered(entry.second.repeats), gathered(it->second.repeats)});
+    out.pairs.push_back(ComparedPair{entry.second.key, gathered(entry.second.repeats), gathered(it->second.repeats),
+                                     Measure::latency});
+    const std::pair<std::string, std::string> models{entry.second.model, it->second.model};
+    if (models.first != models.second &&
+        std::find(out.renamed_models.begin(), out.renamed_models.end(), models) == out.renamed_models.end())
+      out.renamed_models.push_back(models);
   }
   for (const auto& entry : right)
     if (!left.count(entry.first)) out.only_b.push_back(entry.second.key);
-  if (out.pairs.empty() && !options.explicit_keys()) refuse_empty(left, right);
+  if (out.pairs.empty() && !options.allow_empty) refuse_empty(left, right, options);
+  const auto mixed = [](const ComparedPair& p) { return p.a.mixed || p.b.mixed; };
+  if (std::any_of(out.pairs.begin(), out.pairs.end(), mixed)) {
+    out.measure = Measure::real_tokens;
+    for (ComparedPair& p : out.pairs) p.measure = Measure::real_tokens;
+    if (options.statistic != Statistic::median) {
+      const ComparedPair& p = *std::find_if(out.pairs.begin(), out.pairs.end(), mixed);
+      throw usage_error(fmt::format("--statistic {}: {} ran mixed lengths (--input_lengths): its reps are batches of "
+                                    "different work, compared on real tokens per second over all the kept reps, which "
+                                    "no single rep's statistic gives; leave --statistic out",
+                                    statistic_spec(options.statistic).name, p.key.text));
+    }
+  }
   return out;
 }
 
 std::vector<const ComparedPair*> slower_pairs(const Comparison& comparison, double percent) {
   std::vector<const ComparedPair*> out;
   for (const ComparedPair& p : comparison.pairs) {
-    const double change = p.latency_ratio() - 1, cov = std::max(p.a.cov.value_or(0), p.b.cov.value_or(0));
+    const double change = p.time_ratio() - 1, cov = std::max(p.a.cov.value_or(0), p.b.cov.value_or(0));
     if (change > percent / 100 && change > 2 * cov) out.push_back(&p);
   }
   return out;
@@ -298,8 +393,9 @@ std::string slower_lines(const Comparison& comparison, double percent) {
   std::string out;
   for (const ComparedPair* p : slower_pairs(comparison, percent)) {
     const double cov = std::max(p->a.cov.value_or(0), p->b.cov.value_or(0));
-    out += fmt::format("{}: B/A latency {:.3f}x (+{:.1f}% > {:g}%, 2 x CoV {:.1f}%)\n", p->key.text, p->latency_ratio(),
-                       (p->latency_ratio() - 1) * 100, percent, 2 * cov * 100);
+    out += fmt::format("{}: B/A {} {:.3f}x (+{:.1f}% > {:g}%, 2 x CoV {:.1f}%)\n", p->key.text,
+                       p->measure == Measure::real_tokens ? "time per real token" : "latency", p->time_ratio(),
+                       (p->time_ratio() - 1) * 100, percent, 2 * cov * 100);
   }
   return out;
 }
@@ -310,17 +406,23 @@ std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<Pa
 
 std::string compare_report(const Comparison& comparison) {
   const StatisticSpec& statistic = statistic_spec(comparison.statistic);
-  std::vector<std::vector<std::string>> rows{{"run  input  batch", std::string("A ") + statistic.heading,
-                                              std::string("B ") + statistic.heading, "B/A lat", "B/A thp", "spread",
-                                              "verdicts"}};
+  const bool tokens = comparison.measure == Measure::real_tokens;
+  std::vector<std::vector<std::string>> rows{
+      {"run  input  batch", tokens ? "A real_tok/s" : std::string("A ") + statistic.heading,
+       tokens ? "B real_tok/s" : std::string("B ") + statistic.heading, tokens ? "B/A tok/s" : "B/A lat",
+       tokens ? "B/A lat" : "B/A thp", "spread", "verdicts"}};
   size_t marked = 0;
   for (const ComparedPair& p : comparison.pairs) {
-    const std::optional<bool> noise = p.noise();
     const std::string mark = verdict_mark(p);
     marked += mark.empty() ? 0 : 1;
-    rows.push_back({p.key.text, fmt::format("{:.4f}", p.a.latency_ms), fmt::format("{:.4f}", p.b.latency_ms),
-                    fmt::format("{:.3f}x", p.latency_ratio()), fmt::format("{:.3f}x", p.throughput_ratio()),
-                    !noise ? "?" : *noise ? "noise" : "", mark});
+    if (tokens)
+      rows.push_back({p.key.text, fmt::format("{:.1f}", p.a.tokens_per_s), fmt::format("{:.1f}", p.b.tokens_per_s),
+                      fmt::format("{:.3f}x", p.tokens_ratio()), fmt::format("{:.3f}x", p.latency_ratio()),
+                      spread_word(p), mark});
+    else
+      rows.push_back({p.key.text, fmt::format("{:.4f}", p.a.latency_ms), fmt::format("{:.4f}", p.b.latency_ms),
+                      fmt::format("{:.3f}x", p.latency_ratio()), fmt::format("{:.3f}x", p.throughput_ratio()),
+                      spread_word(p), mark});
   }
   // The header's first cell spans the key's three parts: it is not measured (a short key column lets it
   // run over); the numbers' columns are as wide as their headings at least; no line is trimmed.
@@ -329,7 +431,7 @@ std::string compare_report(const Comparison& comparison) {
   layout.min_width = {3, 12, 12, 9, 9, 6};
   layout.first_row_sets_width = false;
   layout.trim = false;
-  std::string out = aligned_table(rows, layout);
+  std::string out = aligned_table(rows, layout) + measure_lines(comparison);
   if (comparison.statistic != Statistic::median)
     out += fmt::format("latency: {}, {} (--statistic {}; repeats: the median of theirs)\n", statistic.heading,
                        statistic.help, statistic.name);

@@ -50,6 +50,7 @@ J compare_json(const Comparison& comparison, const std::string& a, const std::st
   out["a"] = a;
   out["b"] = b;
   out["statistic"] = statistic_spec(comparison.statistic).name;
+  out["measure"] = measure_name(comparison.measure);
   J pairs = J::array();
   for (const ComparedPair& p : comparison.pairs) {
     J pair = key_json(p.key);
@@ -57,6 +58,7 @@ J compare_json(const Comparison& comparison, const std::string& a, const std::st
     pair["b"] = side_json(p.b);
     pair["latency_ratio"] = number(p.latency_ratio());
     pair["throughput_ratio"] = number(p.throughput_ratio());
+    pair["time_ratio"] = number(p.time_ratio());
     const std::optional<bool> noise = p.noise();
     pair["noise"] = noise ? J(*noise) : J(nullptr);
     pair["slower"] = is_slower(slower, p);
@@ -80,15 +82,14 @@ std::string compare_csv(const Comparison& comparison, std::optional<double> fail
   const std::string latency = statistic_spec(comparison.statistic).heading;  // latency_ms, or min_ms ...
   std::string out = csv_record({"run", "input", "batch", "a_" + latency, "b_" + latency, "a_throughput", "b_throughput",
                                 "a_tokens_per_s", "b_tokens_per_s", "latency_ratio", "throughput_ratio", "a_cov",
-                                "b_cov", "a_verdict", "b_verdict", "noise", "slower"});
-  for (const ComparedPair& p : comparison.pairs) {
-    const std::optional<bool> noise = p.noise();
+                                "b_cov", "a_verdict", "b_verdict", "noise", "slower", "measure", "time_ratio"});
+  for (const ComparedPair& p : comparison.pairs)
     out += csv_record({p.key.run, std::to_string(p.key.input), std::to_string(p.key.batch), exact(p.a.latency_ms),
                        exact(p.b.latency_ms), exact(p.a.throughput), exact(p.b.throughput), exact(p.a.tokens_per_s),
                        exact(p.b.tokens_per_s), exact(p.latency_ratio()), exact(p.throughput_ratio()), exact(p.a.cov),
-                       exact(p.b.cov), p.a.verdict, p.b.verdict, !noise ? "?" : *noise ? "noise" : "beyond",
-                       !fail_percent ? "" : is_slower(slower, p) ? "yes" : "no"});
-  }
+                       exact(p.b.cov), p.a.verdict, p.b.verdict, spread_word(p),
+                       !fail_percent ? "" : is_slower(slower, p) ? "yes" : "no", measure_name(comparison.measure),
+                       exact(p.time_ratio())});
   return out;
 }
 

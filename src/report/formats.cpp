@@ -411,6 +411,11 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
   // The CPU the process got is STAT's alone (the REP lines cannot say): the same verdict as the driver's NOTE.
   const std::optional<CpuUse> cpu = run.stat ? cpu_use_of(run.stat->fields) : std::nullopt;
+  // Mixed lengths: each rep drew other lengths, so the REP lines' spread is the draws' as much as the machine's;
+  // the driver wrote the spread at equal work (it knew each rep's lengths), and its NOTE judged that.
+  if (run.stat)
+    if (const std::optional<Spread> equal_work = equal_work_spread_of_stat(run.stat->fields))
+      return judge(*equal_work, cpu, run.implausible);
   if (!run.rep_durations.empty()) return judge(spread_of_kept(kept_durations_ms(run)), cpu, run.implausible);
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;

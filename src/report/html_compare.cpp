@@ -21,18 +21,26 @@ namespace {
 
 using namespace report_page;
 
-// The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2); 0 without both stddevs.
+// The ratio's spread, first order: r * sqrt((sd_A / A)^2 + (sd_B / B)^2), of the measure's figures; 0 without
+// both spreads.
 double ratio_error(const ComparedPair& p) {
-  if (!p.a.stddev_ms || !p.b.stddev_ms || !(p.a.latency_ms > 0) || !(p.b.latency_ms > 0)) return 0;
-  const double ra = *p.a.stddev_ms / p.a.latency_ms, rb = *p.b.stddev_ms / p.b.latency_ms;
-  return p.latency_ratio() * std::sqrt(ra * ra + rb * rb);
+  const bool tokens = p.measure == Measure::real_tokens;
+  const std::optional<double> sa = tokens ? p.a.tokens_stddev : p.a.stddev_ms, sb = tokens ? p.b.tokens_stddev : p.b.stddev_ms;
+  const double a = tokens ? p.a.tokens_per_s : p.a.latency_ms, b = tokens ? p.b.tokens_per_s : p.b.latency_ms;
+  if (!sa || !sb || !(a > 0) || !(b > 0)) return 0;
+  const double ra = *sa / a, rb = *sb / b;
+  return p.time_ratio() * std::sqrt(ra * ra + rb * rb);
 }
 
 std::string pair_tooltip(const ComparedPair& p) {
   return p.key.run + "\ninput " + std::to_string(p.key.input) + ", batch " + std::to_string(p.key.batch) + "\nA " +
          html_fixed(p.a.latency_ms, 3) + " ms, B " + html_fixed(p.b.latency_ms, 3) + " ms\nB/A latency " +
-         html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) + "\n" +
-         spread_text(pair_verdict(p));
+         html_fixed(p.latency_ratio(), 3) + ", throughput " + html_fixed(p.throughput_ratio(), 3) +
+         (p.measure == Measure::real_tokens
+              ? "\nA " + html_fixed(p.a.tokens_per_s, 1) + ", B " + html_fixed(p.b.tokens_per_s, 1) +
+                    " real tokens/s\nB/A time per real token " + html_fixed(p.time_ratio(), 3)
+              : std::string()) +
+         "\n" + spread_text(pair_verdict(p));
 }
 
 // Per run of the comparison, how its series and rows are named: what differs between the runs
@@ -64,9 +72,10 @@ std::map<std::string, std::string> run_legends(const std::vector<ParsedLog>& a, 
 LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& styles,
                       const std::map<std::string, std::string>& legends, int64_t input) {
   LineChart chart;
-  chart.title = "B/A latency vs batch, input " + std::to_string(input);
+  const std::string what = c.measure == Measure::real_tokens ? "B/A time per real token" : "B/A latency";
+  chart.title = what + " vs batch, input " + std::to_string(input);
   chart.x_label = "batch size (log2 scale)";
-  chart.y_label = "B/A latency (log scale; below 1: B is faster)";
+  chart.y_label = what + " (log scale; below 1: B is faster)";
   chart.reference_y = 1;
   chart.reference_label = "B = A";
   chart.y_log = true;  // ratios: 0.5x and 2x as far from 1
@@ -77,7 +86,7 @@ LineChart ratio_chart(const Comparison& c, const std::map<std::string, size_t>& 
     ChartSeries& s = by_style[style];
     s.name = legends.at(p.key.run), s.style = style;
     const double e = ratio_error(p);
-    s.points.push_back({static_cast<double>(p.key.batch), p.latency_ratio(), e, e, pair_tooltip(p), verdict_mark(p)});
+    s.points.push_back({static_cast<double>(p.key.batch), p.time_ratio(), e, e, pair_tooltip(p), verdict_mark(p)});
   }
   for (auto& entry : by_style) chart.series.push_back(std::move(entry.second));
   return chart;
@@ -93,14 +102,23 @@ std::string pairs_table(const Comparison& c, const std::map<std::string, size_t>
     const std::string run = swatch(styles.at(p.key.run)) + esc(legend) +
                             (legend == p.key.run ? "" : " <small>" + esc(p.key.run) + "</small>");
     // The verdicts and the CoVs first: a wide table's last columns are off-screen.
+    const bool tokens = c.measure == Measure::real_tokens;
     rows.push_back({v, {mark_cell(mark), num_cell(cov_pair_text(p)), {run, "name"}, num_cell(std::to_string(p.key.input)),
-                        num_cell(std::to_string(p.key.batch)), num_cell(html_fixed(p.a.latency_ms, 4)),
-                        num_cell(html_fixed(p.b.latency_ms, 4)), ratio_cell(p.latency_ratio(), mark),
-                        ratio_cell(p.throughput_ratio(), mark), text_cell(spread_text(v), "verdict")}});
+                        num_cell(std::to_string(p.key.batch)),
+                        num_cell(tokens ? html_fixed(p.a.tokens_per_s, 1) : html_fixed(p.a.latency_ms, 4)),
+                        num_cell(tokens ? html_fixed(p.b.tokens_per_s, 1) : html_fixed(p.b.latency_ms, 4)),
+                        ratio_cell(p.time_ratio(), mark),
+                        ratio_cell(tokens ? p.latency_ratio() : p.throughput_ratio(), mark),
+                        text_cell(spread_text(v), "verdict")}});
   }
   const std::string latency = statistic_spec(c.statistic).heading;
-  std::string out = html_table("pairs", {"verdicts", "CoV A / B", "run", "input", "batch", "A " + latency,
-                                         "B " + latency, "B/A latency", "B/A throughput", "spread"}, rows);
+  const std::vector<std::string> header =
+      c.measure == Measure::real_tokens
+          ? std::vector<std::string>{"verdicts", "CoV A / B", "run", "input", "batch", "A real tokens/s",
+                                     "B real tokens/s", "B/A time per real token", "B/A latency", "spread"}
+          : std::vector<std::string>{"verdicts", "CoV A / B", "run", "input", "batch", "A " + latency, "B " + latency,
+                                     "B/A latency", "B/A throughput", "spread"};
+  std::string out = html_table("pairs", header, rows);
   if (marked > 0)
     out += "<p class=\"note\"><span class=\"untrusted\">!</span> " + plural(marked, "ratio") + " of this table " +
            (marked == 1 ? "rests" : "rest") + " on a run whose verdict is not ok (the verdicts column): the run's summary says why and "
@@ -186,7 +204,15 @@ std::string compare_html(const std::vector<ParsedLog>& a, const std::vector<Pars
   if (repeats > 1)
     body += "<p class=\"note\">Repeats (up to " + std::to_string(repeats) + " a side) count as one: latency is the "
             "median of the repeats, and the spread is the stddev between them rather than the STAT lines'.</p>\n";
-  body += "<section id=\"charts\"><h2>B/A latency vs batch size</h2>\n";
+  if (c.measure == Measure::real_tokens)
+    body += "<p class=\"note\">Runs of mixed lengths (--input_lengths) are compared on the work done: each side's "
+            "real tokens per second over its kept reps (a rep's latency is its own batch's). B/A time per real token "
+            "is A's rate over B's; the spread is each rate's CoV at equal work.</p>\n";
+  for (const auto& [model_a, model_b] : c.renamed_models)
+    body += "<p class=\"note\">Models paired by their folder's name: A <code>" + esc(model_a) + "</code>, B <code>" +
+            esc(model_b) + "</code>.</p>\n";
+  body += std::string("<section id=\"charts\"><h2>") +
+          (c.measure == Measure::real_tokens ? "B/A time per real token" : "B/A latency") + " vs batch size</h2>\n";
   if (inputs.empty()) body += "<p class=\"note\">No combination is in both A and B.</p>\n";
   body += "<div class=\"charts\">";
   for (int64_t input : inputs) body += render_svg_chart(ratio_chart(c, styles, legends, input)) + "\n";

@@ -107,9 +107,9 @@ Cell mark_cell(const std::string& mark) { return text_cell(mark, mark.empty() ? 
 
 std::string pair_verdict(const ComparedPair& p) {
   const std::optional<bool> noise = p.noise();
-  if (!noise || !std::isfinite(p.latency_ratio())) return "unknown";
+  if (!noise || !std::isfinite(p.time_ratio())) return "unknown";
   if (*noise) return "noise";
-  return p.latency_ratio() < 1 ? "faster" : "slower";
+  return p.time_ratio() < 1 ? "faster" : "slower";
 }
 
 std::string cov_pair_text(const ComparedPair& p) {

@@ -101,8 +101,9 @@ const ProcessOption kProcessOptions[] = {
    W::two, [](ProcessOptions& o, V v) { o.compare = v; }},
   {{"match", "KEYS", "dtype,threads",
     "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
-    "RES's model name) instead of the run; the other keys that matter (dtype, threads,\n"
-    "compile, platform, attn, model) must then agree within a pair"},
+    "RES's model name, by its folder's name) instead of the run; the other keys that\n"
+    "matter (dtype, threads, compile, platform, attention, gelu_epilogue, model,\n"
+    "batching, lengths) must then agree within a pair"},
    W::each, [](ProcessOptions& o, V v) { o.pairing.match = compare_keys(v, "--match"); }},
   {{"ignore-meta", "KEYS", "dtype",
     "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"

@@ -199,6 +199,10 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   f.warmup = args.warmup ? std::to_string(*args.warmup) : std::string(kMetaWarmupUpstream);
   if (args.lengths || args.batching) f.batching = batching_name(bench.batching);
   if (args.lengths) f.lengths = to_log_token(length_spec_text(*args.lengths));
+  // What computation ran, where the model says: eager attention against sdpa, or the GELU epilogue on and off,
+  // are different experiments, and --compare refuses to pair them (significant_meta_keys).
+  f.attention = facts.attention;
+  if (facts.gelu_epilogue) f.gelu_epilogue = *facts.gelu_epilogue ? "true" : "false";
   if (rate) {
     f.gemm_gflops = rate->gflops;
     f.gemm_probe = rate->how();

@@ -227,26 +227,46 @@ Batch rep_batch(const SweepPlan& plan, int64_t batch, int64_t input, const Batch
   return b;
 }
 
-TokenCounts batch_tokens(const Batch& b, Batching mode) {
+// A rep's tokens and work (what its duration grows with); a plain run's rows are all `input` long.
+struct RepTokens {
+  TokenCounts counts;
+  RepWork work;
+};
+RepTokens batch_tokens(const Batch& b, Batching mode) {
   const int64_t rows = b.input_ids.size(0), input = b.input_ids.size(1);
-  if (b.lengths.empty()) return {rows * input, rows * input};
-  return rep_tokens(b.lengths, input, mode);
+  if (b.lengths.empty()) {
+    const double tokens = static_cast<double>(rows * input);
+    return {{rows * input, rows * input}, {tokens, tokens * static_cast<double>(input)}};
+  }
+  return {rep_tokens(b.lengths, input, mode), rep_work(b.lengths, input, mode)};
 }
 
 // STAT's token fields under --input_lengths (or --batching): the kept reps' real and computed tokens per rep,
-// and each over the kept reps' summed durations; nullopt for a plain run, whose tokens_per_s stays batch x input
+// and each over the kept reps' summed durations; where their work varied, the spread of their durations at
+// equal work (the verdict's, verdicts.hpp); nullopt for a plain run, whose tokens_per_s stays batch x input
 // over the median.
-std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<TokenCounts>& tokens,
+std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<RepTokens>& tokens,
                                       const Timings& timings) {
   if (!plan.lengths && plan.batching == Batching::padded) return std::nullopt;
   const size_t first = timings.stat.dropped;
   double real = 0, computed = 0, seconds = 0;
-  for (size_t i = first; i < tokens.size(); ++i)
-    real += static_cast<double>(tokens[i].real), computed += static_cast<double>(tokens[i].padded),
-        seconds += timings.durations[i];
+  std::vector<double> kept_durations;
+  std::vector<RepWork> kept_work;
+  for (size_t i = first; i < tokens.size(); ++i) {
+    real += static_cast<double>(tokens[i].counts.real), computed += static_cast<double>(tokens[i].counts.padded);
+    seconds += timings.durations[i];
+    kept_durations.push_back(timings.durations[i]), kept_work.push_back(tokens[i].work);
+  }
   const double kept = static_cast<double>(tokens.size() - first);
   if (kept <= 0 || seconds <= 0) return std::nullopt;
-  return TokenRates{real / kept, computed / kept, real / seconds, computed / seconds};
+  TokenRates rates;
+  rates.real_tokens = real / kept, rates.padded_tokens = computed / kept;
+  rates.real_per_s = real / seconds, rates.padded_per_s = computed / seconds;
+  if (const std::optional<EqualWork> equal = equal_work_spread(kept_durations, kept_work)) {
+    rates.work_cov = equal->spread.cov, rates.work_tail = equal->spread.tail, rates.work_drift = equal->spread.drift;
+    rates.work_explained = equal->explained;
+  }
+  return rates;
 }
 
 // --check_outputs: the saved inputs and outputs of the combination, the inputs on the device (packed for
@@ -266,7 +286,7 @@ std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int6
 // too few, noisy, unstable), a line upstream's process ignores. Adds this combination to `earlier`.
 Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
                            const Timings& timings, const RepsWatch::Seen& seen, const Profiled& profiled,
-                           const std::optional<EnergyWindow>& energy, const std::vector<TokenCounts>& tokens,
+                           const std::optional<EnergyWindow>& energy, const std::vector<RepTokens>& tokens,
                            std::vector<RunPoint>& earlier, std::ostream& out) {
   StatExtras extras;
   // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
@@ -278,8 +298,11 @@ Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, 
   const StatLine stat = make_stat_line(input, batch, stat_values(timings.stat), extras);
   emit(out, stat);
   const RunPoint point = run_point_of(input, batch, stat.fields);
-  const Verdict verdict =
-      judge(spread_of_durations(timings.durations, timings.dropped), seen.cpu, implausible_reason(point, earlier));
+  // Mixed lengths: the spread at equal work as STAT wrote it, read back as process reads it, so that the
+  // NOTE line and process's verdict agree.
+  const std::optional<Spread> equal_work = equal_work_spread_of_stat(stat.fields);
+  const Verdict verdict = judge(equal_work ? *equal_work : spread_of_durations(timings.durations, timings.dropped),
+                                seen.cpu, implausible_reason(point, earlier));
   earlier.push_back(point);
   emit(out, make_note_line(input, batch, verdict));
   return verdict;
@@ -294,6 +317,14 @@ std::optional<DeviceEnergy> energy_of(Model& model, Platform& platform, const Ba
   });
 }
 
+// The reps' request lengths under --input_lengths (nullopt without), told the warm-up STAT leaves out: sorted's
+// windows do not cross it, so that the kept reps of every mode run the same requests.
+std::optional<RepLengths> rep_lengths_of(const SweepPlan& plan, int64_t batch) {
+  if (!plan.lengths) return std::nullopt;
+  const int64_t warmup = plan.warmup ? *plan.warmup : static_cast<int64_t>(warmup_reps(static_cast<size_t>(plan.reps)));
+  return RepLengths(*plan.lengths, plan.batching, batch, plan.reps, warmup, plan.sort_window, plan.seed);
+}
+
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines;
 // `earlier` holds the run's combinations so far (their STAT numbers), this one's added when it printed STAT.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
@@ -304,9 +335,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference = reference_of(plan, batch, input, model, platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
-  std::optional<RepLengths> lengths;
-  if (plan.lengths) lengths.emplace(*plan.lengths, plan.batching, batch, plan.reps, plan.sort_window, plan.seed);
-  std::vector<TokenCounts> tokens(reps);
+  std::optional<RepLengths> lengths = rep_lengths_of(plan, batch);
+  std::vector<RepTokens> tokens(reps);
   RepsWatch watch(platform);
   RepProgress progress(where, reps);
   const torch::Device device = platform.facts().device;  // read once: the cpu's facts read the thread counts

@@ -46,6 +46,33 @@ TEST(HfDriver, RunsAFolderWithTheUpstreamCommandLine) {
   EXPECT_EQ(r.out.find("RANDOM"), std::string::npos);
 }
 
+// Defect: --compare paired an eager-attention run with an sdpa one as like with like: META did not
+// say which attention ran (nor whether the GELU epilogue did), so the documented refusal never fired.
+TEST(HfDriver, AttentionAndTheGeluEpilogueAreInMetaAndCompareRefusesToPairThem) {
+  TempDir dir;
+  fmwork::test_support::write_file(dir.file("config.json"), tiny_config());
+  fmwork::hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
+  const CommandResult eager = drive(dir.file("model"), "RobertaModel", {"--model:attn_implementation", "eager"});
+  const CommandResult sdpa = drive(dir.file("model"), "RobertaModel");
+  ASSERT_EQ(eager.exit_code, 0) << eager.err;
+  ASSERT_EQ(sdpa.exit_code, 0) << sdpa.err;
+  EXPECT_NE(eager.out.find(" attention=eager gelu_epilogue=false\n"), std::string::npos) << eager.out;
+  EXPECT_NE(sdpa.out.find(" attention=sdpa gelu_epilogue=false\n"), std::string::npos) << sdpa.out;
+  const std::string a = dir.file("eager.log"), b = dir.file("sdpa.log");
+  fmwork::test_support::write_file(a, eager.out);
+  fmwork::test_support::write_file(b, sdpa.out);
+  const CommandResult refused = run_command({fmwork::test_support::process_path(), "--compare", a, b});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find(" RobertaModel float32      8      1 differs in attention (A: eager, B: sdpa); compare "
+                             "like with like, or pass --ignore-meta attention to pair them anyway\n"),
+            std::string::npos)
+      << refused.err;
+  const CommandResult paired =
+      run_command({fmwork::test_support::process_path(), "--compare", a, b, "--ignore-meta", "attention"});
+  EXPECT_EQ(paired.exit_code, 0) << paired.err;
+  EXPECT_NE(paired.out.find("B/A lat"), std::string::npos) << paired.out;
+}
+
 TEST(HfDriver, RandomWeightsFromAShippedConfig) {
   const std::string folder = fmwork::test_support::source_dir() + "/configs/models/all-MiniLM-L6-v2";
   auto r = drive(folder, "BertModel", {"--model:random_weights@", "True"});

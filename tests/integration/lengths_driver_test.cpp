@@ -82,9 +82,47 @@ TEST_F(LengthsDriver, EachModeNamesItselfAndCountsItsTokens) {
     EXPECT_NE(r.out.find(" BertModel 48 4 "), std::string::npos) << "RES's input is the longest length allowed";
   }
   // One seed, the same requests: padded and unpadded see the same real tokens rep by rep; sorted's window holds
-  // the same requests cut into other batches (its kept reps' mean differs only by the warm-up rep it drops).
+  // the same kept requests cut into other batches (its warm-up's apart), so the same real tokens a kept rep.
   EXPECT_EQ(stat["padded"].at("real_tokens"), stat["unpadded"].at("real_tokens"));
-  EXPECT_LE(std::stod(stat["sorted"].at("padded_tokens")) * 4, std::stod(stat["padded"].at("padded_tokens")) * 5);
+  EXPECT_EQ(stat["sorted"].at("real_tokens"), stat["padded"].at("real_tokens"));
+  EXPECT_LE(std::stod(stat["sorted"].at("padded_tokens")), std::stod(stat["padded"].at("padded_tokens")))
+      << "sorting pads less";
+}
+
+// Defect: with --sort_window not a multiple of the batch, each window's short last batch (its shortest
+// requests) was left out, and sorted ran longer requests than padded on the same seed (42.9 real tokens a rep
+// against 33.0, batch 4 and window 6), then was set beside padded as if it ran the same ones.
+TEST_F(LengthsDriver, SortedWithAWindowOfPartBatchesRunsPaddedsRequests) {
+  std::map<std::string, std::string> real;
+  for (const char* mode : {"padded", "sorted"}) {
+    std::vector<std::string> extra = {"--input_lengths", "uniform:1,48", "--batching", mode};
+    if (std::string(mode) == "sorted") extra.insert(extra.end(), {"--sort_window", "6"});
+    const CommandResult r = drive(extra);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    real[mode] = fields(r.out, "FMWORK STAT ").at("real_tokens");
+  }
+  EXPECT_EQ(real["sorted"], real["padded"]);
+}
+
+// The verdict of mixed lengths is of the durations at equal work: STAT carries that spread, NOTE judges it
+// (spread_of=equal_work), and process's verdict, computed again from the log, is the same.
+TEST_F(LengthsDriver, TheVerdictIsAtEqualWorkAndProcessAgrees) {
+  const CommandResult r = drive({"--input_lengths", "lognormal:8,48", "--batching", "padded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stat = fields(r.out, "FMWORK STAT "), note = fields(r.out, "FMWORK NOTE ");
+  ASSERT_EQ(stat.count("work_cov"), 1u) << r.out;
+  EXPECT_EQ(stat.count("work_explained"), 1u);
+  EXPECT_EQ(note.at("spread_of"), "equal_work") << r.out;
+  EXPECT_EQ(note.at("cov"), stat.at("work_cov"));
+  EXPECT_EQ(note.at("p90_p50"), stat.at("work_p90_p50"));
+  const std::string log = dir_->file("equal_work.log");
+  fmwork::test_support::write_file(log, r.out);
+  const CommandResult csv = run_command({fmwork::test_support::process_path(), "--format", "csv", log});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("," + note.at("verdict") + "," + note.at("cov") + "," + note.at("p90_p50") + "," +
+                         note.at("drift") + ",equal_work,"),
+            std::string::npos)
+      << csv.out << "\n" << r.out;
 }
 
 TEST_F(LengthsDriver, UnpaddedOutputsMatchPaddedOnTheRealTokens) {

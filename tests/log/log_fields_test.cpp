@@ -26,14 +26,14 @@ TEST(LogFields, TablesGiveTheReportColumns) {
             (V{"reps", "dropped", "mean_ms", "stddev_ms", "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms",
                 "tokens_per_s", "flops", "flops_from", "gflops", "of_peak", "cpu_share", "wait_share", "cpu_pressure",
                 "steal_share", "joules_per_rep", "joules_per_1000_seq", "watts", "energy_window_s", "profile_ms",
-                "real_tokens", "padded_tokens", "padding", "padded_tokens_per_s"}));
+                "real_tokens", "padded_tokens", "padding", "padded_tokens_per_s", "work_explained"}));
   EXPECT_EQ(keys(stat_line_spec().summary_columns()),
             (V{"tokens_per_s", "p50_ms", "p90_ms", "p99_ms", "stddev_ms", "reps", "dropped", "gflops", "of_peak",
                "joules_per_1000_seq", "padding"}))
       << "tokens/s first, beside RES's throughput; the work last";
   EXPECT_EQ(stat_line_spec().find("of_peak")->summary.header, "of_peak_%");
   EXPECT_EQ(stat_line_spec().find("padding")->summary.header, "padding_%");
-  EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "verdict_reason"}));
+  EXPECT_EQ(csv_headers(note_line_spec()), (V{"verdict", "cov", "p90_p50", "drift", "spread_of", "verdict_reason"}));
   EXPECT_EQ(keys(note_line_spec().summary_columns()), (V{"cov", "verdict"}));
   EXPECT_EQ(note_line_spec().summary_columns()[0]->summary.header, "cov_%");
   EXPECT_EQ(csv_headers(mem_line_spec()),
@@ -50,10 +50,12 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().csv_columns().empty());
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
-  EXPECT_EQ(meta_line_spec().fields.size(), 24u);
+  EXPECT_EQ(meta_line_spec().fields.size(), 26u);
   EXPECT_EQ(meta_line_spec().fields[21].key, kMetaWarmup);
   EXPECT_EQ(meta_line_spec().fields[22].key, "batching");
-  EXPECT_EQ(meta_line_spec().fields.back().key, "lengths");
+  EXPECT_EQ(meta_line_spec().fields[23].key, "lengths");
+  EXPECT_EQ(meta_line_spec().fields[24].key, "attention");
+  EXPECT_EQ(meta_line_spec().fields.back().key, "gelu_epilogue");
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

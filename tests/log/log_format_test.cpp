@@ -217,6 +217,8 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.warmup = "4";
   f.batching = "unpadded";
   f.lengths = "lognormal:64,512,0.8";
+  f.attention = "sdpa";
+  f.gelu_epilogue = "false";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)

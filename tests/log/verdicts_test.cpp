@@ -235,5 +235,119 @@ TEST(Verdicts, StatsCpuFieldsReadBack) {
   EXPECT_EQ(judge(spread(16, 0.01, 1.0, 0.0), use).word, VerdictWord::contended);
 }
 
+
+// Kept reps of mixed lengths: rep i ran `tokens` tokens (100 to 1000, in no order) whose attention pairs grow with
+// their square, taking 2 ms + 0.01 ms a token + 1e-5 ms a pair, times 1 + `noise` x a fixed +-1 pattern.
+struct MixedReps {
+  std::vector<double> kept;
+  std::vector<RepWork> work;
+};
+MixedReps mixed_reps(size_t n, double noise) {
+  MixedReps r;
+  for (size_t i = 0; i < n; ++i) {
+    const double tokens = 100 + static_cast<double>((i * 7) % 10) * 100, pairs = tokens * tokens / 4 + (i % 3) * 5000.0;
+    const double sign = (i * 5) % 4 < 2 ? 1.0 : -1.0;
+    r.kept.push_back((2.0 + 0.01 * tokens + 1e-5 * pairs) * (1 + noise * sign));
+    r.work.push_back({tokens, pairs});
+  }
+  return r;
+}
+
+// Defect: every mixed-length run was unstable, even on a quiet machine: each rep drew other lengths,
+// and the verdict read the draws' spread as the machine's. At equal work it reads the machine's alone.
+TEST(Verdicts, MixedLengthsAreJudgedAtEqualWork) {
+  const MixedReps quiet = mixed_reps(16, 0.002);
+  EXPECT_EQ(judge(spread_of_kept(quiet.kept)).word, VerdictWord::unstable) << "the draws' spread";
+  const std::optional<EqualWork> equal = equal_work_spread(quiet.kept, quiet.work);
+  ASSERT_TRUE(equal.has_value());
+  EXPECT_EQ(equal->terms, 2);
+  EXPECT_TRUE(equal->spread.equal_work);
+  EXPECT_EQ(equal->spread.kept, 16);
+  EXPECT_LT(*equal->spread.cov, 0.005);
+  EXPECT_GT(equal->explained, 0.99);
+  EXPECT_EQ(judge(equal->spread).word, VerdictWord::ok);
+  // A machine that does vary still shows: 5% about the fit is noisy or worse, said at equal work, and the hint
+  // does not blame the draws.
+  const MixedReps busy = mixed_reps(16, 0.05);
+  const Verdict v = judge(equal_work_spread(busy.kept, busy.work)->spread);
+  EXPECT_NE(v.word, VerdictWord::ok);
+  EXPECT_EQ(v.reason.rfind("CoV at equal work ", 0), 0u) << v.reason;
+  EXPECT_NE(v.hint.find("the reps vary beyond what their drawn lengths explain"), std::string::npos) << v.hint;
+}
+
+// Time per token would spread with a fixed overhead (a small model's launch, the pooler): 5 ms + 1 us a token is
+// 55 us a token at 100 tokens and 6 us at 1000. The intercept takes it.
+TEST(Verdicts, AFixedOverheadIsNotACostPerToken) {
+  std::vector<double> kept, per_token;
+  std::vector<RepWork> work;
+  for (int i = 0; i < 12; ++i) {
+    const double tokens = 100 + (i * 5 % 12) * 80.0;
+    kept.push_back(5.0 + 0.001 * tokens);
+    per_token.push_back(kept.back() / tokens);
+    work.push_back({tokens, tokens * 10});
+  }
+  EXPECT_EQ(judge(spread_of_kept(per_token)).word, VerdictWord::unstable) << "time per token";
+  const std::optional<EqualWork> equal = equal_work_spread(kept, work);
+  ASSERT_TRUE(equal.has_value());
+  EXPECT_EQ(equal->terms, 1) << "pairs move with tokens here: one column";
+  EXPECT_NEAR(*equal->spread.cov, 0.0, 1e-9);
+}
+
+TEST(Verdicts, EqualWorkNeedsWorkThatVariesAndReps) {
+  EXPECT_FALSE(equal_work_spread({1.0, 1.1, 0.9, 1.0, 1.2}, std::vector<RepWork>(5, {64, 4096})).has_value())
+      << "one fixed length: the reps' own spread stands";
+  EXPECT_FALSE(equal_work_spread({1.0, 2.0, 3.0}, {{1, 1}, {2, 4}, {3, 9}}).has_value()) << "3 kept reps";
+  EXPECT_FALSE(equal_work_spread({1.0, 2.0, 3.0, 4.0}, {{1, 1}, {2, 4}, {3, 9}}).has_value()) << "one work a rep";
+  const std::optional<EqualWork> four = equal_work_spread({1.0, 2.1, 2.9, 4.0}, {{1, 1}, {2, 4}, {3, 9}, {4, 16}});
+  ASSERT_TRUE(four.has_value());
+  EXPECT_EQ(four->terms, 1) << "fewer than 8 reps: tokens alone";
+}
+
+// The driver writes the spread at equal work into STAT and judges what it wrote, read back; process reads the
+// same fields: NOTE and process's verdict agree to the digit.
+TEST(Verdicts, TheSpreadAtEqualWorkTravelsInStat) {
+  const MixedReps busy = mixed_reps(16, 0.03);
+  const EqualWork equal = *equal_work_spread(busy.kept, busy.work);
+  StatValues values{20, 4, 10.0, 3.0, 5.0, 10.0, 14.0, 15.0, 16.0};
+  StatExtras extras;
+  TokenRates rates;
+  rates.real_tokens = 300.0, rates.padded_tokens = 500.0, rates.real_per_s = 30000.0, rates.padded_per_s = 50000.0;
+  rates.work_cov = equal.spread.cov, rates.work_tail = equal.spread.tail, rates.work_drift = equal.spread.drift;
+  rates.work_explained = equal.explained;
+  extras.tokens = rates;
+  const std::string text = format_line(make_stat_line(64, 8, values, extras));
+  EXPECT_NE(text.find(" work_cov="), std::string::npos) << text;
+  const auto parsed = parse_line(text);
+  ASSERT_TRUE(parsed.has_value());
+  const std::optional<Spread> read = equal_work_spread_of_stat(std::get<StatLine>(*parsed).fields);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->kept, 16);
+  EXPECT_TRUE(read->equal_work);
+  EXPECT_NEAR(*read->cov, *equal.spread.cov, 5e-5);
+  EXPECT_EQ(judge(*read).word, judge(equal.spread).word);
+  EXPECT_NE(format_line(make_note_line(64, 8, judge(*read))).find(" spread_of=equal_work reason="), std::string::npos);
+  EXPECT_FALSE(equal_work_spread_of_stat(Fields{}).has_value());
+}
+
+// A spread is blamed on other work only on the counters' evidence: threads that waited under 2% of the time for a
+// CPU had it; other tasks waiting for one (CPU pressure) show other work beside it, sharing caches and memory.
+TEST(Verdicts, ASpreadIsBlamedOnOtherWorkOnlyOnEvidence) {
+  const Spread wide = spread(20, 0.05, 1.0, 0.0);
+  const Verdict quiet = judge(wide, cpu(0.98, 0.004, 0.01, 0.0));
+  EXPECT_EQ(quiet.word, VerdictWord::noisy);
+  EXPECT_EQ(quiet.hint, "cause: the reps vary, though the process had its CPU (threads waited for one 0.4% of the time) "
+                        "on a quiet machine (CPU pressure 1.0%): not other work, but threads moving between cores, "
+                        "frequency changes, memory; next: more reps, a quiet machine, pinned threads "
+                        "(--torch.call:set_num_threads@N below the cores)");
+  EXPECT_NE(judge(wide, cpu(0.98, 0.007, 0.5, 0.0))
+                .hint.find("though the process had its CPU (threads waited for one 0.7% of the time) while other work "
+                           "ran (CPU pressure 50.0%): that work's share of caches and memory"),
+            std::string::npos);
+  EXPECT_NE(judge(wide, cpu(0.98, 0.004, std::nullopt, 0.0)).hint.find(": not other work taking the CPU"),
+            std::string::npos);
+  EXPECT_NE(judge(wide, cpu(0.9, 0.05, 0.3, 0.0)).hint.find("other work on the machine"), std::string::npos)
+      << "5% waited: not cleared";
+  EXPECT_NE(judge(wide).hint.find("other work on the machine"), std::string::npos) << "nothing measured";
+}
 }  // namespace
 }  // namespace fmwork

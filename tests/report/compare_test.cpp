@@ -30,8 +30,9 @@ TEST(Compare, RatiosPerMatchingCombinationWithTheNoiseFlag) {
   const std::string report = compare_report(a, b);
   EXPECT_NE(report.find("r.1      8      1       10.0000       10.5000     1.050x     0.952x  noise"), std::string::npos)
       << report;
-  // Every ratio rests on 4 kept reps (too-few-reps): marked, and counted under the table.
-  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x          A too-few-reps, "
+  // Every ratio rests on 4 kept reps (too-few-reps): marked, and counted under the table. Beyond noise is said
+  // in the spread cell, as the CSV says it (the cell was left blank).
+  EXPECT_NE(report.find("r.1     16      1       20.0000       10.0000     0.500x     2.000x  beyond  A too-few-reps, "
                         "B too-few-reps\n"),
             std::string::npos)
       << report;
@@ -205,6 +206,98 @@ TEST(Compare, SlowerMeansBeyondThePercentAndBeyondTwiceTheCov) {
   EXPECT_EQ(slower_lines(pair_with_cov(0.1), 5), "m c float32      8      1: B/A latency 1.100x (+10.0% > 5%, 2 x CoV 2.0%)\n");
   EXPECT_TRUE(slower_pairs(pair_with_cov(0.1), 15).empty()) << "within the percent";
   EXPECT_TRUE(slower_pairs(pair_with_cov(0.6), 5).empty()) << "CoV 6%: +10% is within twice the noise";
+}
+
+// Defect: two runs of one configuration with other run ids (a campaign's runs named after what they run) paired
+// nothing: an empty table and exit 0. Now one line saying what each side pairs by and what to pass; and with no
+// size in common, or a side without a result, a runtime Error.
+TEST(Compare, AnEmptyComparisonIsAnErrorSayingWhatToPass) {
+  const std::vector<ParsedLog> a = {log_of(meta_log("float32", 1, 8, 10.0), "enc-t1.1")};
+  const std::vector<ParsedLog> b = {log_of(meta_log("float32", 1, 8, 9.0), "enc-t1-new.1")};
+  EXPECT_EQ(usage_message(a, b, {}),
+            "--compare: no combination of A pairs with one of B: they pair by run (the run_id label, else model, class "
+            "and precision) (A: 'enc-t1.1'; B: 'enc-t1-new.1'); pass --match input,batch to pair on the sizes alone, "
+            "or --match KEYS with the keys that should agree");
+  CompareOptions sizes;
+  sizes.match = {"input", "batch"};
+  EXPECT_DOUBLE_EQ(compare_logs(a, b, sizes).pairs.at(0).latency_ratio(), 0.9);
+  try {
+    compare_logs(a, {log_of(meta_log("float32", 1, 16, 9.0), "enc-t1.1")});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 1);
+    EXPECT_EQ(std::string(e.what()), "--compare: A and B have no input and batch in common: nothing to compare; run both "
+                                     "on the same --input_sizes and --batch_sizes");
+  }
+}
+
+// Defect: a campaign's model name is its path relative to the campaign ("models/enc/model.pt"), a run by hand
+// names it where it lies: the two never paired ("differ in model"). They pair by the folder's name, and the
+// table says so.
+TEST(Compare, ModelsPairByTheirFolderNameAndTheTableSaysSo) {
+  const auto with_model = [](const std::string& model) {
+    std::string text = meta_log("float32", 1, 8, 10.0);
+    text.replace(text.find(" m c "), 5, " " + model + " c ");
+    return log_of(text, "");
+  };
+  const Comparison c = compare_logs({with_model("models/enc/model.pt")}, {with_model("/home/u/encoders/enc/model.pt")});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].key.run, "enc c float32");
+  EXPECT_NE(compare_report(c).find("\nmodels paired by their folder's name: A models/enc/model.pt, B "
+                                   "/home/u/encoders/enc/model.pt are both enc\n"),
+            std::string::npos) << compare_report(c);
+  // Two models of other names are still two models.
+  EXPECT_NE(usage_message({with_model("models/enc/model.pt")}, {with_model("models/other/model.pt")}, {})
+                .find("they differ in model (A: enc, B: other)"),
+            std::string::npos);
+}
+
+// A run of mixed lengths on either side: the comparison is on real tokens per second (STAT's), not on a median
+// batch latency, and says so.
+TEST(Compare, MixedLengthsCompareOnRealTokensPerSecond) {
+  const auto mixed = [](double ms, double tokens_per_s) {
+    return log_of(fmt::format("FMWORK META driver=0.1.0 batching=sorted lengths=uniform:1,64\n"
+                              "FMWORK RES 1.000000000 2.000000000 m c 64 8 {0:.3f} 1.0\n"
+                              "FMWORK STAT input=64 batch=8 reps=20 dropped=4 mean_ms={0:.6f} stddev_ms={2:.6f} "
+                              "min_ms=1.0 p50_ms={0:.6f} p90_ms={0:.6f} p99_ms=1.0 max_ms=1.0 tokens_per_s={1:.3f} "
+                              "real_tokens=200.0 padded_tokens=300.0 padding=0.3333 padded_tokens_per_s=1.0 "
+                              "work_cov=0.0200 work_p90_p50=1.0200\n",
+                              ms, tokens_per_s, ms * 0.4),
+                  "r");
+  };
+  // B's median batch is faster (4 ms against 10), but over the kept reps it did fewer real tokens a second.
+  const Comparison c = compare_logs({mixed(10.0, 2000.0)}, {mixed(4.0, 1600.0)});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.measure, Measure::real_tokens);
+  EXPECT_DOUBLE_EQ(c.pairs[0].tokens_ratio(), 0.8);
+  EXPECT_DOUBLE_EQ(c.pairs[0].time_ratio(), 1.25);
+  // The spread is the rates' CoV at equal work (2%), not the batches' spread (40%): 2000 +- 40 against 1600 +- 32.
+  EXPECT_EQ(c.pairs[0].noise(), std::optional<bool>(false));
+  const std::string table = compare_report(c);
+  EXPECT_NE(table.find("run  input  batch  A real_tok/s  B real_tok/s  B/A tok/s    B/A lat  spread  verdicts\n"
+                       "r     64      8        2000.0        1600.0     0.800x     0.400x  beyond  \n"
+                       "measure: real tokens per second"),
+            std::string::npos) << table;
+  EXPECT_EQ(slower_lines(c, 5), "r     64      8: B/A time per real token 1.250x (+25.0% > 5%, 2 x CoV 4.0%)\n");
+  EXPECT_NE(compare_csv(c, std::nullopt).find(",real_tokens_per_s,1.25\n"), std::string::npos);
+}
+
+// The attention implementation and the GELU epilogue (META attention=, gelu_epilogue=) are the computation that
+// ran: a pair differing in one is two experiments.
+TEST(Compare, AttentionAndGeluEpilogueMatter) {
+  const auto with = [](const std::string& extra) {
+    std::string text = meta_log("float32", 1, 8, 10.0);
+    text.insert(text.find('\n'), " " + extra);
+    return std::vector<ParsedLog>{log_of(text, "r")};
+  };
+  EXPECT_EQ(usage_message(with("attention=eager gelu_epilogue=false"), with("attention=sdpa gelu_epilogue=false"), {}),
+            "--compare: r      8      1 differs in attention (A: eager, B: sdpa); compare like with like, or pass "
+            "--ignore-meta attention to pair them anyway");
+  EXPECT_EQ(usage_message(with("attention=sdpa gelu_epilogue=true"), with("attention=sdpa gelu_epilogue=false"), {}),
+            "--compare: r      8      1 differs in gelu_epilogue (A: true, B: false); compare like with like, or pass "
+            "--ignore-meta gelu_epilogue to pair them anyway");
+  EXPECT_EQ(compare_logs(with("attention=sdpa"), with("attention=sdpa gelu_epilogue=false")).pairs.size(), 1u)
+      << "a key one side does not state is not held against the other";
 }
 }  // namespace
 }  // namespace fmwork

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/process_fixtures.hpp"
@@ -65,16 +66,16 @@ TEST(ProcessReport, Csv) {
             "precision,reps,dropped,mean_ms,stddev_ms,min_ms,p50_ms,p90_ms,p99_ms,max_ms,tokens_per_s,flops,flops_from,"
             "gflops,of_peak,cpu_share,wait_share,cpu_pressure,steal_share,joules_per_rep,joules_per_1000_seq,watts,"
             "energy_window_s,profile_ms,"
-            "real_tokens,padded_tokens,padding,padded_tokens_per_s,"
+            "real_tokens,padded_tokens,padding,padded_tokens_per_s,work_explained,"
             "allocated_peak_bytes,reserved_peak_bytes,weights_bytes,activation_peak_bytes,host_rss_peak_bytes,host_rss_peak_of,error,check,check_max_abs,check_max_rel,check_cosine,verdict,cov,"
-            "p90_p50,drift,verdict_reason\n" +
+            "p90_p50,drift,spread_of,verdict_reason\n" +
                 path + ",run-42," + res_line +
                 ",ok,100.000000000,mod\xc3\xa8le/bert-tiny,BertModel,512,1,1.000,1000.0,0.012345,bfloat16,2,1,"
-                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,,,,,,,,1048576,2097152,,,,,,pass,"
-                "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,1 kept rep < 5" + kFewHint + "\n" +
+                "1.000000,0.000000,1.000000,1.000000,1.000000,1.000000,1.000000,512000.000,,,,,,,,,,,,,,,,,,,1048576,2097152,,,,,,pass,"
+                "0.00390625,0.0123,0.99998,too-few-reps,0.0000,1.0000,,,1 kept rep < 5" + kFewHint + "\n" +
                 path + ",run-42," + fail_line +
-                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
-                "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,,,,,,\n");
+                ",fail,,mod\xc3\xa8le/bert-tiny,BertModel,512,256,,,0.012345,bfloat16,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+                "\"out of memory, \"\"allocating\"\" 2.00 GiB\",,,,,,,,,,\n");
 }
 
 
@@ -108,7 +109,7 @@ TEST(ProcessReport, CsvComputesStatisticsFromRepLinesWithoutStat) {
   EXPECT_EQ(row2, "-,," + line2 +
                       ",ok,1108913.000000000,ibm-granite/granite-embedding-125m-english,RobertaModel,128,2,7.407,"
                       "270.0,2.500000,,5,1,7.407000,0.000000,7.407000,7.407000,7.407000,7.407000,7.407000,34561.901,"
-                      ",,,,,,,,,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,4 kept reps < 5" + kFewHint);
+                      ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,too-few-reps,0.0000,1.0000,0.0000,,4 kept reps < 5" + kFewHint);
 }
 
 
@@ -158,6 +159,31 @@ TEST(ProcessReport, WarmupOfHugeDurationsDoesNotOverflow) {
                                        "huge.log");
   const auto json = to_upstream_json({log}, std::nullopt);
   EXPECT_DOUBLE_EQ(json[0]["warmup"].get<double>(), 2 * 9223372036.854775807);
+}
+
+// Defect: every mixed-length log was unstable in process too, its REP lines spreading by the draws.
+// The driver's STAT carries the spread at equal work; process judges that, as the NOTE line did.
+TEST(ProcessReport, AMixedLengthLogIsJudgedAtEqualWork) {
+  std::string text;
+  const double durations[] = {0.020, 0.004, 0.011, 0.019, 0.006, 0.015, 0.003, 0.012, 0.018, 0.008};
+  double t = 1.0;
+  for (int i = 0; i < 10; ++i, t += 1)
+    text += fmt::format("FMWORK REP {} 10 {:.9f} {:.9f} {:.9f}\n", i + 1, t, t + durations[i], durations[i]);
+  text += "FMWORK RES 1.000000000 11.000000000 m BertModel 64 8 11.500 695.7\n"
+          "FMWORK STAT input=64 batch=8 reps=10 dropped=2 mean_ms=11.000000 stddev_ms=5.600000 min_ms=3.000000 "
+          "p50_ms=11.500000 p90_ms=19.100000 p99_ms=19.910000 max_ms=20.000000 tokens_per_s=20000.000 "
+          "real_tokens=220.0 padded_tokens=400.0 padding=0.4500 padded_tokens_per_s=36000.000 work_cov=0.0100 "
+          "work_p90_p50=1.0150 work_drift=0.0020 work_explained=0.9900\n";
+  const ParsedLog log = parse_log_text(text, "mixed.log");
+  EXPECT_EQ(judge(spread_of_kept(kept_durations_ms(log.results.at(0)))).word, VerdictWord::unstable)
+      << "the REP lines' spread: the draws'";
+  const std::optional<Verdict> v = verdict_of(log.results.at(0));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->word, VerdictWord::ok);
+  EXPECT_DOUBLE_EQ(*v->spread.cov, 0.01);
+  EXPECT_TRUE(v->spread.equal_work);
+  const std::string csv = run({"--format", "csv", "-"}, text);
+  EXPECT_NE(csv.find(",ok,0.0100,1.0150,0.0020,equal_work,-\n"), std::string::npos) << csv;
 }
 
 TEST(Formats, ModelShortNameIsTheFolderTheUserNamed) {

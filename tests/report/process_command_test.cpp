@@ -426,7 +426,7 @@ TEST(Process, CompareAsDataAndFailIfSlower) {
   const std::string csv = run({"--compare", a, b, "--format", "csv"});
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "run,input,batch,a_latency_ms,b_latency_ms,a_throughput,b_throughput,a_tokens_per_s,b_tokens_per_s,"
-            "latency_ratio,throughput_ratio,a_cov,b_cov,a_verdict,b_verdict,noise,slower");
+            "latency_ratio,throughput_ratio,a_cov,b_cov,a_verdict,b_verdict,noise,slower,measure,time_ratio");
   EXPECT_NE(csv.find("\nm c float32,128,4,10,12,400,333.3333333333333,51200,42666.666666666664,1.2,"), std::string::npos)
       << csv;
   const std::string json = run({"--compare", a, b, "--format", "json"});

@@ -62,7 +62,9 @@ struct LineSpec {
 // name, isa its vector instructions ("avx2", "avx512+avx512_bf16+amx"); gemm_gflops the machine's GEMM rate
 // in the run's dtype, device and threads and gemm_probe how it was measured (sweep/gemm_probe.hpp).
 // warmup is how many of each combination's first reps STAT leaves out: a count (--warmup N) or "upstream"
-// (max(int(0.2*reps),1), upstream's rule, which RES always follows).
+// (max(int(0.2*reps),1), upstream's rule, which RES always follows). batching= and lengths= (mixed lengths),
+// attention= (sdpa, eager) and gelu_epilogue= (true, false) where the model says (the native encoders): the
+// computation that ran, which --compare holds a pair to.
 // `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
 inline constexpr std::string_view kMetaDriver = "driver";
 inline constexpr std::string_view kMetaWarmup = "warmup";
@@ -78,7 +80,13 @@ const LineSpec& meta_line_spec();
 // of_peak = gflops / META's gemm_gflops (a fraction, 4 decimals). Where the driver measured what CPU the
 // process got over the timed reps (base/cpu_use.hpp; 4 decimals each, any may be left out): cpu_share (CPU
 // time over wall x threads), wait_share (run-queue wait over wall x threads), cpu_pressure (PSI "some" over
-// wall), steal_share (steal over the machine's CPU time).
+// wall), steal_share (steal over the machine's CPU time). Under a length distribution: real_tokens=
+// padded_tokens= padding= padded_tokens_per_s= and, where the kept reps' work varied, the spread of their
+// durations at equal work (verdicts.hpp's equal_work_spread): work_cov= work_p90_p50= work_drift= and
+// work_explained= (the share of the durations' variance the work explains), 4 decimals each.
+inline constexpr std::string_view kStatWorkCov = "work_cov";
+inline constexpr std::string_view kStatWorkTail = "work_p90_p50";
+inline constexpr std::string_view kStatWorkDrift = "work_drift";
 const LineSpec& stat_line_spec();
 // FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes= host_rss_peak_bytes= host_rss_peak_of=
 // input and batch required; *_bytes keys are integers >= 0 where present. allocated / reserved are the
@@ -101,10 +109,11 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
-// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift= reason=<text>:
+// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift=
+// [spread_of=equal_work] reason=<text>:
 // the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
 // reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
-// present. Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,
+// present; spread_of=equal_work where they are the spread of the durations at equal work (mixed lengths). Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,
 // verdict) are what `process` computes from the REP / STAT lines.
 const LineSpec& note_line_spec();
 // FMWORK PROFILE input=I batch=B rank=R op=<name> on=cpu|cuda|... calls= self_ms= total_ms= self_share= flops=

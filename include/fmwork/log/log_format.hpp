@@ -97,6 +97,9 @@ struct WorkFacts {
 struct TokenRates {
   double real_tokens = 0, padded_tokens = 0;
   double real_per_s = 0, padded_per_s = 0;
+  // The kept reps' durations at equal work (verdicts.hpp's equal_work_spread), where their work varied: the
+  // STAT fields work_cov, work_p90_p50, work_drift and work_explained.
+  std::optional<double> work_cov, work_tail, work_drift, work_explained;
 };
 // What a STAT line may carry beyond the timing statistics, each where known.
 struct StatExtras {
@@ -156,6 +159,8 @@ struct MetaFacts {
   std::string warmup;                  // the reps STAT leaves out: a count, or kMetaWarmupUpstream; empty: left out
   std::string batching;                // padded, sorted, unpadded; empty: left out (no --input_lengths nor --batching)
   std::string lengths;                 // the length distribution (length_spec_text); empty: left out
+  std::string attention;               // sdpa, eager (ModelFacts::attention); empty: left out
+  std::string gelu_epilogue;           // true, false (ModelFacts::gelu_epilogue); empty: left out
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 

@@ -95,7 +95,7 @@ using OptText = std::optional<std::string>;
   X(int64_t, interop_threads) X(std::string, dtype) X(int64_t, parameters) X(std::string, weights)           \
   X(std::string, seed) X(std::string, grad) X(std::string, eval) X(std::string, compile) X(OptText, cpu)     \
   X(OptText, isa) X(OptNumber, gemm_gflops) X(OptText, gemm_probe) X(OptText, warmup) X(OptText, batching)   \
-  X(OptText, lengths)
+  X(OptText, lengths) X(OptText, attention) X(OptText, gelu_epilogue)
 FMWORK_LINE_VALUES(MetaLineValues, FMWORK_META_VALUES, meta_line_spec);
 
 // STAT (stat_line_spec): the timing statistics, then what is known of the work, the CPU, the energy, the
@@ -107,7 +107,8 @@ FMWORK_LINE_VALUES(MetaLineValues, FMWORK_META_VALUES, meta_line_spec);
   X(OptNumber, of_peak) X(OptNumber, cpu_share) X(OptNumber, wait_share) X(OptNumber, cpu_pressure)           \
   X(OptNumber, steal_share) X(OptNumber, joules_per_rep) X(OptNumber, joules_per_1000_seq) X(OptNumber, watts) \
   X(OptNumber, energy_window_s) X(OptNumber, profile_ms) X(OptNumber, real_tokens) X(OptNumber, padded_tokens) \
-  X(OptNumber, padding) X(OptNumber, padded_tokens_per_s)
+  X(OptNumber, padding) X(OptNumber, padded_tokens_per_s) X(OptNumber, work_cov) X(OptNumber, work_p90_p50)    \
+  X(OptNumber, work_drift) X(OptNumber, work_explained)
 FMWORK_LINE_VALUES(StatLineValues, FMWORK_STAT_VALUES, stat_line_spec);
 
 // MEM (mem_line_spec).
@@ -136,7 +137,7 @@ FMWORK_LINE_VALUES(CompileLineValues, FMWORK_COMPILE_VALUES, compile_line_spec);
 // NOTE (note_line_spec): the spread's numbers are left out where the spread lacks them.
 #define FMWORK_NOTE_VALUES(X)                                                                                    \
   X(int64_t, input) X(int64_t, batch) X(std::string, verdict) X(int64_t, kept) X(OptNumber, cov)                \
-  X(OptNumber, p90_p50) X(OptNumber, drift) X(std::string, reason)
+  X(OptNumber, p90_p50) X(OptNumber, drift) X(OptText, spread_of) X(std::string, reason)
 FMWORK_LINE_VALUES(NoteLineValues, FMWORK_NOTE_VALUES, note_line_spec);
 
 // PROFILE (profile_line_spec).

@@ -51,6 +51,9 @@ inline constexpr double kNoisyDrift = 0.025, kUnstableDrift = 0.10;
 inline constexpr double kDriftPerCov = 3;  // the drift limits are at least this many CoVs
 inline constexpr double kContendedWait = 0.10, kContendedSteal = 0.10;
 inline constexpr double kContendedCpuShare = 0.80, kContendedPressure = 0.20;  // together, without a wait
+// At most this run-queue wait (wait_share), the process had its CPU: its spread is not blamed on other work taking
+// the CPU (CPU pressure past kContendedPressure still shows other work beside it).
+inline constexpr double kHadCpuWait = 0.02;
 inline constexpr double kImplausibleRateDrop = 2;      // an earlier combination of no more work, this much faster
 inline constexpr double kImplausibleProfileGap = 1.25;  // + 3 CoV: the profiled rep this much under the timed min
 
@@ -65,6 +68,9 @@ std::string_view verdict_text(VerdictWord word);
 struct Spread {
   int64_t kept = 0;
   std::optional<double> cov, tail, drift;  // tail is p90 / p50 (a ratio, 1 for no tail)
+  // Of the durations at equal work (equal_work_spread below): reps of mixed lengths, each brought to the kept
+  // reps' mean work. The reasons and the hint say so.
+  bool equal_work = false;
 };
 
 // The spread of the kept durations in run order (any unit; the warm-up already dropped).
@@ -75,6 +81,34 @@ Spread spread_of_durations(const std::vector<double>& durations, std::optional<s
 // The spread a STAT line's numbers show: kept = reps - dropped (0 when negative), cov = stddev / mean, tail
 // = p90 / p50; no drift.
 Spread spread_of_stat(const StatValues& values);
+
+// What one kept rep of mixed lengths (--input_lengths) computed, what its duration grows with: `tokens`, the
+// tokens the model ran (padded and sorted: batch x the length the batch was padded to; unpadded: the real ones),
+// and `pairs`, attention's token pairs (each sequence's computed length squared, summed).
+struct RepWork {
+  double tokens = 0, pairs = 0;
+};
+
+// The kept durations brought to equal work. Each rep of a mixed-length run draws other lengths, so its
+// durations spread by the draws as much as by the machine (a quiet machine's run was always `unstable`). By
+// least squares, duration = c + a x tokens (+ b x pairs) over the kept reps; each duration less the part its
+// work explains, d - a (tokens - mean) - b (pairs - mean), is the rep at the mean work; its residual is scaled
+// by sqrt((n - 1) / (n - 1 - terms)) so that the fitted terms do not take the noise's variance with them. A
+// fixed overhead (a small model's launch, the pooler) is the intercept, not a cost per token: time per token
+// would spread with it. `pairs` is used where it does not move with `tokens` (correlation^2 < 0.999) and with 8
+// kept reps or more, `tokens` with 4 or more.
+struct EqualWork {
+  Spread spread;          // of the durations at equal work (equal_work true); drift in run order
+  double explained = 0;   // the share of the kept durations' variance the work explains (R^2, 0 to 1)
+  int terms = 0;          // 1: tokens; 2: tokens and pairs
+};
+// nullopt where the work does not vary over the kept reps (one fixed length, unpadded or not) or there are too
+// few of them: the durations' own spread stands. `kept` and `work` have one entry per kept rep, in run order.
+std::optional<EqualWork> equal_work_spread(const std::vector<double>& kept, const std::vector<RepWork>& work);
+// The spread a STAT line's equal-work fields hold (work_cov, work_p90_p50, work_drift; kept = reps - dropped),
+// equal_work true; nullopt without work_cov. The driver judges from the fields it wrote, as `process` does,
+// so that the NOTE line and process's verdict agree to the last digit.
+std::optional<Spread> equal_work_spread_of_stat(const Fields& stat);
 
 // Why the process did not get its CPU, as the thresholds above say ("threads waited for a CPU 48.1% of the
 // time > 10.0%"); "" when it did or nothing measured says otherwise.

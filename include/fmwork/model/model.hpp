@@ -60,6 +60,12 @@ struct ModelFacts {
   TokenFacts tokens;        // what the input generator draws from
   int64_t parameter_count = 0;
   std::string weights_source = "file";  // or "random:seed=N" for opted-in random weights (META weights=)
+  // The attention implementation ("sdpa", "eager") and whether the feed-forward's bias and GELU run in its GEMM's
+  // epilogue (--model:gelu_epilogue), where the model says (the native encoders, and what is compiled from
+  // them): META's attention= and gelu_epilogue=, which --compare holds a pair to. Empty / nullopt: unknown (a
+  // TorchScript file or a package does not say), left out of META.
+  std::string attention;
+  std::optional<bool> gelu_epilogue;
   // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and the
   // names of its outputs in order (empty: output_0, output_1, ...; see sweep/saved_outputs.hpp).
   std::vector<std::string> fed_inputs = model_input_names();

@@ -19,6 +19,10 @@ namespace fmwork {
 // tokens_per_s are computed from it, so that ratios are not those of RES's figures rounded to 0.1. cov is the
 // verdict's (stddev / mean of the kept reps), for repeats their stddev / median; verdict the verdict's word,
 // "" when the log cannot tell; for repeats the worst of theirs.
+// tokens_per_s: of a run of mixed lengths (STAT's real_tokens, `mixed`), STAT's tokens_per_s, the kept reps'
+// real tokens over their summed durations (the work done); else batch x input over latency_ms. tokens_stddev
+// is its spread: tokens_per_s x cov (the verdict's cov, at equal work for mixed lengths), for repeats the sample
+// stddev of theirs; nullopt without a cov.
 struct CompareSide {
   double latency_ms = 0, throughput = 0;
   std::optional<double> stddev_ms;  // nullopt when the record has no STAT line
@@ -26,7 +30,19 @@ struct CompareSide {
   double tokens_per_s = 0;
   std::optional<double> cov;
   std::string verdict;
+  bool mixed = false;
+  std::optional<double> tokens_stddev;
 };
+
+// What a comparison sets side by side. `latency`: each side's latency (--statistic's), as for runs of one
+// fixed length. `real_tokens`: each side's real tokens per second (CompareSide::tokens_per_s), whenever a
+// run of mixed lengths (--input_lengths) is in it: each rep of such a run is a batch of its own lengths, so a
+// median batch latency ranks the batching modes by how their batches are cut, not by the work they do (sorted
+// 3.23x above unpadded 2.57x by median latency, where real tokens per second of the same requests gave
+// unpadded 2.88x, sorted 2.25x).
+enum class Measure { latency, real_tokens };
+// "latency" or "real_tokens_per_s": the word the CSV and JSON write.
+const char* measure_name(Measure measure);
 
 // What latency a side stands for (process --statistic, for --compare and --baseline): the median of the kept
 // reps (the default: what RES reports), or a statistic that a busy machine moves less. A neighbour that takes
@@ -62,15 +78,18 @@ struct CompareOptions {
   std::vector<std::string> match;        // META keys, "model", or input / batch (always matched)
   std::vector<std::string> ignore_meta;  // keys that may differ within a pair
   Statistic statistic = Statistic::median;  // each side's latency (repeats: the median of theirs)
+  // An empty comparison is no Error (--baseline: one value's runs may pair with none of the baseline's while
+  // another's do; it refuses a table with no pair at all itself).
+  bool allow_empty = false;
   bool explicit_keys() const { return !match.empty() || !ignore_meta.empty(); }
 };
 
-// The keys whose difference makes two results different experiments: dtype, threads, compile, platform, attn,
-// model (RES's model name), batching and lengths (META keys of mixed-length runs: `--baseline batching=padded`). A key only one side states is not held against the other
+// The keys whose difference makes two results different experiments: dtype, threads, compile, platform,
+// attention, gelu_epilogue, model (RES's model name, normalised: model_key), batching and lengths (META keys of mixed-length runs: `--baseline batching=padded`). A key only one side states is not held against the other
 // (upstream's logs have no META line).
 const std::vector<std::string>& significant_meta_keys();
 
-// A key's value for a record: "model" is RES's model name, "dtype" the record's precision, "input" and
+// A key's value for a record: "model" is RES's model name normalised (model_key), "dtype" the record's precision, "input" and
 // "batch" its sizes, any other the last META line of the log that has it, else the log's campaign label of
 // that name (model:torch_dtype, torch.call:set_num_threads: a matrix column); nullopt when the log does not say.
 std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRecord& record, const std::string& key);
@@ -97,12 +116,19 @@ struct CompareKey {
 struct ComparedPair {
   CompareKey key;
   CompareSide a, b;
+  Measure measure = Measure::latency;  // the comparison's (Comparison::measure)
   double latency_ratio() const;     // B/A of latency (> 1: B is slower)
   double throughput_ratio() const;  // B/A of throughput
-  // |B - A| of latency within the combined spread sqrt(stddev_A^2 + stddev_B^2); nullopt when a side has
-  // no STAT line.
+  double tokens_ratio() const;      // B/A of tokens_per_s (> 1: B does more work a second)
+  // B's time for the same work over A's (> 1: B is slower), on the measure: latency_ratio(), or 1 /
+  // tokens_ratio(). What the speedups, --fail-if-slower and the pages' colors read.
+  double time_ratio() const;
+  // |B - A| within the combined spread, on the measure: latency against sqrt(stddev_A^2 + stddev_B^2);
+  // tokens_per_s against sqrt(tokens_stddev_A^2 + tokens_stddev_B^2). nullopt when a side has no spread.
   std::optional<bool> noise() const;
 };
+// The spread cell of the text tables: "noise", "beyond" (beyond noise, as the CSV writes it) or "?" (no spread).
+std::string spread_word(const ComparedPair& pair);
 
 // The sides of a pair whose verdict (formats.hpp's verdict_of(): contended, noisy, unstable, too-few-reps) is
 // not ok, as "A contended, B noisy" (the sides named a_name and b_name); "" when both are ok or their logs
@@ -114,7 +140,19 @@ struct Comparison {
   std::vector<ComparedPair> pairs;            // in the order of key.text
   std::vector<CompareKey> only_a, only_b;     // combinations found on one side only, in that order too
   Statistic statistic = Statistic::median;    // what the sides' latencies are (CompareOptions::statistic)
+  Measure measure = Measure::latency;         // real_tokens when a pair's side ran mixed lengths
+  // The model names paired by their normalised name (model_key) though they are written differently: A's
+  // name, B's name ("models/enc/model.pt", "/home/u/enc/model.pt"). The tables say so under them.
+  std::vector<std::pair<std::string, std::string>> renamed_models;
 };
+// The lines the tables write under their rows about the measure (real tokens per second: why) and the model
+// names paired by their normalised name; "" when neither applies.
+std::string measure_lines(const Comparison& comparison);
+
+// How a model name pairs: model_short_name() (formats.hpp), the folder's or file's name rather than the path
+// RES holds, so that a campaign's model (its path relative to the campaign's folder) pairs with a run by
+// hand of the same model from elsewhere.
+std::string model_key(const std::string& model_name);
 
 // The run a log belongs to across a campaign's repeats: its run_id label without the ".r<k>" that
 // "repeat": N adds (the log's repeat label says k); the run_id as it is without a repeat label; "" without one.
@@ -130,21 +168,26 @@ std::string compare_run(const ParsedLog& log, const CombinationRecord& record);
 // that cannot give it is a usage Error naming the statistic, the log, the combination and what would do.
 // Throws a usage Error of one line naming the key and both values: when one side has a key twice with a
 // significant key differing that is not matched ("name threads in --match"); when a pair differs in a
-// significant key not matched or ignored; with explicit_keys() false, when no record pairs though both
-// sides have some and a significant key differs between them (the cause of an empty table).
+// significant key not matched or ignored. Nothing paired (unless allow_empty): a runtime Error when a side has
+// no result or the sides have no input and batch in common; else a usage Error naming the significant key that
+// differs (with explicit_keys() false) or the runs each side pairs by, and what to pass (--ignore-meta KEY,
+// --match input,batch). Where a pair's side ran mixed lengths the measure is real_tokens, and a statistic
+// other than the median is a usage Error (no single rep's statistic is the work of the kept reps).
 Comparison compare_logs(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b,
                         const CompareOptions& options = {});
 
-// The pairs where B is slower than A beyond `percent` and beyond the noise: latency_ratio() - 1 above
+// The pairs where B is slower than A beyond `percent` and beyond the noise: time_ratio() - 1 above
 // percent / 100 and above 2 x the larger cov of the two sides (a side without cov counts as 0), in
 // table order. process --fail-if-slower PCT exits 1 when there is one.
 std::vector<const ComparedPair*> slower_pairs(const Comparison& comparison, double percent);
-// One line per slower pair: "<key text>: B/A latency 1.120x (+12.0% > 5%, 2 x CoV 3.1%)".
+// One line per slower pair: "<key text>: B/A latency 1.120x (+12.0% > 5%, 2 x CoV 3.1%)" ("B/A time per real
+// token" on real tokens).
 std::string slower_lines(const Comparison& comparison, double percent);
 
-// compare_logs() as a table, one row per pair: the key, A's and B's latency, the ratios, the spread
-// column ("noise", empty, or "?" as noise() says) and the verdicts column (verdict_mark()). Then a line counting the combinations found on one side
-// only, and with repeats a line saying how many and what the columns then are.
+// compare_logs() as a table, one row per pair: the key, A's and B's latency and the ratios of latency and
+// throughput (on real tokens: A's and B's real tokens per second, B/A of them and of latency), the spread
+// column (spread_word()) and the verdicts column (verdict_mark()). Then measure_lines(), a line counting the
+// combinations found on one side only, and with repeats a line saying how many and what the columns then are.
 std::string compare_report(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b);
 std::string compare_report(const Comparison& comparison);
 
