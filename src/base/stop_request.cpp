@@ -15,8 +15,11 @@ namespace {
 std::atomic<int> g_requested{0};
 std::atomic<bool> g_alive{false};
 
-// SA_RESETHAND put the default action back before this runs: a second signal ends the process.
-void note_signal(int signal) { g_requested.store(signal); }
+// The default action back for both signals: a second one, of either kind, ends the process at once.
+void note_signal(int signal) {
+  g_requested.store(signal);
+  TerminationHandlers::default_both();
+}
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // `driver serve`'s option table and its readers (serve_options.hpp).
 #include "fmwork/cli/serve_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
@@ -77,8 +78,12 @@ void check_level_length(const std::string& option, double rate_per_s, const Serv
 std::vector<double> rate_list(const std::string& text) {
   std::vector<double> rates;
   read_items(text, 64, "--rates lists more than 64 rates; give at most 64 levels", [&](const std::string& part) {
-    rates.push_back(arrival_rate("--rates", part,
-                                 "comma-separated arrival rates in queries a second, decimal numbers like 20,40,80"));
+    const double rate = arrival_rate("--rates", part,
+                                     "comma-separated arrival rates in queries a second, decimal numbers like 20,40,80");
+    // No rate runs twice (the capacity search takes a measured rate as it was): a repeat is a typo.
+    if (std::find(rates.begin(), rates.end(), rate) != rates.end())
+      throw usage_error(fmt::format("--rates lists {:g} twice; give each rate once", rate));
+    rates.push_back(rate);
   });
   return rates;
 }

@@ -58,7 +58,10 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   if (facts.activation_bytes) facts.activation_bytes(setup.max_batch, setup.lengths.max);
   // The largest batch the batcher can form must fit, as each of the sweep's combinations must: refused now in one
   // line, not by the allocator halfway through a level.
-  admit(setup.max_batch, setup.lengths.max, model, *bench.platform);
+  // (--max_tokens caps a batch of the longest queries below --batch_sizes: the largest such batch is checked).
+  const int64_t largest = setup.args.max_tokens > 0 ? std::min(setup.max_batch, std::max<int64_t>(1, setup.args.max_tokens / setup.lengths.max))
+                                                    : setup.max_batch;
+  admit(largest, setup.lengths.max, model, *bench.platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))
     out << format_line(make_compile_line(*compiled)) << "\n";
   out << format_line(bench.meta) << "\n";  // run_serve writes the SERVE banner once a Ctrl-C can end it cleanly

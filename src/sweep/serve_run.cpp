@@ -122,7 +122,8 @@ class Scenario {
       return measured ? fmt::format(fmt::runtime(spec), v) : std::string("-");
     };
     const bool latency = s.latency.measured(), window = s.window_s > 0, batches = s.batches > 0;
-    const std::string contended = s.contended.empty() ? "" : " (contended: " + s.contended + ")";
+    // A VALID level's reason is not shown: its contention is (an INVALID one's reason already ends with it).
+    const std::string contended = s.valid && !s.contended.empty() ? " (contended: " + s.contended + ")" : "";
     progress_line(fmt::format("serve level {} ({}): p50 {} ms, p99 {} ms, {} queries/s achieved, {}{}", number, what,
                               figure(latency, "{:.2f}", s.latency.p50_ms), figure(latency, "{:.2f}", s.latency.p99_ms),
                               figure(window, "{:.1f}", s.achieved_qps), s.valid ? "VALID" : "INVALID: " + s.reason,
@@ -235,10 +236,12 @@ SearchStep step_of(double rate, const LevelSummary& s, const LatencyBound& bound
   return step;
 }
 
-// Why the search must not start a level at `rate` now: the level would end past the budget (it is expected to
-// take its warm-up, then its duration or the time its minimum of queries takes to arrive, whichever is longer).
+// Why the search must not start a level at `rate` now: the level could end past the budget.
 std::string over_budget(double rate, double spent_s, const ServeArgs& args) {
-  const double needs = expected_level_seconds(rate, args.warmup_s, args.duration_s, args.min_queries);
+  // Its schedule, then the longest it may go on answering after the last arrival (serve_loop.hpp's stop rule:
+  // max(duration, 1 s)) when it falls behind: a budget is a ceiling, so the level's worst case is held to it.
+  const double needs = expected_level_seconds(rate, args.warmup_s, args.duration_s, args.min_queries) +
+                       std::max(args.duration_s, 1.0);
   if (spent_s + needs <= args.search_budget_s) return "";
   return fmt::format("the time budget, --search_budget_s {:g}: {} spent, and the level at {:g} queries/s would take "
                      "about {} more",
@@ -324,8 +327,10 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
       scenario.level(plan, "levels");
     }
   } catch (const LevelStopped& e) {
-    // What ran is in the log: the table, then the process ends by the signal.
+    // What ran is in the log; with a bound, the search stops before its first level of its own and gives the
+    // bracket the levels found (CAPACITY result=partial); then the process ends by the signal.
     out << "serve stopped: " << e.what() << "; the levels above are complete, the one running was left out\n";
+    if (args.bound) return search(scenario, args, measured, stop, out);
     scenario.table();
     flush_or_throw(out, "the log to standard output");
     stop.end_by_signal();

@@ -21,7 +21,11 @@ struct SearchStop {};
 template <typename Step>
 void walk(const SearchPlan& plan, Step&& step, const CapacityResult& result, std::optional<double>& pass,
           std::optional<double>& fail) {
-  auto steps_left = [&] { return static_cast<int>(result.tried.size()) < plan.max_steps; };
+  // The step limit counts the levels the search runs: a rate taken from plan.known costs nothing.
+  auto steps_left = [&] {
+    return std::count_if(result.tried.begin(), result.tried.end(), [](const SearchStep& s) { return !s.reused; }) <
+           plan.max_steps;
+  };
   double rate = plan.start_rate;
   if (step(rate)) {
     pass = rate;
@@ -89,6 +93,18 @@ CapacityResult search_capacity(const SearchPlan& plan, const std::function<Searc
   try {
     walk(plan, step, result, pass, fail);
   } catch (const SearchStop&) {
+  }
+  // A level measured before the search that the walk did not reach still bounds the answer: a pass above the
+  // highest the walk found (below its lowest fail), a fail below its lowest (above its highest pass). It is then
+  // one of the steps tried, as it was run.
+  for (const SearchStep& k : plan.known) {
+    const bool inside = (!pass || k.rate > *pass) && (!fail || k.rate < *fail);
+    const bool visited =
+        std::any_of(result.tried.begin(), result.tried.end(), [&](const SearchStep& s) { return s.rate == k.rate; });
+    if (!inside || visited) continue;
+    (k.valid ? pass : fail) = k.rate;
+    result.tried.push_back(k);
+    result.tried.back().reused = true;
   }
   result.capacity = pass;
   result.lowest_failed = fail;

@@ -51,6 +51,9 @@ std::vector<const SearchStep*> bracket_steps(const CapacityResult& result) {
   return out;
 }
 
+// "1 level", "3 levels".
+std::string levels_text(size_t n) { return fmt::format("{} level{}", n, n == 1 ? "" : "s"); }
+
 // Whether a level deciding the answer ran while other work held the CPU.
 bool bracket_contended(const CapacityResult& result) {
   for (const SearchStep* s : bracket_steps(result))
@@ -94,7 +97,7 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
             ? fmt::format("{} failed at {:g} queries/s, no lower rate tried: the capacity is below it", held,
                           *result.lowest_failed)
             : fmt::format("no level finished: nothing is known of {} yet", held);
-    return fmt::format("partial: the search stopped after {} levels ({}); {}{}{}", result.tried.size(), result.stopped,
+    return fmt::format("partial: the search stopped after {} ({}); {}{}{}", levels_text(result.tried.size()), result.stopped,
                        so_far, result.capacity ? price(*result.capacity) : std::string(),
                        contention_note(result, "decided on contended levels"));
   }
@@ -115,8 +118,8 @@ std::string capacity_reason(const LatencyBound& bound, const CapacityResult& res
     return fmt::format("no rate holds {}: the lowest tried, {:g} queries/s, failed ({}), {}{}", held, lowest.rate, why,
                        stop, contention_note(result, "failed on contended levels"));
   }
-  return fmt::format("capacity at {}: {:.2f} queries/s after {} levels{}{}", held, *result.capacity,
-                     result.tried.size(), price(*result.capacity), contention_note(result, "found on contended levels"));
+  return fmt::format("capacity at {}: {:.2f} queries/s after {}{}{}", held, *result.capacity,
+                     levels_text(result.tried.size()), price(*result.capacity), contention_note(result, "found on contended levels"));
 }
 
 CapacityLine make_capacity_line(const LatencyBound& bound, const CapacityResult& result, const AtCapacity& at,

@@ -50,6 +50,8 @@ TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
         << fmt::format("--rates {}: {}", bad, serve_error({"--rates", bad}));
   }
   EXPECT_EQ(serve_error({"--rates", "0"}), "--rates 0: a rate must be a number of queries a second above 0 and at most 1e+06");
+  // No rate runs twice: the same rate listed again is a typo, refused before anything runs.
+  EXPECT_EQ(serve_error({"--rates", "10,20,10.0"}), "--rates lists 10 twice; give each rate once");
   // No --min_queries fits a rate this low: the advice is the rate alone (it said "or a lower --min_queries").
   EXPECT_EQ(serve_error({"--rates", "20,0.0001"}),
             "--rates 0.0001: a level at 0.0001 queries/s takes about 1000001 s to hold --min_queries 100, past the "

@@ -173,17 +173,18 @@ TEST_F(ContentionDriverTest, AServingLevelBesideACpuHogIsContendedAndSoIsTheSear
   EXPECT_NE(summary.out.find("contended"), std::string::npos) << summary.out;
 }
 
-// Ctrl-C in the middle of a capacity search: the running level is left out, the CAPACITY line says the search
-// stopped and why (result=partial, with the bracket so far: here none), and the process still ends by SIGINT
-// (the shell's 130).
+// Ctrl-C in the middle of a run with a latency bound: the running level is left out, the CAPACITY line says the
+// search stopped and why (result=partial, with the bracket so far: here none), and the process still ends by
+// SIGINT (the shell's 130). (A stop inside the search's own levels: CapacitySearch.ALevelCutShort...)
 TEST_F(ContentionDriverTest, ACtrlCInACapacitySearchEndsItPartialAndByTheSignal) {
   TempDir dir;
   const std::string out = dir.file("serve.out"), err = dir.file("serve.err");
-  // The search's first level lasts a minute: the signal finds it running, whatever the machine's speed.
-  const pid_t pid = start_in_background({driver_path(), "serve", "--platform", "cpu", "--model_class", "BertModel", "--model_name", model_,
-                                  "--input_sizes", "16", "--batch_sizes", "4", "--warmup_s", "0", "--duration_s", "60",
-                                  "--min_queries", "5", "--latency_bound", "p99:60000", "--search_start", "3", "--eval"},
-                                 out, err);
+  // The first level lasts a minute: the signal finds it running, whatever the machine's speed.
+  const pid_t pid = start_in_background({driver_path(), "serve", "--platform", "cpu", "--model_class", "BertModel",
+                                         "--model_name", model_, "--input_sizes", "16", "--batch_sizes", "4", "--rates",
+                                         "3", "--warmup_s", "0", "--duration_s", "60", "--min_queries", "5",
+                                         "--latency_bound", "p99:60000", "--eval"},
+                                        out, err);
   ASSERT_GT(pid, 0);
   // The SERVE banner is written once a signal stops the levels cleanly; a generous deadline only for a broken build.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
@@ -205,6 +206,7 @@ TEST_F(ContentionDriverTest, ACtrlCInACapacitySearchEndsItPartialAndByTheSignal)
   const Fields& capacity = lines.capacity[0].fields;
   EXPECT_EQ(*capacity.find("result"), "partial") << log;
   EXPECT_NE(capacity.find("reason")->find("(SIGINT asked to stop); no level finished"), std::string::npos) << log;
+  EXPECT_NE(log.find("serve stopped: SIGINT asked to stop; the levels above are complete"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -77,9 +77,10 @@ def check_search(serve, capacity, start):
     # A rate the levels (--rates) measured is taken from them, not run again.
     measured = {float(s["rate"]): s for s in serve if s["phase"] == "levels" and "rate" in s}
     tried = [t.split(":") for t in capacity["tried"].split(",")]
-    check(int(capacity["steps"]) == len(tried) == 3, "the search took --search_steps 3 levels")
     rates = [float(t[0]) for t in tried]
     ran = [r for r in rates if r not in measured]
+    check(int(capacity["steps"]) == len(tried) and len(ran) == 3,
+          "the search ran --search_steps 3 levels of its own: %s" % capacity["tried"])
     if not check([float(s["rate"]) for s in search] == ran and len(set(rates)) == len(rates),
                  "CAPACITY's tried lists the search's SERVE levels in order, no rate twice: %s" % capacity["tried"]):
         return

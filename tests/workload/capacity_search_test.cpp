@@ -229,5 +229,48 @@ TEST(CapacitySearch, AContendedLevelIsNoProofThatNoLowerRateHelps) {
   EXPECT_FALSE(r.partial());
 }
 
+// A level measured before the search that its walk never reached still bounds the answer: a start far above the
+// capacity halves to its floor, and the --rates level that held below it is the capacity.
+TEST(CapacitySearch, AMeasuredPassBelowTheFloorIsStillTheCapacity) {
+  SearchPlan plan;
+  plan.start_rate = 12800;
+  plan.floor_rate = 200;
+  plan.known = {holds_up_to(30, 20)};
+  plan.known[0].rate = 20;
+  const CapacityResult r = search_capacity(plan, [](double rate) { return holds_up_to(30, rate); });
+  ASSERT_TRUE(r.capacity) << tried_text(r.tried);
+  EXPECT_EQ(*r.capacity, 20);
+  ASSERT_TRUE(r.lowest_failed);
+  EXPECT_EQ(*r.lowest_failed, 200);
+  EXPECT_TRUE(r.tried.back().reused) << tried_text(r.tried);
+
+  // Stopped before its first level, a search still gives the bracket the measured levels make.
+  plan.known = {holds_up_to(30, 20), holds_up_to(30, 200)};
+  plan.known[0].rate = 20, plan.known[1].rate = 200;
+  plan.start_rate = 20;
+  plan.stop_before = [](double) { return std::string("SIGINT asked to stop"); };
+  const CapacityResult stopped = search_capacity(plan, [](double rate) { return holds_up_to(30, rate); });
+  EXPECT_TRUE(stopped.partial());
+  ASSERT_TRUE(stopped.capacity && stopped.lowest_failed) << tried_text(stopped.tried);
+  EXPECT_EQ(*stopped.capacity, 20);
+  EXPECT_EQ(*stopped.lowest_failed, 200);
+}
+
+// The step limit counts the levels the search runs, not the measured ones it takes.
+TEST(CapacitySearch, MeasuredLevelsDoNotCountAgainstTheStepLimit) {
+  SearchPlan plan;
+  plan.start_rate = 10;
+  plan.max_steps = 1;
+  plan.known = {holds_up_to(37.3, 10)};
+  plan.known[0].rate = 10;
+  int ran = 0;
+  const CapacityResult r = search_capacity(plan, [&](double rate) {
+    ++ran;
+    return holds_up_to(37.3, rate);
+  });
+  EXPECT_EQ(ran, 1) << tried_text(r.tried);
+  EXPECT_EQ(tried_text(r.tried), "10:pass:10.000,20:pass:20.000");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -132,7 +132,7 @@ TEST(ServeLines, AContendedLevelSaysSoAndIsNoProofForTheSearch) {
   EXPECT_FALSE(lower_rate_cannot_help(summary, bound)) << "a busy machine's slow lone queries prove nothing";
   const std::string line = format_line(make_serve_line(labels, plan, summary, bound));
   EXPECT_NE(line.find(" cpu_share=0.4500 wait_share=0.4810 timing=contended bound="), std::string::npos) << line;
-  EXPECT_NE(line.find("; contended: threads waited for a CPU 48.1% of the time > 10.0%"), std::string::npos) << line;
+  EXPECT_NE(line.find("; contended: threads waited for a CPU 51.7% of the time they wanted one > 10.0%"), std::string::npos) << line;
   EXPECT_NE(line.find("rerun on a quiet machine"), std::string::npos) << line;
   const ParsedLog log = parse_log_text(line + "\n", "serve.log");
   ASSERT_EQ(log.serve.size(), 1u);
@@ -208,6 +208,25 @@ TEST(ServeLines, WarmUpBatchesDrainingIntoTheWindowAreNotCountedAsMeasured) {
   EXPECT_EQ(summary.batches, measured_batches);
   EXPECT_EQ(summary.batch_histogram, (std::vector<std::pair<int64_t, int64_t>>{{1, measured_batches}}));
   EXPECT_EQ(summary.queries, measured_batches) << "one query a batch";
+}
+
+// A level that waited for a core at each batch but left the device idle between them: the wait is a small share
+// of the wall time and a large one of the time it wanted a CPU. That is contention; a nearly idle level's trace of
+// waiting is not.
+TEST(ServeLines, ALightLevelThatWaitedForEachCoreIsContended) {
+  LevelSummary light;
+  CpuUse use;
+  use.cpu_share = 0.029, use.wait_share = 0.074;
+  mark_contention(light, use);
+  EXPECT_FALSE(light.contended.empty()) << "waited 72% of the time it wanted a CPU";
+  LevelSummary idle;
+  use.cpu_share = 0.001, use.wait_share = 0.0005;
+  mark_contention(idle, use);
+  EXPECT_TRUE(idle.contended.empty()) << idle.contended;
+  LevelSummary quiet;
+  use.cpu_share = 0.5, use.wait_share = 0.02;
+  mark_contention(quiet, use);
+  EXPECT_TRUE(quiet.contended.empty()) << quiet.contended;
 }
 
 }  // namespace

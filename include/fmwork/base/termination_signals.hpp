@@ -10,7 +10,7 @@ namespace fmwork {
 inline constexpr int kTerminationSignals[2] = {SIGINT, SIGTERM};
 
 // While alive, `handler` runs for SIGINT and SIGTERM once (SA_RESETHAND: the default action is back for a second
-// one), except where the signal was ignored when it was made (nohup, a shell's `&` without job control): that
+// one; interrupted system calls restart), except where the signal was ignored when it was made (nohup, a shell's `&` without job control): that
 // choice stands. The handling before it comes back when it dies.
 class TerminationHandlers {
  public:
@@ -18,6 +18,10 @@ class TerminationHandlers {
   ~TerminationHandlers();
   TerminationHandlers(const TerminationHandlers&) = delete;
   TerminationHandlers& operator=(const TerminationHandlers&) = delete;
+
+  // For a handler: the default action back for both signals, so that a second one of either kind ends the
+  // process (SA_RESETHAND resets only the one delivered). Async-signal-safe.
+  static void default_both();
 
  private:
   struct sigaction previous_[2];

@@ -47,12 +47,13 @@ struct SearchPlan {
   double floor_rate = 0.1;   // > 0: below it the search gives up (no rate holds the bound)
   double ceiling_rate = 1e5; // the doubling stops there (a level that high passing is the answer, capped)
   double tolerance = 0.05;   // bisect until (fail - pass) / fail <= tolerance
-  int max_steps = 16;        // levels at most for doubling and bisecting; halving from a failing start goes on
+  int max_steps = 16;        // levels run at most for doubling and bisecting; halving from a failing start goes on
                              // to the floor (log2(start / floor) levels more at most)
   // Asked before each level that would run: "" runs it; a reason (the time budget is spent, a stop was asked
   // for) ends the search there, partial. Unset: every level runs.
   std::function<std::string(double rate)> stop_before;
-  // Levels measured before the search at these rates: a step at one of them is taken from here (reused).
+  // Levels measured before the search at these rates: a step at one of them is taken from here (reused, not
+  // counted against max_steps), and one the walk did not reach still narrows the bracket (and is then listed).
   std::vector<SearchStep> known;
 };
 
