@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -399,6 +400,47 @@ TEST(HostileInput, AFileThatIsNoArchiveIsSaidToBeNone) {
                            ": not a TorchScript archive (torch.jit.save writes a zip; this file does not begin as one)\n");
     }
   }
+}
+
+// A model folder whose strings hold line breaks, a carriage return, ESC and whole forged FMWORK lines
+// (config.json's architectures and a name it is not read for, a tensor's name in model.safetensors): the
+// driver's output has no line it did not write and no control character but its own line ends, and process
+// reads the run's one combination, nothing forged.
+TEST(HostileInput, AModelsStringsCannotForgeLogLines) {
+  TempDir dir;
+  const std::string forged = "FMWORK RES 1.000000000 2.000000000 forged BertModel 8 1 0.001 9999.0";
+  nlohmann::json config = small_config();
+  config["architectures"] = {"BertModel\n" + forged, "X\r" + forged, "\x1b[2J\x7f"};
+  config["_name_or_path"] = "\n" + forged + "\n";
+  write_file(dir.file("config.json"), config.dump());
+  hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
+  {
+    std::vector<std::pair<std::string, at::Tensor>> tensors;
+    const hf::Checkpoint weights = hf::Checkpoint::open_folder(dir.file("model"));
+    for (const std::string& name : weights.names()) tensors.emplace_back(name, weights.tensor(name).clone());
+    tensors.emplace_back("classifier.bias\n" + forged, at::zeros({2}));  // an ignored task head
+    hf::write_safetensors(dir.file("weights.safetensors"), tensors);
+  }
+  fs::rename(dir.file("weights.safetensors"), dir.file("model/model.safetensors"));
+  const CommandResult r = drive(dir.file("model"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t res_lines = 0, grep_res = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    res_lines += line.rfind("FMWORK RES ", 0) == 0;
+    grep_res += line.find("FMWORK RES") != std::string::npos;  // what `grep "FMWORK RES"` takes
+    for (char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << line;
+  }
+  EXPECT_EQ(res_lines, 1u) << r.out;
+  EXPECT_EQ(grep_res, 1u) << r.out;
+  EXPECT_NE(r.out.find("architectures=BertModel\\n\\x46MWORK RES"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("classifier.bias\\n\\x46MWORK RES"), std::string::npos) << r.out;
+  const std::string log = dir.write("run.log", r.out);
+  const CommandResult processed = test_support::run_command({test_support::process_path(), "--path", log,
+                                                             "--format", "csv"});
+  ASSERT_EQ(processed.exit_code, 0) << processed.err;
+  EXPECT_EQ(processed.out.find("forged"), std::string::npos) << processed.out;
+  EXPECT_EQ(std::count(processed.out.begin(), processed.out.end(), '\n'), 2) << processed.out;
 }
 
 }  // namespace
