@@ -241,7 +241,7 @@ namespace {
 struct IgnoredKey {
   const char* key;
   const char* why;
-  bool secret;  // its value stays out of the MODEL line (credentials, proxy addresses)
+  bool secret;  // its value is written nowhere (credentials, proxy addresses): is_secret_option
 };
 
 const IgnoredKey kIgnoredModelKeys[] = {
@@ -306,7 +306,7 @@ ModelOptions model_options_from(const Value& tree) {
   Entries entries;
   for (auto& [key, v] : sorted_entries(tree, set)) {
     if (const IgnoredKey* ignored = ignored_model_key(key))
-      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string("<not shown>") : repr(v)) +
+      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : repr(v)) +
                             " ignored: " + ignored->why);
     else
       entries.emplace_back(key, std::move(v));
@@ -457,10 +457,43 @@ const std::vector<OptionSetDoc>& torch_setting_docs() {
 const std::vector<IgnoredKeyDoc>& ignored_model_keys() {
   static const std::vector<IgnoredKeyDoc> docs = [] {
     std::vector<IgnoredKeyDoc> out;
-    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why});
+    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why, ignored.secret});
     return out;
   }();
   return docs;
+}
+
+bool is_secret_option(std::string_view word) {
+  // --SET:KEY[:KEY...][@]: the set and its first key decide; a key nested under a secret one is secret too.
+  if (!starts_with(word, "--")) return false;
+  word.remove_prefix(2);
+  if (!word.empty() && word.back() == '@') word.remove_suffix(1);
+  const size_t colon = word.find(':');
+  if (colon == std::string_view::npos || word.substr(0, colon) != model_table().set) return false;
+  const std::string_view key = word.substr(colon + 1, word.find(':', colon + 1) - (colon + 1));
+  const IgnoredKey* ignored = ignored_model_key(std::string(key));
+  return ignored && ignored->secret;
+}
+
+std::string arg_text_without_secret(const std::string& text) {
+  const size_t space = text.find(' ');
+  if (space == std::string::npos || !is_secret_option(std::string_view(text).substr(0, space))) return text;
+  return text.substr(0, space + 1) + kNotShown;
+}
+
+std::vector<std::string> argv_without_secrets(std::vector<std::string> argv) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (!is_secret_option(argv[i])) continue;
+    argv[i + 1] = argv[i].back() == '@' ? "'" + std::string(kNotShown) + "'" : std::string(kNotShown);
+    ++i;
+  }
+  return argv;
+}
+
+Value tree_without_secrets(const std::string& set, Value tree) {
+  for (auto& [key, value] : tree.entries)
+    if (is_secret_option("--" + set + ":" + key)) value = Value::of_string(kNotShown);
+  return tree;
 }
 
 }  // namespace fmwork

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/option_sets.hpp"
 
 namespace fmwork {
 
@@ -139,8 +140,21 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
     if (std::any_of(path.begin() + 1, path.end(), [](const std::string& p) { return p.empty(); }))
       throw usage_error(word + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
                         "--compile:options:max_autotune@ True");
-    Value value = typed ? parse_value(raw, word, resolve) : Value::of_string(raw);
-    tree.set(path, std::move(value), word + " " + raw);
+    // A secret's value (--model:token) is in no message: a conflict names the option with kNotShown, and a
+    // value that is no Python literal is said to be one without quoting it.
+    const bool secret = is_secret_option(word);
+    Value value = Value::of_string(raw);
+    if (typed && secret) {
+      try {
+        value = parse_value(raw, word, resolve);
+      } catch (const Error&) {
+        throw usage_error(word + ": its value (not shown: a secret) is no Python literal; quote a string: " + word +
+                          " 'VALUE', or give it without '@'");
+      }
+    } else if (typed) {
+      value = parse_value(raw, word, resolve);
+    }
+    tree.set(path, std::move(value), word + " " + (secret ? std::string(kNotShown) : raw));
   }
 }
 

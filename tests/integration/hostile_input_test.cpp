@@ -402,6 +402,39 @@ TEST(HostileInput, AFileThatIsNoArchiveIsSaidToBeNone) {
   }
 }
 
+// A run given --model:token, --model:use_auth_token and --model:proxies: the secrets are in none of its output,
+// stdout or stderr, nor in what process makes of its log, in any format; the options' ARG lines stay, with
+// "<not shown>" for their values. A log of an older driver that holds one: process leaves it out too.
+TEST(HostileInput, ASecretIsWrittenNowhere) {
+  TempDir dir;
+  const std::string model = model_folder(dir);
+  const CommandResult r = drive(model, {"--model:token", "hf_SECRET1", "--model:use_auth_token@", "'hf_SECRET2'",
+                                        "--model:proxies@", "{'https': 'http://user:SECRET3@proxy:3128'}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("SECRET"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("FMWORK ARG --model:token <not shown>\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FMWORK ARG --model:proxies@ <not shown>\n"), std::string::npos) << r.out;
+  std::string log = r.out;
+  const std::string older = "FMWORK ARG --model:token hf_SECRET4\n";
+  log.insert(log.find("FMWORK ARG "), older);
+  const std::string path = dir.write("run.log", log);
+  for (const std::vector<std::string>& format :
+       {std::vector<std::string>{"json"}, {"json", "--upstream"}, {"csv"}, {"summary"}, {"html"}}) {
+    std::vector<std::string> argv = {test_support::process_path(), "--path", path, "--format"};
+    argv.insert(argv.end(), format.begin(), format.end());
+    const CommandResult processed = test_support::run_command(argv);
+    EXPECT_EQ(processed.exit_code, 0) << processed.err;
+    EXPECT_EQ(processed.out.find("SECRET"), std::string::npos) << format[0] << ":\n" << processed.out;
+    EXPECT_EQ(processed.err.find("SECRET"), std::string::npos) << processed.err;
+  }
+  // A value that is no Python literal is refused without being quoted.
+  const CommandResult refused = drive(model, {"--model:token@", "hf_SECRET5"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, "error: --model:token@: its value (not shown: a secret) is no Python literal; quote a "
+                         "string: --model:token@ 'VALUE', or give it without '@'\n");
+}
+
 // A model folder whose strings hold line breaks, a carriage return, ESC and whole forged FMWORK lines
 // (config.json's architectures and a name it is not read for, a tensor's name in model.safetensors): the
 // driver's output has no line it did not write and no control character but its own line ends, and process
