@@ -241,7 +241,7 @@ namespace {
 struct IgnoredKey {
   const char* key;
   const char* why;
-  bool secret;  // its value is written nowhere (credentials, proxy addresses): is_secret_option
+  bool secret;  // its value is written nowhere (credentials, proxy addresses): is_secret_key
 };
 
 const IgnoredKey kIgnoredModelKeys[] = {
@@ -463,36 +463,14 @@ const std::vector<IgnoredKeyDoc>& ignored_model_keys() {
   return docs;
 }
 
-bool is_secret_option(std::string_view word) {
-  // --SET:KEY[:KEY...][@]: the set and its first key decide; a key nested under a secret one is secret too.
-  if (!starts_with(word, "--")) return false;
-  word.remove_prefix(2);
-  if (!word.empty() && word.back() == '@') word.remove_suffix(1);
-  const size_t colon = word.find(':');
-  if (colon == std::string_view::npos || word.substr(0, colon) != model_table().set) return false;
-  const std::string_view key = word.substr(colon + 1, word.find(':', colon + 1) - (colon + 1));
-  const IgnoredKey* ignored = ignored_model_key(std::string(key));
+bool is_secret_key(const std::string& set, const std::string& key) {
+  const IgnoredKey* ignored = set == model_table().set ? ignored_model_key(key) : nullptr;
   return ignored && ignored->secret;
-}
-
-std::string arg_text_without_secret(const std::string& text) {
-  const size_t space = text.find(' ');
-  if (space == std::string::npos || !is_secret_option(std::string_view(text).substr(0, space))) return text;
-  return text.substr(0, space + 1) + kNotShown;
-}
-
-std::vector<std::string> argv_without_secrets(std::vector<std::string> argv) {
-  for (size_t i = 0; i + 1 < argv.size(); ++i) {
-    if (!is_secret_option(argv[i])) continue;
-    argv[i + 1] = argv[i].back() == '@' ? "'" + std::string(kNotShown) + "'" : std::string(kNotShown);
-    ++i;
-  }
-  return argv;
 }
 
 Value tree_without_secrets(const std::string& set, Value tree) {
   for (auto& [key, value] : tree.entries)
-    if (is_secret_option("--" + set + ":" + key)) value = Value::of_string(kNotShown);
+    if (is_secret_key(set, key)) value = Value::of_string(kNotShown);
   return tree;
 }
 

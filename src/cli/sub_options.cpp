@@ -160,6 +160,34 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
 
 }  // namespace
 
+bool is_secret_option(const std::string& word) {
+  if (word.rfind("--", 0) != 0 || word.find(':') == std::string::npos) return false;
+  std::string key = word.substr(2);
+  if (!key.empty() && key.back() == '@') key.pop_back();
+  try {
+    const std::vector<std::string> path = split_key(word, key);
+    return path.size() > 1 && is_secret_key(path[0], path[1]);
+  } catch (const Error&) {
+    return false;  // a word the parser refuses, naming the word alone
+  }
+}
+
+std::string arg_text_without_secret(const std::string& text) {
+  // The word ends at a space, but a quoted key may hold one (--model:token:"a b"): each space is tried.
+  for (size_t space = text.find(' '); space != std::string::npos; space = text.find(' ', space + 1))
+    if (is_secret_option(text.substr(0, space))) return text.substr(0, space + 1) + kNotShown;
+  return text;
+}
+
+std::vector<std::string> argv_without_secrets(std::vector<std::string> argv) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (!is_secret_option(argv[i])) continue;
+    argv[i + 1] = argv[i].back() == '@' ? "'" + std::string(kNotShown) + "'" : std::string(kNotShown);
+    ++i;
+  }
+  return argv;
+}
+
 std::map<std::string, Value> sub_option_trees(const std::vector<std::pair<std::string, std::string>>& words,
                                               const NameResolver& resolve) {
   std::map<std::string, Value> trees;

@@ -12,7 +12,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
-#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/sub_options.hpp"
 #include "fmwork/log/log_format.hpp"
 
 namespace fmwork {

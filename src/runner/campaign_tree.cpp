@@ -19,6 +19,7 @@
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/sub_options.hpp"
 
 namespace fmwork {
 namespace {

@@ -2,7 +2,8 @@
 // tokenizer.json and a TorchScript file's config.json (one-line runtime Errors naming the file, no crash);
 // FIFOs and dangling links given as the model file, config.json, model.safetensors or tokenizer.json (a
 // one-line usage error, no hang: the driver runs under `timeout` and the tests open nothing); values that
-// would size allocations or span lines. Each would crash, hang or allocate without its check.
+// would size allocations or span lines; a model's strings that would write lines of the log; secrets given
+// on the command line. Each would crash, hang, allocate or leak without its check.
 #include <sys/stat.h>
 #include <unistd.h>
 

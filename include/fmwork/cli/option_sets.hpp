@@ -4,7 +4,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,17 +54,9 @@ inline constexpr const char* kNotShown = "<not shown>";
 
 // Secrets (--model:token, --model:proxies, --model:use_auth_token: the rows of ignored_model_keys() marked
 // secret, the one table) are written nowhere: not in MODEL, the FMWORK ARG lines, the args JSON, a campaign's
-// plan or listing, process's output. Whether the sub-option word `word` ("--model:token@",
-// "--model:proxies:https") is one of them or a key nested under one.
-bool is_secret_option(std::string_view word);
-// An ARG line's text ("--model:token@ hf_abc": the word, a space, the value as typed) with the value
-// replaced by kNotShown when the word is secret; any other text as it is. The option stays, so that
-// upstream's process still sees it was given.
-std::string arg_text_without_secret(const std::string& text);
-// A command line (argv without the program) with the value after each secret word replaced: "'<not shown>'"
-// after a word ending in '@' (a Python literal, so that the line still parses), else kNotShown. The keys
-// are ignored by the driver, so the line runs as it would with the secret.
-std::vector<std::string> argv_without_secrets(std::vector<std::string> argv);
+// plan or listing, process's output. Whether `key` of sub-option set `set` ("model", "token") is one of them.
+// The words' own test, quoting and nesting included, is sub_options.hpp's is_secret_option.
+bool is_secret_key(const std::string& set, const std::string& key);
 // The tree of sub-option set `set` (CommandLine::subs) with each secret key's value replaced by kNotShown.
 Value tree_without_secrets(const std::string& set, Value tree);
 
