@@ -13,6 +13,8 @@ def nanos(text):
 def main(path):
     durations = []
     for line in open(path, encoding="utf-8", errors="surrogateescape"):
+        if not line.endswith("\n"):
+            break  # a last line cut short (no line end) may end mid-value: no record, as process reads it
         f = line.rstrip("\n").split(" ")
         if f[:2] == ["FMWORK", "REP"]:
             durations.append((nanos(f[5]) - nanos(f[4])) / 1e9)

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fmwork/base/python_text.hpp"
+#include "fmwork/cli/option_sets.hpp"
 #include "fmwork/log/log_format.hpp"
 
 namespace fmwork {
@@ -26,13 +27,15 @@ std::string format_args_section(const CommandLine& command_line) {
   for (auto& [name, text] : args_json_fields(command_line.args)) root[name] = std::move(text);
   auto subs = nlohmann::ordered_json::object();
   for (const auto& [set, value] : command_line.subs) {  // std::map: sorted, as upstream sorts subs
-    Value sorted = value;
+    Value sorted = tree_without_secrets(set, value);
     sort_keys_recursively(sorted);
     subs[set] = to_evaluable(sorted);
   }
   root["subs"] = std::move(subs);
 
-  std::vector<std::string> words = command_line.arg_words;
+  // A secret's option is echoed with kNotShown for its value: upstream's process still sees it was given.
+  std::vector<std::string> words;
+  for (const auto& w : command_line.arg_words) words.push_back(arg_text_without_secret(w));
   std::sort(words.begin(), words.end());
   std::string out;
   for (const auto& w : words) out += format_line(ArgLine{w}) + "\n";  // the one ARG writer, which escapes controls

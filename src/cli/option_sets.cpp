@@ -241,7 +241,7 @@ namespace {
 struct IgnoredKey {
   const char* key;
   const char* why;
-  bool secret;  // its value stays out of the MODEL line (credentials, proxy addresses)
+  bool secret;  // its value is written nowhere (credentials, proxy addresses): is_secret_key
 };
 
 const IgnoredKey kIgnoredModelKeys[] = {
@@ -306,7 +306,7 @@ ModelOptions model_options_from(const Value& tree) {
   Entries entries;
   for (auto& [key, v] : sorted_entries(tree, set)) {
     if (const IgnoredKey* ignored = ignored_model_key(key))
-      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string("<not shown>") : repr(v)) +
+      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : repr(v)) +
                             " ignored: " + ignored->why);
     else
       entries.emplace_back(key, std::move(v));
@@ -457,10 +457,21 @@ const std::vector<OptionSetDoc>& torch_setting_docs() {
 const std::vector<IgnoredKeyDoc>& ignored_model_keys() {
   static const std::vector<IgnoredKeyDoc> docs = [] {
     std::vector<IgnoredKeyDoc> out;
-    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why});
+    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why, ignored.secret});
     return out;
   }();
   return docs;
+}
+
+bool is_secret_key(const std::string& set, const std::string& key) {
+  const IgnoredKey* ignored = set == model_table().set ? ignored_model_key(key) : nullptr;
+  return ignored && ignored->secret;
+}
+
+Value tree_without_secrets(const std::string& set, Value tree) {
+  for (auto& [key, value] : tree.entries)
+    if (is_secret_key(set, key)) value = Value::of_string(kNotShown);
+  return tree;
 }
 
 }  // namespace fmwork

@@ -59,10 +59,12 @@ std::string key_table(const OptionSetDoc& doc) {
 std::string ignored_keys_table() {
   std::string out =
       "Accepted by `--model:` and ignored, each named in the MODEL section with why (upstream command lines keep "
-      "working; the values of `proxies`, `token` and `use_auth_token` are not printed):\n\n"
-      "| key | why it changes nothing here |\n"
-      "| --- | --- |\n";
-  for (const IgnoredKeyDoc& key : ignored_model_keys()) out += "| " + code(key.key) + " | " + cell(key.why) + " |\n";
+      "working). A secret's value is written nowhere: not in MODEL, the `FMWORK ARG` line, the args JSON, a "
+      "campaign's files or `process`'s output, where &lt;not shown&gt; stands for it:\n\n"
+      "| key | why it changes nothing here | secret |\n"
+      "| --- | --- | --- |\n";
+  for (const IgnoredKeyDoc& key : ignored_model_keys())
+    out += "| " + code(key.key) + " | " + cell(key.why) + " | " + (key.secret ? "yes" : "") + " |\n";
   return out;
 }
 

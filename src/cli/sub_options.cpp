@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/option_sets.hpp"
 
 namespace fmwork {
 
@@ -139,12 +140,53 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
     if (std::any_of(path.begin() + 1, path.end(), [](const std::string& p) { return p.empty(); }))
       throw usage_error(word + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
                         "--compile:options:max_autotune@ True");
-    Value value = typed ? parse_value(raw, word, resolve) : Value::of_string(raw);
-    tree.set(path, std::move(value), word + " " + raw);
+    // A secret's value (--model:token) is in no message: a conflict names the option with kNotShown, and a
+    // value that is no Python literal is said to be one without quoting it.
+    const bool secret = is_secret_option(word);
+    Value value = Value::of_string(raw);
+    if (typed && secret) {
+      try {
+        value = parse_value(raw, word, resolve);
+      } catch (const Error&) {
+        throw usage_error(word + ": its value (not shown: a secret) is no Python literal; quote a string: " + word +
+                          " 'VALUE', or give it without '@'");
+      }
+    } else if (typed) {
+      value = parse_value(raw, word, resolve);
+    }
+    tree.set(path, std::move(value), word + " " + (secret ? std::string(kNotShown) : raw));
   }
 }
 
 }  // namespace
+
+bool is_secret_option(const std::string& word) {
+  if (word.rfind("--", 0) != 0 || word.find(':') == std::string::npos) return false;
+  std::string key = word.substr(2);
+  if (!key.empty() && key.back() == '@') key.pop_back();
+  try {
+    const std::vector<std::string> path = split_key(word, key);
+    return path.size() > 1 && is_secret_key(path[0], path[1]);
+  } catch (const Error&) {
+    return false;  // a word the parser refuses, naming the word alone
+  }
+}
+
+std::string arg_text_without_secret(const std::string& text) {
+  // The word ends at a space, but a quoted key may hold one (--model:token:"a b"): each space is tried.
+  for (size_t space = text.find(' '); space != std::string::npos; space = text.find(' ', space + 1))
+    if (is_secret_option(text.substr(0, space))) return text.substr(0, space + 1) + kNotShown;
+  return text;
+}
+
+std::vector<std::string> argv_without_secrets(std::vector<std::string> argv) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (!is_secret_option(argv[i])) continue;
+    argv[i + 1] = argv[i].back() == '@' ? "'" + std::string(kNotShown) + "'" : std::string(kNotShown);
+    ++i;
+  }
+  return argv;
+}
 
 std::map<std::string, Value> sub_option_trees(const std::vector<std::pair<std::string, std::string>>& words,
                                               const NameResolver& resolve) {

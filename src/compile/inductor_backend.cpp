@@ -18,7 +18,6 @@
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/base/error.hpp"
-#include "fmwork/log/log_format.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/base/subprocess.hpp"
@@ -322,7 +321,7 @@ Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& op
     return out;
   }
   const CompileFacts facts = model->make_dynamic();
-  out.notes.push_back(format_line(make_compile_line(facts)));
+  out.compile_line = facts;
   if (facts.vec_isa == "scalar")
     out.notes.push_back("compile: warning: Inductor's vector-ISA probe failed on this machine, so the package runs "
                         "scalar (not vectorised) CPU kernels, about 1.7x slower");

@@ -154,10 +154,11 @@ class AotiModel : public Model {
   ModelFacts facts() const override {
     const AotiFacts& p = package_->facts();
     ModelFacts f;
-    f.description = fmt::format("AOTInductor package {}: inputs {}, dtype {}, {} parameters", package_->path(),
-                                fmt::join(p.inputs, ", "), p.dtype, parameters_);
+    // The names and facts are the package's metadata: written out (escape_controls), never a line of their own.
+    f.description = escape_controls(fmt::format("AOTInductor package {}: inputs {}, dtype {}, {} parameters",
+                                                package_->path(), fmt::join(p.inputs, ", "), p.dtype, parameters_));
     if (p.threads > 0) f.description += fmt::format(", CPU kernels built for {} threads", p.threads);
-    if (!p.vec_isa.empty()) f.description += ", vector ISA " + p.vec_isa;
+    if (!p.vec_isa.empty()) f.description += ", vector ISA " + escape_controls(p.vec_isa);
     f.dtype_name = p.dtype;
     f.tokens = tokens_;
     f.parameter_count = parameters_;

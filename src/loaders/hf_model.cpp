@@ -386,17 +386,19 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
                      const NativeEncoder& encoder, const LoadedWeights& w) {
   std::ostringstream d;
   d << "native encoder: " << p.run_class << " (--model_class " << p.cls << ") from " << p.dir << "\n";
-  d << "  config: model_type=" << config.model_type;
+  // config.json's strings, the safetensors files' names and tensor names are the folder's, not ours: written
+  // out (escape_controls), so that a line break in one breaks no line of MODEL (log_text writes the rest).
+  d << "  config: model_type=" << escape_controls(config.model_type);
   if (!config.architectures.empty()) {
     d << " architectures=";
-    for (size_t i = 0; i < config.architectures.size(); ++i) d << (i ? "," : "") << config.architectures[i];
+    for (size_t i = 0; i < config.architectures.size(); ++i) d << (i ? "," : "") << escape_controls(config.architectures[i]);
   }
   d << "\n  " << config.summary() << "\n";
   d << "  max input size: " << config.max_input_size();
   if (config.family == Family::roberta)
     d << " (position ids start after pad_token_id: " << *config.pad_token_id + 1 << "..)";
   d << "\n  dtype: " << dtype_short_name(p.dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
-    << config.torch_dtype.value_or("not given") << ")\n";
+    << escape_controls(config.torch_dtype.value_or("not given")) << ")\n";
   d << "  device: " << device.str() << "\n";
   for (const auto& line : encoder.describe_lines()) d << "  " << line << "\n";
   d << "  attention chosen: " << (p.attention == AttentionImpl::sdpa ? "sdpa" : "eager")
@@ -406,8 +408,8 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
   if (const uint64_t packed = encoder.packed_bytes(); packed > 0)
     d << "  packed copy: about " << bytes_text(packed, 1)
       << " of host memory beside the weights (the linear weights repacked for each combination's shape)\n";
-  d << "  weights: " << w.line << "\n";
-  for (const auto& n : w.notes) d << "  note: " << n << "\n";
+  d << "  weights: " << escape_controls(w.line) << "\n";
+  for (const auto& n : w.notes) d << "  note: " << escape_controls(n) << "\n";
   d << "  parameters: " << with_commas(encoder.parameter_count());
   return d.str();
 }

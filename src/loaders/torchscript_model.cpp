@@ -123,7 +123,9 @@ class TorchScriptModel : public Model {
     f.fed_inputs.clear();
     for (Feed feed : feeds_) f.fed_inputs.push_back(model_input_names()[static_cast<size_t>(feed)]);
     f.description = fmt::format("TorchScript archive {}\n", path_);
-    f.description += fmt::format("forward: {}\n", c10::toString(module_.get_method("forward").function().getSchema()));
+    // The schema is the archive's (its argument names and types): written out, never a line of its own.
+    f.description += fmt::format("forward: {}\n",
+                                 escape_controls(c10::toString(module_.get_method("forward").function().getSchema())));
     f.description += fmt::format("inputs fed: {}\n", fmt::join(f.fed_inputs, ", "));
     f.description += fmt::format("parameters: {} ({:.1f} MB), dtype {}\n", f.parameter_count,
                                  static_cast<double>(bytes) / 1e6, f.dtype_name);

@@ -44,7 +44,8 @@ std::string format_fields(const LineSpec& spec, const Fields& fields) {
         }
       }
     }
-    out += ' ' + key + '=' + (free_text ? one_line(value) : value);  // made one line, not refused: a failure is always reported
+    // Made one line, not refused: a failure is always reported. Its text may quote a model's files.
+    out += ' ' + key + '=' + (free_text ? without_record_words(one_line(value)) : value);
   }
   check_fields(spec, fields.items);
   return out;
@@ -127,6 +128,17 @@ void flush_or_throw(std::ostream& out, const std::string& what) {
 std::string banner(const std::string& title) {
   const std::string rule(80, '-');
   return "\n" + rule + "\n" + title + "\n" + rule + "\n\n";
+}
+
+std::string log_text(std::string_view text) {
+  std::string out;
+  for (size_t start = 0;;) {
+    const size_t end = text.find('\n', start);
+    out += without_record_words(escape_controls(text.substr(start, end == std::string_view::npos ? end : end - start)));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
 }
 
 bool is_log_token(std::string_view text) {

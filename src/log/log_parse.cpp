@@ -47,7 +47,8 @@ Fields parse_fields(const LineSpec& spec, std::string_view rest) {
   while (true) {
     if (tail && rest.substr(pos, tail_prefix.size()) == tail_prefix) {
       if (seen.count(tail->key)) throw line_error(word, "has the key " + quote(tail->key) + " twice");
-      fields.items.emplace_back(std::string(tail->key), std::string(rest.substr(pos + tail_prefix.size())));
+      // Read as the writer writes it (format_line): one line, no control character, whoever wrote the log.
+      fields.items.emplace_back(std::string(tail->key), one_line(std::string(rest.substr(pos + tail_prefix.size()))));
       return fields;
     }
     size_t end = std::min(rest.find(' ', pos), rest.size());

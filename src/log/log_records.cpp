@@ -335,16 +335,25 @@ class LogStreamParser::Impl {
   }
 
   void take(bool terminated) {
+    const std::string at = where_ + ":" + std::to_string(line_number_);
     std::optional<LogLine> parsed;
     try {
       parsed = parse_line(line_);
     } catch (const Error& e) {
-      // A last line with no end that does not parse is a log cut short (a full disk, a killed writer): it
-      // is left out with a note so that the combinations before it are not lost. Any other is an Error.
-      const std::string at = where_ + ":" + std::to_string(line_number_);
       if (terminated) throw with_context(at, e);
       reader_.note(at + ": the last line is cut short (no newline at its end; " + e.what() +
                    "): left out, the lines before it are read");
+      return;
+    }
+    // A line without its newline is no record, even one that parses: a log cut short (a full disk, a
+    // killed writer, a copy taken while the run wrote) ends mid-value, and "tokens_per_s=72768.6" cut to
+    // "tokens_per_s=72" or a RES throughput 4548.0 cut to 45 reads as a number the run never measured.
+    // Only the writer's newline says the line is whole; the lines before it are kept.
+    if (!terminated) {
+      if (starts_with(line_, kPrefix))  // "FMWOR" may be any text's start; "FMWORK R" was an FMWORK line
+        reader_.note(at + ": the last line is cut short (no newline at its end, so its last value may be cut): "
+                          "left out, the lines before it are read");
+      return;
     }
     if (!parsed) return;
     reader_.take(*parsed, line_, line_number_);

@@ -69,6 +69,13 @@ bool is_py_space(char c) {
   return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
 }
 
+std::string without_record_words(std::string text) {
+  static constexpr std::string_view kWord = "FMWORK", kDefused = "\\x46MWORK";
+  for (size_t at = text.find(kWord); at != std::string::npos; at = text.find(kWord, at + kDefused.size()))
+    text.replace(at, kWord.size(), kDefused);
+  return text;
+}
+
 bool is_control_or_space(char c) {
   auto u = static_cast<unsigned char>(c);
   return u <= 0x20 || u == 0x7f;

@@ -45,6 +45,10 @@ std::optional<int64_t> to_timestamp(std::string_view s);
 bool is_duration(std::string_view s);
 // [A-Za-z0-9_.-]+
 bool is_key(std::string_view key);
+// `text` with each "FMWORK" written "\x46MWORK" (escape_controls' notation for 'F'): free text (a section's
+// line, FAIL's error) that quotes a file's strings then holds nothing `process`, upstream's script or a
+// `grep "FMWORK RES"` takes for a line of the log. Applying it twice changes nothing.
+std::string without_record_words(std::string text);
 
 // The runtime Error "FMWORK <word> <what>".
 Error line_error(std::string_view word, const std::string& what);

@@ -12,6 +12,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/cli/sub_options.hpp"
 #include "fmwork/log/log_format.hpp"
 
 namespace fmwork {
@@ -105,6 +106,8 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   if (f == "-" && source.stdin_log) return *source.stdin_log;
   ParsedLog log = f == "-" ? parse_log(source.in, "-") : parse_log_file(f, source.option + " " + f);
   if (log.fmwork_lines == 0) throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
+  // A log of an older driver (or upstream's) may hold a secret in an ARG line: no output repeats it.
+  for (std::string& opt : log.opts) opt = arg_text_without_secret(opt);
   if (!again)
     for (const std::string& note : log.notes) source.err << "note: " << escape_controls(note) << "\n";
   // A run that died during setup (or is still loading) has FMWORK lines but no result: its output was an

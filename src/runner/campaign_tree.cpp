@@ -18,6 +18,8 @@
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/sub_options.hpp"
 
 namespace fmwork {
 namespace {
@@ -50,6 +52,39 @@ std::string make_campaign_dir(const std::string& root, const std::string& user, 
   throw runtime_error("--out " + root + ": too many campaigns started in " + parent + " this second");
 }
 
+namespace {
+
+// Replaces, under `node`, the value of every member named by a secret option (an "options" or "matrix"
+// key such as "--model:token@"): a string, or each of a matrix's values, becomes kNotShown.
+bool hide_secrets(nlohmann::json& node) {
+  bool hidden = false;
+  if (node.is_array())
+    for (auto& item : node) hidden = hide_secrets(item) || hidden;
+  if (!node.is_object()) return hidden;
+  for (auto& [key, value] : node.items()) {
+    if (!is_secret_option(key)) {
+      hidden = hide_secrets(value) || hidden;
+    } else if (value.is_array()) {
+      for (auto& item : value) item = kNotShown;
+      hidden = true;
+    } else {
+      value = kNotShown;
+      hidden = true;
+    }
+  }
+  return hidden;
+}
+
+// The experiment file's copy in the campaign: byte for byte, unless it holds a secret (--model:token): then
+// its document with the secrets' values kNotShown. A campaign's tree is shared and archived; the secret
+// stays in the user's own file.
+std::string experiment_copy(const std::string& text, const std::string& source) {
+  nlohmann::json doc = parse_json(text, source);
+  return hide_secrets(doc) ? doc.dump(2) + "\n" : text;
+}
+
+}  // namespace
+
 std::string start_campaign(const std::string& root, const std::string& experiment, const Plan& plan,
                            const std::string& program, const std::vector<std::string>& devices,
                            const std::vector<std::string>& args) {
@@ -62,7 +97,7 @@ std::string start_campaign(const std::string& root, const std::string& experimen
                       bytes_text(kMaxPlanJsonBytes, 0) + " a campaign holds; split the experiment");
   const std::string dir = make_campaign_dir(root, user_name(), host_name(), std::chrono::system_clock::now());
   // Under the bound load_experiment read it with, so the copy cannot fail where the plan did not.
-  write_file_atomically(dir + "/experiment.json", read_file(experiment, kMaxJsonFileBytes));
+  write_file_atomically(dir + "/experiment.json", experiment_copy(read_file(experiment, kMaxJsonFileBytes), experiment));
   write_file_atomically(dir + "/plan.json", plan_text);
   std::vector<std::string> command = {"driver", "run"};
   command.insert(command.end(), args.begin(), args.end());

@@ -182,6 +182,9 @@ PlannedRun checked(PlannedRun run, const std::string& source, CommandLine* parse
   } catch (const Error& e) {
     throw usage_error(source + ": " + escape_controls(describe_run(run)) + ": " + e.what());
   }
+  // Checked with its secrets (a --model:token that is no literal is refused as the driver refuses it), then
+  // planned without them: the plan goes into plan.json, --list, the runs' logs. The driver ignores them.
+  run.argv = argv_without_secrets(std::move(run.argv));
   return run;
 }
 
@@ -217,7 +220,7 @@ void expand_run(const RunSpec& spec, const std::string& source, std::vector<Plan
     for (size_t k = 0; k < spec.matrix.size(); ++k) {
       const auto& [key, values] = spec.matrix[k];
       options[key] = values[at[k]];
-      run.matrix.emplace_back(column_of(key), value_text(values[at[k]]));
+      run.matrix.emplace_back(column_of(key), is_secret_option(key) ? kNotShown : value_text(values[at[k]]));
     }
     run.argv = argv_of(options);
     if (spec.command == "serve") run.argv.insert(run.argv.begin(), "serve");
@@ -460,8 +463,10 @@ Plan plan_from_json(const json& doc, const std::string& source) {
       PlannedRun run;
       run.id = r.at("id").get<std::string>();
       run.run = r.at("run").get<std::string>();
-      run.argv = r.at("argv").get<std::vector<std::string>>();
-      for (const auto& item : r.at("matrix").items()) run.matrix.emplace_back(item.key(), item.value().get<std::string>());
+      run.argv = argv_without_secrets(r.at("argv").get<std::vector<std::string>>());  // a plan of an older driver
+      for (const auto& item : r.at("matrix").items())
+        run.matrix.emplace_back(item.key(), is_secret_option("--" + item.key()) ? std::string(kNotShown)
+                                                                                 : item.value().get<std::string>());
       if (run.id.empty() || run.id.find('/') != std::string::npos || !ids.insert(run.id).second)
         throw runtime_error("the run id \"" + excerpt(run.id) + "\" is empty, holds a / or is repeated");
       plan.runs.push_back(std::move(run));

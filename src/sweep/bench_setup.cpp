@@ -71,20 +71,25 @@ void check_platform_rules(const Platform& platform, const CommandLine& command_l
   throw usage_error(message);
 }
 
+// One line (or several, '\n' between them) of a section's free text, through log_text: the RUNTIME and MODEL
+// sections quote a model's files, a plugin's strings and paths, none of which may write a line of its own.
+void text_line(std::ostream& section, std::string_view text) { section << log_text(text) << "\n"; }
+
 // The RUNTIME section (to `section`): applies the torch settings, then autograd as asked (after them, so
 // that it holds); prints the platform, LibTorch and its libraries.
 RuntimeInfo apply_runtime(const DriverOptions& o, const Platform& platform, bool grad, const std::string& revision,
                           std::ostream& section) {
   section << banner("RUNTIME");
-  for (const auto& line : apply_torch_settings(o.calls, o.sets)) section << line << "\n";
+  for (const auto& line : apply_torch_settings(o.calls, o.sets)) text_line(section, line);
   c10::GradMode::set_enabled(grad);
-  section << (grad ? "autograd: on (--torch.call:set_grad_enabled@ True)\n"
-                   : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)\n");
+  text_line(section, grad ? "autograd: on (--torch.call:set_grad_enabled@ True)"
+                          : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)");
   const PlatformFacts facts = platform.facts();  // after the torch settings: the cpu's description counts threads
-  section << fmt::format("platform: {} ({})\n", facts.name, facts.description);
+  text_line(section, fmt::format("platform: {} ({})", facts.name, facts.description));
   const RuntimeInfo runtime = runtime_info();
-  section << fmt::format("LibTorch {}, driver {} ({})\n", runtime.torch_version, FMWORK_VERSION, revision);
-  section << describe_runtime(runtime) << "\n" << std::flush;
+  text_line(section, fmt::format("LibTorch {}, driver {} ({})", runtime.torch_version, FMWORK_VERSION, revision));
+  text_line(section, describe_runtime(runtime));
+  section << std::flush;
   return runtime;
 }
 
@@ -107,9 +112,10 @@ std::unique_ptr<Model> load_and_compile(const DriverOptions& o, Platform& platfo
   platform.synchronize();
   const Nanos t1 = clock_now();
 
-  section << model->facts().description << "\n";
-  for (const auto& note : o.model.ignored) section << note << "\n";
-  for (const auto& note : compiled.notes) section << note << "\n";
+  text_line(section, model->facts().description);
+  for (const auto& note : o.model.ignored) text_line(section, note);
+  for (const auto& note : compiled.notes) text_line(section, note);
+  if (compiled.compile_line) section << format_line(make_compile_line(*compiled.compile_line)) << "\n";
   section << "\n";
   log << format_line(SetupLine{static_cast<double>(t1 - t0) / 1e9}) << "\n";
   return model;
@@ -127,11 +133,11 @@ std::optional<GemmRate> probe_gemm_rate(const FixedArgs& args, const RuntimeInfo
   std::string note;
   try {
     const GemmRate rate = gemm_rate(*dtype, platform, runtime, &note);
-    section << describe_gemm_rate(rate) << "\n";
-    if (!note.empty()) section << note << "\n";
+    text_line(section, describe_gemm_rate(rate));
+    if (!note.empty()) text_line(section, note);
     return rate;
   } catch (const std::exception& e) {
-    section << "gemm rate: not measured (" << exception_cause(e) << "); STAT has no of_peak\n";
+    text_line(section, "gemm rate: not measured (" + exception_cause(e) + "); STAT has no of_peak");
     return std::nullopt;
   }
 }
@@ -249,11 +255,11 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   bench.batching = args.batching.value_or(
       default_batching(args.lengths.has_value(), bench.model->facts(), bench.platform->facts()));
   if (args.lengths && !args.batching)
-    section << "batching: " << batching_name(bench.batching)
-            << (bench.batching == Batching::unpadded
-                    ? " (--batching not given: the default on mixed lengths where the model runs packed tokens; "
-                      "--batching padded or sorted for the others)\n"
-                    : " (--batching not given: this model or platform runs padded batches only)\n");
+    text_line(section, "batching: " + std::string(batching_name(bench.batching)) +
+                           (bench.batching == Batching::unpadded
+                                ? " (--batching not given: the default on mixed lengths where the model runs packed "
+                                  "tokens; --batching padded or sorted for the others)"
+                                : " (--batching not given: this model or platform runs padded batches only)"));
   if (use == BenchFor::sweep) {
     // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
     check_sweep_shapes(plan_of(o, std::nullopt, *bench.platform, bench.batching), bench.model->facts());

@@ -451,5 +451,24 @@ TEST(CliArgsSection, AWordWithALineBreakStaysOneLine) {
   EXPECT_NE(section.find("FMWORK ARG --model_name m\\nFMWORK RES"), std::string::npos) << section;
 }
 
+// --model:token, --model:proxies and --model:use_auth_token keep their ARG lines (upstream's process sees
+// that they were given) and their keys in the args JSON, with "<not shown>" for the values, however given:
+// a string, a Python literal, a dict, a nested key.
+TEST(CliArgsSection, ASecretIsNotShown) {
+  const std::string token = "hf_SECRET0123", proxy = "http://user:pw0123@proxy.example:3128";
+  const CommandLine command_line =
+      parse({"--platform", "cpu", "--model_name", "m", "--model_class", "BertModel", "--input_sizes", "16",
+             "--batch_sizes", "2", "--reps", "2", "--model:token", token, "--model:use_auth_token@", "'" + token + "'",
+             "--model:proxies:https", proxy, "--model:revision", "main"});
+  const std::string section = format_args_section(command_line);
+  EXPECT_EQ(section.find("SECRET0123"), std::string::npos) << section;
+  EXPECT_EQ(section.find("pw0123"), std::string::npos) << section;
+  for (const std::string line : {"FMWORK ARG --model:token <not shown>\n", "FMWORK ARG --model:use_auth_token@ <not shown>\n",
+                                 "FMWORK ARG --model:proxies:https <not shown>\n", "FMWORK ARG --model:revision main\n",
+                                 "\"proxies\": \"<not shown>\"", "\"token\": \"<not shown>\"", "\"revision\": \"main\""})
+    EXPECT_NE(section.find(line), std::string::npos) << line << " in\n" << section;
+  EXPECT_EQ(parse_log_text(section, "section").opts.size(), command_line.arg_words.size());
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -345,6 +345,22 @@ TEST(OptionSets, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
             "--model:token <not shown> ignored: no Hub access is made");
 }
 
+// The secrets are the ignored keys' rows marked secret, the one table every writer asks (through
+// is_secret_key; sub_options_test.cpp has the words).
+TEST(OptionSets, SecretsAreTheRowsMarkedSecret) {
+  std::vector<std::string> secret;
+  for (const auto& key : ignored_model_keys())
+    if (key.secret) secret.push_back(key.key);
+  EXPECT_EQ(secret, (std::vector<std::string>{"proxies", "token", "use_auth_token"}));
+  for (const auto& key : ignored_model_keys()) EXPECT_EQ(is_secret_key("model", key.key), key.secret) << key.key;
+  EXPECT_FALSE(is_secret_key("compile", "token"));
+  const Value tree = tree_without_secrets("model", tree_of("model", {"--model:token", "hf_x", "--model:proxies:a", "b",
+                                                                     "--model:revision", "main"}));
+  EXPECT_EQ(repr(tree), "{'proxies': '<not shown>', 'revision': 'main', 'token': '<not shown>'}");
+  // A hidden value still reads: a line planned without its secrets runs as it would have.
+  EXPECT_EQ(model_options_from(tree_of("model", {"--model:proxies@", "'<not shown>'"})).ignored.size(), 1u);
+}
+
 TEST(OptionSets, CheckOptionsRanges) {
   const CheckOptions c = check_options_from(
       tree_of("check_outputs", {"--check_outputs:atol@", "0", "--check_outputs:rtol@", "1e-3",

@@ -2,12 +2,14 @@
 // tokenizer.json and a TorchScript file's config.json (one-line runtime Errors naming the file, no crash);
 // FIFOs and dangling links given as the model file, config.json, model.safetensors or tokenizer.json (a
 // one-line usage error, no hang: the driver runs under `timeout` and the tests open nothing); values that
-// would size allocations or span lines. Each would crash, hang or allocate without its check.
+// would size allocations or span lines; a model's strings that would write lines of the log; secrets given
+// on the command line. Each would crash, hang, allocate or leak without its check.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -417,6 +419,79 @@ TEST(HostileInput, AServeBatchBeyondMemoryIsRefusedBeforeAnyLevel) {
   EXPECT_EQ(r.err.rfind("error: batch 100000000 x input 512 needs an estimated ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("lower --batch_sizes or --input_sizes"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("FMWORK SERVE"), std::string::npos) << "a level ran: " << r.out;
+
+// A run given --model:token, --model:use_auth_token and --model:proxies: the secrets are in none of its output,
+// stdout or stderr, nor in what process makes of its log, in any format; the options' ARG lines stay, with
+// "<not shown>" for their values. A log of an older driver that holds one: process leaves it out too.
+TEST(HostileInput, ASecretIsWrittenNowhere) {
+  TempDir dir;
+  const std::string model = model_folder(dir);
+  const CommandResult r = drive(model, {"--model:token", "hf_SECRET1", "--model:use_auth_token@", "'hf_SECRET2'",
+                                        "--model:proxies@", "{'https': 'http://user:SECRET3@proxy:3128'}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("SECRET"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("FMWORK ARG --model:token <not shown>\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FMWORK ARG --model:proxies@ <not shown>\n"), std::string::npos) << r.out;
+  std::string log = r.out;
+  const std::string older = "FMWORK ARG --model:token hf_SECRET4\n";
+  log.insert(log.find("FMWORK ARG "), older);
+  const std::string path = dir.write("run.log", log);
+  for (const std::vector<std::string>& format :
+       {std::vector<std::string>{"json"}, {"json", "--upstream"}, {"csv"}, {"summary"}, {"html"}}) {
+    std::vector<std::string> argv = {test_support::process_path(), "--path", path, "--format"};
+    argv.insert(argv.end(), format.begin(), format.end());
+    const CommandResult processed = test_support::run_command(argv);
+    EXPECT_EQ(processed.exit_code, 0) << processed.err;
+    EXPECT_EQ(processed.out.find("SECRET"), std::string::npos) << format[0] << ":\n" << processed.out;
+    EXPECT_EQ(processed.err.find("SECRET"), std::string::npos) << processed.err;
+  }
+  // A value that is no Python literal is refused without being quoted.
+  const CommandResult refused = drive(model, {"--model:token@", "hf_SECRET5"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, "error: --model:token@: its value (not shown: a secret) is no Python literal; quote a "
+                         "string: --model:token@ 'VALUE', or give it without '@'\n");
+}
+
+// A model folder whose strings hold line breaks, a carriage return, ESC and whole forged FMWORK lines
+// (config.json's architectures and a name it is not read for, a tensor's name in model.safetensors): the
+// driver's output has no line it did not write and no control character but its own line ends, and process
+// reads the run's one combination, nothing forged.
+TEST(HostileInput, AModelsStringsCannotForgeLogLines) {
+  TempDir dir;
+  const std::string forged = "FMWORK RES 1.000000000 2.000000000 forged BertModel 8 1 0.001 9999.0";
+  nlohmann::json config = small_config();
+  config["architectures"] = {"BertModel\n" + forged, "X\r" + forged, "\x1b[2J\x7f"};
+  config["_name_or_path"] = "\n" + forged + "\n";
+  write_file(dir.file("config.json"), config.dump());
+  hf::write_random_model_folder(dir.file("config.json"), dir.file("model"), 1);
+  {
+    std::vector<std::pair<std::string, at::Tensor>> tensors;
+    const hf::Checkpoint weights = hf::Checkpoint::open_folder(dir.file("model"));
+    for (const std::string& name : weights.names()) tensors.emplace_back(name, weights.tensor(name).clone());
+    tensors.emplace_back("classifier.bias\n" + forged, at::zeros({2}));  // an ignored task head
+    hf::write_safetensors(dir.file("weights.safetensors"), tensors);
+  }
+  fs::rename(dir.file("weights.safetensors"), dir.file("model/model.safetensors"));
+  const CommandResult r = drive(dir.file("model"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t res_lines = 0, grep_res = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    res_lines += line.rfind("FMWORK RES ", 0) == 0;
+    grep_res += line.find("FMWORK RES") != std::string::npos;  // what `grep "FMWORK RES"` takes
+    for (char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << line;
+  }
+  EXPECT_EQ(res_lines, 1u) << r.out;
+  EXPECT_EQ(grep_res, 1u) << r.out;
+  EXPECT_NE(r.out.find("architectures=BertModel\\n\\x46MWORK RES"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("classifier.bias\\n\\x46MWORK RES"), std::string::npos) << r.out;
+  const std::string log = dir.write("run.log", r.out);
+  const CommandResult processed = test_support::run_command({test_support::process_path(), "--path", log,
+                                                             "--format", "csv"});
+  ASSERT_EQ(processed.exit_code, 0) << processed.err;
+  EXPECT_EQ(processed.out.find("forged"), std::string::npos) << processed.out;
+  EXPECT_EQ(std::count(processed.out.begin(), processed.out.end(), '\n'), 2) << processed.out;
 }
 
 }  // namespace

@@ -560,6 +560,26 @@ TEST(LogFormat, Tokens) {
   EXPECT_EQ(to_log_token(" \n"), "-");
 }
 
+// Free text that quotes a model's files (config.json's architectures, a tensor's name) keeps its own line
+// breaks and nothing else: no control character, and no "FMWORK" that process, upstream's script or a grep
+// could take for a line of the log. FAIL's error, which may quote them too, likewise; read back, a log
+// written by anyone has no control character in it either.
+TEST(LogFormat, FreeTextCannotWriteARecord) {
+  const std::string forged = "FMWORK RES 1.000000000 2.000000000 forged BertModel 8 1 0.001 9999.0";
+  EXPECT_EQ(log_text("  config: architectures=Bert\n" + forged + "\rx\x1b[2J\tFMWORK"),
+            "  config: architectures=Bert\n\\x46MWORK RES 1.000000000 2.000000000 forged BertModel 8 1 0.001 "
+            "9999.0\\rx\\x1b[2J\\t\\x46MWORK");
+  EXPECT_EQ(log_text("platform: cpu (Intel Xeon)"), "platform: cpu (Intel Xeon)");
+  EXPECT_EQ(log_text(log_text("a\nFMWORK\x7f")), log_text("a\nFMWORK\x7f"));
+  for (const std::string line : {"", "\n", "a\n\n"}) EXPECT_EQ(log_text(line), line);
+  const std::string fail = format_line(make_fail_line(1, 2, "config.json: bad\n" + forged));
+  EXPECT_EQ(fail, "FMWORK FAIL input=1 batch=2 error=config.json: bad \\x46MWORK RES 1.000000000 2.000000000 forged "
+                  "BertModel 8 1 0.001 9999.0");
+  EXPECT_EQ(format_line(*parse_line(fail)), fail);
+  const auto read = std::get<FailLine>(*parse_line("FMWORK FAIL input=1 batch=2 error=a\x1b[2Jb\x0b\x0c" "c"));
+  EXPECT_EQ(*read.fields.find("error"), "a [2Jb  c");
+}
+
 // One wording for a failed combination on stderr, from the sweep and from --isolate's parent.
 TEST(LogFormat, CombinationFailureSentence) {
   EXPECT_EQ(combination_failure(512, 256, "out of memory (std::bad_alloc)"),

@@ -47,6 +47,30 @@ TEST(LogRecords, ACutLastLineIsLeftOutWithANote) {
   EXPECT_EQ(parse_log_text("no driver here\n", "x.log").fmwork_lines, 0u);
 }
 
+// A log cut mid-value can still parse: a RES throughput 4548.0 cut to 45, STAT's tokens_per_s=72768.6 cut
+// to 72. A line without its newline is no record: left out with a note, whatever it reads as.
+TEST(LogRecords, ACutLastLineThatParsesIsLeftOutToo) {
+  const std::string head = "FMWORK ARG --a 1\nFMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n";
+  const std::string res = "FMWORK RES 3.000000000 4.000000000 m c 8 2 0.440 4548.0";
+  const ParsedLog cut_res = parse_log_text(head + res.substr(0, res.size() - 4), "x.log");
+  ASSERT_EQ(cut_res.results.size(), 1u);
+  EXPECT_EQ(cut_res.results[0].res.batch, 1);
+  ASSERT_EQ(cut_res.notes.size(), 1u);
+  EXPECT_EQ(cut_res.notes[0], "x.log:3: the last line is cut short (no newline at its end, so its last value may be "
+                              "cut): left out, the lines before it are read");
+  const std::string stat = "FMWORK STAT input=8 batch=1 reps=3 dropped=1 p50_ms=0.110 tokens_per_s=72768.6";
+  const ParsedLog cut_stat = parse_log_text(head + stat.substr(0, stat.size() - 5), "x.log");
+  ASSERT_EQ(cut_stat.results.size(), 1u);
+  EXPECT_FALSE(cut_stat.results[0].stat);
+  EXPECT_EQ(cut_stat.notes.size(), 1u);
+  // Whole, the same lines are read; a cut line of a word process does not read, or text that is no FMWORK
+  // line, is left out without a note.
+  EXPECT_EQ(parse_log_text(head + res + "\n", "x.log").results.size(), 2u);
+  EXPECT_TRUE(parse_log_text(head + stat + "\n", "x.log").results[0].stat);
+  EXPECT_TRUE(parse_log_text(head + "FMWOR", "x.log").notes.empty());
+  EXPECT_TRUE(parse_log_text(head + "progress 10%", "x.log").notes.empty());
+}
+
 TEST(LogRecords, StatAndMemBelongToTheirResult) {
   const std::string log =
       // STAT and MEM after their RES (our driver's order)
@@ -279,7 +303,7 @@ TEST(LogRecords, AnOverlongLineIsRefusedNamingIt) {
   const std::string other = std::string(1000, 'p') + "\nFMWORK ARG --a 1\n";
   EXPECT_EQ(parse_log_text(other, "x.log", small).opts, (std::vector<std::string>{"--a 1"}));
   EXPECT_THROW(parse_log_text("FMWORK ARG " + std::string(22, 'a'), "x.log", small), Error);
-  EXPECT_EQ(parse_log_text("FMWORK ARG " + std::string(21, 'a'), "x.log", small).opts.size(), 1u);
+  EXPECT_EQ(parse_log_text("FMWORK ARG " + std::string(21, 'a') + "\n", "x.log", small).opts.size(), 1u);
 }
 
 TEST(LogRecords, WhatALogKeepsIsBounded) {

@@ -299,6 +299,27 @@ TEST(Process, ALogWhoseLastLineIsCutKeepsTheRest) {
   EXPECT_EQ(run_error({"--path", whole}).exit_code(), 1);
 }
 
+// A log cut mid-value whose last line still parses (a RES throughput 4548.0 cut to 45): the cut value is
+// in no output, the note says the line was left out, and the exit is 0 with the lines before it.
+TEST(Process, ALastLineCutMidValueIsNotReported) {
+  TempDir dir;
+  const std::string res = "FMWORK RES 200.000000000 200.500000000 m BertModel 512 2 0.440 4548.0";
+  const std::string whole = dir.write("whole.log", kOurLog + res + "\n");
+  EXPECT_NE(run({"--path", whole, "--format", "csv"}).find(",4548.0,"), std::string::npos);
+  const std::string path = dir.path() + "/cut.log";
+  for (const std::string format : {"json", "csv", "summary"}) {
+    dir.write("cut.log", kOurLog);
+    const std::string expected = run({"--path", path, "--format", format});
+    dir.write("cut.log", kOurLog + res.substr(0, res.size() - 4));
+    std::string err;
+    EXPECT_EQ(run({"--path", path, "--format", format}, "", &err), expected) << format;
+    EXPECT_NE(err.find(": the last line is cut short (no newline at its end, so its last value may be cut): left "
+                       "out"),
+              std::string::npos)
+        << err;
+  }
+}
+
 TEST(Process, ALogWithNoFmworkLineIsAnError) {
   TempDir dir;
   const std::string path = dir.write("empty.log", "Traceback (most recent call last):\n  killed\n");

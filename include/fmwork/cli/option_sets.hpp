@@ -43,10 +43,22 @@ const std::vector<OptionSetDoc>& torch_setting_docs();
 struct IgnoredKeyDoc {
   std::string key;
   std::string why;
+  bool secret = false;  // its value is a credential or a proxy address: written nowhere (kNotShown)
 };
 
 // Those keywords, in the order the unknown-key message lists them.
 const std::vector<IgnoredKeyDoc>& ignored_model_keys();
+
+// What stands for a secret's value wherever the value would be written.
+inline constexpr const char* kNotShown = "<not shown>";
+
+// Secrets (--model:token, --model:proxies, --model:use_auth_token: the rows of ignored_model_keys() marked
+// secret, the one table) are written nowhere: not in MODEL, the FMWORK ARG lines, the args JSON, a campaign's
+// plan or listing, process's output. Whether `key` of sub-option set `set` ("model", "token") is one of them.
+// The words' own test, quoting and nesting included, is sub_options.hpp's is_secret_option.
+bool is_secret_key(const std::string& set, const std::string& key);
+// The tree of sub-option set `set` (CommandLine::subs) with each secret key's value replaced by kNotShown.
+Value tree_without_secrets(const std::string& set, Value tree);
 
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one

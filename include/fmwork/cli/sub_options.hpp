@@ -33,6 +33,19 @@ std::string sub_option_shape();
 std::map<std::string, Value> sub_option_trees(const std::vector<std::pair<std::string, std::string>>& words,
                                               const NameResolver& resolve);
 
+// Whether the sub-option word `word` ("--model:token@", "--model:\"token\"", "--model:proxies:https") names a
+// secret (option_sets.hpp's is_secret_key: its set and first key, split as sub_option_trees splits them) or a
+// key nested under one; false for any other word, and for one that does not split.
+bool is_secret_option(const std::string& word);
+// An ARG line's text (a word, a space, the value as typed: "--model:token@ hf_abc") with the value replaced
+// by kNotShown when the word is secret; any other text as it is. The option stays, so that upstream's process
+// still sees it was given.
+std::string arg_text_without_secret(const std::string& text);
+// A command line (argv without the program) with the value after each secret word replaced: "'<not shown>'"
+// after a word ending in '@' (a Python literal, so that the line still parses), else kNotShown. The keys
+// are ignored by the driver, so the line runs as it would with the secret.
+std::vector<std::string> argv_without_secrets(std::vector<std::string> argv);
+
 // Sorts dict keys recursively through dict values (dicts inside lists and tuples keep their order, as
 // upstream's sort_dict_recursive leaves them).
 void sort_keys_recursively(Value& value);

@@ -43,6 +43,15 @@ void note_write_error(const std::ostream& out);
 // The banner upstream prints: "\n" + 80 '-' + "\n" + title + "\n" + 80 '-' + "\n\n".
 std::string banner(const std::string& title);
 
+// Free text made safe for a log: the one way the lines between FMWORK lines (RUNTIME, MODEL, their notes)
+// are written, whatever they quote (a config.json's strings, safetensors names, a tokenizer's or a
+// package's metadata, a plugin's description, a path). Each line of `text` ('\n' separates them and is
+// kept) has its other control characters written out (escape_controls: a lone '\r' ends a line for
+// `process` and upstream's script, ESC moves a terminal's cursor) and each "FMWORK" written "\x46MWORK",
+// so that no text from a file can write a line tools read, nor one `grep "FMWORK RES"` takes. FMWORK lines
+// are format_line's alone.
+std::string log_text(std::string_view text);
+
 // FMWORK ARG <text>: one option as typed ("--reps 100", "--compile"). The text runs to the end of the
 // line (trailing whitespace is not kept, as upstream's strip() drops it).
 struct ArgLine { std::string text; };
@@ -130,7 +139,8 @@ struct MemFacts {
 };
 MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& facts);
 // FAIL: the error text is made one line (newlines, tabs and other control characters become spaces;
-// leading and trailing spaces are dropped), so any exception message can be passed as is.
+// leading and trailing spaces are dropped; "FMWORK" in it is written "\x46MWORK", as log_text writes it),
+// so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
 // The FAIL line's companion on stderr, for the person watching: "combination input 512 / batch 256 failed:
 // <error>; the sweep goes on". One wording for the sweep and for --isolate's parent.

@@ -102,8 +102,8 @@ class LogStreamParser {
   LogStreamParser& operator=(const LogStreamParser&) = delete;
 
   void feed(std::string_view bytes);
-  // The log: a last line without a line end is read as parse_log_text reads it (a cut one left out with a
-  // note). Call once; the parser is spent after it.
+  // The log: a last line without a line end is left out as parse_log_text leaves it out (with a note).
+  // Call once; the parser is spent after it.
   ParsedLog finish();
 
  private:
@@ -113,9 +113,10 @@ class LogStreamParser {
 
 // Reads a log (parse_log_text: one already in memory; parse_log: a stream, read in pieces of 64 KiB).
 // Lines end at "\n", "\r\n" or a lone "\r" (Python's universal newlines, as upstream reads). A malformed
-// FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>" for "-"), except the last
-// line when the text does not end with a newline: that is a log cut short (a full disk), and the line is
-// left out with a ParsedLog::notes entry, keeping every line before it. The bounds of LogLimits hold too
+// FMWORK line throws a runtime Error "<source>:<line>: <what>" (source "<stdin>" for "-"). A last line
+// without its line end is no record, whether it parses or not: that is a log cut short (a full disk, a
+// killed writer), possibly mid-value, and the line is left out (with a ParsedLog::notes entry when it is an
+// FMWORK line), keeping every line before it. The bounds of LogLimits hold too
 // (LogStreamParser). A stream that fails to read is a runtime Error "<source>: cannot read".
 ParsedLog parse_log(std::istream& in, const std::string& source, LogLimits limits = {});
 ParsedLog parse_log_text(std::string_view text, const std::string& source, LogLimits limits = {});

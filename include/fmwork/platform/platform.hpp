@@ -41,7 +41,10 @@ struct ModelSource {
 // section.
 struct Compiled {
   std::unique_ptr<Model> model;    // compiled, or the model as given when nothing was compiled
-  std::vector<std::string> notes;  // what was done, one line each ("compile: torchscript (...)")
+  std::vector<std::string> notes;  // what was done, one line each ("compile: torchscript (...)"); free text
+  // The package made before the sweep (AOTInductor, one for every shape): its FMWORK COMPILE line, written
+  // after the notes. A record, kept apart from the free text, which is written through log_text.
+  std::optional<CompileFacts> compile_line;
 };
 
 // The device's meters, each an object the platform makes when it is opened, or absent (null in

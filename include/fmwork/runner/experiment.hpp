@@ -43,12 +43,16 @@ struct Plan {
 // <the driver's message>`, `x.json: runs[1]: unknown key "option" (known: id, options, matrix, sizes)`.
 // The runs are counted before any is expanded: a plan of more than "max_runs" (kDefaultMaxRuns) is refused
 // with the count and its factors, `x.json: run "big" expands to 1000000000000 runs (1000 values of --reps x ...)`.
+// A secret option's value (cli's is_secret_option: --model:token) is checked, then planned as kNotShown in
+// argv and matrix (argv_without_secrets): a plan is written into plan.json and listed, and the driver
+// ignores those keys.
 // expand_experiment touches no file; load_experiment (experiment_paths.hpp) reads the file, expands it and
 // resolves and checks the runs' paths.
 Plan expand_experiment(const nlohmann::json& doc, const std::string& source);
 
 // The plan as plan.json holds it, and back (plan_from_json throws a runtime Error "<source>: ..." on a
-// plan that is not one: a missing or mistyped key, a repeated id).
+// plan that is not one: a missing or mistyped key, a repeated id; a secret in an older plan is read as
+// kNotShown).
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 Plan plan_from_json(const nlohmann::json& doc, const std::string& source);
 

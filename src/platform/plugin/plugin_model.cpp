@@ -70,7 +70,7 @@ class PluginCompiledModel : public Model {
     ModelFacts f = inner_->facts();
     if (!f.description.empty() && f.description.back() != '\n') f.description += "\n";
     f.description += "compiled by plugin " + instance_->name + ", backend " + backend_;
-    if (runner_.description) f.description += std::string(" (") + runner_.description + ")";
+    if (runner_.description) f.description += " (" + escape_controls(runner_.description) + ")";  // the plugin's text
     f.runs_unpadded = false;  // the runner is handed padded batches
     return f;
   }
