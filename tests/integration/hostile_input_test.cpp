@@ -419,6 +419,7 @@ TEST(HostileInput, AServeBatchBeyondMemoryIsRefusedBeforeAnyLevel) {
   EXPECT_EQ(r.err.rfind("error: batch 100000000 x input 512 needs an estimated ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("lower --batch_sizes or --input_sizes"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("FMWORK SERVE"), std::string::npos) << "a level ran: " << r.out;
+}
 
 // A run given --model:token, --model:use_auth_token and --model:proxies: the secrets are in none of its output,
 // stdout or stderr, nor in what process makes of its log, in any format; the options' ARG lines stay, with
