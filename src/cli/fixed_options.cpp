@@ -63,7 +63,7 @@ uint64_t parse_seed(const std::string& option, const std::string& text) {
       ok = false;
     }
   }
-  if (!ok) throw usage_error(option + " expects a non-negative integer below 2^64; got '" + text + "'");
+  if (!ok) throw usage_error(option + " expects a non-negative integer below 2^64; got '" + excerpt(text) + "'");
   return seed;
 }
 

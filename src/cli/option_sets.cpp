@@ -17,14 +17,15 @@ namespace {
 
 using Entries = std::vector<std::pair<std::string, Value>>;
 
-std::string option_name(const std::string& set, const std::string& key) { return "--" + set + ":" + key; }
+// The key is the user's (an unknown one may be any length): an excerpt of it.
+std::string option_name(const std::string& set, const std::string& key) { return "--" + set + ":" + excerpt(key); }
 
 // "the string 'x'", "the int 5", "None": what was given, for messages.
 std::string describe(const Value& v) {
   if (v.type == Value::Type::none) return "None";
-  if (v.type == Value::Type::string) return "the string " + repr(v);
+  if (v.type == Value::Type::string) return "the string " + excerpt(repr(v));
   if (v.type == Value::Type::dict && v.entries.empty()) return "an empty dict";
-  return "the " + type_name(v.type) + " " + repr(v);
+  return "the " + type_name(v.type) + " " + excerpt(repr(v));
 }
 
 // The tree's entries sorted by key (the order upstream applies them in).
@@ -61,7 +62,7 @@ Entries sorted_entries(const Value& tree, const std::string& set) {
     try {
       const Value typed = parse_value(got.text, option_name(set, key) + "@");
       if (accepts(typed))
-        message += " \u2014 add '@' to the key to pass a typed value: " + option_name(set, key) + "@ " + got.text;
+        message += " \u2014 add '@' to the key to pass a typed value: " + option_name(set, key) + "@ " + excerpt(got.text);
     } catch (const Error&) {
     }
   }
@@ -306,7 +307,7 @@ ModelOptions model_options_from(const Value& tree) {
   Entries entries;
   for (auto& [key, v] : sorted_entries(tree, set)) {
     if (const IgnoredKey* ignored = ignored_model_key(key))
-      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string("<not shown>") : repr(v)) +
+      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string("<not shown>") : excerpt(repr(v), 200)) +
                             " ignored: " + ignored->why);
     else
       entries.emplace_back(key, std::move(v));
@@ -326,7 +327,7 @@ Entries flat_entries(const Value& tree, const std::string& set, const std::strin
   for (const auto& [key, v] : entries) {
     if (v.type == Value::Type::dict) {
       std::string nested;
-      if (!v.entries.empty()) nested = " (" + option_name(set, key) + ":" + v.entries.front().first + ")";
+      if (!v.entries.empty()) nested = " (" + option_name(set, key) + ":" + excerpt(v.entries.front().first) + ")";
       throw usage_error(option_name(set, key) + " cannot hold nested keys or a dict" + nested + "; write " + shape);
     }
   }
@@ -372,7 +373,7 @@ namespace {
 double tolerance(const std::string& option, const Value& v, bool at_most_one) {
   const double x = v.type == Value::Type::integer ? static_cast<double>(v.integer) : v.floating;
   if (!(x >= 0) || !std::isfinite(x) || (at_most_one && x > 1))
-    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a finite number >= 0") + "; got " + repr(v));
+    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a finite number >= 0") + "; got " + excerpt(repr(v)));
   return x;
 }
 

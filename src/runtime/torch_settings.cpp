@@ -100,17 +100,17 @@ Value as_typed(const Value& value, Value::Type expected, const std::string& opti
 
 void check_one(const std::string& set, const std::map<std::string, Setting>& table, const std::string& name,
                const Value& given) {
-  const std::string option = "--" + set + ":" + name;
+  const std::string option = "--" + set + ":" + excerpt(name);
   auto it = table.find(name);
   if (it == table.end())
     throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, fmt::join(keys_of(table), ", ")));
   const Value value = as_typed(given, it->second.type, option);
   if (value.type != it->second.type) {
     std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
-                           ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, value.text)
+                           ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, excerpt(value.text))
                            : "";
     throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(it->second.type),
-                                  type_name(value.type), repr(value), hint));
+                                  type_name(value.type), excerpt(repr(value)), hint));
   }
   if (it->second.check) it->second.check(option, value);
 }

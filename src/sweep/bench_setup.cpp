@@ -31,10 +31,10 @@ void make_output_folder(const char* option, const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
     throw usage_error(fmt::format("--{} {}: a file of that name exists; name a folder (it is made when absent)",
-                                  option, path));
+                                  option, excerpt(path, 200)));
   std::filesystem::create_directories(path, ec);
   if (ec || !std::filesystem::is_directory(path))
-    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, path,
+    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, excerpt(path, 200),
                                   ec ? ec.message() : std::string("a file of that name exists")));
   // A folder we may not write into would be found only after the first combination had run: try a file now
   // (access() would not do: it says yes to root on a read-only mount).
@@ -42,7 +42,7 @@ void make_output_folder(const char* option, const std::string& path) {
   const int fd = ::mkstemp(probe.data());
   if (fd < 0)
     throw usage_error(fmt::format("--{} {}: cannot write into the folder ({}); give a folder you can write", option,
-                                  path, std::strerror(errno)));
+                                  excerpt(path, 200), std::strerror(errno)));
   ::close(fd);
   ::unlink(probe.c_str());
 }
@@ -53,11 +53,12 @@ void check_output_folders(const DriverOptions& o) {
   const FixedArgs& a = o.command_line.args;
   if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
     throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
-  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs))
-    throw usage_error("--check_outputs " + *a.check_outputs + " is not a folder; give the folder --save_outputs wrote");
+  std::error_code ec;  // a name the system refuses (too long) is no folder either, not a filesystem_error
+  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs, ec))
+    throw usage_error("--check_outputs " + excerpt(*a.check_outputs, 200) +
+                      " is not a folder; give the folder --save_outputs wrote");
   if (a.save_outputs) make_output_folder("save_outputs", *a.save_outputs);
   if (a.profile) make_output_folder("profile", *a.profile);
-  std::error_code ec;
   if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
     throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
 }
