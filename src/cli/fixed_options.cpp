@@ -12,6 +12,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
+#include "fmwork/hf/config.hpp"
 
 namespace fmwork {
 
@@ -242,6 +243,18 @@ const FixedOption* find_fixed_option(std::string_view name) {
 
 void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text) {
   option.read(args, option.option(), text);
+}
+
+void check_positions_before_loading(const FixedArgs& args, bool padded_to_input) {
+  const std::optional<int64_t> limit = hf::folder_max_input_size(args.model_path);
+  if (!limit) return;
+  const std::string positions = fmt::format("the positions of {}/config.json:", excerpt(args.model_path, 200));
+  if (args.lengths && !padded_to_input) return check_lengths_fit(*args.lengths, *limit, "--input_lengths", positions);
+  if (args.input_sizes.empty()) return;
+  const int64_t longest = *std::max_element(args.input_sizes.begin(), args.input_sizes.end());
+  if (longest <= *limit) return;
+  throw usage_error(fmt::format("--input_sizes {} is beyond {} {} tokens; give --input_sizes up to {}", longest,
+                                positions, *limit, *limit));
 }
 
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,

@@ -230,7 +230,8 @@ std::unique_ptr<Platform> open_platform(const DriverOptions& o) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
-  check_lengths_before_loading(args.lengths, args.model_path);
+  // One rule for --input_sizes and --input_lengths: refused before the weights are read, not a FAIL line after.
+  check_positions_before_loading(args, platform->facts().constraints.single_input_size);
   return platform;
 }
 
