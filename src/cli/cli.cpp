@@ -99,6 +99,11 @@ SortedWords sort_words(int argc, const char* const* argv) {
 
 }  // namespace
 
+void check_tuned_options(const CommandLine& command_line) {
+  if (command_line.subs.count("check_outputs") && !command_line.args.check_outputs)
+    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
+}
+
 CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
   CommandLine result;
   SortedWords words = sort_words(argc, argv);

@@ -3,6 +3,7 @@
 #include "fmwork/cli/fixed_options.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -255,6 +256,12 @@ void check_positions_before_loading(const FixedArgs& args, bool padded_to_input)
   if (longest <= *limit) return;
   throw usage_error(fmt::format("--input_sizes {} is beyond {} {} tokens; give --input_sizes up to {}", longest,
                                 positions, *limit, *limit));
+}
+
+void check_output_folders_differ(const FixedArgs& args) {
+  std::error_code ec;
+  if (args.save_outputs && args.check_outputs && std::filesystem::equivalent(*args.save_outputs, *args.check_outputs, ec))
+    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
 }
 
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,

@@ -51,16 +51,14 @@ void make_output_folder(const char* option, const std::string& path) {
 // need the folder.
 void check_output_folders(const DriverOptions& o) {
   const FixedArgs& a = o.command_line.args;
-  if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
-    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
+  check_tuned_options(o.command_line);
   std::error_code ec;  // a name the system refuses (too long) is no folder either, not a filesystem_error
   if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs, ec))
     throw usage_error("--check_outputs " + excerpt(*a.check_outputs, 200) +
                       " is not a folder; give the folder --save_outputs wrote");
   if (a.save_outputs) make_output_folder("save_outputs", *a.save_outputs);
   if (a.profile) make_output_folder("profile", *a.profile);
-  if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
-    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
+  check_output_folders_differ(a);
 }
 
 void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
@@ -219,7 +217,6 @@ DriverOptions parse_driver_options(int argc, const char* const* argv, const std:
   o.sets = torch_sets_from(subs.at("torch.set"));
   if (auto it = subs.find("platform"); it != subs.end()) o.platform = platform_options_from(it->second);
   if (auto it = subs.find("check_outputs"); it != subs.end()) o.check = check_options_from(it->second);
-  validate_torch_settings(o.calls, o.sets);
   check_output_folders(o);
   return o;
 }

@@ -105,6 +105,10 @@ FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::s
 // range is held after loading, sweep/fed_shapes.hpp). The driver's check and driver run's of each run alike.
 void check_positions_before_loading(const FixedArgs& args, bool padded_to_input);
 
+// A usage Error when --save_outputs and --check_outputs name one folder (through any path or link): the check
+// would read what it writes. Nothing when either is not given or not there yet.
+void check_output_folders_differ(const FixedArgs& args);
+
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
 // args.model_path. Refers to `args`, which must outlive it.
 NameResolver args_resolver(const FixedArgs& args);
