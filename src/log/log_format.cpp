@@ -46,7 +46,7 @@ std::string format_fields(const LineSpec& spec, const Fields& fields) {
     }
     out += ' ' + key + '=' + (free_text ? one_line(value) : value);  // made one line, not refused: a failure is always reported
   }
-  check_fields(spec, fields.items);
+  check_fields(spec, fields.items, Side::writer);
   return out;
 }
 

@@ -70,7 +70,7 @@ Fields parse_fields(const LineSpec& spec, std::string_view rest) {
 
 Fields parse_checked_fields(const LineSpec& spec, std::string_view rest) {
   Fields fields = parse_fields(spec, rest);
-  check_fields(spec, fields.items);
+  check_fields(spec, fields.items, Side::reader);
   return fields;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -90,6 +91,8 @@ class LogReader {
       log_.serve.push_back(std::move(*serve));
     } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
       log_.capacity.push_back(std::move(*capacity));
+    } else if (const auto* verdict = std::get_if<NoteLine>(&parsed)) {
+      tell_unknown_verdict(*verdict, line_number);
     }
   }
 
@@ -100,6 +103,23 @@ class LogReader {
 
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // A NOTE verdict this process does not know (a newer driver's word) is read as unknown and said once per
+  // word, not refused with the whole log: process judges each combination from its timings itself.
+  void tell_unknown_verdict(const NoteLine& line, size_t line_number) {
+    static constexpr size_t kMostWordsTold = 8;
+    const std::string_view known = note_line_spec().find("verdict")->choices;
+    const std::string* word = line.fields.find("verdict");
+    if (!word || log_rules::is_choice(known, *word) || told_verdicts_.size() >= kMostWordsTold ||
+        !told_verdicts_.insert(word->substr(0, 64)).second)
+      return;
+    std::string words(known);
+    std::replace(words.begin(), words.end(), '|', ' ');
+    note(source_name(log_.source) + ":" + std::to_string(line_number) + ": FMWORK NOTE verdict '" + excerpt(*word, 64) +
+         "' is none this process knows (" + words + "): read as unknown (a newer driver's word?); its "
+         "combination is judged from its timings as the others are");
+  }
+  std::set<std::string> told_verdicts_;  // the unknown verdict words told so far
 
   // Adds what `parsed` will keep to the count, the REP durations held for the next RES included; throws
   // when the count passes the limit, naming the line that did it.

@@ -299,6 +299,18 @@ TEST(Process, ALogWhoseLastLineIsCutKeepsTheRest) {
   EXPECT_EQ(run_error({"--path", whole}).exit_code(), 1);
 }
 
+// A NOTE verdict of a newer driver is no reason to refuse a log: its records come out, with one note.
+TEST(Process, AnUnknownNoteVerdictKeepsTheLog) {
+  TempDir dir;
+  const std::string path = dir.write("run.log", kOurLog);
+  const std::string known_only = run({"--path", path, "--format", "csv"});
+  dir.write("run.log", kOurLog + "FMWORK NOTE input=512 batch=1 verdict=sluggish reason=x\n");
+  std::string err;
+  EXPECT_EQ(run({"--path", path, "--format", "csv"}, "", &err), known_only);
+  EXPECT_NE(err.find("note: " + path + ":"), std::string::npos) << err;
+  EXPECT_NE(err.find(": FMWORK NOTE verdict 'sluggish' is none this process knows"), std::string::npos) << err;
+}
+
 TEST(Process, ALogWithNoFmworkLineIsAnError) {
   TempDir dir;
   const std::string path = dir.write("empty.log", "Traceback (most recent call last):\n  killed\n");

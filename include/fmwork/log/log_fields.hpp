@@ -36,6 +36,8 @@ struct FieldSpec {
   int precision = 0;             // number, written "%.<precision>f", or "%.<precision>g" when significant
   bool significant = false;
   std::string_view choices;      // text: the accepted values, '|' between them ("pass|fail"); empty: any
+  bool open_choices = false;     // text: `choices` are the words known now: a reader takes another (a newer
+                                 // writer's) as unknown instead of refusing the log; a writer still refuses it
   bool to_end = false;           // text: free text to the end of the line (the field must come last)
   ReportColumn csv;              // its column in `process --format csv`
   ReportColumn summary;          // its column in `process --format summary`
