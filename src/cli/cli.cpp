@@ -88,6 +88,11 @@ SortedWords sort_words(int argc, const char* const* argv) {
       throw usage_error(unknown_option(word, option_names(fixed_options())) + "; the fixed options are " +
                         fixed_list() + ", and " + sub_option_shape());
     }
+    // `--model:dtype=float32` took the next word as its value, then was an unknown key "dtype=float32" (or,
+    // last on the line, had "no value"): the value is a word of its own. ('=' inside a quoted key is a key's.)
+    if (eq != std::string::npos && name.find_first_of("'\"") > eq)
+      throw usage_error(excerpt(word) + ": a sub-option's value is the next word, not after '=': write " +
+                        excerpt(word.substr(0, eq + 2)) + " " + excerpt(name.substr(eq + 1)) + " (a space, not '=')");
     if (i + 1 >= argc) throw usage_error(excerpt(word) + " has no value; " + sub_option_shape());
     const std::string value = argv[i + 1] ? argv[i + 1] : "";
     out.subs.emplace_back(word, value);

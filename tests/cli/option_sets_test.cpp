@@ -151,6 +151,12 @@ TEST(OptionSets, HubOnlyModelKeysAreIgnoredWithAReason) {
                           "encoder and TorchScript run none");
 }
 
+// Defect: `--model:attn_implementation SDPA` was refused with no hint: a choice is offered whatever its case.
+TEST(OptionSets, AChoiceInAnotherCaseIsOffered) {
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "SDPA"})); }),
+            "--model:attn_implementation expects one of eager, sdpa; got 'SDPA'; did you mean sdpa?");
+}
+
 TEST(OptionSets, ModelErrors) {
   const std::string known =
       "; known --model: keys are add_pooling_layer, attn_implementation, dtype, gelu_epilogue, packed_gemm, random_weights, "

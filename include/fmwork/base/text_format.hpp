@@ -62,8 +62,8 @@ inline constexpr size_t kMaxNameBytes = 64;
 // first 64 bytes: option names are short, and a pasted paragraph must not cost a table of its size squared.
 size_t edit_distance(const std::string& a, const std::string& b);
 
-// The name of `names` closest to a misspelt `word` ("--formt" -> "--format"), for "did you mean ...?": the
-// one with the smallest edit_distance, the first in `names` on a tie; nullopt when even that one is more than
+// The name of `names` closest to a misspelt `word` ("--formt" -> "--format", "SDPA" -> "sdpa"), for "did you
+// mean ...?": the one with the smallest edit_distance, case ignored, the first in `names` on a tie; nullopt when even that one is more than
 // max(2, word.size() / 3) edits away (nothing close enough to be the word meant), and for a word longer than
 // kMaxNameBytes (a pasted value, no misspelt name).
 std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names);
