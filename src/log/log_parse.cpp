@@ -131,6 +131,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "PROFILE") return ProfileLine{parse_checked_fields(profile_line_spec(), rest)};
   if (word == "SERVE") return ServeLine{parse_checked_fields(serve_line_spec(), rest)};
   if (word == "CAPACITY") return CapacityLine{parse_checked_fields(capacity_line_spec(), rest)};
+  if (word == "INTERRUPT") return InterruptLine{parse_checked_fields(interrupt_line_spec(), rest)};
   return std::nullopt;
 }
 

@@ -91,6 +91,8 @@ class LogReader {
       log_.serve.push_back(std::move(*serve));
     } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
       log_.capacity.push_back(std::move(*capacity));
+    } else if (auto* interrupt = std::get_if<InterruptLine>(&parsed)) {
+      log_.interrupts.push_back(std::move(*interrupt));
     } else if (const auto* verdict = std::get_if<NoteLine>(&parsed)) {
       tell_unknown_verdict(*verdict, line_number);
     }
@@ -132,7 +134,8 @@ class LogReader {
           else if constexpr (std::is_same_v<L, FailLine>) kept_ += kept_cost(l.fields) + sizeof(size_t);
           else if constexpr (std::is_same_v<L, MetaLine> || std::is_same_v<L, StatLine> || std::is_same_v<L, MemLine> ||
                              std::is_same_v<L, CheckLine> || std::is_same_v<L, ProfileLine> ||
-                             std::is_same_v<L, ServeLine> || std::is_same_v<L, CapacityLine>)
+                             std::is_same_v<L, ServeLine> || std::is_same_v<L, CapacityLine> ||
+                             std::is_same_v<L, InterruptLine>)
             kept_ += kept_cost(l.fields);
         },
         parsed);
@@ -412,6 +415,14 @@ ParsedLog parse_log_file(const std::string& path, const std::string& name, LogLi
   LogStreamParser parser(path, limits);
   read_file_pieces(path, [&](std::string_view piece) { parser.feed(piece); }, name);
   return parser.finish();
+}
+
+std::string interrupt_text(const InterruptLine& line) {
+  const Fields& f = line.fields;
+  const int64_t complete = f.get_int("complete").value_or(0), all = f.get_int("combinations").value_or(0);
+  return "interrupted (" + *f.find("signal") + ") at combination " + std::to_string(complete + 1) + " of " +
+         std::to_string(all) + " (input " + std::to_string(f.get_int("input").value_or(0)) + ", batch " +
+         std::to_string(f.get_int("batch").value_or(0)) + "), " + std::to_string(complete) + " complete";
 }
 
 std::string source_name(const std::string& source) { return source == "-" ? "<stdin>" : source; }

@@ -110,7 +110,12 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   // A run that died during setup (or is still loading) has FMWORK lines but no result: its output was an
   // empty list or table with exit 0 and not a word of why.
   // (A log of driver serve has none by design: its levels are SERVE lines.)
-  if (!again && log.results.empty() && log.failures.empty() && log.serve.empty() && log.capacity.empty())
+  if (!again)
+    for (const InterruptLine& stop : log.interrupts)
+      source.err << "note: " << escape_controls(source_name(f)) << ": the sweep was " << interrupt_text(stop)
+                 << "; the combinations after it were not run\n";
+  if (!again && log.results.empty() && log.failures.empty() && log.serve.empty() && log.capacity.empty() &&
+      log.interrupts.empty())
     source.err << "note: " << escape_controls(source_name(f))
                << ": no RES or FAIL line: the run ended before its first combination (its stderr says why) or is "
                   "still running; nothing of it is in the output\n";

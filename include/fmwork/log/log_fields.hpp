@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY, INTERRUPT), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.
@@ -103,6 +103,10 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
+// FMWORK INTERRUPT input=I batch=B signal=SIGINT|SIGTERM complete= combinations=: the sweep stopped by a signal
+// (Ctrl-C, kill) before its end: the combination it was at (running, or about to run), how many of its
+// combinations had their RES or FAIL line, and how many it had. All required; the log's last FMWORK line.
+const LineSpec& interrupt_line_spec();
 // FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift= reason=<text>:
 // the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
 // reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
