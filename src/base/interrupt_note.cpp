@@ -5,10 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/termination_signals.hpp"
 
 namespace fmwork {
 namespace {
@@ -18,7 +19,9 @@ namespace {
 std::string g_note_text;
 std::atomic<bool> g_note_alive{false};
 
-void say_and_die(int signal) {
+// The note's text to stderr, from a handler: write() only, errno as it was.
+void write_note() {
+  const int saved_errno = errno;
   const char* p = g_note_text.data();
   size_t left = g_note_text.size();
   while (left > 0) {
@@ -27,26 +30,109 @@ void say_and_die(int signal) {
     p += n;
     left -= static_cast<size_t>(n);
   }
+  errno = saved_errno;
+}
+
+void say_and_die(int signal) {
+  write_note();
   // SA_RESETHAND put the default action back; the signal, blocked while this runs, is delivered on return.
   ::raise(signal);
 }
 
-}  // namespace
+constexpr int kSignals[] = {SIGINT, SIGTERM};
 
-struct InterruptNote::Saved {
-  explicit Saved(void (*handler)(int)) : handlers(handler) {}
-  TerminationHandlers handlers;
-};
+// The watch's state, read and written by its handler: lock-free atomics only.
+std::atomic<int> g_seen{0};
+std::atomic<pid_t> g_forward{0};
 
-InterruptNote::InterruptNote(const std::string& line) {
-  if (g_note_alive.exchange(true)) throw runtime_error("an interrupt note is already in place; one at a time");
-  g_note_text = (::isatty(STDERR_FILENO) ? "\n" : "") + line + "\n";
-  saved_ = std::make_unique<Saved>(say_and_die);
+void note_and_go_on(int signal) {
+  const pid_t child = g_forward.load();
+  if (child > 0) ::kill(child, signal);
+  int none = 0;
+  if (!g_seen.compare_exchange_strong(none, signal)) {  // the second: at once, as without the watch
+    struct sigaction fallback {};
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    ::sigaction(signal, &fallback, nullptr);
+    ::raise(signal);  // blocked while this runs: delivered on return
+    return;
+  }
+  write_note();
 }
 
-InterruptNote::~InterruptNote() {
-  saved_.reset();
-  g_note_alive = false;
+// SIGINT and SIGTERM taken by a note or a watch: what was there before, put back when it dies. One at a time.
+struct Held {
+  struct sigaction previous[2];
+  bool installed[2] = {false, false};
+
+  // `handler` for both where they are not ignored, `line` its text.
+  void take(const std::string& line, void (*handler)(int), int flags) {
+    if (g_note_alive.exchange(true)) throw runtime_error("an interrupt note is already in place; one at a time");
+    g_note_text = (::isatty(STDERR_FILENO) ? "\n" : "") + line + "\n";
+    for (size_t i = 0; i < 2; ++i) {
+      struct sigaction action {};
+      action.sa_handler = handler;
+      sigemptyset(&action.sa_mask);
+      action.sa_flags = flags;
+      if (::sigaction(kSignals[i], nullptr, &previous[i]) != 0) continue;
+      if (previous[i].sa_handler == SIG_IGN) continue;  // nohup's choice stands
+      installed[i] = ::sigaction(kSignals[i], &action, nullptr) == 0;
+    }
+  }
+  void give_back() {
+    for (size_t i = 0; i < 2; ++i)
+      if (installed[i]) ::sigaction(kSignals[i], &previous[i], nullptr);
+    g_note_alive = false;
+  }
+};
+
+}  // namespace
+
+struct InterruptNote::Saved : Held {};
+
+InterruptNote::InterruptNote(const std::string& line) : saved_(std::make_unique<Saved>()) {
+  saved_->take(line, say_and_die, SA_RESETHAND);
+}
+
+InterruptNote::~InterruptNote() { saved_->give_back(); }
+
+struct InterruptWatch::Saved : Held {};
+
+InterruptWatch::InterruptWatch(const std::string& line) : saved_(std::make_unique<Saved>()) {
+  g_seen = 0;
+  g_forward = 0;
+  saved_->take(line, note_and_go_on, SA_RESTART);  // SA_RESTART: no EINTR for the log's writes
+}
+
+InterruptWatch::~InterruptWatch() {
+  saved_->give_back();
+  g_forward = 0;
+  g_seen = 0;
+}
+
+int InterruptWatch::seen() { return g_seen.load(); }
+
+void InterruptWatch::throw_if_interrupted() {
+  if (const int signal = g_seen.load()) throw Interrupted{signal};
+}
+
+void InterruptWatch::forward_to(pid_t pid) { g_forward = pid; }
+
+std::string InterruptWatch::signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal " + std::to_string(signal);
+}
+
+void InterruptWatch::end_by_signal(int signal) {
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(signal, &fallback, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal);
+  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(signal);
+  std::_Exit(128 + signal);  // a signal that does not end a process by default: the shell's number all the same
 }
 
 }  // namespace fmwork

@@ -227,7 +227,7 @@ class Parser : LiteralScanner {
         unexpected();
       }
       if (key.type != Value::Type::string)
-        stop("dict keys must be quoted strings; got " + repr(key), key_at);
+        stop("dict keys must be quoted strings; got " + excerpt(repr(key)), key_at);
       ++pos_;
       Value value = parse_expr();
       // A repeated key keeps its first place and takes the last value, as in Python.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/base/python_text.hpp"
 
 namespace fmwork::literal {
@@ -16,7 +17,7 @@ bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c))
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return "'" + excerpt(s) + "'"; }  // a token may be any length
 
 void LiteralScanner::stop(std::string what, size_t at, size_t end) {
   throw Stop{std::move(what), at, end};

@@ -55,9 +55,17 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows, con
   return out;
 }
 
+namespace {
+
+std::string ascii_lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
 size_t edit_distance(const std::string& a, const std::string& b) {
-  constexpr size_t kMax = 64;
-  const std::string x = a.substr(0, kMax), y = b.substr(0, kMax);
+  const std::string x = a.substr(0, kMaxNameBytes), y = b.substr(0, kMaxNameBytes);
   std::vector<size_t> row(y.size() + 1);  // one row of the table: distances of x[0, i) to y[0, j)
   for (size_t j = 0; j <= y.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= x.size(); ++i) {
@@ -74,23 +82,21 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names) {
   std::optional<std::string> best;
+  if (word.size() > kMaxNameBytes) return best;  // no name is this long: a pasted value is no typo of one
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  const std::string lower_word = ascii_lower(word);  // SDPA is sdpa's: a case is no distance
   for (const std::string& name : names) {
-    const size_t d = edit_distance(word, name);
+    const size_t d = edit_distance(lower_word, ascii_lower(name));
     if (d < best_distance) best = name, best_distance = d;
   }
   return best;
 }
 
 std::optional<std::string> one_typo_from(const std::string& word, const std::vector<std::string>& names) {
-  const auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  const std::string w = lower(word);
+  const std::string w = ascii_lower(word);
   for (const std::string& name : names) {
-    const std::string n = lower(name);
-    if (w.size() > 64 || n.size() > 64) continue;  // edit_distance looks at 64 bytes: past them, no typo
+    const std::string n = ascii_lower(name);
+    if (w.size() > kMaxNameBytes || n.size() > kMaxNameBytes) continue;  // edit_distance looks at 64 bytes
     if (edit_distance(w, n) <= 1) return name;
     if (w.size() != n.size()) continue;
     size_t first = 0;  // a swap: the words differ in exactly two neighbouring places, crosswise

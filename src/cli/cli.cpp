@@ -35,7 +35,7 @@ int take_fixed(const FixedOption& spec, const std::string& word, const std::opti
   const std::string option = std::string("--") + spec.name;
   if (!out.seen.insert(spec.name).second) throw usage_error(option + " is given twice; give it once");
   if (spec.flag()) {
-    if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + word + "')");
+    if (inline_value) throw usage_error(option + " is a flag and takes no value (got '" + excerpt(word) + "')");
     out.fixed.emplace_back(&spec, "");
     out.arg_words.push_back(option);
     return i;
@@ -71,7 +71,7 @@ SortedWords sort_words(int argc, const char* const* argv) {
                                             : "--version stands alone on the command line: driver --version");
     }
     if (word.rfind("--", 0) != 0) {
-      throw usage_error("unexpected argument '" + word + "'; options are written --NAME VALUE, flags --NAME, and " +
+      throw usage_error("unexpected argument '" + excerpt(word) + "'; options are written --NAME VALUE, flags --NAME, and " +
                         sub_option_shape());
     }
     const std::string name = word.substr(2);
@@ -88,7 +88,12 @@ SortedWords sort_words(int argc, const char* const* argv) {
       throw usage_error(unknown_option(word, option_names(fixed_options())) + "; the fixed options are " +
                         fixed_list() + ", and " + sub_option_shape());
     }
-    if (i + 1 >= argc) throw usage_error(word + " has no value; " + sub_option_shape());
+    // `--model:dtype=float32` took the next word as its value, then was an unknown key "dtype=float32" (or,
+    // last on the line, had "no value"): the value is a word of its own. ('=' inside a quoted key is a key's.)
+    if (eq != std::string::npos && name.find_first_of("'\"") > eq)
+      throw usage_error(excerpt(word) + ": a sub-option's value is the next word, not after '=': write " +
+                        excerpt(word.substr(0, eq + 2)) + " " + excerpt(name.substr(eq + 1)) + " (a space, not '=')");
+    if (i + 1 >= argc) throw usage_error(excerpt(word) + " has no value; " + sub_option_shape());
     const std::string value = argv[i + 1] ? argv[i + 1] : "";
     out.subs.emplace_back(word, value);
     out.arg_words.push_back(word + " " + value);
@@ -98,6 +103,11 @@ SortedWords sort_words(int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+void check_tuned_options(const CommandLine& command_line) {
+  if (command_line.subs.count("check_outputs") && !command_line.args.check_outputs)
+    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
+}
 
 CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
   CommandLine result;

@@ -3,6 +3,7 @@
 #include "fmwork/cli/fixed_options.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
+#include "fmwork/hf/config.hpp"
 
 namespace fmwork {
 
@@ -63,7 +65,7 @@ uint64_t parse_seed(const std::string& option, const std::string& text) {
       ok = false;
     }
   }
-  if (!ok) throw usage_error(option + " expects a non-negative integer below 2^64; got '" + text + "'");
+  if (!ok) throw usage_error(option + " expects a non-negative integer below 2^64; got '" + excerpt(text) + "'");
   return seed;
 }
 
@@ -242,6 +244,24 @@ const FixedOption* find_fixed_option(std::string_view name) {
 
 void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text) {
   option.read(args, option.option(), text);
+}
+
+void check_positions_before_loading(const FixedArgs& args, bool padded_to_input) {
+  const std::optional<int64_t> limit = hf::folder_max_input_size(args.model_path);
+  if (!limit) return;
+  const std::string positions = fmt::format("the positions of {}/config.json:", excerpt(args.model_path, 200));
+  if (args.lengths && !padded_to_input) return check_lengths_fit(*args.lengths, *limit, "--input_lengths", positions);
+  if (args.input_sizes.empty()) return;
+  const int64_t longest = *std::max_element(args.input_sizes.begin(), args.input_sizes.end());
+  if (longest <= *limit) return;
+  throw usage_error(fmt::format("--input_sizes {} is beyond {} {} tokens; give --input_sizes up to {}", longest,
+                                positions, *limit, *limit));
+}
+
+void check_output_folders_differ(const FixedArgs& args) {
+  std::error_code ec;
+  if (args.save_outputs && args.check_outputs && std::filesystem::equivalent(*args.save_outputs, *args.check_outputs, ec))
+    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
 }
 
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,

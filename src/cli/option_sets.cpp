@@ -1,9 +1,14 @@
 // Typed option sets built from the sub-option trees: unknown keys and wrong types are refused up front.
+// over 500 lines: every set's table (the --torch.call: and --torch.set: names and their value checks included)
+// beside the builders that read them, one concern: what a sub-option may be.
 #include "fmwork/cli/option_sets.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
@@ -17,14 +22,15 @@ namespace {
 
 using Entries = std::vector<std::pair<std::string, Value>>;
 
-std::string option_name(const std::string& set, const std::string& key) { return "--" + set + ":" + key; }
+// The key is the user's (an unknown one may be any length): an excerpt of it.
+std::string option_name(const std::string& set, const std::string& key) { return "--" + set + ":" + excerpt(key); }
 
 // "the string 'x'", "the int 5", "None": what was given, for messages.
 std::string describe(const Value& v) {
   if (v.type == Value::Type::none) return "None";
-  if (v.type == Value::Type::string) return "the string " + repr(v);
+  if (v.type == Value::Type::string) return "the string " + excerpt(repr(v));
   if (v.type == Value::Type::dict && v.entries.empty()) return "an empty dict";
-  return "the " + type_name(v.type) + " " + repr(v);
+  return "the " + type_name(v.type) + " " + excerpt(repr(v));
 }
 
 // The tree's entries sorted by key (the order upstream applies them in).
@@ -61,7 +67,7 @@ Entries sorted_entries(const Value& tree, const std::string& set) {
     try {
       const Value typed = parse_value(got.text, option_name(set, key) + "@");
       if (accepts(typed))
-        message += " \u2014 add '@' to the key to pass a typed value: " + option_name(set, key) + "@ " + got.text;
+        message += " \u2014 add '@' to the key to pass a typed value: " + option_name(set, key) + "@ " + excerpt(got.text);
     } catch (const Error&) {
     }
   }
@@ -306,7 +312,7 @@ ModelOptions model_options_from(const Value& tree) {
   Entries entries;
   for (auto& [key, v] : sorted_entries(tree, set)) {
     if (const IgnoredKey* ignored = ignored_model_key(key))
-      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : repr(v)) +
+      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : excerpt(repr(v), 200)) +
                             " ignored: " + ignored->why);
     else
       entries.emplace_back(key, std::move(v));
@@ -326,7 +332,7 @@ Entries flat_entries(const Value& tree, const std::string& set, const std::strin
   for (const auto& [key, v] : entries) {
     if (v.type == Value::Type::dict) {
       std::string nested;
-      if (!v.entries.empty()) nested = " (" + option_name(set, key) + ":" + v.entries.front().first + ")";
+      if (!v.entries.empty()) nested = " (" + option_name(set, key) + ":" + excerpt(v.entries.front().first) + ")";
       throw usage_error(option_name(set, key) + " cannot hold nested keys or a dict" + nested + "; write " + shape);
     }
   }
@@ -349,13 +355,17 @@ Entries known_torch_names(Entries entries, const std::string& set) {
 }  // namespace
 
 TorchCalls torch_calls_from(const Value& tree) {
-  return TorchCalls{known_torch_names(flat_entries(tree, "torch.call", "--torch.call:NAME VALUE"), "torch.call")};
+  TorchCalls out{known_torch_names(flat_entries(tree, "torch.call", "--torch.call:NAME VALUE"), "torch.call")};
+  for (auto& [name, value] : out.calls) value = torch_setting_value("torch.call", name, value);
+  return out;
 }
 
 TorchSets torch_sets_from(const Value& tree) {
-  return TorchSets{known_torch_names(
+  TorchSets out{known_torch_names(
       flat_entries(tree, "torch.set", "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)"),
       "torch.set")};
+  for (auto& [path, value] : out.sets) value = torch_setting_value("torch.set", path, value);
+  return out;
 }
 
 PlatformOptions platform_options_from(const Value& tree) {
@@ -372,7 +382,7 @@ namespace {
 double tolerance(const std::string& option, const Value& v, bool at_most_one) {
   const double x = v.type == Value::Type::integer ? static_cast<double>(v.integer) : v.floating;
   if (!(x >= 0) || !std::isfinite(x) || (at_most_one && x > 1))
-    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a finite number >= 0") + "; got " + repr(v));
+    throw usage_error(option + " must be " + (at_most_one ? "in [0, 1]" : "a finite number >= 0") + "; got " + excerpt(repr(v)));
   return x;
 }
 
@@ -405,32 +415,51 @@ const std::vector<OptionSetDoc>& option_set_docs() {
 
 namespace {
 
-// A --torch.call: or --torch.set: name: its value type, what follows the name in an example, and its help.
+void check_thread_count(const std::string& option, const Value& v) {
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
+                 fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
+}
+
+void check_matmul_precision(const std::string& option, const Value& v) {
+  read_choice(option, v.text, {"highest", "high", "medium"});
+}
+
+// A --torch.call: or --torch.set: name: its value type (and that type in words), what follows the name in an
+// example, its help, and the check of its value beyond the type (none: nullptr).
 struct TorchSettingRow {
   const char* name;
+  Value::Type value_type;
   const char* type;
   const char* example;  // "@ True", " high"
   const char* help;
+  void (*check)(const std::string& option, const Value& value) = nullptr;
 };
 
+constexpr Value::Type kBoolValue = Value::Type::boolean, kIntValue = Value::Type::integer,
+                      kTextValue = Value::Type::string;
+
 const TorchSettingRow kTorchCalls[] = {
-    {"set_grad_enabled", "a bool", "@ True", "autograd during the sweep (off unless True here; upstream leaves it on)"},
-    {"set_num_threads", "an int", "@ 2", "intra-op threads (default: one per physical core); at most 4 per CPU"},
-    {"set_num_interop_threads", "an int", "@ 1", "inter-op threads; at most 4 per CPU"},
-    {"manual_seed", "an int", "@ 0", "LibTorch's global seed"},
-    {"set_float32_matmul_precision", "a string", " high",
-     "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)"},
-    {"use_deterministic_algorithms", "a bool", "@ True", "deterministic kernels only"},
-    {"set_flush_denormal", "a bool", "@ True", "flush denormal floats to zero (refused on a CPU that cannot)"},
+    {"set_grad_enabled", kBoolValue, "a bool", "@ True",
+     "autograd during the sweep (off unless True here; upstream leaves it on)"},
+    {"set_num_threads", kIntValue, "an int", "@ 2", "intra-op threads (default: one per physical core); at most 4 per CPU",
+     check_thread_count},
+    {"set_num_interop_threads", kIntValue, "an int", "@ 1", "inter-op threads; at most 4 per CPU", check_thread_count},
+    {"manual_seed", kIntValue, "an int", "@ 0", "LibTorch's global seed"},
+    {"set_float32_matmul_precision", kTextValue, "a string", " high",
+     "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)",
+     check_matmul_precision},
+    {"use_deterministic_algorithms", kBoolValue, "a bool", "@ True", "deterministic kernels only"},
+    {"set_flush_denormal", kBoolValue, "a bool", "@ True", "flush denormal floats to zero (refused on a CPU that cannot)"},
 };
 
 const TorchSettingRow kTorchSets[] = {
-    {"backends.cudnn.benchmark", "a bool", "@ True", "cuDNN picks the fastest algorithm per shape"},
-    {"backends.cudnn.deterministic", "a bool", "@ True", "deterministic cuDNN algorithms only"},
-    {"backends.cudnn.allow_tf32", "a bool", "@ False", "TF32 in cuDNN convolutions"},
-    {"backends.cudnn.enabled", "a bool", "@ False", "cuDNN at all"},
-    {"backends.cuda.matmul.allow_tf32", "a bool", "@ True", "TF32 in cuBLAS matrix products"},
-    {"backends.mkldnn.enabled", "a bool", "@ False", "oneDNN (MKL-DNN) kernels on the CPU"},
+    {"backends.cudnn.benchmark", kBoolValue, "a bool", "@ True", "cuDNN picks the fastest algorithm per shape"},
+    {"backends.cudnn.deterministic", kBoolValue, "a bool", "@ True", "deterministic cuDNN algorithms only"},
+    {"backends.cudnn.allow_tf32", kBoolValue, "a bool", "@ False", "TF32 in cuDNN convolutions"},
+    {"backends.cudnn.enabled", kBoolValue, "a bool", "@ False", "cuDNN at all"},
+    {"backends.cuda.matmul.allow_tf32", kBoolValue, "a bool", "@ True", "TF32 in cuBLAS matrix products"},
+    {"backends.mkldnn.enabled", kBoolValue, "a bool", "@ False", "oneDNN (MKL-DNN) kernels on the CPU"},
 };
 
 template <size_t N>
@@ -441,7 +470,48 @@ OptionSetDoc torch_doc(const char* set, const char* summary, const TorchSettingR
   return doc;
 }
 
+const TorchSettingRow* find_torch_row(const std::string& set, const std::string& name) {
+  const auto in = [&](const auto& rows) -> const TorchSettingRow* {
+    for (const TorchSettingRow& row : rows)
+      if (name == row.name) return &row;
+    return nullptr;
+  };
+  return set == "torch.call" ? in(kTorchCalls) : set == "torch.set" ? in(kTorchSets) : nullptr;
+}
+
+// Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
+// plain `--torch.call:set_grad_enabled False` works there as if typed with '@': the same here when the
+// text reads as a value of the expected type.
+Value as_typed(const Value& value, Value::Type expected, const std::string& option) {
+  if (value.type != Value::Type::string || expected == Value::Type::string) return value;
+  try {
+    Value parsed = parse_value(value.text, option);
+    if (parsed.type == expected) return parsed;
+  } catch (const Error&) {
+  }
+  return value;
+}
+
 }  // namespace
+
+Value torch_setting_value(const std::string& set, const std::string& name, const Value& given) {
+  const TorchSettingRow* row = find_torch_row(set, name);
+  if (!row) {
+    known_torch_names({{name, given}}, set);  // throws: the unknown name, the one meant, the known ones
+    throw usage_error("unknown option " + option_name(set, name));
+  }
+  const std::string option = option_name(set, name);
+  const Value value = as_typed(given, row->value_type, option);
+  if (value.type != row->value_type) {
+    const std::string hint = value.type == Value::Type::string
+                                 ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, excerpt(value.text))
+                                 : "";
+    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(row->value_type),
+                                  type_name(value.type), excerpt(repr(value)), hint));
+  }
+  if (row->check) row->check(option, value);
+  return value;
+}
 
 const std::vector<OptionSetDoc>& torch_setting_docs() {
   static const std::vector<OptionSetDoc> docs = {

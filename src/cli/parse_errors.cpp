@@ -7,11 +7,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
+
+// The longest CLI11 message the patterns below read (std::regex's depth grows with the text), and the longest
+// word of the user's quoted whole in it.
+constexpr size_t kMaxParseMessage = 4096;
+constexpr size_t kMaxQuotedWord = 200;
 
 // CLI11's name of a value's type in words: "FORMAT:{json,csv}" -> "one of json, csv", "INT" -> "a whole
 // number", anything else (TEXT, PATH) -> "".
@@ -50,6 +56,9 @@ std::string value_error_text(const std::string& message) {
 }  // namespace
 
 std::string parse_error_text(const std::string& message) {
+  // std::regex recurses once a character: a message of 100,000 characters overflowed the stack (a signal,
+  // not an error line). The user's words in it are cut (parse_error_line) before it comes here.
+  if (message.size() > kMaxParseMessage) return excerpt(message, 200);
   std::smatch m;
   static const std::regex at_most("^(\\S+): At Most ([0-9]+) required but received ([0-9]+)$");
   static const std::regex at_least("^(\\S+): At least ([0-9]+) required but received ([0-9]+)$");
@@ -66,7 +75,17 @@ std::string parse_error_text(const std::string& message) {
   return value.empty() ? message : value;
 }
 
-std::string parse_error_line(const CLI::App& app, const std::string& message, const std::vector<std::string>& words) {
+std::string parse_error_line(const CLI::App& app, const std::string& cli11_message,
+                             const std::vector<std::string>& words) {
+  // CLI11 quotes the user's words whole: each long one cut to an excerpt, so that the line stays a line and
+  // the patterns below read a short text.
+  std::string message = cli11_message;
+  for (const std::string& word : words) {
+    if (word.size() <= kMaxQuotedWord) continue;
+    const std::string cut = excerpt(word);
+    for (size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + cut.size()))
+      message.replace(at, word.size(), cut);
+  }
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options())
     for (const std::string& name : o->get_lnames()) names.push_back("--" + name);
@@ -79,10 +98,11 @@ std::string parse_error_line(const CLI::App& app, const std::string& message, co
     }
   }
   const std::string hint = unknown ? did_you_mean(closest_option(*unknown, names)) : "";
+  if (unknown) unknown = excerpt(*unknown);
   // CLI11's ExtrasError: "The following argument(s) was (were) not expected: ...", never shown as it is.
   static const std::regex extras("^The following arguments? (?:was|were) not expected: (.*)$");
   std::smatch m;
-  if (std::regex_match(message, m, extras))
+  if (message.size() <= kMaxParseMessage && std::regex_match(message, m, extras))
     return unknown ? "unknown option " + *unknown + hint : "unexpected argument: " + m[1].str();
   return parse_error_text(message) + hint;
 }

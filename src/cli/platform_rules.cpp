@@ -65,7 +65,7 @@ const Value* find_key(const Value& dict, const std::string& key) {
 
 std::string format_given(const std::string& option, const Value& value) {
   if (value.type == Value::Type::string) return "--" + option + " " + value.text;
-  return "--" + option + "@ " + repr(value);
+  return "--" + option + "@ " + excerpt(repr(value));
 }
 
 // A whole sentence: "<what>: <reason>." (the driver joins the refusals with spaces).

@@ -142,7 +142,9 @@ const ServeOption kServe[] = {
      }},
     {{"price_per_hour", "USD", "3.20", "the machine's price per hour: the CAPACITY line adds the cost per million queries"},
      [](ServeArgs& a, const std::string& v) {
-       a.price_per_hour = read_decimal("--price_per_hour", v, {0, true, 1e6, "a price above 0, like 3.20"});
+       // From 0.0001: the CAPACITY line's 4 decimals (1e-300 was written price_per_hour=0.0000).
+       a.price_per_hour = read_decimal("--price_per_hour", v,
+                                       {0.0001, false, 1e6, "a price from 0.0001 to 1000000 (USD an hour), like 3.20"});
      }},
 };
 

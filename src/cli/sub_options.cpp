@@ -40,13 +40,13 @@ std::vector<std::string> split_key(const std::string& word, const std::string& k
       ++i;
     } else if (c == '\'') {
       const size_t close = key.find('\'', i + 1);
-      if (close == std::string::npos) throw usage_error(word + ": the key has no closing quotation");
+      if (close == std::string::npos) throw usage_error(excerpt(word) + ": the key has no closing quotation");
       parts.back() += key.substr(i + 1, close - i - 1);
       i = close + 1;
     } else if (c == '"') {
       ++i;
       for (;;) {
-        if (i >= key.size()) throw usage_error(word + ": the key has no closing quotation");
+        if (i >= key.size()) throw usage_error(excerpt(word) + ": the key has no closing quotation");
         if (key[i] == '"') {
           ++i;
           break;
@@ -55,7 +55,7 @@ std::vector<std::string> split_key(const std::string& word, const std::string& k
         parts.back() += key[i++];
       }
     } else if (c == '\\') {
-      if (i + 1 >= key.size()) throw usage_error(word + ": the key ends with a backslash that escapes nothing");
+      if (i + 1 >= key.size()) throw usage_error(excerpt(word) + ": the key ends with a backslash that escapes nothing");
       parts.back() += key[i + 1];
       i += 2;
     } else {
@@ -66,7 +66,7 @@ std::vector<std::string> split_key(const std::string& word, const std::string& k
   return parts;
 }
 
-std::string display_path(const std::vector<std::string>& path) { return "--" + fmt::format("{}", fmt::join(path, ":")); }
+std::string display_path(const std::vector<std::string>& path) { return excerpt("--" + fmt::format("{}", fmt::join(path, ":"))); }
 
 // Builds the sub-option trees, remembering which option created each node for conflict messages.
 class SubTree {
@@ -135,10 +135,10 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
       throw usage_error(excerpt(word) + " has " + std::to_string(path.size() - 1) + " keys after the set; a sub-option "
                         "nests at most " + std::to_string(kMaxSubOptionKeys) + " keys deep (--SET:key[:key...])");
     if (std::find(kSubOptionSets.begin(), kSubOptionSets.end(), path[0]) == kSubOptionSets.end())
-      throw usage_error("unknown sub-option set '" + path[0] + "' in " + word + "; the sets are " +
+      throw usage_error("unknown sub-option set '" + excerpt(path[0]) + "' in " + excerpt(word) + "; the sets are " +
                         fmt::format("{}", fmt::join(kSubOptionSets, ", ")));
     if (std::any_of(path.begin() + 1, path.end(), [](const std::string& p) { return p.empty(); }))
-      throw usage_error(word + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
+      throw usage_error(excerpt(word) + " has an empty key; sub-options look like --SET:key[:key...][@] VALUE, e.g. "
                         "--compile:options:max_autotune@ True");
     // A secret's value (--model:token) is in no message: a conflict names the option with kNotShown, and a
     // value that is no Python literal is said to be one without quoting it.
@@ -154,7 +154,7 @@ void add_sub_options(const std::vector<std::pair<std::string, std::string>>& sub
     } else if (typed) {
       value = parse_value(raw, word, resolve);
     }
-    tree.set(path, std::move(value), word + " " + (secret ? std::string(kNotShown) : raw));
+    tree.set(path, std::move(value), excerpt(word) + " " + (secret ? std::string(kNotShown) : excerpt(raw)));
   }
 }
 

@@ -172,7 +172,7 @@ void refuse_misspelt_subcommand(const std::vector<std::string>& words, const std
   const bool is_subcommand = meant && std::any_of(subcommands.begin(), subcommands.end(),
                                                   [&](const SubcommandDoc& s) { return s.name == *meant; });
   if (!is_subcommand) return;
-  throw usage_error((option ? "unknown option " + word : "unknown subcommand '" + word + "'") + did_you_mean(meant) +
+  throw usage_error((option ? "unknown option " + excerpt(word) : "unknown subcommand '" + excerpt(word) + "'") + did_you_mean(meant) +
                     " (driver --help lists the subcommands)");
 }
 

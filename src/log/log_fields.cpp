@@ -286,6 +286,19 @@ const LineSpec& compile_line_spec() {
   return spec;
 }
 
+const LineSpec& interrupt_line_spec() {
+  static const LineSpec spec = [] {
+    FieldSpec signal = choice_field("signal", "SIGINT|SIGTERM");
+    signal.open_choices = true;  // a newer driver may stop on another signal: not the log's end
+    FieldSpec complete = field("complete", FieldKind::integer, FieldNeed::required);
+    FieldSpec combinations = field("combinations", FieldKind::integer, FieldNeed::required);
+    combinations.min = 1;
+    return LineSpec{"INTERRUPT", {key_field("input"), key_field("batch"), signal, complete, combinations},
+                    std::nullopt};
+  }();
+  return spec;
+}
+
 const LineSpec& check_line_spec() {
   static const LineSpec spec{"CHECK",
                              {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
@@ -302,6 +315,7 @@ const LineSpec& note_line_spec() {
   static const LineSpec spec = [] {
     FieldSpec verdict = field("verdict", FieldKind::text, FieldNeed::required);
     verdict.choices = "ok|noisy|unstable|too-few-reps|contended|implausible";
+    verdict.open_choices = true;  // a newer driver may judge by a word this reader has not: not the log's end
     verdict.csv = {"verdict"};
     verdict.summary = {"verdict", 1};
     FieldSpec kept = field("kept", FieldKind::integer);

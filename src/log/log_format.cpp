@@ -47,7 +47,7 @@ std::string format_fields(const LineSpec& spec, const Fields& fields) {
     // Made one line, not refused: a failure is always reported. Its text may quote a model's files.
     out += ' ' + key + '=' + (free_text ? without_record_words(one_line(value)) : value);
   }
-  check_fields(spec, fields.items);
+  check_fields(spec, fields.items, Side::writer);
   return out;
 }
 
@@ -86,6 +86,7 @@ struct Formatter {
   std::string operator()(const ProfileLine& l) const { return format_fields(profile_line_spec(), l.fields); }
   std::string operator()(const ServeLine& l) const { return format_fields(serve_line_spec(), l.fields); }
   std::string operator()(const CapacityLine& l) const { return format_fields(capacity_line_spec(), l.fields); }
+  std::string operator()(const InterruptLine& l) const { return format_fields(interrupt_line_spec(), l.fields); }
 };
 
 }  // namespace
@@ -287,6 +288,13 @@ CompileLine make_compile_line(const CompileFacts& f) {
   v.key = or_dash(f.key), v.vec_isa = or_dash(f.vec_isa);
   v.batch_range = or_dash(f.batch_range), v.input_range = or_dash(f.input_range);
   return CompileLine{to_fields(v)};
+}
+
+InterruptLine make_interrupt_line(int64_t input, int64_t batch, const std::string& signal, int64_t complete,
+                                  int64_t combinations) {
+  InterruptLineValues v;
+  v.input = input, v.batch = batch, v.signal = signal, v.complete = complete, v.combinations = combinations;
+  return InterruptLine{to_fields(v)};
 }
 
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error) {

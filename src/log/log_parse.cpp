@@ -71,7 +71,7 @@ Fields parse_fields(const LineSpec& spec, std::string_view rest) {
 
 Fields parse_checked_fields(const LineSpec& spec, std::string_view rest) {
   Fields fields = parse_fields(spec, rest);
-  check_fields(spec, fields.items);
+  check_fields(spec, fields.items, Side::reader);
   return fields;
 }
 
@@ -132,6 +132,7 @@ std::optional<LogLine> parse_line(std::string_view line) {
   if (word == "PROFILE") return ProfileLine{parse_checked_fields(profile_line_spec(), rest)};
   if (word == "SERVE") return ServeLine{parse_checked_fields(serve_line_spec(), rest)};
   if (word == "CAPACITY") return CapacityLine{parse_checked_fields(capacity_line_spec(), rest)};
+  if (word == "INTERRUPT") return InterruptLine{parse_checked_fields(interrupt_line_spec(), rest)};
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -90,6 +91,10 @@ class LogReader {
       log_.serve.push_back(std::move(*serve));
     } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
       log_.capacity.push_back(std::move(*capacity));
+    } else if (auto* interrupt = std::get_if<InterruptLine>(&parsed)) {
+      log_.interrupts.push_back(std::move(*interrupt));
+    } else if (const auto* verdict = std::get_if<NoteLine>(&parsed)) {
+      tell_unknown_verdict(*verdict, line_number);
     }
   }
 
@@ -100,6 +105,23 @@ class LogReader {
 
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // A NOTE verdict this process does not know (a newer driver's word) is read as unknown and said once per
+  // word, not refused with the whole log: process judges each combination from its timings itself.
+  void tell_unknown_verdict(const NoteLine& line, size_t line_number) {
+    static constexpr size_t kMostWordsTold = 8;
+    const std::string_view known = note_line_spec().find("verdict")->choices;
+    const std::string* word = line.fields.find("verdict");
+    if (!word || log_rules::is_choice(known, *word) || told_verdicts_.size() >= kMostWordsTold ||
+        !told_verdicts_.insert(word->substr(0, 64)).second)
+      return;
+    std::string words(known);
+    std::replace(words.begin(), words.end(), '|', ' ');
+    note(source_name(log_.source) + ":" + std::to_string(line_number) + ": FMWORK NOTE verdict '" + excerpt(*word, 64) +
+         "' is none this process knows (" + words + "): read as unknown (a newer driver's word?); its "
+         "combination is judged from its timings as the others are");
+  }
+  std::set<std::string> told_verdicts_;  // the unknown verdict words told so far
 
   // Adds what `parsed` will keep to the count, the REP durations held for the next RES included; throws
   // when the count passes the limit, naming the line that did it.
@@ -112,7 +134,8 @@ class LogReader {
           else if constexpr (std::is_same_v<L, FailLine>) kept_ += kept_cost(l.fields) + sizeof(size_t);
           else if constexpr (std::is_same_v<L, MetaLine> || std::is_same_v<L, StatLine> || std::is_same_v<L, MemLine> ||
                              std::is_same_v<L, CheckLine> || std::is_same_v<L, ProfileLine> ||
-                             std::is_same_v<L, ServeLine> || std::is_same_v<L, CapacityLine>)
+                             std::is_same_v<L, ServeLine> || std::is_same_v<L, CapacityLine> ||
+                             std::is_same_v<L, InterruptLine>)
             kept_ += kept_cost(l.fields);
         },
         parsed);
@@ -401,6 +424,14 @@ ParsedLog parse_log_file(const std::string& path, const std::string& name, LogLi
   LogStreamParser parser(path, limits);
   read_file_pieces(path, [&](std::string_view piece) { parser.feed(piece); }, name);
   return parser.finish();
+}
+
+std::string interrupt_text(const InterruptLine& line) {
+  const Fields& f = line.fields;
+  const int64_t complete = f.get_int("complete").value_or(0), all = f.get_int("combinations").value_or(0);
+  return "interrupted (" + *f.find("signal") + ") at combination " + std::to_string(complete + 1) + " of " +
+         std::to_string(all) + " (input " + std::to_string(f.get_int("input").value_or(0)) + ", batch " +
+         std::to_string(f.get_int("batch").value_or(0)) + "), " + std::to_string(complete) + " complete";
 }
 
 std::string source_name(const std::string& source) { return source == "-" ? "<stdin>" : source; }

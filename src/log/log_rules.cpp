@@ -38,6 +38,8 @@ std::string choices_text(std::string_view choices) {
   return out;
 }
 
+}  // namespace
+
 bool is_choice(std::string_view choices, std::string_view value) {
   size_t start = 0;
   while (true) {
@@ -48,7 +50,10 @@ bool is_choice(std::string_view choices, std::string_view value) {
   }
 }
 
-void check_value(std::string_view word, const FieldSpec& spec, std::string_view key, std::string_view value) {
+namespace {
+
+void check_value(std::string_view word, const FieldSpec& spec, std::string_view key, std::string_view value,
+                 Side side) {
   switch (spec.kind) {
     case FieldKind::integer: field_int(word, key, value, spec.min); break;
     case FieldKind::number:
@@ -56,7 +61,7 @@ void check_value(std::string_view word, const FieldSpec& spec, std::string_view 
                    spec.fraction ? NumberRange::fraction : spec.non_negative ? NumberRange::non_negative : NumberRange::any);
       break;
     case FieldKind::text:
-      if (!spec.choices.empty() && !is_choice(spec.choices, value)) {
+      if (!spec.choices.empty() && !is_choice(spec.choices, value) && !(spec.open_choices && side == Side::reader)) {
         throw line_error(word, std::string(key) + " must be " + choices_text(spec.choices) + ", got " + quote(value));
       }
       break;
@@ -224,16 +229,16 @@ const FieldSpec* to_end_field(const LineSpec& spec) {
   return nullptr;
 }
 
-void check_fields(const LineSpec& spec, const FieldItems& items) {
+void check_fields(const LineSpec& spec, const FieldItems& items, Side side) {
   const std::string_view word = spec.word;
   for (const FieldSpec& f : spec.fields) {
     if (f.need != FieldNeed::key) continue;
     const std::string* v = find_item(items, f.key);
     if (!v) throw line_error(word, "has no " + std::string(f.key) + "= field");
-    check_value(word, f, f.key, *v);
+    check_value(word, f, f.key, *v, side);
   }
   for (const auto& [key, value] : items) {
-    if (const FieldSpec* f = spec.find(key)) check_value(word, *f, key, value);
+    if (const FieldSpec* f = spec.find(key)) check_value(word, *f, key, value, side);
   }
   for (const FieldSpec& f : spec.fields) {
     if (f.to_end) {

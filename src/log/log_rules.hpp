@@ -61,8 +61,12 @@ double field_double(std::string_view word, std::string_view name, std::string_vi
                     NumberRange range = NumberRange::any);
 // The field that runs to the end of the line (FAIL's error=), or nullptr.
 const FieldSpec* to_end_field(const LineSpec& spec);
+// Whether `value` is one of `choices` ("pass|fail").
+bool is_choice(std::string_view choices, std::string_view value);
 // Typed checks shared by parse and format, in the order of their errors: the key fields (input, batch),
-// then each field's type in line order, then the other required fields. Throws line_error's Error.
-void check_fields(const LineSpec& spec, const FieldItems& items);
+// then each field's type in line order, then the other required fields. Throws line_error's Error. The
+// reader takes a word outside a field's open_choices (a newer writer's); the writer refuses it.
+enum class Side { writer, reader };
+void check_fields(const LineSpec& spec, const FieldItems& items, Side side);
 
 }  // namespace fmwork::log_rules

@@ -194,12 +194,12 @@ std::unique_ptr<Platform> make_plugin(const std::string& name, const PlatformOpt
 std::unique_ptr<Platform> make_platform(const std::string& name, const PlatformOptions& options) {
   if (name == "cpu") {
     if (!options.entries.empty())
-      throw usage_error("--platform:" + options.entries.front().first + ": the cpu platform takes no --platform: options");
+      throw usage_error("--platform:" + excerpt(options.entries.front().first) + ": the cpu platform takes no --platform: options");
     return std::make_unique<CpuPlatform>();
   }
   if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
     if (!options.entries.empty())
-      throw usage_error("--platform:" + options.entries.front().first + ": the cuda platform takes no --platform: options");
+      throw usage_error("--platform:" + excerpt(options.entries.front().first) + ": the cuda platform takes no --platform: options");
     return make_cuda(name);
   }
   return make_plugin(name, options);

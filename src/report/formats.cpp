@@ -267,7 +267,10 @@ std::string contents_text(const ParsedLog& log) {
   const bool serving = !log.serve.empty() || !log.capacity.empty();
   std::vector<std::string> parts;
   if (!log.results.empty() || !serving) parts.push_back(plural(log.results.size(), "result"));
-  if (!log.results.empty() || !serving || !log.failures.empty()) parts.push_back(plural(log.failures.size(), "failure"));
+  // A sweep stopped by Ctrl-C said "0 failures", as if it had ended: where it stopped instead.
+  if (!log.failures.empty() || (log.interrupts.empty() && (!log.results.empty() || !serving)))
+    parts.push_back(plural(log.failures.size(), "failure"));
+  for (const InterruptLine& stop : log.interrupts) parts.push_back(interrupt_text(stop));
   if (!log.serve.empty()) parts.push_back(plural(log.serve.size(), "serve level"));
   if (!log.capacity.empty())
     parts.push_back(std::to_string(log.capacity.size()) + (log.capacity.size() == 1 ? " capacity search" : " capacity searches"));

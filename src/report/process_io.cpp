@@ -76,8 +76,8 @@ std::vector<LogFile> log_files(const std::string& path, const std::string& optio
   std::vector<LogFile> files;
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".log" && it->is_regular_file(ec)) files.push_back({it->path().string(), true});
-  if (ec) throw runtime_error(option + " " + path + ": cannot read the folder (" + ec.message() + ")");
-  if (files.empty()) throw runtime_error(option + " " + path + ": no *.log file under this folder");
+  if (ec) throw runtime_error(option + " " + excerpt(path, 200) + ": cannot read the folder (" + ec.message() + ")");
+  if (files.empty()) throw runtime_error(option + " " + excerpt(path, 200) + ": no *.log file under this folder");
   std::sort(files.begin(), files.end(), [](const LogFile& x, const LogFile& y) { return x.path < y.path; });
   return files;
 }
@@ -104,7 +104,7 @@ void refuse_output_among_inputs(const std::string& out, const std::vector<std::v
 // `again`: the log has been read before (written log by log), and its notes have been told.
 ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   if (f == "-" && source.stdin_log) return *source.stdin_log;
-  ParsedLog log = f == "-" ? parse_log(source.in, "-") : parse_log_file(f, source.option + " " + f);
+  ParsedLog log = f == "-" ? parse_log(source.in, "-") : parse_log_file(f, source.option + " " + excerpt(f, 200));
   if (log.fmwork_lines == 0) throw runtime_error(source_name(f) + ": no FMWORK line in it; give a log the driver wrote");
   // A log of an older driver (or upstream's) may hold a secret in an ARG line: no output repeats it.
   for (std::string& opt : log.opts) opt = arg_text_without_secret(opt);
@@ -113,7 +113,12 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   // A run that died during setup (or is still loading) has FMWORK lines but no result: its output was an
   // empty list or table with exit 0 and not a word of why.
   // (A log of driver serve has none by design: its levels are SERVE lines.)
-  if (!again && log.results.empty() && log.failures.empty() && log.serve.empty() && log.capacity.empty())
+  if (!again)
+    for (const InterruptLine& stop : log.interrupts)
+      source.err << "note: " << escape_controls(source_name(f)) << ": the sweep was " << interrupt_text(stop)
+                 << "; the combinations after it were not run\n";
+  if (!again && log.results.empty() && log.failures.empty() && log.serve.empty() && log.capacity.empty() &&
+      log.interrupts.empty())
     source.err << "note: " << escape_controls(source_name(f))
                << ": no RES or FAIL line: the run ended before its first combination (its stderr says why) or is "
                   "still running; nothing of it is in the output\n";

@@ -63,9 +63,10 @@ int run_campaign_command(const std::vector<std::string>& args, const std::string
   const bool resume = !o->resume.empty();
   const std::string plan_file = resume ? o->resume + "/plan.json" : "";
   // --resume x/plan.json said "x/plan.json/plan.json: cannot open (Not a directory)": the folder is asked for.
-  if (resume && !std::filesystem::is_directory(o->resume))
-    throw usage_error("--resume " + o->resume + ": " +
-                      (std::filesystem::exists(o->resume) ? "not a folder" : "no such folder") +
+  std::error_code ec;  // a name the system refuses (too long) is no folder either, not a filesystem_error
+  if (resume && !std::filesystem::is_directory(o->resume, ec))
+    throw usage_error("--resume " + excerpt(o->resume, 200) + ": " +
+                      (std::filesystem::exists(o->resume, ec) ? "not a folder" : "no such folder") +
                       "; give the campaign's folder (the one holding plan.json and logs/)");
   const Plan plan =
       resume ? plan_from_json(read_json_file(plan_file, kMaxPlanJsonBytes), plan_file) : load_experiment(o->experiment);

@@ -91,10 +91,10 @@ void check_runner_options(const RunnerOptions& o) {
   if (o.resume.empty() == o.experiment.empty())
     throw usage_error("driver run: give an EXPERIMENT file or --resume DIR (one of them)");
   if (!o.resume.empty() && !o.out.empty())
-    throw usage_error("driver run --resume " + o.resume + ": the campaign stays in its folder; --out names the root "
+    throw usage_error("driver run --resume " + excerpt(o.resume, 200) + ": the campaign stays in its folder; --out names the root "
                       "of a new campaign's tree: leave it out");
   if (!o.experiment.empty() && !o.list && o.out.empty())
-    throw usage_error("driver run " + o.experiment + ": --out ROOT is missing (or --list to print the runs)");
+    throw usage_error("driver run " + excerpt(o.experiment, 200) + ": --out ROOT is missing (or --list to print the runs)");
   // --list prints the plan's command lines and runs nothing: an option about running would do nothing.
   if (o.list && (!o.out.empty() || !o.devices.empty() || o.slurm))
     throw usage_error(std::string("driver run --list prints the runs' command lines and runs nothing; leave out ") +

@@ -17,7 +17,6 @@
 #include "fmwork/cli/serve_options.hpp"
 
 namespace fmwork {
-
 namespace {
 
 using json = nlohmann::json;
@@ -152,8 +151,8 @@ std::vector<std::string> argv_of(const Options& options) {
   return argv;
 }
 
-// The driver's own checks, before anything is loaded: its parser and the option sets' builders; for a
-// `serve` command line (its first word) serve's options and shape first, as `driver serve` reads them.
+}  // namespace
+
 CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   const bool serve = !argv_in.empty() && argv_in[0] == "serve";
   std::vector<std::string> argv(argv_in.begin() + (serve ? 1 : 0), argv_in.end());
@@ -170,8 +169,11 @@ CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   torch_sets_from(cl.subs.at("torch.set"));
   if (auto it = cl.subs.find("platform"); it != cl.subs.end()) platform_options_from(it->second);
   if (auto it = cl.subs.find("check_outputs"); it != cl.subs.end()) check_options_from(it->second);
+  check_tuned_options(cl);
   return cl;
 }
+
+namespace {
 
 PlannedRun checked(PlannedRun run, const std::string& source, CommandLine* parsed = nullptr) {
   try {

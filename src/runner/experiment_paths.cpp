@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
+#include "fmwork/cli/fixed_options.hpp"
 
 namespace fmwork {
 namespace {
@@ -151,6 +153,30 @@ void resolve_length_files(nlohmann::json& doc, const std::filesystem::path& fold
     for (auto& run : doc["runs"]) in(run);
 }
 
+// What the driver checks before loading that reads the runs' files, made once their paths are absolute: the
+// longest row against the model folder's config.json positions (as on a platform that pads no row to the input
+// size: a plugin's rules are the driver's to apply), --save_outputs and --check_outputs one folder. Runs that
+// name the same files and sizes are judged once.
+void check_run_files(const Plan& plan) {
+  std::set<std::vector<std::string>> judged;
+  for (const PlannedRun& run : plan.runs) {
+    std::vector<std::string> read;  // the values these checks read, as typed
+    for (const char* option : {"--model_root", "--model_name", "--input_sizes", "--input_lengths", "--save_outputs",
+                               "--check_outputs"}) {
+      const std::optional<ValueAt> at = value_of_option(run.argv, option);
+      read.push_back(at ? text_at(run.argv, *at) : std::string("\n"));  // "\n": not given (no value holds one)
+    }
+    if (!judged.insert(std::move(read)).second) continue;
+    try {
+      const CommandLine cl = check_like_the_driver(run.argv);
+      check_positions_before_loading(cl.args, false);
+      check_output_folders_differ(cl.args);
+    } catch (const Error& e) {
+      throw usage_error(plan.source + ": " + escape_controls(describe_run(run)) + ": " + e.what());
+    }
+  }
+}
+
 }  // namespace
 
 Plan load_experiment(const std::string& path) {
@@ -163,6 +189,7 @@ Plan load_experiment(const std::string& path) {
   resolve_length_files(doc, std::filesystem::path(path).parent_path());
   Plan plan = expand_experiment(doc, path);
   resolve_plan_paths(plan, std::filesystem::path(path).parent_path().string());
+  check_run_files(plan);
   return plan;
 }
 

@@ -17,6 +17,7 @@
 
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/base/subprocess.hpp"
 #include "fmwork/base/text_format.hpp"
@@ -112,9 +113,13 @@ ChildWatch run_child(const Parent& p, const IsolatedChild& child) {
     p.err.flush();
   };
   Watchdog watchdog(p.timeout_s);
-  handlers.started = [&](pid_t pid) { watchdog.start(pid); };
+  handlers.started = [&](pid_t pid) {
+    InterruptWatch::forward_to(pid);  // Ctrl-C or a kill of the parent stops the child at once too
+    watchdog.start(pid);
+  };
   const std::string variable = std::string(kIsolatedChildVariable) + "=" + isolated_child_spec(child);
   w.exit = run_streaming(p.program, p.argv, {variable}, handlers);
+  InterruptWatch::forward_to(0);
   watchdog.stop();
   w.timed_out = watchdog.fired();
   return w;
@@ -238,10 +243,26 @@ int run_isolated_sweep(const FixedArgs& args, const std::string& program, const 
   const Parent parent{args.isolate_timeout, program, argv, out, err, report};
   int failures = 0;
   bool sections_in_log = false;
+  const auto combinations = static_cast<int64_t>(args.batch_sizes.size() * args.input_sizes.size());
+  int64_t complete = 0;
+  // Stopped by a signal (the child in flight got it too): said in the log where the combination's outcome
+  // would be, in place of a FAIL line for a child killed on purpose; then the watch ends the driver.
+  const auto stop_if_interrupted = [&](int64_t input, int64_t batch) {
+    const int signal = InterruptWatch::seen();
+    if (signal == 0) return;
+    out << "\n"
+        << format_line(make_interrupt_line(input, batch, InterruptWatch::signal_name(signal), complete, combinations))
+        << "\n";
+    flush_or_throw(out, "the log to standard output");
+    throw Interrupted{signal};
+  };
   for (int64_t batch : args.batch_sizes) {
     for (int64_t input : args.input_sizes) {
+      stop_if_interrupted(input, batch);
       const IsolatedChild child{batch, input, !sections_in_log, static_cast<int64_t>(::getpid())};
       const ChildWatch watch = run_child(parent, child);
+      if (!watch.result) stop_if_interrupted(input, batch);
+      ++complete;
       sections_in_log = sections_in_log || watch.meta;
       if (settle(parent, child, watch)) ++failures;
       flush_or_throw(parent.out, "the log to standard output");  // a lost log ends the sweep, as it does unisolated

@@ -10,56 +10,32 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
-#include "fmwork/base/python_literal.hpp"
+#include "fmwork/base/python_value.hpp"
+#include "fmwork/cli/option_sets.hpp"
 
 namespace fmwork {
 namespace {
 
-// A name's value type, what applying it does, and the check of its value (before anything is loaded).
-struct Setting {
-  Value::Type type;
-  std::function<void(const Value&)> apply;
-  std::function<void(const std::string& option, const Value&)> check = {};
-};
-
-// Threads asked for beyond this many per CPU are refused: LibTorch would start them all (and a pool of
-// 2^31 threads exhausts the machine before anything runs).
-constexpr int64_t kMaxThreadsPerCpu = 4;
-
-void check_thread_count(const std::string& option, const Value& v) {
-  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
-                 fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
-}
-
-void check_matmul_precision(const std::string& option, const Value& v) {
-  read_choice(option, v.text, {"highest", "high", "medium"});
-}
+// What applying a name's value does (torch_setting_value, cli/option_sets.hpp, has checked and typed it).
+using Setting = std::function<void(const Value&)>;
 
 const std::map<std::string, Setting>& call_table() {
   static const std::map<std::string, Setting> table = {
-      {"set_grad_enabled", {Value::Type::boolean, [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }}},
-      {"set_num_threads",
-       {Value::Type::integer, [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); },
-        check_thread_count}},
-      {"set_num_interop_threads",
-       {Value::Type::integer, [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); },
-        check_thread_count}},
-      {"manual_seed", {Value::Type::integer, [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }}},
-      {"set_float32_matmul_precision",
-       {Value::Type::string, [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); },
-        check_matmul_precision}},
+      {"set_grad_enabled", [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }},
+      {"set_num_threads", [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); }},
+      {"set_num_interop_threads", [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); }},
+      {"manual_seed", [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }},
+      {"set_float32_matmul_precision", [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); }},
       {"use_deterministic_algorithms",
-       {Value::Type::boolean, [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }}},
+       [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }},
       {"set_flush_denormal",
-       {Value::Type::boolean, [](const Value& v) {
-          if (!at::globalContext().setFlushDenormal(v.boolean) && v.boolean)
-            throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
-        }}},
+       [](const Value& v) {
+         if (!at::globalContext().setFlushDenormal(v.boolean) && v.boolean)
+           throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
+       }},
   };
   return table;
 }
@@ -67,14 +43,12 @@ const std::map<std::string, Setting>& call_table() {
 const std::map<std::string, Setting>& set_table() {
   auto& ctx = at::globalContext();
   static const std::map<std::string, Setting> table = {
-      {"backends.cudnn.benchmark", {Value::Type::boolean, [&](const Value& v) { ctx.setBenchmarkCuDNN(v.boolean); }}},
-      {"backends.cudnn.deterministic",
-       {Value::Type::boolean, [&](const Value& v) { ctx.setDeterministicCuDNN(v.boolean); }}},
-      {"backends.cudnn.allow_tf32", {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuDNN(v.boolean); }}},
-      {"backends.cudnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledCuDNN(v.boolean); }}},
-      {"backends.cuda.matmul.allow_tf32",
-       {Value::Type::boolean, [&](const Value& v) { ctx.setAllowTF32CuBLAS(v.boolean); }}},
-      {"backends.mkldnn.enabled", {Value::Type::boolean, [&](const Value& v) { ctx.setUserEnabledMkldnn(v.boolean); }}},
+      {"backends.cudnn.benchmark", [&](const Value& v) { ctx.setBenchmarkCuDNN(v.boolean); }},
+      {"backends.cudnn.deterministic", [&](const Value& v) { ctx.setDeterministicCuDNN(v.boolean); }},
+      {"backends.cudnn.allow_tf32", [&](const Value& v) { ctx.setAllowTF32CuDNN(v.boolean); }},
+      {"backends.cudnn.enabled", [&](const Value& v) { ctx.setUserEnabledCuDNN(v.boolean); }},
+      {"backends.cuda.matmul.allow_tf32", [&](const Value& v) { ctx.setAllowTF32CuBLAS(v.boolean); }},
+      {"backends.mkldnn.enabled", [&](const Value& v) { ctx.setUserEnabledMkldnn(v.boolean); }},
   };
   return table;
 }
@@ -83,36 +57,6 @@ std::vector<std::string> keys_of(const std::map<std::string, Setting>& table) {
   std::vector<std::string> names;
   for (const auto& [name, setting] : table) names.push_back(name);
   return names;
-}
-
-// Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
-// plain `--torch.call:set_grad_enabled False` works there as if typed with '@': do the same when the
-// text reads as a value of the expected type.
-Value as_typed(const Value& value, Value::Type expected, const std::string& option) {
-  if (value.type != Value::Type::string || expected == Value::Type::string) return value;
-  try {
-    Value parsed = parse_value(value.text, option);
-    if (parsed.type == expected) return parsed;
-  } catch (const Error&) {
-  }
-  return value;
-}
-
-void check_one(const std::string& set, const std::map<std::string, Setting>& table, const std::string& name,
-               const Value& given) {
-  const std::string option = "--" + set + ":" + name;
-  auto it = table.find(name);
-  if (it == table.end())
-    throw usage_error(fmt::format("unknown option {}; known --{}: names are {}", option, set, fmt::join(keys_of(table), ", ")));
-  const Value value = as_typed(given, it->second.type, option);
-  if (value.type != it->second.type) {
-    std::string hint = value.type == Value::Type::string && it->second.type != Value::Type::string
-                           ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, value.text)
-                           : "";
-    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(it->second.type),
-                                  type_name(value.type), repr(value), hint));
-  }
-  if (it->second.check) it->second.check(option, value);
 }
 
 }  // namespace
@@ -143,8 +87,8 @@ void check_thread_environment(const std::function<const char*(const char*)>& get
 }
 
 void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
-  for (const auto& [name, value] : calls.calls) check_one("torch.call", call_table(), name, value);
-  for (const auto& [path, value] : sets.sets) check_one("torch.set", set_table(), path, value);
+  for (const auto& [name, value] : calls.calls) torch_setting_value("torch.call", name, value);
+  for (const auto& [path, value] : sets.sets) torch_setting_value("torch.set", path, value);
 }
 
 namespace {
@@ -155,9 +99,9 @@ template <typename Entries>
 void apply_each(const std::string& set, const std::map<std::string, Setting>& table, const Entries& entries,
                 std::string (*line)(const std::string& name, const std::string& value), std::vector<std::string>& lines) {
   for (const auto& [name, given] : entries) {
-    const Value value = as_typed(given, table.at(name).type, "--" + set + ":" + name);
+    const Value value = torch_setting_value(set, name, given);
     try {
-      table.at(name).apply(value);
+      table.at(name)(value);
     } catch (const c10::Error& e) {
       throw runtime_error(fmt::format("--{}:{}: LibTorch refused {}: {}", set, name, repr(value), e.what_without_backtrace()));
     }
@@ -182,7 +126,7 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
 bool grad_enabled_requested(const TorchCalls& calls) {
   for (const auto& [name, value] : calls.calls)
     if (name == "set_grad_enabled")
-      return as_typed(value, Value::Type::boolean, "--torch.call:set_grad_enabled").boolean;
+      return torch_setting_value("torch.call", name, value).boolean;
   return false;
 }
 

@@ -31,10 +31,10 @@ void make_output_folder(const char* option, const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
     throw usage_error(fmt::format("--{} {}: a file of that name exists; name a folder (it is made when absent)",
-                                  option, path));
+                                  option, excerpt(path, 200)));
   std::filesystem::create_directories(path, ec);
   if (ec || !std::filesystem::is_directory(path))
-    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, path,
+    throw usage_error(fmt::format("--{} {}: cannot make the folder ({})", option, excerpt(path, 200),
                                   ec ? ec.message() : std::string("a file of that name exists")));
   // A folder we may not write into would be found only after the first combination had run: try a file now
   // (access() would not do: it says yes to root on a read-only mount).
@@ -42,7 +42,7 @@ void make_output_folder(const char* option, const std::string& path) {
   const int fd = ::mkstemp(probe.data());
   if (fd < 0)
     throw usage_error(fmt::format("--{} {}: cannot write into the folder ({}); give a folder you can write", option,
-                                  path, std::strerror(errno)));
+                                  excerpt(path, 200), std::strerror(errno)));
   ::close(fd);
   ::unlink(probe.c_str());
 }
@@ -51,15 +51,14 @@ void make_output_folder(const char* option, const std::string& path) {
 // need the folder.
 void check_output_folders(const DriverOptions& o) {
   const FixedArgs& a = o.command_line.args;
-  if (o.command_line.subs.count("check_outputs") && !a.check_outputs)
-    throw usage_error("--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given");
-  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs))
-    throw usage_error("--check_outputs " + *a.check_outputs + " is not a folder; give the folder --save_outputs wrote");
+  check_tuned_options(o.command_line);
+  std::error_code ec;  // a name the system refuses (too long) is no folder either, not a filesystem_error
+  if (a.check_outputs && !std::filesystem::is_directory(*a.check_outputs, ec))
+    throw usage_error("--check_outputs " + excerpt(*a.check_outputs, 200) +
+                      " is not a folder; give the folder --save_outputs wrote");
   if (a.save_outputs) make_output_folder("save_outputs", *a.save_outputs);
   if (a.profile) make_output_folder("profile", *a.profile);
-  std::error_code ec;
-  if (a.save_outputs && a.check_outputs && std::filesystem::equivalent(*a.save_outputs, *a.check_outputs, ec))
-    throw usage_error("--save_outputs and --check_outputs name the same folder; the check would read what it writes");
+  check_output_folders_differ(a);
 }
 
 void check_platform_rules(const Platform& platform, const CommandLine& command_line) {
@@ -228,7 +227,6 @@ DriverOptions parse_driver_options(int argc, const char* const* argv, const std:
   o.sets = torch_sets_from(subs.at("torch.set"));
   if (auto it = subs.find("platform"); it != subs.end()) o.platform = platform_options_from(it->second);
   if (auto it = subs.find("check_outputs"); it != subs.end()) o.check = check_options_from(it->second);
-  validate_torch_settings(o.calls, o.sets);
   check_output_folders(o);
   return o;
 }
@@ -239,7 +237,8 @@ std::unique_ptr<Platform> open_platform(const DriverOptions& o) {
   auto platform = make_platform(args.platform, o.platform);
   check_platform_rules(*platform, o.command_line);
   check_compile_request(args.compile, o.compile, *platform);  // CUDA graphs off cuda: refused before loading
-  check_lengths_before_loading(args.lengths, args.model_path);
+  // One rule for --input_sizes and --input_lengths: refused before the weights are read, not a FAIL line after.
+  check_positions_before_loading(args, platform->facts().constraints.single_input_size);
   return platform;
 }
 

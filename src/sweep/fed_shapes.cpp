@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/hf/config.hpp"
 
 namespace fmwork {
 namespace {
@@ -26,12 +25,6 @@ void hold(const FedRange& fed, int64_t lo, int64_t hi, const char* what, const M
 }
 
 }  // namespace
-
-void check_lengths_before_loading(const std::optional<LengthSpec>& lengths, const std::string& model_path) {
-  if (!lengths) return;
-  if (const std::optional<int64_t> limit = hf::folder_max_input_size(model_path))
-    check_lengths_fit(*lengths, *limit, "--input_lengths", fmt::format("the positions of {}/config.json:", model_path));
-}
 
 FedShapes sweep_fed_shapes(const SweepPlan& plan, int64_t batch, int64_t input) {
   FedShapes fed{{batch, batch, fmt::format("--batch_sizes {}", batch)},

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -131,59 +133,111 @@ GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform) {
   return rate;
 }
 
+namespace {
+
+// The rate measured now and whether other work held the CPU meanwhile (why, one clause; "" when not, or when
+// `contention` says not to judge).
+std::pair<GemmRate, std::string> measure_judged(c10::ScalarType dtype, Platform& platform, Contention contention) {
+  progress_line("measuring the machine's GEMM rate (about a second; kept for later runs) ...");
+  // A rate measured while other work held the CPU would make every later run's of_peak too high: the same
+  // test as a combination's contended verdict, its counters read outside the timed products.
+  const bool judge = contention == Contention::judge && platform.facts().device.is_cpu();
+  const std::optional<CpuSample> before = judge ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
+  GemmRate rate = measure_gemm_rate(dtype, platform);
+  std::string contended = before ? contention_reason(cpu_use(*before, sample_cpu(), rate.threads)) : "";
+  if (contention == Contention::assume) contended = "taken as contended";
+  return {rate, contended};
+}
+
+using Tell = std::function<void(const std::string&)>;
+using CacheFields = std::map<std::string, std::string>;
+
+// What the cache holds for `fields`, judged against one product timed now.
+struct Looked {
+  std::optional<GemmRate> believed;  // read back: within the margins of the product timed now
+  std::optional<GemmRate> doubted;   // above the product timed now: measured again, dropped only for a good figure
+  std::string doubt;                 // why, for the note
+};
+
+Looked look_up(ArtifactCache& cache, const CacheFields& fields, c10::ScalarType dtype, Platform& platform,
+               const Tell& tell) {
+  Looked looked;
+  const std::optional<CacheEntry> entry = cache.find("gemm", fields);
+  if (!entry) return looked;
+  if (const std::optional<GemmRate> rate = cached_rate(*entry, dtype)) {
+    // A figure kept from a busy machine would make every later of_peak too high (past 100%); one far above
+    // this machine (an edited or shared entry) every of_peak near 0: both are measured again.
+    const double now = one_product_rate(dtype, platform, rate->n);
+    const std::string why = cached_gemm_rate_disagreement(rate->gflops, now);
+    if (why.empty()) {
+      looked.believed = rate;
+    } else if (now > rate->gflops) {  // below a product timed now, it is no peak whatever the load: dropped
+      tell(why);
+      cache.forget("gemm", fields);
+    } else {  // above it, it may be the quiet machine's own figure beside a busy moment
+      looked.doubted = rate, looked.doubt = why;
+    }
+    return looked;
+  }
+  const auto g = entry->facts.find("gflops");
+  tell(fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is measured again "
+                   "and replaced",
+                   to_log_token(g == entry->facts.end() ? std::string("absent") : g->second)));
+  cache.forget("gemm", fields);
+  return looked;
+}
+
+// `rate` kept in the cache in place of what it held.
+void keep(ArtifactCache& cache, const CacheFields& fields, const GemmRate& rate, const Tell& tell) {
+  try {
+    cache.forget("gemm", fields);
+    cache.store("gemm", fields, [&](const std::string& dir) {
+      std::ofstream(dir + "/rate.txt") << describe_gemm_rate(rate) << "\n";  // for a person looking
+      return CacheFields{{"gflops", fmt::format("{:.3f}", rate.gflops)}, {"n", std::to_string(rate.n)},
+                    {"repeats", std::to_string(rate.repeats)}};
+    });
+  } catch (const Error& e) {
+    tell(std::string("the GEMM rate is measured but not kept: ") + e.what());
+  }
+}
+
+}  // namespace
+
 GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note,
-                   KeepContended keep_contended) {
-  const std::map<std::string, std::string> fields = gemm_cache_fields(dtype, platform, runtime);
-  const auto tell = [&](const std::string& why) {
-    if (note) *note = why;
+                   Contention contention) {
+  const CacheFields fields = gemm_cache_fields(dtype, platform, runtime);
+  if (note) note->clear();
+  const Tell tell = [&](const std::string& why) {  // each thing that happened, in order, on one line
+    if (note) *note += (note->empty() ? "" : "; ") + why;
   };
   std::optional<ArtifactCache> cache;
+  Looked looked;
   try {
     cache.emplace(default_cache_root());
-    if (const std::optional<CacheEntry> entry = cache->find("gemm", fields)) {
-      if (const std::optional<GemmRate> rate = cached_rate(*entry, dtype)) {
-        // A figure kept from a busy machine would make every later of_peak too high (past 100%); one far above
-        // this machine (an edited or shared entry) every of_peak near 0: both are measured again.
-        const double now = one_product_rate(dtype, platform, rate->n);
-        const std::string why = cached_gemm_rate_disagreement(rate->gflops, now);
-        if (why.empty()) return *rate;
-        tell(why);
-      } else {
-        const auto g = entry->facts.find("gflops");
-        tell(fmt::format("the cached GEMM rate entry is unreadable or implausible (gflops={}): it is measured again "
-                         "and replaced",
-                         to_log_token(g == entry->facts.end() ? std::string("absent") : g->second)));
-      }
-      cache->forget("gemm", fields);
-    }
+    looked = look_up(*cache, fields, dtype, platform, tell);
   } catch (const Error& e) {
     tell(std::string("the GEMM rate is measured but not kept: ") + e.what());
     cache.reset();
   }
-  progress_line("measuring the machine's GEMM rate (about a second; kept for later runs) ...");
-  // A rate measured while other work held the CPU would make every later run's of_peak too high: the same
-  // test as a combination's contended verdict, its counters read outside the timed products.
-  const bool on_cpu = platform.facts().device.is_cpu();
-  const std::optional<CpuSample> before = on_cpu ? std::optional<CpuSample>(sample_cpu()) : std::nullopt;
-  GemmRate rate = measure_gemm_rate(dtype, platform);
-  const std::string contended = before ? contention_reason(cpu_use(*before, sample_cpu(), rate.threads)) : "";
-  if (!contended.empty() && keep_contended == KeepContended::no) {
+  if (looked.believed) return *looked.believed;
+  auto [rate, contended] = measure_judged(dtype, platform, contention);
+  const std::optional<GemmRate>& doubted = looked.doubted;
+  if (!contended.empty() && doubted) {
+    // Never a good figure lost to a busy moment: the entry stays as it is, and this run takes the higher rate.
+    tell(fmt::format("the cached GEMM rate, {:.1f} GFLOP/s, is above one product timed now, but the rate measured "
+                     "again ({:.1f}) was taken while other work held the CPU ({}): the cached figure is kept, not "
+                     "replaced by a contended measurement, and this run uses the {}",
+                     doubted->gflops, rate.gflops, contended,
+                     doubted->gflops >= rate.gflops ? "cached figure" : "higher figure measured now"));
+    return doubted->gflops >= rate.gflops ? *doubted : rate;
+  }
+  if (!contended.empty()) {
     tell("the GEMM rate was measured while other work held the CPU (" + contended +
          "): used for this run, not kept; a run on a quiet machine measures it again");
     return rate;
   }
-  if (cache) {
-    try {
-      cache->store("gemm", fields, [&](const std::string& dir) {
-        std::ofstream(dir + "/rate.txt") << describe_gemm_rate(rate) << "\n";  // for a person looking
-        return std::map<std::string, std::string>{{"gflops", fmt::format("{:.3f}", rate.gflops)},
-                                                  {"n", std::to_string(rate.n)},
-                                                  {"repeats", std::to_string(rate.repeats)}};
-      });
-    } catch (const Error& e) {
-      tell(std::string("the GEMM rate is measured but not kept: ") + e.what());
-    }
-  }
+  if (doubted) tell(looked.doubt);
+  if (cache) keep(*cache, fields, rate, tell);
   return rate;
 }
 

@@ -13,7 +13,7 @@
 #include "fmwork/sweep/bench_setup.hpp"
 #include "fmwork/sweep/fed_shapes.hpp"
 #include "fmwork/sweep/serve_run.hpp"
-#include "fmwork/sweep/sweep.hpp"
+#include "fmwork/sweep/admission.hpp"
 
 namespace fmwork {
 namespace {

@@ -13,7 +13,7 @@
 #include "fmwork/base/energy_window.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
-#include "fmwork/base/stop_request.hpp"
+#include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/sweep.hpp"
 #include "fmwork/workload/arrivals.hpp"
@@ -33,22 +33,21 @@ namespace {
 class SteadyClock : public ServeClock {
  public:
   static constexpr ServeNanos kSpin = 1'000'000, kSlice = 50'000'000;
-  explicit SteadyClock(const StopRequest& stop) : stop_(stop) {}
   ServeNanos now() override { return clock_now(); }
   void wait_until(ServeNanos t) override {
     for (ServeNanos left = t - clock_now(); left > kSpin; left = t - clock_now()) {
-      stop_if_asked(stop_);
+      stop_if_asked();
       std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(left - kSpin, kSlice)));
     }
     while (clock_now() < t) {
     }
   }
-  static void stop_if_asked(const StopRequest& stop) {
-    if (stop.requested()) throw LevelStopped(std::string(stop.signal_name()) + " asked to stop");
+  // The level ends at once once a signal was seen (the InterruptWatch run_serve holds).
+  static void stop_if_asked() {
+    if (const int signal = InterruptWatch::seen()) throw LevelStopped(stop_reason(signal));
   }
-
- private:
-  const StopRequest& stop_;
+  // "SIGINT asked to stop": why the levels ended.
+  static std::string stop_reason(int signal) { return InterruptWatch::signal_name(signal) + " asked to stop"; }
 };
 
 // A batch of the lengths given: seeded tokens, padded to the longest with the mask marking the padding (padded
@@ -67,10 +66,9 @@ Batch make_batch(const BatchToRun& b, const ServeSetup& setup, const PlatformCon
 
 class Scenario {
  public:
-  Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out,
-           const StopRequest& stop)
+  Scenario(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out)
       : setup_(setup), model_(model), platform_(platform), facts_(platform.facts()), inputs_(inputs),
-        out_(out), energy_(platform.meters().energy.get()), stop_(stop) {}
+        out_(out), energy_(platform.meters().energy.get()) {}
 
   bool meters_energy() const { return energy_ != nullptr; }
   // Whether each level's CPU is measured (the CPU platform: the model runs on the cores other work takes).
@@ -81,7 +79,7 @@ class Scenario {
     const int64_t number = ++levels_;
     plan.seed = setup_.seed + static_cast<uint64_t>(number);  // each level its own arrivals and lengths
     LengthSampler lengths(setup_.lengths, plan.seed ^ 0x5eedULL);
-    SteadyClock clock(stop_);
+    SteadyClock clock;
     const std::string what = plan.mode == ArrivalMode::open ? fmt::format("{:g} queries/s", plan.rate_per_s)
                                                             : fmt::format("{} users", plan.users);
     progress_live(fmt::format("serve level {} ({}): running ...", number, what));
@@ -92,7 +90,7 @@ class Scenario {
         const Batch& fed = model_.stage(batch);
         const torch::IValue outputs = model_.forward(fed);
         platform_.synchronize();
-        SteadyClock::stop_if_asked(stop_);
+        SteadyClock::stop_if_asked();
       });
       return static_cast<int64_t>(
           std::count_if(run.queries.begin(), run.queries.end(), [](const ServedQuery& q) { return q.done >= 0; }));
@@ -187,7 +185,6 @@ class Scenario {
   int64_t levels_ = 0;
   std::vector<std::vector<std::string>> rows_;
   EnergyMeter* energy_;  // the platform's; null where the device has no energy counter
-  const StopRequest& stop_;
 };
 
 // The search's first rate: --search_start, else the highest VALID level's rate, else half the lowest INVALID
@@ -267,12 +264,11 @@ SearchPlan search_plan(const ServeArgs& args, const std::map<double, LevelSummar
 
 // The capacity search after the levels (`measured`, to which it adds its own), then CAPACITY, the table and the
 // answer in words; a Ctrl-C during it ends the process by its signal once they are written.
-int search(Scenario& scenario, const ServeArgs& args, std::map<double, LevelSummary>& measured,
-           const StopRequest& stop, std::ostream& out) {
+int search(Scenario& scenario, const ServeArgs& args, std::map<double, LevelSummary>& measured, std::ostream& out) {
   SearchPlan search = search_plan(args, measured);
   const int64_t began = clock_now();
   search.stop_before = [&](double rate) -> std::string {
-    if (stop.requested()) return std::string(stop.signal_name()) + " asked to stop";
+    if (const int signal = InterruptWatch::seen()) return SteadyClock::stop_reason(signal);
     const std::string why = over_budget(rate, static_cast<double>(clock_now() - began) / 1e9, args);
     if (!why.empty()) progress_line("serve: the capacity search stops: " + why);
     return why;
@@ -294,7 +290,8 @@ int search(Scenario& scenario, const ServeArgs& args, std::map<double, LevelSumm
   scenario.table();
   out << "\n" << capacity_reason(*args.bound, result, args.price_per_hour) << "\n";
   flush_or_throw(out, "the log to standard output");
-  stop.end_by_signal();  // a Ctrl-C ended the search: the bracket is written, the process ends by the signal
+  // A Ctrl-C ended the search: the bracket is written, the process ends by the signal.
+  if (const int signal = InterruptWatch::seen()) InterruptWatch::end_by_signal(signal);
   if (!result.capacity)
     throw runtime_error("--latency_bound " + args.bound->text + ": " + capacity_reason(*args.bound, result, std::nullopt));
   return 0;
@@ -305,10 +302,11 @@ int search(Scenario& scenario, const ServeArgs& args, std::map<double, LevelSumm
 int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGenerator& inputs, std::ostream& out) {
   // From here a Ctrl-C (or SIGTERM) ends the level running and writes what is complete; the banner after it says
   // so to whoever watches the log (a test waits for it before it signals).
-  const StopRequest stop;
+  const InterruptWatch watch("serve: stopping: the level running is left out, what is complete is written; a "
+                             "second Ctrl-C ends at once");
   out << banner("SERVE");
   flush_or_throw(out, "the log to standard output");
-  Scenario scenario(setup, model, platform, inputs, out, stop);
+  Scenario scenario(setup, model, platform, inputs, out);
   const ServeArgs& args = setup.args;
   if (scenario.meters_energy())
     out << "energy: each level's, from the device counter's step before it to the one after (SERVE "
@@ -330,13 +328,12 @@ int run_serve(const ServeSetup& setup, Model& model, Platform& platform, InputGe
     // What ran is in the log; with a bound, the search stops before its first level of its own and gives the
     // bracket the levels found (CAPACITY result=partial); then the process ends by the signal.
     out << "serve stopped: " << e.what() << "; the levels above are complete, the one running was left out\n";
-    if (args.bound) return search(scenario, args, measured, stop, out);
+    if (args.bound) return search(scenario, args, measured, out);
     scenario.table();
     flush_or_throw(out, "the log to standard output");
-    stop.end_by_signal();
-    return 1;
+    InterruptWatch::end_by_signal(InterruptWatch::seen());
   }
-  if (args.bound) return search(scenario, args, measured, stop, out);
+  if (args.bound) return search(scenario, args, measured, out);
   scenario.table();
   return 0;
 }

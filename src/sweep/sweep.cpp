@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <new>
 
@@ -13,9 +14,11 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/base/host_memory.hpp"
+#include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/sweep/admission.hpp"
 #include "fmwork/sweep/device_energy.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
 #include "fmwork/log/log_format.hpp"
@@ -344,6 +347,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   Batch batch_inputs;
   torch::IValue outputs;
   for (size_t rep = 0; rep < reps; ++rep) {
+    InterruptWatch::throw_if_interrupted();  // Ctrl-C: stopped between reps, where the log can say so
     outputs = torch::IValue();  // the last rep's outputs are freed before the next rep's inputs are made
     batch_inputs = rep_batch(plan, batch, input, reference ? &reference->inputs : nullptr, lengths, inputs, device);
     tokens[rep] = batch_tokens(batch_inputs, plan.batching);
@@ -388,38 +392,38 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   return {check.pass, profiled.error};
 }
 
+// A combination that ran but did not pass: its CHECK line failed, or its --profile rep. Each told; returns how
+// many (0 to 2).
+int outcome_failures(const Outcome& outcome, const SweepPlan& plan, int64_t input, int64_t batch,
+                     const std::function<void(const std::string&)>& tell) {
+  int failures = 0;
+  if (!outcome.check_pass) {
+    ++failures;
+    tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
+                     "the sweep goes on",
+                     input, batch, *plan.check_outputs));
+  }
+  if (!outcome.profile_error.empty()) {
+    ++failures;
+    tell(fmt::format("combination input {} / batch {}: the --profile rep failed: {}; its timed reps stand, the "
+                     "sweep goes on",
+                     input, batch, outcome.profile_error));
+  }
+  return failures;
+}
+
+// The log's last line when a signal stopped the sweep at combination batch x input, `complete` before it.
+void write_interrupt(std::ostream& out, int64_t input, int64_t batch, int signal, size_t complete,
+                     size_t combinations) {
+  out << "\n";
+  emit(out, make_interrupt_line(input, batch, InterruptWatch::signal_name(signal), static_cast<int64_t>(complete),
+                                static_cast<int64_t>(combinations)));
+  flush_or_throw(out, "the log");
+  progress_clear();
+}
+
 }  // namespace
 
-// (sweep.hpp) The model's own shape check (an input longer than its positions) comes first.
-void admit(int64_t batch, int64_t input, const Model& model, Platform& platform) {
-  const ModelFacts facts = model.facts();
-  std::optional<uint64_t> activations =
-      facts.activation_bytes ? std::optional<uint64_t>(facts.activation_bytes(batch, input)) : std::nullopt;
-  AvailableMemoryMeter* meter = platform.meters().available_memory.get();
-  std::optional<MemoryBudget> budget = meter ? meter->read() : std::nullopt;
-  std::string where = platform.facts().name;
-  const bool on_host = !budget;
-  if (on_host) {
-    // A platform that reports no memory (a plugin): the inputs are still made on the host before they move,
-    // so they at least are held to the host's memory; the activations, on the device, are not.
-    budget = host_available_memory();
-    activations.reset();
-    where = "the host (where --platform " + platform.facts().name + "'s inputs are made)";
-  }
-  if (!budget) return;
-  const long double inputs = 3.0L * static_cast<long double>(batch) * static_cast<long double>(input) * sizeof(int64_t);
-  const long double need = inputs + static_cast<long double>(activations.value_or(0));
-  if (need <= static_cast<long double>(budget->bytes)) return;
-  const auto size = [](long double b) {  // in GiB, so that the estimate and the limit compare at a glance
-    return b >= 0x1p63L ? std::string("over 8 EiB") : bytes_text(static_cast<uint64_t>(b), 2, ByteUnit::GiB);
-  };
-  const std::string parts = on_host      ? size(inputs) + " of inputs"
-                            : activations ? size(inputs) + " of inputs + " + size(*activations) + " of activations"
-                                          : size(inputs) + " of inputs; the model gives no activation estimate";
-  throw runtime_error(fmt::format("batch {} x input {} needs an estimated {} ({}) but {} has {} available ({}); "
-                                  "lower --batch_sizes or --input_sizes",
-                                  batch, input, size(need), parts, where, size(budget->bytes), budget->source));
-}
 
 
 Nanos clock_now() {
@@ -448,19 +452,12 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       progress_live(where + ": preparing");
       std::string error;
       try {
+        InterruptWatch::throw_if_interrupted();
         const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where, earlier);
-        if (!outcome.check_pass) {
-          ++failures;
-          tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
-                           "the sweep goes on",
-                           input, batch, *plan.check_outputs));
-        }
-        if (!outcome.profile_error.empty()) {
-          ++failures;
-          tell(fmt::format("combination input {} / batch {}: the --profile rep failed: {}; its timed reps stand, the "
-                           "sweep goes on",
-                           input, batch, outcome.profile_error));
-        }
+        failures += outcome_failures(outcome, plan, input, batch, tell);
+      } catch (const Interrupted& stop) {  // the log's last line says where the sweep stopped
+        write_interrupt(out, input, batch, stop.signal, k - 1, combinations);
+        throw;
       } catch (const std::bad_alloc&) {
         error = "out of memory (std::bad_alloc)";
       } catch (const std::exception& e) {

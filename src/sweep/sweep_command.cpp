@@ -1,12 +1,14 @@
 // `driver ...`, the sweep (see sweep_command.hpp).
 #include "fmwork/sweep/sweep_command.hpp"
 
+#include <functional>
 #include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cli/args_section.hpp"
 #include "fmwork/log/log_format.hpp"
@@ -16,6 +18,31 @@
 
 namespace fmwork {
 namespace {
+
+// What Ctrl-C (or a kill) says at once; the sweep then stops between two reps, writes its INTERRUPT line and
+// ends by the signal.
+constexpr const char* kStopping =
+    "driver: interrupted: stopping after the rep in progress, the log will say where (again to stop at once)";
+
+// Runs the sweep (`sweep`: run_sweep, or the --isolate parent's loop) under an InterruptWatch: a signal ends it
+// at its next rep, its INTERRUPT line written, with one line on stderr, by the signal (130 or 143 in a shell).
+int watched(const std::function<int()>& sweep, std::ostream& err) {
+  const InterruptWatch watch(kStopping);
+  int failures = 0;
+  try {
+    failures = sweep();
+  } catch (const Interrupted& stop) {
+    err << "driver: " << InterruptWatch::signal_name(stop.signal)
+        << ": the sweep stopped; the log ends with its FMWORK INTERRUPT line (where, how many complete)" << std::endl;
+    InterruptWatch::end_by_signal(stop.signal);
+  }
+  if (const int signal = InterruptWatch::seen()) {  // after the last rep: every combination is in the log
+    err << "driver: " << InterruptWatch::signal_name(signal) << ": after the sweep's last combination; the log is whole"
+        << std::endl;
+    InterruptWatch::end_by_signal(signal);
+  }
+  return failures;
+}
 
 // The run's end: the summary of failed combinations, and the exit status.
 int finish(int failures, const FixedArgs& args, std::ostream& out, std::ostream& err) {
@@ -50,7 +77,8 @@ int run_sweep_command(const std::vector<std::string>& words, const std::string& 
   }
   if (args.isolate && !child) {
     platform.reset();  // each child makes its own: the parent holds no device while they run
-    return finish(run_isolated_sweep(args, program, words, out, err, report_failure), args, out, err);
+    const int failures = watched([&] { return run_isolated_sweep(args, program, words, out, err, report_failure); }, err);
+    return finish(failures, args, out, err);
   }
   if (child) {  // one combination; the parent reports the run's failures
     args.batch_sizes = {child->batch};
@@ -65,7 +93,9 @@ int run_sweep_command(const std::vector<std::string>& words, const std::string& 
   if (sections && !bench.dtype_warning.empty()) err << "warning: " << bench.dtype_warning << std::endl;
 
   const SweepPlan plan = sweep_plan(o, bench);
-  const int failures = run_sweep(plan, *bench.model, *bench.platform, *bench.inputs, out, report_failure);
+  // An --isolate child ends at once, by the signal, as before: its parent says where the sweep stopped.
+  const auto sweep = [&] { return run_sweep(plan, *bench.model, *bench.platform, *bench.inputs, out, report_failure); };
+  const int failures = child ? sweep() : watched(sweep, err);
   if (child) return failures > 0 ? 1 : 0;
   return finish(failures, args, out, err);
 }

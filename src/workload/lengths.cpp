@@ -167,6 +167,10 @@ std::vector<int64_t> lengths_from_text(std::string_view text, std::string_view n
   // A UTF-8 byte order mark, which Windows editors write first and no one sees: it made line 1 "no integer"
   // with the bytes invisible in the message. Skipped, as Python's utf-8-sig reads it.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  // UTF-16 (Windows' "Unicode" text, PowerShell's `>`): line 1 was "'\xff\xfe1\x002\x00' is no integer".
+  if (text.substr(0, 2) == "\xFF\xFE" || text.substr(0, 2) == "\xFE\xFF" || text.find('\0') != std::string_view::npos)
+    fail("is not UTF-8 or ASCII text (a UTF-16 byte order mark, or NUL bytes, as Windows' \"Unicode\" text has): "
+         "save it as UTF-8 or ASCII, one token count per line");
   while (!text.empty()) {
     const size_t newline = text.find('\n');
     const std::string_view line = text.substr(0, newline);

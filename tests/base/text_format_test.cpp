@@ -109,6 +109,10 @@ TEST(ClosestOption, EditDistanceAndTheNameMeant) {
   EXPECT_EQ(closest_option("--formt", names), std::optional<std::string>("--format"));
   EXPECT_EQ(closest_option("--fail-if-slow", names), std::optional<std::string>("--fail-if-slower"));
   EXPECT_EQ(closest_option("--reps", names), std::nullopt) << "nothing close: no guess";
+  EXPECT_EQ(closest_option("SDPA", {"eager", "sdpa"}), std::optional<std::string>("sdpa")) << "case is no distance";
+  EXPECT_EQ(closest_option("--FORMAT", names), std::optional<std::string>("--format"));
+  // Defect: a word of 100,000 characters was "within a third of its length" of every name.
+  EXPECT_EQ(closest_option("--" + std::string(100000, 'a'), names), std::nullopt) << "a pasted value is no typo";
 }
 
 TEST(TextFormat, OneTypoFromTakesOneSlipOnlyAndIgnoresCase) {

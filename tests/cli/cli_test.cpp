@@ -206,6 +206,17 @@ TEST(Cli, UsageErrors) {
        "unexpected argument 'extra'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
       {base_with({"-x"}), "unexpected argument '-x'; options are written --NAME VALUE, flags --NAME, and " + subs_shape},
       {base_with({"--model:x"}), "--model:x has no value; " + subs_shape},
+      // Defect: `--model:dtype=float32` took the next word as its value and was then an unknown key
+      // "dtype=float32" (last on the line: "has no value"); the value is a word of its own.
+      {base_with({"--model:dtype=float32", "--eval"}),
+       "--model:dtype=float32: a sub-option's value is the next word, not after '=': write --model:dtype float32 (a "
+       "space, not '=')"},
+      {base_with({"--SET:key=value"}),
+       "--SET:key=value: a sub-option's value is the next word, not after '=': write --SET:key value (a space, not "
+       "'=')"},
+      {base_with({"--torch.call:set_num_threads@=2", "--eval"}),
+       "--torch.call:set_num_threads@=2: a sub-option's value is the next word, not after '=': write "
+       "--torch.call:set_num_threads@ 2 (a space, not '=')"},
       {base_with({"--foo:bar", "1"}),
        "unknown sub-option set 'foo' in --foo:bar; the sets are compile, model, torch.call, torch.set, platform, check_outputs"},
       {base_with({"--model:", "1"}),

@@ -9,6 +9,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "support/cli_fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fmwork {
 namespace {
@@ -217,6 +218,40 @@ TEST(FixedOptions, AnOversizedDefaultSortWindowIsRefusedInOneLine) {
   EXPECT_EQ(refusal("1,4096", "1000000", true), "accepted") << "a window given holds what it says";
   EXPECT_EQ(refusal("4096", "1024", false), "accepted") << "exactly the most a window may hold";
   EXPECT_EQ(refusal("4096", "1025", false).rfind("--batching sorted sorts", 0), 0u);
+}
+
+// Defect: --input_sizes past the model's positions was refused only after loading (a FAIL line)
+// while --input_lengths past them was refused before: one check, read from config.json, for both.
+TEST(FixedOptions, TheLongestRowIsHeldToTheConfigsPositionsBeforeLoading) {
+  TempDir dir;
+  dir.write("config.json", R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 1,
+      "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "max_position_embeddings": 64,
+      "type_vocab_size": 2, "pad_token_id": 0})");
+  const auto args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> words = {"--platform", "cpu", "--model_class", "BertModel", "--model_name", dir.path(),
+                                      "--batch_sizes", "1", "--reps", "2"};
+    words.insert(words.end(), extra.begin(), extra.end());
+    return cli_fixtures::parse(words).args;
+  };
+  const auto refusal = [](const FixedArgs& a, bool padded_to_input) {
+    return cli_fixtures::usage_refusal([&] { check_positions_before_loading(a, padded_to_input); });
+  };
+  const std::string positions = "the positions of " + dir.path() + "/config.json: 64 tokens";
+  EXPECT_EQ(refusal(args({"--input_sizes", "8,64"}), false), "");
+  EXPECT_EQ(refusal(args({"--input_sizes", "8,600,65"}), false),
+            "--input_sizes 600 is beyond " + positions + "; give --input_sizes up to 64");
+  // With lengths, the longest a batch is padded to is the longest length drawn, not the input size ...
+  const FixedArgs drawn = args({"--input_sizes", "128", "--input_lengths", "uniform:1,64"});
+  EXPECT_EQ(refusal(drawn, false), "");
+  EXPECT_EQ(refusal(args({"--input_sizes", "128", "--input_lengths", "uniform:1,100"}), false),
+            "--input_lengths can draw lengths up to 100 (uniform:1,100), beyond " + positions +
+                "; give a distribution whose longest length is at most 64");
+  // ... unless the platform pads every row to the input size.
+  EXPECT_EQ(refusal(drawn, true), "--input_sizes 128 is beyond " + positions + "; give --input_sizes up to 64");
+  // Nothing to hold to where no config.json tells: a file, a folder without one.
+  FixedArgs elsewhere = args({"--input_sizes", "100000"});
+  elsewhere.model_path = dir.file("config.json");
+  EXPECT_EQ(refusal(elsewhere, false), "");
 }
 
 }  // namespace

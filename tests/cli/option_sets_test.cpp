@@ -151,6 +151,12 @@ TEST(OptionSets, HubOnlyModelKeysAreIgnoredWithAReason) {
                           "encoder and TorchScript run none");
 }
 
+// Defect: `--model:attn_implementation SDPA` was refused with no hint: a choice is offered whatever its case.
+TEST(OptionSets, AChoiceInAnotherCaseIsOffered) {
+  EXPECT_EQ(error_of([] { model_options_from(tree_of("model", {"--model:attn_implementation", "SDPA"})); }),
+            "--model:attn_implementation expects one of eager, sdpa; got 'SDPA'; did you mean sdpa?");
+}
+
 TEST(OptionSets, ModelErrors) {
   const std::string known =
       "; known --model: keys are add_pooling_layer, attn_implementation, dtype, gelu_epilogue, packed_gemm, random_weights, "
@@ -216,7 +222,7 @@ TEST(OptionSets, TorchCallsAndSetsInSortedOrder) {
                              "--torch.call:manual_seed", "0"}));
   ASSERT_EQ(calls.calls.size(), 3u);
   EXPECT_EQ(calls.calls[0].first, "manual_seed");
-  EXPECT_EQ(calls.calls[0].second, Value::of_string("0"));
+  EXPECT_EQ(calls.calls[0].second, Value::of_int(0)) << "a plain value read as its name's type, as upstream's eval";
   EXPECT_EQ(calls.calls[1].first, "set_grad_enabled");
   EXPECT_EQ(calls.calls[1].second, Value::of_bool(false));
   EXPECT_EQ(calls.calls[2].first, "set_num_threads");
@@ -256,11 +262,18 @@ TEST(OptionSets, TorchNamesAreTheDocumentedOnesWithTheOneMeant) {
                 .rfind("unknown option --torch.set:backends.cudnn.benchmarks; did you mean "
                        "--torch.set:backends.cudnn.benchmark?; known --torch.set: keys are ", 0),
             0u);
+  // Each documented name takes its example (its value typed and checked: driver run refuses what the driver would).
   for (const OptionSetDoc& doc : torch_setting_docs())
     for (const OptionKeyDoc& key : doc.keys) {
-      const Value tree = Value::of_dict({{key.key, Value::of_bool(true)}});
+      const size_t space = key.example.find(' ');
+      const Value tree = tree_of(doc.set, {key.example.substr(0, space), key.example.substr(space + 1)});
       EXPECT_NO_THROW(doc.set == "torch.call" ? (void)torch_calls_from(tree) : (void)torch_sets_from(tree)) << key.key;
     }
+  EXPECT_EQ(error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:set_num_threads@", "True"})); }),
+            "--torch.call:set_num_threads expects a value of type int; got bool True");
+  EXPECT_EQ(error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:set_num_threads", "two"})); }),
+            "--torch.call:set_num_threads expects a value of type int; got str 'two' (add '@' to pass a typed value: "
+            "--torch.call:set_num_threads@ two)");
 }
 
 TEST(OptionSets, PlatformOptionsAsStrings) {

@@ -30,5 +30,25 @@ TEST(ParseErrors, ValuesAreToldInOurWords) {
   EXPECT_EQ(parse_error_text("The value 7 is not an allowed value for --mode"), "--mode 7: not a value it takes");
 }
 
+// Defect: `process --<100,000 characters>` died by SIGSEGV, std::regex recursing over CLI11's message,
+// which quotes the word whole; the word now comes back as an excerpt in one short line.
+TEST(ParseErrors, AHugeWordIsExcerptedNotRecursedOver) {
+  const std::string word = "--" + std::string(100000, 'a');
+  CLI::App app{"test"};
+  std::string format;
+  app.add_option("--format", format);
+  std::vector<const char*> argv = {"test", word.c_str()};
+  std::string message;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    message = e.what();
+  }
+  ASSERT_NE(message.find(word), std::string::npos) << "CLI11 quotes the word whole";
+  const std::string line = parse_error_line(app, message, {word});
+  EXPECT_EQ(line, "unknown option --" + std::string(78, 'a') + "...") << "no guess for a pasted value either";
+  EXPECT_LE(parse_error_text(std::string(100000, 'x')).size(), 203u);
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -71,6 +71,20 @@ TEST(ServeOptions, RatesAreStrictDecimalsAndALevelMustEndWithinTheBound) {
             0u);
 }
 
+// Defect: --price_per_hour 1e-300 was taken and written price_per_hour=0.0000: a price is from the log's 0.0001.
+TEST(ServeOptions, APriceIsFromOneTenThousandthToAMillion) {
+  const std::vector<std::string> bound = {"--rates", "20", "--latency_bound", "p99:50", "--price_per_hour"};
+  const auto with = [&](const std::string& price) {
+    std::vector<std::string> words = bound;
+    words.push_back(price);
+    return serve_error(words);
+  };
+  for (const char* good : {"3.20", "0.0001", "1000000"}) EXPECT_EQ(with(good), "") << good;
+  for (const char* bad : {"1e-300", "0.00009", "0", "1000001", "-1"})
+    EXPECT_EQ(with(bad), fmt::format("--price_per_hour expects a price from 0.0001 to 1000000 (USD an hour), like 3.20; "
+                                     "got '{}'", bad));
+}
+
 // Defects: a --rates list whose later level would schedule more queries than a level may hold ran its first
 // levels and was refused at the later one; the same for --search_start named --rates, at run time.
 TEST(ServeOptions, EveryLevelsQueryCountIsCheckedBeforeAnyRuns) {

@@ -1,4 +1,6 @@
 // The built `driver` and `process` executables, end to end, on models written by `make_model`.
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include "fmwork/base/subprocess.hpp"
 #include "fmwork/model/safetensors.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/log/stats.hpp"
@@ -219,6 +222,63 @@ TEST_F(DriverTest, AFailingCombinationIsReportedAndTheSweepGoesOn) {
   EXPECT_EQ(res, 2);
   EXPECT_EQ(fails, 2);
   EXPECT_NE(r.err.find("2 of 4 combinations failed"), std::string::npos) << r.err;
+}
+
+// Defect: Ctrl-C on a sweep ended it by SIGINT in silence, and `process` then said "N results, 0 failures" of a
+// log cut short. The driver now stops between two reps, writes an INTERRUPT line (where, how many complete) and
+// ends by the signal; process reports the log as interrupted. Under --isolate the parent stops its child and
+// writes the line. The signal is sent once the first combination's RES line has come: far from the sweep's end.
+TEST_F(DriverTest, AnInterruptedSweepSaysWhereItStopped) {
+  for (const bool isolate : {false, true}) {
+    SCOPED_TRACE(isolate ? "--isolate" : "in process");
+    const int signal = isolate ? SIGTERM : SIGINT;
+    std::vector<std::string> argv = {"driver", "--platform", "cpu", "--model_class", "BertModel", "--model_name",
+                                     model_, "--input_sizes", "8,16,32,64", "--batch_sizes", "1,2", "--reps",
+                                     isolate ? "3000" : "5000", "--quiet"};
+    if (isolate) argv.push_back("--isolate");
+    std::string out, err;
+    pid_t pid = 0;
+    bool sent = false;
+    StreamHandlers handlers;
+    handlers.started = [&](pid_t p) { pid = p; };
+    handlers.out_line = [&](std::string_view line, bool) {
+      out += std::string(line) + "\n";
+      if (!sent && line.rfind("FMWORK RES ", 0) == 0) sent = ::kill(pid, signal) == 0;
+    };
+    handlers.err_line = [&](std::string_view line, bool) { err += std::string(line) + "\n"; };
+    const ChildExit end = run_streaming(driver_path(), argv, {}, handlers);
+    ASSERT_TRUE(sent) << out << err;
+    EXPECT_EQ(end.signal, signal) << "ends by the signal, as without the line: 130 or 143 in a shell\n" << err;
+    std::vector<LogLine> lines = parse_all(out);
+    ASSERT_FALSE(lines.empty());
+    const auto* stop = std::get_if<InterruptLine>(&lines.back());
+    ASSERT_NE(stop, nullptr) << "the log's last FMWORK line\n" << out.substr(out.size() - std::min<size_t>(out.size(), 999));
+    const auto res = std::count_if(lines.begin(), lines.end(),
+                                   [](const LogLine& l) { return std::holds_alternative<ResLine>(l); });
+    EXPECT_GE(res, 1);
+    EXPECT_LT(res, 8);
+    EXPECT_EQ(*stop->fields.find("signal"), signal == SIGINT ? "SIGINT" : "SIGTERM");
+    EXPECT_EQ(stop->fields.get_int("complete"), res);
+    EXPECT_EQ(stop->fields.get_int("combinations"), 8);
+    // The combination it was at: the one after the last RES, in the sweep's order (batch outer, input inner).
+    const std::vector<std::pair<int64_t, int64_t>> order = {{1, 8}, {1, 16}, {1, 32}, {1, 64},
+                                                            {2, 8}, {2, 16}, {2, 32}, {2, 64}};
+    EXPECT_EQ(stop->fields.get_int("batch"), order.at(static_cast<size_t>(res)).first);
+    EXPECT_EQ(stop->fields.get_int("input"), order.at(static_cast<size_t>(res)).second);
+    EXPECT_NE(err.find(signal == SIGINT ? "driver: SIGINT: the sweep stopped" : "driver: SIGTERM: the sweep stopped"),
+              std::string::npos) << err;
+    // process: the log is interrupted, not "0 failures".
+    TempDir dir;
+    write_file(dir.file("run.log"), out);
+    const CommandResult summary = run_command({process_path(), "--path", dir.file("run.log"), "--format", "summary"});
+    EXPECT_EQ(summary.exit_code, 0) << summary.err;
+    const std::string heading = summary.out.substr(0, summary.out.find('\n'));
+    EXPECT_NE(heading.find(fmt::format("{} result{}, interrupted ({}) at combination {} of 8", res, res == 1 ? "" : "s",
+                                       signal == SIGINT ? "SIGINT" : "SIGTERM", res + 1)),
+              std::string::npos) << heading;
+    EXPECT_EQ(heading.find("failure"), std::string::npos) << heading;
+    EXPECT_NE(summary.err.find("the sweep was interrupted ("), std::string::npos) << summary.err;
+  }
 }
 
 TEST_F(DriverTest, UsageErrorsExitTwoWithOneLine) {

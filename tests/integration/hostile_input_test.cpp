@@ -1,4 +1,5 @@
-// Hostile input at the loaders and the driver: JSON nested 100,000 deep in config.json, a safetensors header,
+// Hostile input at the loaders and the driver (over 500 lines: one suite of short cases sharing the fixtures
+// below, each case a defect a hostile round found): JSON nested 100,000 deep in config.json, a safetensors header,
 // tokenizer.json and a TorchScript file's config.json (one-line runtime Errors naming the file, no crash);
 // FIFOs and dangling links given as the model file, config.json, model.safetensors or tokenizer.json (a
 // one-line usage error, no hang: the driver runs under `timeout` and the tests open nothing); values that
@@ -184,6 +185,42 @@ TEST(HostileInput, DriverRefusesOversizedAndMultiLineValues) {
   EXPECT_EQ(forged.exit_code, 2);
   EXPECT_EQ(forged.err.find('\n'), forged.err.size() - 1) << forged.err;
   EXPECT_EQ(forged.err.find("\nFMWORK"), std::string::npos) << forged.err;
+}
+
+// Defect: a value of 100,000 characters came back whole in its error line (--seed, a dtype, a
+// --torch.call: value, an unknown key or option, a folder), and `process --<it>` / `driver run --<it>` died by
+// SIGSEGV. Each is now one line quoting an excerpt: at most 200 characters of the value, then "...".
+TEST(HostileInput, HugeValuesAreExcerptedInTheirErrorLine) {
+  const std::string huge(100000, 'a');
+  const std::vector<std::string> sweep = {test_support::driver_path(), "--platform", "cpu", "--model_class",
+                                          "BertModel", "--model_name", "m", "--input_sizes", "8",
+                                          "--batch_sizes", "1", "--reps", "2"};
+  std::vector<std::vector<std::string>> lines;
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--seed", huge}, {"--model:torch_dtype", huge}, {"--model:random_weights", huge},
+           {"--torch.call:set_num_threads", huge}, {"--torch.set:backends.cudnn.enabled", huge},
+           {"--model:" + huge, "1"}, {"--torch.call:" + huge, "1"}, {"--platform:" + huge, "1"}, {"--" + huge, "1"},
+           {"--model:x@", "{" + huge + ": 1}"}, {"--save_outputs", "/tmp/" + huge}, {"--check_outputs", huge}}) {
+    std::vector<std::string> argv = sweep;
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    lines.push_back(argv);
+  }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--" + huge}, {"--format", huge}, {"--path", huge}})
+    lines.push_back(args), lines.back().insert(lines.back().begin(), test_support::process_path());
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"run", "--" + huge}, {"run", huge}, {"run", "--resume", huge}})
+    lines.push_back(args), lines.back().insert(lines.back().begin(), test_support::driver_path());
+  for (const std::vector<std::string>& argv : lines) {
+    const CommandResult r = test_support::run_command(argv);
+    const std::string err = test_support::without_machine_lines(r.err);
+    SCOPED_TRACE(err.substr(0, 300));
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code;
+    EXPECT_EQ(err.rfind("error: ", 0), 0u);
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << "one line";
+    EXPECT_LT(err.size(), 1000u) << "an excerpt, not the value";
+    EXPECT_EQ(err.find(std::string(201, 'a')), std::string::npos);
+  }
 }
 
 // The cause of a failure (a FAIL line's text, an error line) holds no control character either.

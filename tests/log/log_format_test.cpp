@@ -169,6 +169,18 @@ TEST(LogFormat, TimesRatesAndSharesOfTheExtensionLinesAreNotNegative) {
   EXPECT_NO_THROW(parse_line("FMWORK STAT input=1 batch=1 p50_ms=0 tokens_per_s=0"));
 }
 
+// A sweep stopped by a signal says where in its log's last line; another signal's name (a newer driver's) is
+// read, never written.
+TEST(LogFormat, TheInterruptLineReadsBack) {
+  const std::string text = "FMWORK INTERRUPT input=16 batch=2 signal=SIGINT complete=5 combinations=8";
+  EXPECT_EQ(format_line(make_interrupt_line(16, 2, "SIGINT", 5, 8)), text);
+  EXPECT_EQ(format_line(parse_as<InterruptLine>(text)), text);
+  EXPECT_NO_THROW(parse_line("FMWORK INTERRUPT input=16 batch=2 signal=SIGHUP complete=5 combinations=8"));
+  EXPECT_THROW(format_line(make_interrupt_line(16, 2, "SIGHUP", 5, 8)), Error);
+  EXPECT_NE(parse_error("FMWORK INTERRUPT input=16 batch=2 signal=SIGINT complete=5").find("combinations"),
+            std::string::npos);
+}
+
 TEST(LogFormat, UpstreamTimestampUnderOneSecondParses) {
   // upstream's time_format writes ".000000005" for 5 ns.
   EXPECT_EQ(parse_as<RepLine>("FMWORK REP 1 2 .000000005 .000000007 0.000000002").t0, 5);
@@ -494,6 +506,7 @@ TEST(LogFormat, EveryLineRecordMatchesItsTable) {
   expect_record_matches_its_table<ProfileLineValues>();
   expect_record_matches_its_table<ServeLineValues>();
   expect_record_matches_its_table<CapacityLineValues>();
+  expect_record_matches_its_table<InterruptLineValues>();
 }
 
 TEST(LogFormat, ARecordIsWrittenByNameInItsTablesOrder) {

@@ -98,7 +98,10 @@ TEST(Verdicts, TheNoteLineReadsBack) {
   EXPECT_EQ(format_line(*parsed), text);
   EXPECT_EQ(format_line(make_note_line(8, 2, judge(spread(20, 0.01, 1.01, 0.0)))),
             "FMWORK NOTE input=8 batch=2 verdict=ok kept=20 cov=0.0100 p90_p50=1.0100 drift=0.0000 reason=-");
-  EXPECT_THROW(parse_line("FMWORK NOTE input=8 batch=2 verdict=fine reason=-"), Error) << "verdict outside its words";
+  // A verdict outside its words (a newer driver's) is read, never written (log_records notes it).
+  const auto newer = parse_line("FMWORK NOTE input=8 batch=2 verdict=fine reason=-");
+  ASSERT_TRUE(newer.has_value());
+  EXPECT_THROW(format_line(*newer), Error) << "verdict outside its words";
 }
 
 // Seen on a shared machine: a (128,1) point with CoV 1.1% was noisy for a drift of -2.51% against 2.5%. Two quarter means

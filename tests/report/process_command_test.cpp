@@ -320,6 +320,32 @@ TEST(Process, ALastLineCutMidValueIsNotReported) {
   }
 }
 
+// A NOTE verdict of a newer driver is no reason to refuse a log: its records come out, with one note.
+TEST(Process, AnUnknownNoteVerdictKeepsTheLog) {
+  TempDir dir;
+  const std::string path = dir.write("run.log", kOurLog);
+  const std::string known_only = run({"--path", path, "--format", "csv"});
+  dir.write("run.log", kOurLog + "FMWORK NOTE input=512 batch=1 verdict=sluggish reason=x\n");
+  std::string err;
+  EXPECT_EQ(run({"--path", path, "--format", "csv"}, "", &err), known_only);
+  EXPECT_NE(err.find("note: " + path + ":"), std::string::npos) << err;
+  EXPECT_NE(err.find(": FMWORK NOTE verdict 'sluggish' is none this process knows"), std::string::npos) << err;
+}
+
+// A sweep stopped by Ctrl-C was "N results, 0 failures", as if it had ended: its INTERRUPT line is said.
+TEST(Process, AnInterruptedLogIsSaidToBe) {
+  TempDir dir;
+  const std::string path = dir.write("run.log", kOurLog.substr(0, kOurLog.find("FMWORK FAIL")) +
+                                                    "FMWORK INTERRUPT input=512 batch=256 signal=SIGINT complete=1 "
+                                                    "combinations=2\n");
+  std::string err;
+  const std::string summary = run({"--path", path, "--format", "summary"}, "", &err);
+  EXPECT_EQ(summary.substr(0, summary.find('\n')),
+            path + ": 1 result, interrupted (SIGINT) at combination 2 of 2 (input 512, batch 256), 1 complete");
+  EXPECT_EQ(err, "note: " + path + ": the sweep was interrupted (SIGINT) at combination 2 of 2 (input 512, batch 256), "
+                 "1 complete; the combinations after it were not run\n");
+}
+
 TEST(Process, ALogWithNoFmworkLineIsAnError) {
   TempDir dir;
   const std::string path = dir.write("empty.log", "Traceback (most recent call last):\n  killed\n");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -48,6 +50,33 @@ TEST(ServeReport, SummaryHasTheLevelsAndTheCapacity) {
   EXPECT_NE(summary.find("2300.00"), std::string::npos);
   EXPECT_NE(summary.find("level 2: INVALID: fell behind"), std::string::npos) << summary;
   EXPECT_NE(summary.find("CAPACITY p99:50: capacity at p99 <= 50 ms: 40.00 queries/s"), std::string::npos) << summary;
+}
+
+// docs/serving.md promised "the levels and the capacity as a table" of `process --path serve.log`, which printed
+// JSON records (the default format): each of its `process --path serve.log` commands does what its comment says.
+TEST(ServeReport, TheServingPagesProcessCommandsDoWhatTheySay) {
+  std::ifstream page(std::string(FMWORK_SOURCE_DIR) + "/docs/serving.md");
+  ASSERT_TRUE(page) << "docs/serving.md";
+  TempDir dir;
+  const std::string path = dir.write("serve.log", kServeLog);
+  size_t commands = 0;
+  for (std::string line; std::getline(page, line);) {
+    const std::string command = "build/process --path serve.log";
+    if (line.rfind(command, 0) != 0) continue;
+    ++commands;
+    const std::string words = line.substr(command.size(), line.find('#') - command.size());
+    const std::string comment = line.substr(line.find('#'));
+    std::vector<std::string> args = {"--path", path};
+    std::istringstream split(words.substr(0, words.find('>')));
+    for (std::string word; split >> word;) args.push_back(word);
+    const std::string output = run(args);
+    if (comment.find("as a table") != std::string::npos) {
+      EXPECT_NE(output.find("serving levels:"), std::string::npos) << line << "\n" << output.substr(0, 200);
+      EXPECT_NE(output.find("CAPACITY p99:50"), std::string::npos) << line;
+    }
+    if (comment.find("chart") != std::string::npos) EXPECT_NE(output.find("<svg"), std::string::npos) << line;
+  }
+  EXPECT_EQ(commands, 2u) << "the page's two commands";
 }
 
 TEST(ServeReport, CsvAndJsonHoldOneRecordPerLine) {

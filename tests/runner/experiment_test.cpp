@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "fmwork/base/error.hpp"
 #include "support/temp_dir.hpp"
@@ -329,6 +330,53 @@ TEST(Experiment, ALengthsFileIsRelativeToTheExperimentFile) {
     const auto& argv = plan.runs[i].argv;
     EXPECT_NE(std::find(argv.begin(), argv.end(), want), argv.end()) << command_text("driver", argv);
   }
+}
+
+// Defect: `driver run --list` printed, and a campaign started, runs the driver then refused before loading
+// anything: the values of --torch.call:/--torch.set: (a thread count out of range, a precision by a name
+// LibTorch has not, a bool given a number), --check_outputs:KEY without --check_outputs DIR, --input_sizes past
+// the model's positions, one folder as --save_outputs and --check_outputs. Each is refused as the driver does.
+TEST(Experiment, EveryRunIsCheckedByTheDriversOwnReaders) {
+  for (const auto& [option, value, says] : std::vector<std::tuple<std::string, json, std::string>>{
+           {"--torch.call:set_num_interop_threads@", 0, "--torch.call:set_num_interop_threads must be a positive integer"},
+           {"--torch.call:set_num_interop_threads@", 1000000, "--torch.call:set_num_interop_threads must be at most"},
+           {"--torch.call:set_float32_matmul_precision", "fast", "expects one of highest, high, medium; got 'fast'"},
+           {"--torch.call:set_grad_enabled@", 3, "--torch.call:set_grad_enabled expects a value of type bool; got int 3"},
+           {"--torch.set:backends.cudnn.enabled", "maybe", "expects a value of type bool; got str 'maybe'"},
+           {"--check_outputs:atol@", 0.1, "--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not"}}) {
+    SCOPED_TRACE(option);
+    json doc = json::parse(kExperiment);
+    doc["runs"][0]["options"][option] = value;
+    const std::string m = message_of(doc.dump());
+    EXPECT_EQ(m.rfind("x.json: run \"mini\" (", 0), 0u) << m;
+    EXPECT_NE(m.find(says), std::string::npos) << m;
+  }
+  // What reads the runs' files, once their paths are resolved: config.json's positions, the output folders.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/m");
+  std::filesystem::create_directories(dir.path() + "/ref");
+  dir.write("m/config.json", R"({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 1,
+      "num_attention_heads": 4, "intermediate_size": 64, "vocab_size": 100, "max_position_embeddings": 64,
+      "type_vocab_size": 2, "pad_token_id": 0})");
+  const auto load_message = [&](const std::string& options) {
+    const std::string path = dir.write("e.json", R"({"defaults": {"options": {"--platform": "cpu",
+      "--model_class": "BertModel", "--model_name": "m", "--reps": 2, "--batch_sizes": 2, )" + options + R"(}},
+      "runs": [{"id": "a"}]})");
+    try {
+      load_experiment(path);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(load_message(R"("--input_sizes": 64)"), "");
+  EXPECT_EQ(load_message(R"("--input_sizes": [8, 600])"),
+            dir.path() + "/e.json: run \"a\": --input_sizes 600 is beyond the positions of " + dir.path() +
+                "/m/config.json: 64 tokens; give --input_sizes up to 64");
+  EXPECT_EQ(load_message(R"("--input_sizes": 8, "--save_outputs": "ref", "--check_outputs": "./ref/")"),
+            dir.path() + "/e.json: run \"a\": --save_outputs and --check_outputs name the same folder; the check "
+                         "would read what it writes");
 }
 
 }  // namespace

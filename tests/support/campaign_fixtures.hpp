@@ -57,11 +57,6 @@ inline std::string only_child(const std::string& dir) {
   return entries.empty() ? "" : entries[0].string();
 }
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The current folder set to `dir` for the object's life, then restored: `driver run --slurm` writes it on an
 // #SBATCH line, which refuses a path with spaces, so the tests do not depend on where the build runs them.
 class ScopedCurrentPath {

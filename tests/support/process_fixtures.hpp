@@ -26,12 +26,6 @@ namespace process_fixtures {
 
 using fmwork::TempDir;  // tests/support/temp_dir.hpp
 
-// The whole of a file the test had written ("" when it cannot be read).
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // Runs `process` with the arguments (argv[0] added) and `stdin_text` as standard input; what it writes to
 // stderr goes to `err` when given.
 inline std::string run(std::vector<std::string> args, const std::string& stdin_text = "", std::string* err = nullptr) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -38,5 +39,12 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The whole of a file a test had written ("" when it cannot be read): the one home of this helper, for every
+// fixture header (two copies met in one unity batch and made every call ambiguous).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 }  // namespace fmwork

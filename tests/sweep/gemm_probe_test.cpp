@@ -22,7 +22,7 @@ namespace {
 
 using fmwork::GemmRate;
 // These tests are of the caching: a rate measured while other tests hold the CPU is kept all the same.
-constexpr auto kKeep = fmwork::KeepContended::yes;
+constexpr auto kKeep = fmwork::Contention::ignore;
 using fmwork::TempDir;
 
 TEST(GemmProbe, MeasuresTheRunsDtypeAndThreads) {
@@ -57,7 +57,7 @@ struct KeptFigureRun {
   std::string note;
   std::optional<std::string> kept;
 };
-KeptFigureRun gemm_rate_over_kept(const std::string& figure) {
+KeptFigureRun gemm_rate_over_kept(const std::string& figure, fmwork::Contention contention = kKeep) {
   TempDir dir;
   fmwork::test_support::ScopedEnv cache("FMWORK_CACHE", dir.path());
   auto cpu = fmwork::make_platform("cpu", {});
@@ -65,7 +65,7 @@ KeptFigureRun gemm_rate_over_kept(const std::string& figure) {
   const auto fields = fmwork::gemm_cache_fields(at::kFloat, *cpu, runtime);
   keep_rate(dir.path(), fields, figure);
   KeptFigureRun run;
-  run.rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &run.note, kKeep);
+  run.rate = fmwork::gemm_rate(at::kFloat, *cpu, runtime, &run.note, contention);
   if (const auto entry = fmwork::ArtifactCache(dir.path()).find("gemm", fields)) run.kept = entry->facts.at("gflops");
   return run;
 }
@@ -133,6 +133,31 @@ TEST(GemmProbe, ARateFarAboveOneProductTimedNowIsMeasuredAgain) {
   EXPECT_LT(run.rate.gflops, 1e6);
   EXPECT_EQ(run.note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is more than 2x one product timed now (", 0), 0u)
       << run.note;
+}
+
+// Defect: a run on a busy machine timed one product far below the quiet machine's kept rate, dropped the entry,
+// measured again, found the measurement contended and kept nothing: the good figure was gone, and the note said
+// only that the new one was not kept. A contended measurement now replaces nothing: the entry stays, the run uses
+// the higher figure, and the note says so.
+TEST(GemmProbe, AContendedMeasurementNeverCostsAKeptFigure) {
+  const KeptFigureRun run = gemm_rate_over_kept("1000000.000", fmwork::Contention::assume);
+  ASSERT_TRUE(run.kept) << run.note;
+  EXPECT_EQ(*run.kept, "1000000.000") << "the entry is as it was";
+  EXPECT_TRUE(run.rate.cached);
+  EXPECT_EQ(run.rate.gflops, 1e6) << "the higher figure";
+  EXPECT_EQ(run.note.rfind("the cached GEMM rate, 1000000.0 GFLOP/s, is above one product timed now, but the rate "
+                           "measured again (", 0), 0u) << run.note;
+  EXPECT_NE(run.note.find(") was taken while other work held the CPU (taken as contended): the cached figure is kept, "
+                          "not replaced by a contended measurement, and this run uses the cached figure"),
+            std::string::npos) << run.note;
+  // A figure below one product timed now is no peak whatever the load: dropped, and both things said.
+  const KeptFigureRun low = gemm_rate_over_kept("0.001", fmwork::Contention::assume);
+  EXPECT_FALSE(low.kept) << low.note;
+  EXPECT_FALSE(low.rate.cached);
+  EXPECT_EQ(low.note.rfind("the cached GEMM rate, 0.0 GFLOP/s, is below one product timed now (", 0), 0u) << low.note;
+  EXPECT_NE(low.note.find("; the GEMM rate was measured while other work held the CPU (taken as contended): used for "
+                          "this run, not kept"),
+            std::string::npos) << low.note;
 }
 
 // The cache is a folder the user may edit or share: a rate no device reaches is not believed but measured

@@ -109,6 +109,18 @@ TEST(LengthSpec, ReadsAFileOfLengths) {
             (std::vector<int64_t>{12, 300}));
   EXPECT_EQ(lengths_from_text("\xEF\xBB\xBF" "5", "x", kOption), std::vector<int64_t>{5});
   EXPECT_THROW(lengths_from_text("5\n\xEF\xBB\xBF" "6\n", "x", kOption), Error);
+  // Defect: a UTF-16 file (Windows' "Unicode", PowerShell's `>`) was "line 1: '\xff\xfe1\x002\x00' is no integer".
+  const std::string utf16 = "the lengths: is not UTF-8 or ASCII text (a UTF-16 byte order mark, or NUL bytes, as Windows' "
+                            "\"Unicode\" text has): save it as UTF-8 or ASCII, one token count per line";
+  for (const std::string text : {std::string("\xFF\xFE" "1\0" "2\0\n\0", 9), std::string("\xFE\xFF" "\0" "1\0\n", 6),
+                                 std::string("1\0" "2\0\n\0", 6)}) {
+    try {
+      lengths_from_text(text, "the lengths:", kOption);
+      ADD_FAILURE() << "taken";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.what(), std::string(kOption) + ": " + utf16);
+    }
+  }
 }
 
 TEST(LengthSpec, RefusesABadFileInOneLine) {

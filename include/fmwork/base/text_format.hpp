@@ -55,13 +55,17 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows, con
 // The screen columns `text` takes: its bytes less UTF-8 continuation bytes.
 size_t display_width(const std::string& text);
 
+// The longest name "did you mean" compares: option names, keys and choices are short.
+inline constexpr size_t kMaxNameBytes = 64;
+
 // The edit distance (Levenshtein: insertions, deletions, substitutions) between two words, each cut to its
 // first 64 bytes: option names are short, and a pasted paragraph must not cost a table of its size squared.
 size_t edit_distance(const std::string& a, const std::string& b);
 
-// The name of `names` closest to a misspelt `word` ("--formt" -> "--format"), for "did you mean ...?": the
-// one with the smallest edit_distance, the first in `names` on a tie; nullopt when even that one is more than
-// max(2, word.size() / 3) edits away (nothing close enough to be the word meant).
+// The name of `names` closest to a misspelt `word` ("--formt" -> "--format", "SDPA" -> "sdpa"), for "did you
+// mean ...?": the one with the smallest edit_distance, case ignored, the first in `names` on a tie; nullopt when even that one is more than
+// max(2, word.size() / 3) edits away (nothing close enough to be the word meant), and for a word longer than
+// kMaxNameBytes (a pasted value, no misspelt name).
 std::optional<std::string> closest_option(const std::string& word, const std::vector<std::string>& names);
 
 // The first name of `names` one typo from `word`: equal but for case, or one letter missing, extra or wrong,

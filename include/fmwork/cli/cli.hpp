@@ -32,4 +32,8 @@ struct CommandLine {
 // serve` needs no --reps, and reads --input_sizes and --batch_sizes as its defaults say).
 CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
 
+// A usage Error for a sub-option that tunes a fixed option not given: --check_outputs:KEY (its tolerances)
+// without --check_outputs DIR. The driver's check and driver run's of each run alike.
+void check_tuned_options(const CommandLine& command_line);
+
 }  // namespace fmwork

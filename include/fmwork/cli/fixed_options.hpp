@@ -96,6 +96,19 @@ void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::str
 FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
                           const std::vector<std::string>& not_required = {});
 
+// The longest row the run feeds against the positions the model folder's config.json gives
+// (hf::folder_max_input_size), before anything is loaded: with --input_lengths its longest length, unless each
+// row is padded to the input size (`padded_to_input`: a platform of one input size), else the largest
+// --input_sizes. A usage Error, one line, "--input_lengths can draw lengths up to 100 (file:l.txt), beyond the
+// positions of m/config.json: 64 tokens; ..." or "--input_sizes 600 is beyond the positions of m/config.json:
+// 512 tokens; give --input_sizes up to 512". Nothing where config.json does not tell (a file, a package: its
+// range is held after loading, sweep/fed_shapes.hpp). The driver's check and driver run's of each run alike.
+void check_positions_before_loading(const FixedArgs& args, bool padded_to_input);
+
+// A usage Error when --save_outputs and --check_outputs name one folder (through any path or link): the check
+// would read what it writes. Nothing when either is not given or not there yet.
+void check_output_folders_differ(const FixedArgs& args);
+
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
 // args.model_path. Refers to `args`, which must outlive it.
 NameResolver args_resolver(const FixedArgs& args);

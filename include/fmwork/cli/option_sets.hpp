@@ -2,6 +2,7 @@
 // loaded. Each rejects unknown keys (listing the known ones) and wrong types (naming the expected type).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,10 +61,22 @@ bool is_secret_key(const std::string& set, const std::string& key);
 // The tree of sub-option set `set` (CommandLine::subs) with each secret key's value replaced by kNotShown.
 Value tree_without_secrets(const std::string& set, Value tree);
 
+// Threads asked for beyond this many per CPU are refused (--torch.call:set_num_threads, OMP_NUM_THREADS):
+// LibTorch would start them all, and a pool of 2^31 threads exhausts the machine before anything runs.
+inline constexpr int64_t kMaxThreadsPerCpu = 4;
+
+// The value of --torch.call:NAME or --torch.set:PATH (`set` "torch.call" or "torch.set") as the name takes it:
+// a plain value that reads as the name's type is taken as typed (upstream pastes the text into Python), and
+// the type and the range checked (threads 1 to kMaxThreadsPerCpu per CPU, a matmul precision by name). Throws
+// a usage Error naming the option: an unknown name (listing the known ones), "--torch.call:set_num_threads
+// expects a value of type int; got str 'x' (add '@' ...)", a value out of range. The builders below and
+// runtime/torch_settings read values through it, so that `driver run` refuses what the driver would.
+Value torch_setting_value(const std::string& set, const std::string& name, const Value& given);
+
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one
-// is close) or a wrong type. torch.call / torch.set names are checked against torch_setting_docs() (their
-// values' types are runtime/torch_settings' to check).
+// is close) or a wrong type. torch.call / torch.set values are read by torch_setting_value (typed as it types
+// them).
 CompileOptions compile_options_from(const Value& tree);
 ModelOptions model_options_from(const Value& tree);
 TorchCalls torch_calls_from(const Value& tree);

@@ -1,4 +1,4 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY), each defined once as a table: its
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY, INTERRUPT), each defined once as a table: its
 // keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
 // writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
 // Data only: no parsing or formatting here.
@@ -36,6 +36,8 @@ struct FieldSpec {
   int precision = 0;             // number, written "%.<precision>f", or "%.<precision>g" when significant
   bool significant = false;
   std::string_view choices;      // text: the accepted values, '|' between them ("pass|fail"); empty: any
+  bool open_choices = false;     // text: `choices` are the words known now: a reader takes another (a newer
+                                 // writer's) as unknown instead of refusing the log; a writer still refuses it
   bool to_end = false;           // text: free text to the end of the line (the field must come last)
   ReportColumn csv;              // its column in `process --format csv`
   ReportColumn summary;          // its column in `process --format summary`
@@ -109,6 +111,10 @@ const LineSpec& check_line_spec();
 // built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
 // backend, shape and cache required.
 const LineSpec& compile_line_spec();
+// FMWORK INTERRUPT input=I batch=B signal=SIGINT|SIGTERM complete= combinations=: the sweep stopped by a signal
+// (Ctrl-C, kill) before its end: the combination it was at (running, or about to run), how many of its
+// combinations had their RES or FAIL line, and how many it had. All required; the log's last FMWORK line.
+const LineSpec& interrupt_line_spec();
 // FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift=
 // [spread_of=equal_work] reason=<text>:
 // the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and

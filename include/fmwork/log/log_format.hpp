@@ -1,6 +1,6 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
-// MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
+// MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY, INTERRUPT) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
 // field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
@@ -87,6 +87,7 @@ struct NoteLine { Fields fields; };  // made by verdicts.hpp's make_note_line
 struct ProfileLine { Fields fields; };
 struct ServeLine { Fields fields; };     // made by workload/serve_lines.hpp
 struct CapacityLine { Fields fields; };  // made by workload/serve_lines.hpp
+struct InterruptLine { Fields fields; };
 
 // Builders for the sweep, so that every number is formatted in one place, each filling its line's record
 // (log_values.hpp) by name. They format the numbers they
@@ -142,6 +143,10 @@ MemLine make_mem_line(int64_t input, int64_t batch, const MemFacts& facts);
 // leading and trailing spaces are dropped; "FMWORK" in it is written "\x46MWORK", as log_text writes it),
 // so any exception message can be passed as is.
 FailLine make_fail_line(int64_t input, int64_t batch, std::string_view error);
+// INTERRUPT: the sweep stopped by `signal` ("SIGINT", "SIGTERM") at combination batch x input, `complete` of
+// its `combinations` having their RES or FAIL line.
+InterruptLine make_interrupt_line(int64_t input, int64_t batch, const std::string& signal, int64_t complete,
+                                  int64_t combinations);
 // The FAIL line's companion on stderr, for the person watching: "combination input 512 / batch 256 failed:
 // <error>; the sweep goes on". One wording for the sweep and for --isolate's parent.
 std::string combination_failure(int64_t input, int64_t batch, std::string_view error);
@@ -189,7 +194,7 @@ ProfileLine make_profile_line(int64_t input, int64_t batch, const ProfiledOp& op
 
 using LogLine =
     std::variant<ArgLine, SetupLine, RepLine, ResLine, MetaLine, StatLine, MemLine, FailLine, CheckLine, CompileLine,
-                 NoteLine, ProfileLine, ServeLine, CapacityLine>;
+                 NoteLine, ProfileLine, ServeLine, CapacityLine, InterruptLine>;
 
 // The line's text without the trailing newline. Throws a runtime Error for what could not be read back:
 // a name or value that is not a token, a bad key, a missing or mistyped field, FAIL's error not last, a

@@ -47,6 +47,7 @@ struct ParsedLog {
   std::vector<MetaLine> meta;
   std::vector<ServeLine> serve;        // `driver serve`'s load levels, in order (docs/serving.md)
   std::vector<CapacityLine> capacity;  // its capacity searches' answers
+  std::vector<InterruptLine> interrupts;  // a sweep stopped by a signal (one a run: a log may hold several)
   std::vector<std::string> opts;     // every ARG text of the file: the "opts" of each of its records
   size_t fmwork_lines = 0;           // FMWORK lines read (0: not a driver log, or one that printed nothing)
   // What the reader left out, one line each for stderr: "<source>:<line>: the last line is cut short ...".
@@ -128,6 +129,8 @@ ParsedLog parse_log_file(const std::string& path, const std::string& name = "", 
 
 // The name a log is shown under in messages and the summary: its path, or "<stdin>" for "-".
 std::string source_name(const std::string& source);
+// "interrupted (SIGINT) at combination 4 of 8 (input 128, batch 4), 3 complete": an INTERRUPT line in words.
+std::string interrupt_text(const InterruptLine& line);
 
 // The engine name of a log's records: "fmwork-cpp/embed" when the log has a META line with driver=
 // (written by our driver), else upstream's "fmwork/embed/tf".

@@ -134,6 +134,11 @@ FMWORK_LINE_VALUES(CheckLineValues, FMWORK_CHECK_VALUES, check_line_spec);
   X(std::string, input_range)
 FMWORK_LINE_VALUES(CompileLineValues, FMWORK_COMPILE_VALUES, compile_line_spec);
 
+// INTERRUPT (interrupt_line_spec).
+#define FMWORK_INTERRUPT_VALUES(X) \
+  X(int64_t, input) X(int64_t, batch) X(std::string, signal) X(int64_t, complete) X(int64_t, combinations)
+FMWORK_LINE_VALUES(InterruptLineValues, FMWORK_INTERRUPT_VALUES, interrupt_line_spec);
+
 // NOTE (note_line_spec): the spread's numbers are left out where the spread lacks them.
 #define FMWORK_NOTE_VALUES(X)                                                                                    \
   X(int64_t, input) X(int64_t, batch) X(std::string, verdict) X(int64_t, kept) X(OptNumber, cov)                \

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fmwork/cli/cli.hpp"
+
 namespace fmwork {
 
 // The most runs a plan holds unless the file's "max_runs" raises it, and the most "max_runs" may say: each
@@ -59,6 +61,13 @@ Plan plan_from_json(const nlohmann::json& doc, const std::string& source);
 // `program` and the run's argv, each word quoted for a POSIX shell when it needs it: what `driver run
 // --list` prints, and what a user can paste.
 std::string command_text(const std::string& program, const std::vector<std::string>& argv);
+
+// A run's argv checked as the driver checks its command line before loading anything: its parser (typed
+// values, one option against another), the option sets' builders (every --model:, --compile:, --torch.call:
+// and --torch.set: value read as the driver reads it); for a `serve` command line (its first word) serve's
+// options and shape first, as `driver serve` reads them. Returns the parsed command line; throws their usage
+// Errors. What needs the model's folder is resolve_plan_paths' (experiment_paths.hpp).
+CommandLine check_like_the_driver(const std::vector<std::string>& argv);
 
 // "run \"minilm\" (model:torch_dtype=bfloat16 ...)": how messages name a planned run.
 std::string describe_run(const PlannedRun& run);

@@ -34,7 +34,10 @@ void resolve_plan_paths(Plan& plan, const std::string& folder);
 
 // The experiment file at `path` read (read_json_file's limits; its errors as usage Errors), expanded
 // (expand_experiment, experiment.hpp) and its paths resolved against its folder (resolve_plan_paths; a
-// relative `--input_lengths file:PATH` made absolute there before the expansion, whose checks read it).
+// relative `--input_lengths file:PATH` made absolute there before the expansion, whose checks read it); then
+// each run held to its files as the driver holds it before loading (the model folder's config.json positions,
+// check_positions_before_loading; --save_outputs and --check_outputs one folder), a usage Error naming the file
+// and the run as expand_experiment's do.
 Plan load_experiment(const std::string& path);
 
 }  // namespace fmwork

@@ -2,7 +2,6 @@
 // model built for some only takes (ModelFacts::shapes, shape_per_combination: AOTInductor packages) before the
 // run starts: a shape outside them is refused in one line naming the option that makes it and what the model
 // takes, instead of reaching the package mid-run (which checks nothing itself: it died there, results lost).
-// And --input_lengths against the positions of the model folder's config.json, before anything is loaded.
 // A combination's own batch x input outside a package's range stays that combination's FAIL line
 // (Model::prepare), as every shape a model refuses; what is held here is what the plan feeds beyond it.
 #pragma once
@@ -16,12 +15,6 @@
 #include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
-
-// --input_lengths (`lengths`, when given) against the positions the model folder's config.json gives
-// (hf::folder_max_input_size), before anything is loaded: a usage Error, one line, "--input_lengths can draw
-// lengths up to 100 (file:l.txt), beyond the positions of m/config.json: 64 tokens; ...". Nothing where
-// config.json does not tell (a file, a package: its range is held after loading, check_sweep_shapes).
-void check_lengths_before_loading(const std::optional<LengthSpec>& lengths, const std::string& model_path);
 
 // One dimension of what a run feeds: lo to hi, made by `source` (the option, for messages).
 struct FedRange {

@@ -41,19 +41,24 @@ std::string matmul_precision_text();
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime);
 
+// How gemm_rate judges whether a measurement was contended: by the CPU the probe got (judge: the driver's way),
+// not at all (ignore: for tests of the caching itself, which run beside other tests and would otherwise see
+// their rate kept or not as the machine's load decides), or as contended whatever the CPU use (assume: for
+// tests of what a contended measurement may and may not do to a kept figure).
+enum class Contention { judge, ignore, assume };
+
 // The rate for this machine, read from the artifact cache (default_cache_root(), kind "gemm") when measured
 // before with the same gemm_cache_fields(); else measured and stored. A cached rate is checked against one
 // product timed now (tens of milliseconds): when cached_gemm_rate_disagreement (cache/gemm_cache.hpp) says
-// it is off either way, it is measured again, replaces the
-// entry, and `note` says so. On the CPU, a rate measured while the process did not get its CPU
-// (contention_reason() of verdicts.hpp over the probe's products) is returned but not kept, and `note` says
-// why. A cache that cannot be read or written costs only the keeping: the rate is measured and
-// `note` (when not null) says why it was not kept. Throws as measure_gemm_rate does.
-// KeepContended::yes keeps a contended measurement too: for tests of the caching itself, which run beside
-// other tests and would otherwise see their rate kept or not as the machine's load decides.
-enum class KeepContended { no, yes };
+// it is off either way, it is measured again and replaces the entry. On the CPU, a rate measured while the
+// process did not get its CPU (contention_reason() of verdicts.hpp over the probe's products) is returned but
+// not kept; and it never costs a cached figure that was above one product timed now (the quiet machine's own,
+// beside a busy moment): that entry stays, and the run uses the higher of the two. A cached figure below one
+// product timed now is dropped whatever the load. A cache that cannot be read or written costs only the
+// keeping. `note` (when not null) gets every one of these that happened, in order, on one line ("; " between
+// them); "" when the rate was read back or measured and kept. Throws as measure_gemm_rate does.
 GemmRate gemm_rate(c10::ScalarType dtype, Platform& platform, const RuntimeInfo& runtime, std::string* note = nullptr,
-                   KeepContended keep_contended = KeepContended::no);
+                   Contention contention = Contention::judge);
 
 // "gemm rate: 87.3 GFLOP/s (at::mm 1024x1024 float32, 2 threads, best of 7; read from the cache ...)": the
 // line the driver prints above META.

@@ -54,13 +54,6 @@ constexpr size_t kTopOps = 10;
 // they read as Unix time like upstream's time.time_ns() yet never jump when the wall clock is adjusted.
 Nanos clock_now();
 
-// Memory admission of one shape, before anything is allocated for it: its inputs (three [batch, input] int64
-// tensors) and the model's activation estimate against what the platform has available (the inputs alone
-// against the host's, on a platform that reports none). A runtime Error with the figures and what to lower when
-// it would not fit: the sweep makes it the combination's FAIL line, driver serve refuses its largest batch with
-// it before any level runs, instead of an out-of-memory kill or the allocator's own text.
-void admit(int64_t batch, int64_t input, const Model& model, Platform& platform);
-
 // Runs the sweep, writing each line as it is produced. STAT carries the work fields (gflops, of_peak) where
 // the model knows its FLOPs (Model::forward_flops) or, failing that, the --profile rep counted some. The timed region of a rep holds the
 // model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
