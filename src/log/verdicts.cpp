@@ -212,11 +212,15 @@ std::optional<Spread> equal_work_spread_of_stat(const Fields& stat) {
   return s;
 }
 
-std::string contention_reason(const CpuUse& use) {
+std::string contention_reason(const CpuUse& use, WaitShareOf of) {
   const auto past = [](const std::optional<double>& v, double limit) { return v && *v > limit; };  // NaN: not past
+  std::optional<double> wait = use.wait_share;
+  const bool of_wanted = of == WaitShareOf::wanted && wait && use.cpu_share && *wait > kContendedTraceWait;
+  if (of_wanted) wait = *wait / (*wait + *use.cpu_share);
   std::string why;
-  if (past(use.wait_share, kContendedWait))
-    why = fmt::format("threads waited for a CPU {} of the time > {}", percent(*use.wait_share), percent(kContendedWait));
+  if (past(wait, kContendedWait))
+    why = fmt::format("threads waited for a CPU {} of the time{} > {}", percent(*wait),
+                      of_wanted ? " they wanted one" : "", percent(kContendedWait));
   else if (!use.wait_share && use.cpu_share && *use.cpu_share < kContendedCpuShare && past(use.pressure, kContendedPressure))
     why = fmt::format("CPU time {:.2f} x wall x threads < {:.2f} with CPU pressure {} > {}", *use.cpu_share,
                       kContendedCpuShare, percent(*use.pressure), percent(kContendedPressure));

@@ -196,18 +196,7 @@ bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound) {
 
 void mark_contention(LevelSummary& s, const CpuUse& use) {
   s.cpu = use;
-  // A level below saturation leaves its threads idle between batches, so a wait measured against the wall time
-  // stays small however long each batch waited for a core (a neighbour doubled p50 with wait_share 0.07). The
-  // wait is judged against the time the threads wanted a CPU (ran or waited) instead, once it is more than a
-  // trace of the wall time (a nearly idle level's few waits say nothing).
-  CpuUse judged = use;
-  const bool of_wanted = use.wait_share && use.cpu_share && *use.wait_share > kTraceWait;
-  if (of_wanted) judged.wait_share = *use.wait_share / (*use.wait_share + *use.cpu_share);
-  s.contended = contention_reason(judged);
-  // contention_reason's words speak of the wall time; say which time the share is of.
-  const std::string wall = "of the time >";
-  if (const size_t at = s.contended.find(wall); of_wanted && at != std::string::npos)
-    s.contended.replace(at, wall.size(), "of the time they wanted one >");
+  s.contended = contention_reason(use, WaitShareOf::wanted);  // a level below saturation idles between batches
   if (!s.contended.empty())
     s.reason += "; contended: " + s.contended +
                 " -- other work held the CPU while the level ran, so its latency is partly that work's: rerun on a "

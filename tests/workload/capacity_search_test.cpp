@@ -14,6 +14,7 @@ namespace {
 
 SearchStep holds_up_to(double limit, double rate) {
   SearchStep s;
+  s.rate = rate;
   s.valid = rate <= limit;
   s.value_ms = rate;
   return s;
@@ -157,7 +158,6 @@ TEST(CapacitySearch, ARateMeasuredBeforeIsNotRunAgain) {
   SearchPlan plan;
   plan.start_rate = 10;
   plan.known = {holds_up_to(37.3, 10), holds_up_to(37.3, 40)};
-  plan.known[0].rate = 10, plan.known[1].rate = 40;
   std::vector<double> ran;
   const CapacityResult r = search_capacity(plan, [&](double rate) {
     ran.push_back(rate);
@@ -236,7 +236,6 @@ TEST(CapacitySearch, AMeasuredPassBelowTheFloorIsStillTheCapacity) {
   plan.start_rate = 12800;
   plan.floor_rate = 200;
   plan.known = {holds_up_to(30, 20)};
-  plan.known[0].rate = 20;
   const CapacityResult r = search_capacity(plan, [](double rate) { return holds_up_to(30, rate); });
   ASSERT_TRUE(r.capacity) << tried_text(r.tried);
   EXPECT_EQ(*r.capacity, 20);
@@ -246,7 +245,6 @@ TEST(CapacitySearch, AMeasuredPassBelowTheFloorIsStillTheCapacity) {
 
   // Stopped before its first level, a search still gives the bracket the measured levels make.
   plan.known = {holds_up_to(30, 20), holds_up_to(30, 200)};
-  plan.known[0].rate = 20, plan.known[1].rate = 200;
   plan.start_rate = 20;
   plan.stop_before = [](double) { return std::string("SIGINT asked to stop"); };
   const CapacityResult stopped = search_capacity(plan, [](double rate) { return holds_up_to(30, rate); });
@@ -262,7 +260,6 @@ TEST(CapacitySearch, MeasuredLevelsDoNotCountAgainstTheStepLimit) {
   plan.start_rate = 10;
   plan.max_steps = 1;
   plan.known = {holds_up_to(37.3, 10)};
-  plan.known[0].rate = 10;
   int ran = 0;
   const CapacityResult r = search_capacity(plan, [&](double rate) {
     ++ran;

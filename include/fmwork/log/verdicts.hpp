@@ -110,9 +110,18 @@ std::optional<EqualWork> equal_work_spread(const std::vector<double>& kept, cons
 // so that the NOTE line and process's verdict agree to the last digit.
 std::optional<Spread> equal_work_spread_of_stat(const Fields& stat);
 
+// What the run-queue wait is a share of. `wall`: wall x threads, for work that keeps its threads busy (a
+// combination's reps). `wanted`: the time the threads wanted a CPU (ran or waited), once the wait is above
+// kContendedTraceWait of wall x threads: work that idles between bursts (a serving level below saturation)
+// waits little of the wall time however long each burst waited for a core (a neighbour doubled a level's p50
+// at wait_share 0.07), and a nearly idle one's trace of waiting says nothing.
+enum class WaitShareOf { wall, wanted };
+inline constexpr double kContendedTraceWait = 0.01;
+
 // Why the process did not get its CPU, as the thresholds above say ("threads waited for a CPU 48.1% of the
-// time > 10.0%"); "" when it did or nothing measured says otherwise.
-std::string contention_reason(const CpuUse& use);
+// time > 10.0%", with `wanted` "... of the time they wanted one > 10.0%"); "" when it did or nothing measured
+// says otherwise.
+std::string contention_reason(const CpuUse& use, WaitShareOf of = WaitShareOf::wall);
 
 // The CPU shares a STAT line holds (cpu_share, wait_share, cpu_pressure, steal_share); nullopt when it has none.
 std::optional<CpuUse> cpu_use_of(const Fields& stat);

@@ -130,11 +130,8 @@ constexpr double kSaturatedBusy = 0.98;
 LevelSummary summarize_level(const ServeRun& run, const ServePlan& plan, const std::optional<LatencyBound>& bound);
 
 // Records the CPU the process got over the level (`use`, from two samples around it): cpu, and contended with
-// contention_reason()'s words (log/verdicts.hpp, the sweep's thresholds), the run-queue wait judged against the
-// time the threads wanted a CPU (wait / (wait + CPU time)) once it is above kTraceWait of wall x threads: a
-// level that leaves the device idle between batches waits little of the wall time, yet each batch waited. A
-// contended level's reason then ends with those words and what to do.
-constexpr double kTraceWait = 0.01;
+// contention_reason()'s words (log/verdicts.hpp, the sweep's thresholds, the wait judged against the time the
+// threads wanted a CPU: WaitShareOf::wanted). A contended level's reason then ends with them and what to do.
 void mark_contention(LevelSummary& s, const CpuUse& use);
 
 // Whether `s` proves that no rate below its own can hold `bound`: the bound failed, the level was not
