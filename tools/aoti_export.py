@@ -486,9 +486,10 @@ def main(argv):
     print(json.dumps(result), flush=True)
 
 
-def run(argv):
+def run(argv, entry=None):
+    """Runs `entry` (this script's main; tools/ov_export.py passes its own) with the error conventions above."""
     try:
-        main(argv)
+        (entry or main)(argv)
     except UsageError as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2

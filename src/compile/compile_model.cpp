@@ -8,6 +8,8 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/compile/inductor_backend.hpp"
+#include "fmwork/compile/openvino_backend.hpp"
+#include "fmwork/loaders/openvino_model.hpp"
 
 #ifdef FMWORK_WITH_CUDA
 #include "platform/cuda/cuda_graphs.hpp"
@@ -43,12 +45,16 @@ Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
 
 bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform) {
   if (!compile || options.disable) return false;
-  if (backend_given(options)) return options.backend == "inductor";
+  if (backend_given(options)) return options.backend == "inductor" || options.backend == "openvino";
   const std::vector<std::string> platform_backends = platform.facts().compile_backends;
   return platform_backends.empty() ? options.backend == "inductor" : platform_backends.front() == "inductor";
 }
 
-std::vector<std::string> builtin_compile_backends() { return {"torchscript", "inductor", "cudagraphs"}; }
+std::vector<std::string> builtin_compile_backends() {
+  std::vector<std::string> backends = {"torchscript", "inductor", "cudagraphs"};
+  if (openvino_built()) backends.push_back("openvino");
+  return backends;
+}
 
 bool wants_cuda_graphs(bool compile, const CompileOptions& options) {
   if (!compile || options.disable) return false;
@@ -99,6 +105,8 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     out = compile_torchscript(std::move(model), request.eval);
   } else if (backend == "inductor") {
     out = compile_inductor(std::move(model), options, request.source, facts.device, facts.architecture);
+  } else if (backend == "openvino") {
+    out = compile_openvino(std::move(model), options, request.source, facts);
   } else if (backend == "cudagraphs") {
     out.model = std::move(model);  // the graphs come below, around the model as loaded
   } else {

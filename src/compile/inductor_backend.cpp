@@ -20,7 +20,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/config.hpp"
-#include "fmwork/base/subprocess.hpp"
+#include "fmwork/compile/python_step.hpp"
 #include "fmwork/runtime/runtime_info.hpp"
 
 namespace fmwork {
@@ -30,23 +30,6 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kMaxDynamicBatch = 1024;
 const char kPrefix[] = "--compile:backend inductor: ";
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? std::string(value) : fallback;
-}
-
-std::string torch_version() {
-  return fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
-}
-
-// A --model: or --compile: value as the exporter and the key take it: strings as they are, the rest repr().
-std::string option_text(const Value& tree, const std::string& key) {
-  if (tree.type != Value::Type::dict) return "";
-  for (const auto& [k, v] : tree.entries)
-    if (k == key) return str(v);
-  return "";
-}
 
 // What is asked of one package: the shape (static) or the ranges (dynamic), and what the build needs.
 struct PackageSpec {
@@ -65,25 +48,10 @@ struct PackageSpec {
   std::string shape() const { return dynamic ? "dynamic" : fmt::format("{}x{}", batch, input); }
 };
 
-// The folder's files that make the model: config.json and the weights.
-std::vector<std::string> model_files(const std::string& folder) {
-  std::vector<std::string> files = {(fs::path(folder) / "config.json").string()};
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(folder, error)) {
-    const std::string name = entry.path().filename().string();
-    const std::string index = ".safetensors.index.json";
-    const bool is_index = name.size() > index.size() && name.compare(name.size() - index.size(), index.size(), index) == 0;
-    if (entry.is_regular_file(error) && (entry.path().extension() == ".safetensors" || is_index))
-      files.push_back(entry.path().string());
-  }
-  std::sort(files.begin() + 1, files.end());
-  return files;
-}
-
 std::map<std::string, std::string> key_fields(const PackageSpec& s) {
   return {{"model", s.model_hash},
           {"exporter", s.exporter_hash},
-          {"torch", torch_version()},
+          {"torch", libtorch_version()},
           {"model_class", s.model_class},
           {"dtype", s.dtype},
           {"device", s.device},
@@ -105,7 +73,7 @@ std::map<std::string, std::string> key_fields(const PackageSpec& s) {
 std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTools& tools, const std::string& out) {
   std::vector<std::string> argv = {tools.python, tools.exporter, "--model", s.folder, "--out", out,
                                    "--device", s.export_device, "--dtype", s.dtype, "--model-class", s.model_class,
-                                   "--threads", std::to_string(s.threads), "--libtorch-version", torch_version()};
+                                   "--threads", std::to_string(s.threads), "--libtorch-version", libtorch_version()};
   if (!s.attn.empty()) argv.insert(argv.end(), {"--attn-implementation", s.attn});
   if (s.pooling == "False") argv.push_back("--no-pooling-layer");
   if (s.dynamic)
@@ -118,39 +86,22 @@ std::vector<std::string> exporter_command(const PackageSpec& s, const InductorTo
   return argv;
 }
 
-// The last line of the exporter's stderr: its one-line error, without its "error: ".
-std::string exporter_error(const std::string& text) {
-  const std::string last = last_line(text);
-  return starts_with(last, "error: ") ? last.substr(7) : last;
-}
-
 // Runs the exporter into `dir`; returns what it reported (vec_isa, seconds, ranges) for the cache entry.
 std::map<std::string, std::string> build_package(const PackageSpec& s, const InductorTools& tools,
                                                  const std::string& dir) {
-  SubprocessResult r;
-  try {
-    r = run_subprocess(exporter_command(s, tools, (fs::path(dir) / "model.pt2").string()));
-  } catch (const Error& e) {
-    throw usage_error(std::string(kPrefix) + "cannot run the exporter with " + tools.python + " (" + e.what() +
-                      "); set FMWORK_PYTHON to a Python with torch==" + torch_version() + " and transformers");
-  }
-  if (r.exit_code != 0) {
-    const std::string why = exporter_error(r.err);
-    const std::string message = kPrefix + (why.empty() ? fmt::format("the exporter failed (exit {})", r.exit_code) : why);
-    throw r.exit_code == 2 ? usage_error(message) : runtime_error(message);
-  }
-  const nlohmann::json report = nlohmann::json::parse(last_line(r.out), nullptr, false);
-  if (!report.is_object()) throw runtime_error(std::string(kPrefix) + "the exporter reported no result");
+  const nlohmann::json report =
+      run_python_tool(exporter_command(s, tools, (fs::path(dir) / "model.pt2").string()), kPrefix,
+                      "torch==" + libtorch_version() + " and transformers");
   std::map<std::string, std::string> facts;
   for (const char* key : {"vec_isa", "torch"})
     if (report.contains(key) && report[key].is_string()) facts[key] = report[key].get<std::string>();
   for (const char* key : {"batch", "input"})
     if (report.contains(key) && report[key].is_array() && report[key].size() == 2)
       facts[std::string(key) + "_range"] = fmt::format("{}-{}", report[key][0].dump(), report[key][1].dump());
-  if (facts.count("torch") && facts["torch"].rfind(torch_version(), 0) != 0)
+  if (facts.count("torch") && facts["torch"].rfind(libtorch_version(), 0) != 0)
     throw usage_error(fmt::format("{}the exporter's Python runs torch {}, this driver LibTorch {}: set FMWORK_PYTHON "
                                   "to a Python with torch=={}",
-                                  kPrefix, facts["torch"], torch_version(), torch_version()));
+                                  kPrefix, facts["torch"], libtorch_version(), libtorch_version()));
   return facts;
 }
 
@@ -271,7 +222,7 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
                                     kPrefix, key));
   PackageSpec s;
   s.tools = inductor_tools();
-  s.model_hash = hash_files(model_files(source.path));
+  s.model_hash = hash_files(folder_model_files(source.path));
   s.exporter_hash = hash_files({s.tools.exporter});
   s.folder = source.path;
   s.model_class = source.model_class;
@@ -298,7 +249,7 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
 }  // namespace
 
 InductorTools inductor_tools() {
-  return {env_or("FMWORK_PYTHON", FMWORK_DEFAULT_PYTHON), env_or("FMWORK_AOTI_EXPORTER", FMWORK_DEFAULT_EXPORTER)};
+  return {tools_python(), env_or("FMWORK_AOTI_EXPORTER", tool_path("aoti_export.py"))};
 }
 
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,

@@ -186,16 +186,10 @@ class AotiModel : public Model {
 
 std::unique_ptr<Model> load_aoti_model(const LoadRequest& request) {
   const auto& o = request.options;
-  for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
-                             std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
-                             std::pair{o.random_weights, "random_weights"},
-                             std::pair{o.packed_gemm.has_value(), "packed_gemm"},
-                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"},
-                             std::pair{o.dtype.has_value() && *o.dtype != "auto", "torch_dtype"}})
-    if (given)
-      throw usage_error(fmt::format("--model:{}: {} is an AOTInductor package, fixed when it was built; "
-                                    "build it again with what you need",
-                                    name, request.path));
+  if (const auto key = folder_only_key(o, true))
+    throw usage_error(fmt::format("--model:{}: {} is an AOTInductor package, fixed when it was built; "
+                                  "build it again with what you need",
+                                  *key, request.path));
   TokenFacts facts = token_facts_beside(request.path, o);
   return std::make_unique<AotiModel>(std::make_unique<AotiPackage>(request.path, request.device), std::move(facts));
 }

@@ -10,6 +10,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/loaders/hf_model.hpp"
+#include "fmwork/loaders/openvino_model.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/loaders/torchscript_model.hpp"
 
@@ -23,13 +24,14 @@ std::unique_ptr<Model> load_model(const LoadRequest& request) {
   if (!fs::is_directory(status)) refuse_special_file(request.path);  // a FIFO or dangling link: before any open
   if (!fs::exists(status))
     throw usage_error(fmt::format("--model_name: {} does not exist; give a TorchScript file, an AOTInductor package "
-                                  "(.pt2) or a Hugging Face model folder (config.json + *.safetensors), with --model_root as its parent if you like",
+                                  "(.pt2), an ONNX file (.onnx), an OpenVINO IR (.xml) or a Hugging Face model folder (config.json + *.safetensors), with --model_root as its parent if you like",
                                   request.path));
   // Our loaders say what is wrong in their own Errors; anything else that escapes them (LibTorch's
   // deserialiser, the C++ library) is given the file's name here, where it is known, and made one line.
   try {
     if (fs::is_directory(status)) return load_hf_model(request);
     if (fs::path(request.path).extension() == ".pt2") return load_aoti_model(request);
+    if (is_openvino_model_file(request.path)) return load_openvino_model(request);
     return load_torchscript_model(request);
   } catch (const Error&) {
     throw;

@@ -190,16 +190,22 @@ TokenFacts token_facts_beside(const std::string& path, const ModelOptions& optio
   return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids, config.type_vocab_size};
 }
 
-std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
-  const auto& o = request.options;
+std::optional<std::string> folder_only_key(const ModelOptions& o, bool dtype_too) {
   for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
                              std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
                              std::pair{o.random_weights, "random_weights"},
                              std::pair{o.packed_gemm.has_value(), "packed_gemm"},
-                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"}})
-    if (given)
-      throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file",
-                                    name, request.path));
+                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"},
+                             std::pair{dtype_too && o.dtype.has_value() && *o.dtype != "auto", "torch_dtype"}})
+    if (given) return std::string(name);
+  return std::nullopt;
+}
+
+std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
+  const auto& o = request.options;
+  if (const auto key = folder_only_key(o, false))
+    throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file", *key,
+                                  request.path));
   refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever
   // A TorchScript archive is a zip that LibTorch reads without its CRC-32s: a damaged byte came out as a
   // parse error in the model's code, an unknown type, or an internal assert; an empty or foreign file as

