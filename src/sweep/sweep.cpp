@@ -7,13 +7,10 @@
 #include <map>
 #include <new>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
-#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
-#include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
@@ -26,6 +23,7 @@
 #include "fmwork/log/stats.hpp"
 #include "fmwork/runtime/op_profile.hpp"
 #include "fmwork/sweep/rep_lengths.hpp"
+#include "fmwork/sweep/reps_watch.hpp"
 
 namespace fmwork {
 namespace {
@@ -173,44 +171,6 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
   t.res = t.dropped ? summarize(t.durations) : t.stat;
   return t;
 }
-
-// What a combination's reps were given, read before the first rep and after the last, never inside one: the
-// CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
-// memory peaks (the device's, the host's resident set, reset first where the kernel allows). The device's
-// energy is measured after the reps, over a window of its own (device_energy.hpp): theirs is too short.
-class RepsWatch {
- public:
-  struct Seen {
-    std::optional<CpuUse> cpu;
-    std::optional<MemFacts> mem;
-  };
-  explicit RepsWatch(Platform& platform) {
-    if (MemoryPeakMeter* peaks = platform.meters().memory_peaks.get()) peaks->reset();
-    host_peak_reset_ = reset_host_rss_peak();
-    if (platform.facts().device.is_cpu()) cpu_before_ = sample_cpu();
-  }
-  // After the last rep's synchronisation.
-  Seen stop(Platform& platform) const {
-    Seen seen;
-    if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
-    MemoryPeakMeter* meter = platform.meters().memory_peaks.get();
-    const std::optional<MemoryPeaks> peaks = meter ? meter->read() : std::nullopt;
-    const std::optional<uint64_t> host_peak = host_rss_peak();
-    if (!peaks && !host_peak) return seen;
-    MemFacts& mem = seen.mem.emplace();
-    if (peaks) {
-      mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
-      mem.weights_bytes = peaks->resident_bytes;
-    }
-    if (host_peak) mem.host_rss_peak_bytes = static_cast<int64_t>(*host_peak);
-    mem.host_rss_of_reps = host_peak_reset_;
-    return seen;
-  }
-
- private:
-  bool host_peak_reset_ = false;
-  std::optional<CpuSample> cpu_before_;
-};
 
 // The next rep's inputs, on the device, before its timed region: the reference's (--check_outputs), a batch of
 // the next lengths (--input_lengths; padded to their longest, or to `input` on a one-shape platform), or
