@@ -49,6 +49,7 @@ Batch to_device(const Batch& b, const torch::Device& device) {
 struct Checked {
   std::optional<CheckLine> line;
   bool pass = true;
+  std::string note;  // the check against the CPU could not run: why (one line, free text)
 };
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
@@ -68,7 +69,25 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
   f.max_abs = r.max_abs, f.max_rel = r.max_rel, f.cosine = r.cosine;
   f.atol = tolerance.atol, f.rtol = tolerance.rtol, f.min_cosine = tolerance.cosine;
   f.pass = r.pass;
-  return {make_check_line(input, batch, f), r.pass};
+  return {make_check_line(input, batch, f), r.pass, {}};
+}
+
+// Both checks of a combination's outputs: the file's (save_and_check) and, once a run, the CPU eager model's
+// (cpu_reference.hpp), which --check_outputs DIR replaces, so that a combination has one CHECK line. Outputs the CPU
+// judges wrong have no RES: their CHECK line is written here, and the error thrown is the combination's FAIL line.
+Checked outputs_checked(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
+                        const torch::IValue& outputs, const Reference* reference, CpuReferenceCheck& cpu_check,
+                        std::ostream& out) {
+  Checked check = save_and_check(plan, batch, input, model, fed, outputs, reference);
+  CpuCheck cpu = cpu_check.after_reps(input, batch, model, fed, outputs);
+  if (!cpu.pass) {
+    out << "\n";
+    emit(out, *cpu.line);
+    throw runtime_error(cpu.failure);
+  }
+  if (cpu.line) check.line = std::move(cpu.line);
+  check.note = std::move(cpu.note);
+  return check;
 }
 
 // The --profile rep: the last timed rep's inputs once more under the profiler, after the timed reps. Its
@@ -292,7 +311,7 @@ std::optional<RepLengths> rep_lengths_of(const SweepPlan& plan, int64_t batch) {
 // `earlier` holds the run's combinations so far (their STAT numbers), this one's added when it printed STAT.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where,
-                        std::vector<RunPoint>& earlier) {
+                        std::vector<RunPoint>& earlier, CpuReferenceCheck& cpu_check) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
@@ -330,8 +349,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   const Timings timings = timings_of(t0s, t1s, plan.warmup);
   const Summary& summary = timings.stat;
-  const Checked check =
-      save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
+  const Checked check = outputs_checked(plan, batch, input, model, batch_inputs, outputs,
+                                        reference ? &*reference : nullptr, cpu_check, out);
   outputs = torch::IValue();
   const std::optional<DeviceEnergy> energy = energy_of(model, platform, batch_inputs);
   const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
@@ -344,6 +363,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     out << fmt::format("energy (input {}, batch {}): no figure: {}\n", input, batch, energy->why_not);
   if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
+  if (!check.note.empty()) out << log_text(check.note) << "\n";
   if (profiled.profile) emit_profile(out, batch, input, profiled);
   out.flush();
   progress_line(fmt::format("{}: p50 {} over {} kept reps, {}{}", where, duration_text(summary.p50),
@@ -401,6 +421,8 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
   std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
+  CpuReferenceCheck cpu_check(plan.cpu_reference, plan.check);
+  if (const std::string line = cpu_check.plan_line(); !line.empty()) out << line << "\n";
   if (EnergyMeter* energy = platform.meters().energy.get(); energy && energy->joules())
     out << "energy: each combination's shape is run again after its timed reps, outside them, until the device's "
            "counter has stepped 10 times over at least 1 s (STAT joules_per_rep, watts, energy_window_s)\n";
@@ -410,10 +432,12 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       const std::string where =
           fmt::format("combination {} of {} (input {}, batch {})", ++k, combinations, input, batch);
       progress_live(where + ": preparing");
+      if (!cpu_check.judged_wrong().empty()) out << cpu_check.judged_wrong() << "\n";
       std::string error;
       try {
         InterruptWatch::throw_if_interrupted();
-        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where, earlier);
+        const Outcome outcome =
+            run_combination(plan, batch, input, model, platform, inputs, out, where, earlier, cpu_check);
         failures += outcome_failures(outcome, plan, input, batch, tell);
       } catch (const Interrupted& stop) {  // the log's last line says where the sweep stopped
         write_interrupt(out, input, batch, stop.signal, k - 1, combinations);
