@@ -389,13 +389,18 @@ double tolerance(const std::string& option, const Value& v, bool at_most_one) {
 const SetTable<CheckOptions>& check_table() {
   using O = CheckOptions;
   static const SetTable<O> table{
-      "check_outputs", "tolerances of --check_outputs", " (defaults by dtype)",
+      "check_outputs", "the output checks", " (tolerances: defaults by dtype)",
       {{"atol", nullptr, &kNumber, "@ 1e-5", "atol@", "absolute tolerance",
         [](O& o, const std::string& option, const Value& v) { o.atol = tolerance(option, v, false); }},
        {"rtol", nullptr, &kNumber, "@ 1e-3", "rtol@", "relative tolerance",
         [](O& o, const std::string& option, const Value& v) { o.rtol = tolerance(option, v, false); }},
        {"cosine", nullptr, &kNumber, "@ 0.999", "cosine@", "least cosine similarity of each output, in [0, 1]",
-        [](O& o, const std::string& option, const Value& v) { o.cosine = tolerance(option, v, true); }}}};
+        [](O& o, const std::string& option, const Value& v) { o.cosine = tolerance(option, v, true); }},
+       {"cpu", nullptr, &kBool, "@ False", "cpu@",
+        "True (the default) or False: a run with --compile or off the CPU has its first combination's first rows "
+        "run again by the same model eager on the CPU, compared with these tolerances (one CHECK line; a mismatch "
+        "is that combination's FAIL line)",
+        [](O& o, const std::string&, const Value& v) { o.cpu = v.boolean; }}}};
   return table;
 }
 

@@ -266,6 +266,21 @@ FieldSpec seconds_field(std::string_view key) {
   return f;
 }
 
+// CHECK's reference: cpu (the same model eager on the CPU, sweep/cpu_reference.hpp); absent, the --check_outputs
+// file. Open: a newer driver may hold a run to another reference.
+FieldSpec check_reference_field() {
+  FieldSpec reference = choice_field("reference", "cpu", FieldNeed::optional);
+  reference.open_choices = true;
+  return reference;
+}
+
+// CHECK's rows: how many of the batch's rows were compared (the CPU reference's few); absent, every row.
+FieldSpec check_rows_field() {
+  FieldSpec rows = field("rows", FieldKind::integer);
+  rows.min = 1;
+  return rows;
+}
+
 // CHECK's outcome: its CSV column comes first, then the numbers behind it.
 FieldSpec check_result_field() {
   FieldSpec result = choice_field("result", "pass|fail");
@@ -301,8 +316,8 @@ const LineSpec& interrupt_line_spec() {
 
 const LineSpec& check_line_spec() {
   static const LineSpec spec{"CHECK",
-                             {key_field("input"), key_field("batch"), field("outputs", FieldKind::text),
-                              non_negative(check_number("max_abs", "check_max_abs")),
+                             {key_field("input"), key_field("batch"), check_reference_field(), check_rows_field(),
+                              field("outputs", FieldKind::text), non_negative(check_number("max_abs", "check_max_abs")),
                               non_negative(check_number("max_rel", "check_max_rel")),
                               check_number("cosine", "check_cosine"), non_negative(check_number("atol")),
                               non_negative(check_number("rtol")), non_negative(check_number("min_cosine")),

@@ -273,6 +273,8 @@ CheckLine make_check_line(int64_t input, int64_t batch, const CheckFacts& f) {
   const auto measured = [](double x) { return std::isfinite(x) ? OptNumber(x) : OptNumber(); };
   CheckLineValues v;
   v.input = input, v.batch = batch, v.outputs = to_log_token(joined(f.outputs, ","));
+  if (!f.reference.empty()) v.reference = f.reference;
+  if (f.rows > 0) v.rows = f.rows;
   v.max_abs = measured(f.max_abs), v.max_rel = measured(f.max_rel), v.cosine = measured(f.cosine);
   v.atol = f.atol, v.rtol = f.rtol, v.min_cosine = f.min_cosine;
   const bool finite = v.max_abs && v.max_rel && v.cosine;

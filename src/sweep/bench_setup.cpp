@@ -153,6 +153,21 @@ std::string unpadded_refusal(const ModelFacts& model, const PlatformFacts& platf
   return "";
 }
 
+// A run that is not CPU eager is held against the model as the loaders load it on the CPU, not compiled
+// (cpu_reference.hpp); nullopt for a run that is, or that opted out.
+std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  if (!holds_against_cpu(args.compile && !o.compile.disable, platform.facts().device, args.check_outputs.has_value(),
+                         o.check))
+    return std::nullopt;
+  const LoadRequest request{args.model_path, args.model_class, o.model, torch::kCPU};
+  return CpuReference{[request, eval = args.eval] {
+    std::unique_ptr<Model> model = load_model(request);
+    if (eval) model->eval();
+    return model;
+  }};
+}
+
 // The sweep the command line asks for, field by field, in the batching mode the setup chose.
 SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform,
                   Batching batching) {
@@ -161,6 +176,7 @@ SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, c
   plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
   plan.model_name = args.model_name, plan.model_class = args.model_class;
   plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+  plan.cpu_reference = cpu_reference_of(o, platform);
   plan.profile = args.profile;
   if (rate) plan.peak_gflops = rate->gflops;
   plan.warmup = args.warmup;

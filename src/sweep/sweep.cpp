@@ -7,13 +7,10 @@
 #include <map>
 #include <new>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
-#include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
-#include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
@@ -26,6 +23,7 @@
 #include "fmwork/log/stats.hpp"
 #include "fmwork/runtime/op_profile.hpp"
 #include "fmwork/sweep/rep_lengths.hpp"
+#include "fmwork/sweep/reps_watch.hpp"
 
 namespace fmwork {
 namespace {
@@ -51,6 +49,7 @@ Batch to_device(const Batch& b, const torch::Device& device) {
 struct Checked {
   std::optional<CheckLine> line;
   bool pass = true;
+  std::string note;  // the check against the CPU could not run: why (one line, free text)
 };
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
@@ -70,7 +69,25 @@ Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, cons
   f.max_abs = r.max_abs, f.max_rel = r.max_rel, f.cosine = r.cosine;
   f.atol = tolerance.atol, f.rtol = tolerance.rtol, f.min_cosine = tolerance.cosine;
   f.pass = r.pass;
-  return {make_check_line(input, batch, f), r.pass};
+  return {make_check_line(input, batch, f), r.pass, {}};
+}
+
+// Both checks of a combination's outputs: the file's (save_and_check) and, once a run, the CPU eager model's
+// (cpu_reference.hpp), which --check_outputs DIR replaces, so that a combination has one CHECK line. Outputs the CPU
+// judges wrong have no RES: their CHECK line is written here, and the error thrown is the combination's FAIL line.
+Checked outputs_checked(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
+                        const torch::IValue& outputs, const Reference* reference, CpuReferenceCheck& cpu_check,
+                        std::ostream& out) {
+  Checked check = save_and_check(plan, batch, input, model, fed, outputs, reference);
+  CpuCheck cpu = cpu_check.after_reps(input, batch, model, fed, outputs);
+  if (!cpu.pass) {
+    out << "\n";
+    emit(out, *cpu.line);
+    throw runtime_error(cpu.failure);
+  }
+  if (cpu.line) check.line = std::move(cpu.line);
+  check.note = std::move(cpu.note);
+  return check;
 }
 
 // The --profile rep: the last timed rep's inputs once more under the profiler, after the timed reps. Its
@@ -173,44 +190,6 @@ Timings timings_of(const std::vector<Nanos>& t0s, const std::vector<Nanos>& t1s,
   t.res = t.dropped ? summarize(t.durations) : t.stat;
   return t;
 }
-
-// What a combination's reps were given, read before the first rep and after the last, never inside one: the
-// CPU the process got (on the CPU only: a device's reps leave the host threads waiting on purpose) and the
-// memory peaks (the device's, the host's resident set, reset first where the kernel allows). The device's
-// energy is measured after the reps, over a window of its own (device_energy.hpp): theirs is too short.
-class RepsWatch {
- public:
-  struct Seen {
-    std::optional<CpuUse> cpu;
-    std::optional<MemFacts> mem;
-  };
-  explicit RepsWatch(Platform& platform) {
-    if (MemoryPeakMeter* peaks = platform.meters().memory_peaks.get()) peaks->reset();
-    host_peak_reset_ = reset_host_rss_peak();
-    if (platform.facts().device.is_cpu()) cpu_before_ = sample_cpu();
-  }
-  // After the last rep's synchronisation.
-  Seen stop(Platform& platform) const {
-    Seen seen;
-    if (cpu_before_) seen.cpu = cpu_use(*cpu_before_, sample_cpu(), at::get_num_threads());
-    MemoryPeakMeter* meter = platform.meters().memory_peaks.get();
-    const std::optional<MemoryPeaks> peaks = meter ? meter->read() : std::nullopt;
-    const std::optional<uint64_t> host_peak = host_rss_peak();
-    if (!peaks && !host_peak) return seen;
-    MemFacts& mem = seen.mem.emplace();
-    if (peaks) {
-      mem.allocated_peak_bytes = peaks->allocated_bytes, mem.reserved_peak_bytes = peaks->reserved_bytes;
-      mem.weights_bytes = peaks->resident_bytes;
-    }
-    if (host_peak) mem.host_rss_peak_bytes = static_cast<int64_t>(*host_peak);
-    mem.host_rss_of_reps = host_peak_reset_;
-    return seen;
-  }
-
- private:
-  bool host_peak_reset_ = false;
-  std::optional<CpuSample> cpu_before_;
-};
 
 // The next rep's inputs, on the device, before its timed region: the reference's (--check_outputs), a batch of
 // the next lengths (--input_lengths; padded to their longest, or to `input` on a one-shape platform), or
@@ -332,7 +311,7 @@ std::optional<RepLengths> rep_lengths_of(const SweepPlan& plan, int64_t batch) {
 // `earlier` holds the run's combinations so far (their STAT numbers), this one's added when it printed STAT.
 Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                         InputGenerator& inputs, std::ostream& out, const std::string& where,
-                        std::vector<RunPoint>& earlier) {
+                        std::vector<RunPoint>& earlier, CpuReferenceCheck& cpu_check) {
   admit(batch, input, model, platform);
   const auto reps = static_cast<size_t>(plan.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
@@ -370,8 +349,8 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
   const Timings timings = timings_of(t0s, t1s, plan.warmup);
   const Summary& summary = timings.stat;
-  const Checked check =
-      save_and_check(plan, batch, input, model, batch_inputs, outputs, reference ? &*reference : nullptr);
+  const Checked check = outputs_checked(plan, batch, input, model, batch_inputs, outputs,
+                                        reference ? &*reference : nullptr, cpu_check, out);
   outputs = torch::IValue();
   const std::optional<DeviceEnergy> energy = energy_of(model, platform, batch_inputs);
   const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
@@ -384,6 +363,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
     out << fmt::format("energy (input {}, batch {}): no figure: {}\n", input, batch, energy->why_not);
   if (seen.mem) emit(out, make_mem_line(input, batch, *seen.mem));
   if (check.line) emit(out, *check.line);
+  if (!check.note.empty()) out << log_text(check.note) << "\n";
   if (profiled.profile) emit_profile(out, batch, input, profiled);
   out.flush();
   progress_line(fmt::format("{}: p50 {} over {} kept reps, {}{}", where, duration_text(summary.p50),
@@ -441,6 +421,8 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
   size_t k = 0;
   std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
+  CpuReferenceCheck cpu_check(plan.cpu_reference, plan.check);
+  if (const std::string line = cpu_check.plan_line(); !line.empty()) out << line << "\n";
   if (EnergyMeter* energy = platform.meters().energy.get(); energy && energy->joules())
     out << "energy: each combination's shape is run again after its timed reps, outside them, until the device's "
            "counter has stepped 10 times over at least 1 s (STAT joules_per_rep, watts, energy_window_s)\n";
@@ -450,10 +432,12 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
       const std::string where =
           fmt::format("combination {} of {} (input {}, batch {})", ++k, combinations, input, batch);
       progress_live(where + ": preparing");
+      if (!cpu_check.judged_wrong().empty()) out << cpu_check.judged_wrong() << "\n";
       std::string error;
       try {
         InterruptWatch::throw_if_interrupted();
-        const Outcome outcome = run_combination(plan, batch, input, model, platform, inputs, out, where, earlier);
+        const Outcome outcome =
+            run_combination(plan, batch, input, model, platform, inputs, out, where, earlier, cpu_check);
         failures += outcome_failures(outcome, plan, input, batch, tell);
       } catch (const Interrupted& stop) {  // the log's last line says where the sweep stopped
         write_interrupt(out, input, batch, stop.signal, k - 1, combinations);

@@ -92,7 +92,9 @@ int run_sweep_command(const std::vector<std::string>& words, const std::string& 
   flush_or_throw(out, "the log to standard output");
   if (sections && !bench.dtype_warning.empty()) err << "warning: " << bench.dtype_warning << std::endl;
 
-  const SweepPlan plan = sweep_plan(o, bench);
+  SweepPlan plan = sweep_plan(o, bench);
+  // Once a run: of the --isolate children, the first (the one that prints the sections) checks against the CPU.
+  if (child && !child->sections) plan.cpu_reference.reset();
   // An --isolate child ends at once, by the signal, as before: its parent says where the sweep stopped.
   const auto sweep = [&] { return run_sweep(plan, *bench.model, *bench.platform, *bench.inputs, out, report_failure); };
   const int failures = child ? sweep() : watched(sweep, err);

@@ -331,5 +331,27 @@ TEST(Cli, EveryOptionRefusesALineBreakOrControlCharacter) {
   }
 }
 
+// --check_outputs:KEY's tolerances tune --check_outputs DIR and the check against the CPU of a run that is not CPU
+// eager; on a CPU eager run without DIR they tune nothing and are refused. cpu@ is taken on any run.
+TEST(Cli, CheckOutputTolerancesNeedSomethingToCheck) {
+  auto tuned = [](const std::vector<std::string>& words) {
+    try {
+      check_tuned_options(parse(words));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      return std::string(e.what());
+    }
+    return std::string("taken");
+  };
+  const std::string refused = "--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not given, or of the "
+                              "check against the CPU, which a run on --platform cpu without --compile does not make";
+  EXPECT_EQ(tuned(base_with({"--check_outputs:atol@", "1e-3"})), refused);
+  EXPECT_EQ(tuned(base_with({"--check_outputs:atol@", "1e-3", "--compile"})), "taken");
+  auto on_cuda = base_with({"--check_outputs:rtol@", "1e-3"});
+  on_cuda[1] = "cuda";
+  EXPECT_EQ(tuned(on_cuda), "taken");
+  EXPECT_EQ(tuned(base_with({"--check_outputs:cpu@", "False"})), "taken");
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -381,6 +381,8 @@ TEST(OptionSets, CheckOptionsRanges) {
   EXPECT_EQ(c.atol, std::optional<double>(0.0));
   EXPECT_EQ(c.rtol, std::optional<double>(1e-3));
   EXPECT_EQ(c.cosine, std::optional<double>(1.0));
+  EXPECT_TRUE(c.cpu);  // held against the CPU unless told otherwise
+  EXPECT_FALSE(check_options_from(tree_of("check_outputs", {"--check_outputs:cpu@", "False"})).cpu);
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
       {{"--check_outputs:atol@", "-1"}, "--check_outputs:atol must be a finite number >= 0; got -1"},
       // 1e999 reads as inf: a check that can never fail.
@@ -390,6 +392,7 @@ TEST(OptionSets, CheckOptionsRanges) {
       {{"--check_outputs:rtol", "0.1"},
        "--check_outputs:rtol expects a number (an int or a float); got the string '0.1' \u2014 add '@' to the key to "
        "pass a typed value: --check_outputs:rtol@ 0.1"},
+      {{"--check_outputs:cpu", "no"}, "--check_outputs:cpu expects a bool (True or False); got the string 'no'"},
   };
   for (const auto& [words, expected] : refused)
     EXPECT_EQ(error_of([&words = words] { check_options_from(tree_of("check_outputs", words)); }), expected);

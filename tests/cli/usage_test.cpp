@@ -123,7 +123,7 @@ TEST(Usage, SubOptionSummaries) {
                 "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
                 "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
                 "  --platform:KEY      options handed to a device plugin\n"
-                "  --check_outputs:KEY tolerances of --check_outputs: atol@, rtol@, cosine@ (defaults by dtype)\n"),
+                "  --check_outputs:KEY the output checks: atol@, rtol@, cosine@, cpu@ (tolerances: defaults by dtype)\n"),
             std::string::npos)
       << usage;
 }

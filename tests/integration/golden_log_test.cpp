@@ -30,7 +30,7 @@ const std::set<std::string>& golden_kept_keys() {
       "input", "batch", "reps", "dropped", "level", "phase", "arrival", "rate", "lengths", "batching",
       "max_batch", "max_wait_ms", "max_tokens", "bound", "result", "steps", "price_per_hour",
       "host_rss_peak_of", "flops_from", "check", "status", "model", "class", "precision", "metadata_id",
-      "engine", "real_tokens", "padded_tokens", "padding", "flops"};
+      "engine", "real_tokens", "padded_tokens", "padding", "flops", "reference", "rows"};
   return keys;
 }
 // Keys present or not by what the machine offers (schedstat, PSI, steal time): left out of the golden text.
@@ -199,6 +199,18 @@ TEST_F(GoldenLogTest, SweepSaveAndCheckAndProcess) {
   auto json = run_command({process_path(), log});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   expect_golden("process_json", golden_json_text(json.out, dir()));
+}
+
+// A compiled run, held against the same model eager on the CPU by default: one CHECK line, reference=cpu, on the
+// first combination's first rows.
+TEST_F(GoldenLogTest, CompiledRunCheckedAgainstTheCpu) {
+  auto args = model_args();
+  for (const char* a : {"--input_sizes", "8,16", "--batch_sizes", "2", "--reps", "3", "--compile", "--compile:backend",
+                        "torchscript"})
+    args.push_back(a);
+  auto r = driver(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_golden("compiled", golden_driver_text(r.out, dir()));
 }
 
 // Levels, then a capacity search from 20 queries/s (then 40, the level above, not run again) under a bound no

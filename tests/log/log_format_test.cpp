@@ -451,6 +451,22 @@ TEST(LogFormat, CheckLineOfTheDocs) {
             "max_rel=0.0484125 cosine=1 atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
 }
 
+// The check against the CPU eager model says so, and how many rows it compared; a newer reference reads back.
+TEST(LogFormat, CheckLineAgainstTheCpuNamesItsReferenceAndRows) {
+  CheckFacts f;
+  f.reference = "cpu", f.rows = 2;
+  f.outputs = {"output_0"};
+  f.max_abs = 0, f.max_rel = 0, f.cosine = 1;
+  f.atol = 1e-4, f.rtol = 1e-4, f.min_cosine = 0.99999;
+  f.pass = true;
+  const std::string line = format_line(make_check_line(8, 2, f));
+  EXPECT_EQ(line, "FMWORK CHECK input=8 batch=2 reference=cpu rows=2 outputs=output_0 max_abs=0 max_rel=0 cosine=1 "
+                  "atol=0.0001 rtol=0.0001 min_cosine=0.99999 result=pass");
+  EXPECT_TRUE(parse_line(line).has_value());
+  EXPECT_TRUE(parse_line("FMWORK CHECK input=8 batch=2 reference=transformers result=pass").has_value());
+  EXPECT_EQ(parse_error("FMWORK CHECK input=8 batch=2 rows=0 result=pass"), "FMWORK CHECK rows must be at least 1, got '0'");
+}
+
 // A reference holding NaN (or a model giving it) made the measured figures NaN; the writer refused them
 // ("FMWORK CHECK max_abs must be a finite number, got '-nan'" as the combination's error) instead of writing
 // the failed check. The non-finite figures are left out now, the result is fail, and the line reads back.

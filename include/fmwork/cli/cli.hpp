@@ -32,8 +32,9 @@ struct CommandLine {
 // serve` needs no --reps, and reads --input_sizes and --batch_sizes as its defaults say).
 CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
 
-// A usage Error for a sub-option that tunes a fixed option not given: --check_outputs:KEY (its tolerances)
-// without --check_outputs DIR. The driver's check and driver run's of each run alike.
+// A usage Error for a sub-option that tunes nothing: a tolerance (--check_outputs:KEY other than cpu@) without
+// --check_outputs DIR on a run that is CPU eager (--platform cpu, no --compile), which makes no check against the
+// CPU either. The driver's check and driver run's of each run alike.
 void check_tuned_options(const CommandLine& command_line);
 
 }  // namespace fmwork

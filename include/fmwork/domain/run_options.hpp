@@ -51,11 +51,14 @@ struct TorchSets { std::vector<std::pair<std::string, Value>> sets; };
 // --platform:KEY VALUE, handed to plugins as strings (str() of each value). Nested keys are refused.
 struct PlatformOptions { std::vector<std::pair<std::string, std::string>> entries; };
 
-// --check_outputs:KEY (ours): the tolerances of --check_outputs; absent keys take the defaults of the
-// model's dtype (sweep/saved_outputs.hpp). A combination passes when every element satisfies
-// |got - want| <= atol + rtol * |want| (numpy's allclose) and the cosine similarity is >= cosine.
+// --check_outputs:KEY (ours): the tolerances of the output checks (--check_outputs DIR, and the check against the
+// CPU of a run that is not CPU eager, sweep/cpu_reference.hpp); absent keys take the defaults of the model's dtype
+// (sweep/saved_outputs.hpp). A combination passes when every element satisfies |got - want| <= atol + rtol *
+// |want| (numpy's allclose) and the cosine similarity is >= cosine. `cpu` false (--check_outputs:cpu@ False):
+// no check against the CPU.
 struct CheckOptions {
   std::optional<double> atol, rtol, cosine;
+  bool cpu = true;
 };
 
 }  // namespace fmwork

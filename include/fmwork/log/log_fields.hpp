@@ -100,10 +100,11 @@ const LineSpec& mem_line_spec();
 // FMWORK FAIL input=I batch=B error=<free text to the end of the line>
 // input, batch and error required; error last.
 const LineSpec& fail_line_spec();
-// FMWORK CHECK input=I batch=B outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine= result=pass|fail
-// (--check_outputs): the outputs of the combination's last rep against a saved file (sweep/saved_outputs.hpp says how
-// each number is computed). input, batch and result required; the numbers (6 significant digits) are
-// numbers where present.
+// FMWORK CHECK input=I batch=B reference=cpu rows=R outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine=
+// result=pass|fail: the outputs of the combination's last rep against a saved file (--check_outputs; no reference=
+// nor rows=) or, with reference=cpu, the first R rows of them against the same model eager on the CPU
+// (sweep/cpu_reference.hpp); sweep/saved_outputs.hpp says how each number is computed. input, batch and result
+// required; the numbers (6 significant digits) are numbers where present.
 const LineSpec& check_line_spec();
 // FMWORK COMPILE backend=inductor shape=8x128|dynamic cache=hit|built build_seconds= ready_seconds= key=
 // vec_isa= batch_range= input_range=: one line per compiled artifact (an AOTInductor package), printed

@@ -152,6 +152,8 @@ InterruptLine make_interrupt_line(int64_t input, int64_t batch, const std::strin
 std::string combination_failure(int64_t input, int64_t batch, std::string_view error);
 // CHECK: what an output check measured (the worst over the compared outputs) against its tolerances.
 struct CheckFacts {
+  std::string reference;                       // "cpu" for the CPU eager model; "": the --check_outputs file
+  int64_t rows = 0;                            // the batch's rows compared; 0: every row
   std::vector<std::string> outputs;            // the outputs compared, by name
   double max_abs = 0, max_rel = 0, cosine = 0;  // measured
   double atol = 0, rtol = 0, min_cosine = 0;    // allowed

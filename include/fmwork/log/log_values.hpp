@@ -123,8 +123,8 @@ FMWORK_LINE_VALUES(FailLineValues, FMWORK_FAIL_VALUES, fail_line_spec);
 
 // CHECK (check_line_spec): the measured figures are left out where they are not finite.
 #define FMWORK_CHECK_VALUES(X)                                                                                   \
-  X(int64_t, input) X(int64_t, batch) X(std::string, outputs) X(OptNumber, max_abs) X(OptNumber, max_rel)       \
-  X(OptNumber, cosine) X(double, atol) X(double, rtol) X(double, min_cosine) X(std::string, result)
+  X(int64_t, input) X(int64_t, batch) X(OptText, reference) X(OptInt, rows) X(std::string, outputs)               \
+  X(OptNumber, max_abs) X(OptNumber, max_rel) X(OptNumber, cosine) X(double, atol) X(double, rtol) X(double, min_cosine) X(std::string, result)
 FMWORK_LINE_VALUES(CheckLineValues, FMWORK_CHECK_VALUES, check_line_spec);
 
 // COMPILE (compile_line_spec).

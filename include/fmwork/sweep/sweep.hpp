@@ -14,6 +14,7 @@
 #include "fmwork/model/model.hpp"
 #include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
+#include "fmwork/sweep/cpu_reference.hpp"
 #include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
@@ -28,6 +29,11 @@ struct SweepPlan {
   // CHECK line compares the outputs with the saved ones, with these tolerances.
   std::optional<std::string> check_outputs;
   CheckOptions check;
+  // A run that is not CPU eager (cpu_reference.hpp's holds_against_cpu): the first combination whose reps
+  // complete has its first rows run again by the model eager on the CPU, before its RES; its CHECK line with
+  // the others (reference=cpu), or, beyond the tolerances, the CHECK line and a FAIL line instead of RES, and a
+  // line in every later combination; nullopt: no such check.
+  std::optional<CpuReference> cpu_reference;
   // --profile DIR: after each combination's timed reps (and its output check), one more rep of the same
   // inputs under LibTorch's profiler writes DIR/<input>x<batch>.trace.json and the PROFILE lines of its top
   // operators (kTopOps per side: CPU operators, device kernels). Never inside the timed reps.
