@@ -119,6 +119,7 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
   }
   notes.insert(notes.end(), out.notes.begin(), out.notes.end());
   out.notes = std::move(notes);
+  if (!options.disable) out.runtime = backend;
   const bool platform_compiled = std::find(platform_backends.begin(), platform_backends.end(), backend) != platform_backends.end();
   if (wants_cuda_graphs(request.compile, options) && !platform_compiled) {
 #ifdef FMWORK_WITH_CUDA
@@ -126,6 +127,7 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
     out.notes.push_back("compile: cuda graphs around " + label +
                         ", one per batch x input, captured before its reps (a COMPILE line each; a shape whose "
                         "capture fails runs eager, backend=eager:capture_failed)");
+    if (backend != "cudagraphs") out.runtime = backend + "+cudagraphs";
     out.model = capture_cuda_graphs(std::move(out.model), facts.device.index() < 0 ? 0 : facts.device.index(), label);
 #else
     throw usage_error("--compile: CUDA graphs need a CUDA build of the driver (scripts/cuda-build.sh)");

@@ -157,6 +157,7 @@ class InductorModel : public Model {
                      ")";
     if (package_) f.fed_inputs = package_->facts().inputs;
     f.runs_unpadded = false;  // the package runs padded batches
+    f.runtime = "inductor";
     // Its attention is the eager model's (the exporter is given the same --model:attn_implementation); its
     // feed-forward is Inductor's, not the native epilogue's.
     f.gelu_epilogue.reset();

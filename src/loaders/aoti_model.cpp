@@ -160,6 +160,7 @@ class AotiModel : public Model {
     if (p.threads > 0) f.description += fmt::format(", CPU kernels built for {} threads", p.threads);
     if (!p.vec_isa.empty()) f.description += ", vector ISA " + escape_controls(p.vec_isa);
     f.dtype_name = p.dtype;
+    f.runtime = "inductor";
     f.tokens = tokens_;
     f.parameter_count = parameters_;
     f.fed_inputs = p.inputs;

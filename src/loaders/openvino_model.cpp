@@ -278,6 +278,7 @@ class OpenVinoModel : public Model {
     f.output_names = outputs_;
     f.dtype_name = dtype_of(compiled_.get_property(ov::hint::inference_precision));
     f.runs_unpadded = false;  // OpenVINO runs the padded batch it is given
+    f.runtime = "openvino";
     f.gelu_epilogue.reset();  // the native epilogue is not what runs
     f.shapes = shapes_;
     f.shape_per_combination = false;

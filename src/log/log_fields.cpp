@@ -189,7 +189,7 @@ const LineSpec& meta_line_spec() {
                               field("isa", FieldKind::text), gemm_rate_field(), field("gemm_probe", FieldKind::text),
                               field(kMetaWarmup, FieldKind::text), field("batching", FieldKind::text),
                               field("lengths", FieldKind::text), field("attention", FieldKind::text),
-                              field("gelu_epilogue", FieldKind::text)},
+                              field("gelu_epilogue", FieldKind::text), field("runtime", FieldKind::text)},
                              std::nullopt};
   return spec;
 }

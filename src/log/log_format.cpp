@@ -183,6 +183,7 @@ MetaLine make_meta_line(const MetaFacts& f) {
   if (f.gemm_gflops) v.gemm_gflops = *f.gemm_gflops, v.gemm_probe = unless_empty(f.gemm_probe);
   v.warmup = unless_empty(f.warmup), v.batching = unless_empty(f.batching), v.lengths = unless_empty(f.lengths);
   v.attention = unless_empty(f.attention), v.gelu_epilogue = unless_empty(f.gelu_epilogue);
+  v.runtime = unless_empty(f.runtime);
   return MetaLine{to_fields(v)};
 }
 

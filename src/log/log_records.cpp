@@ -173,8 +173,8 @@ class LogReader {
   }
 
   // The META facts of a run that change the rate a model runs at: what makes two runs alike.
-  static constexpr const char* kLikeMetaKeys[] = {"platform", "device",  "threads", "interop_threads", "dtype",
-                                                  "compile",  "grad",    "eval",    "cpu",             "isa"};
+  static constexpr const char* kLikeMetaKeys[] = {"platform", "device", "threads", "interop_threads", "dtype", "compile",
+                                                  "runtime",  "grad",   "eval",    "cpu",             "isa"};
 
   // Each value is cut to this many bytes: a setting is facts a few words long, and a hostile log's megabyte
   // values must not be copied into every setting it makes.

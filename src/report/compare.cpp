@@ -325,7 +325,9 @@ std::string measure_lines(const Comparison& c) {
 
 const std::vector<std::string>& significant_meta_keys() {
   // attention and gelu_epilogue: META's (the native encoders'); bench/upstream_driver.py writes attention= too.
-  static const std::vector<std::string> keys = {"dtype", "threads", "compile",  "platform", "attention",
+  // runtime stands for compile where a log has it: an ONNX file run by OpenVINO is compile=false beside an
+  // OpenVINO backend run's compile=true, and both are runtime=openvino (meta_value).
+  static const std::vector<std::string> keys = {"dtype", "threads", "runtime",  "platform", "attention",
                                                 "gelu_epilogue", "model", "batching", "lengths"};
   return keys;
 }
@@ -335,6 +337,11 @@ std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRec
   if (key == "input") return std::to_string(record.res.input);
   if (key == "batch") return std::to_string(record.res.batch);
   if (key == kMetaDtype && record.precision) return record.precision;
+  if (key == "runtime") {  // a log written before runtime=: its compile flag is what it says
+    if (auto runtime = meta_or_label(log, key)) return runtime;
+    if (auto compile = meta_or_label(log, "compile")) return *compile == "true" ? "compiled" : "eager";
+    return std::nullopt;
+  }
   return meta_or_label(log, key);
 }
 

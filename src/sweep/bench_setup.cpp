@@ -94,8 +94,9 @@ RuntimeInfo apply_runtime(const DriverOptions& o, const Platform& platform, bool
 
 // The MODEL section (to `section`): loads and compiles the model; SETUP (to `log`, always) times it from
 // the start of loading to ready.
+// `runtime` is set to what runs the model (META runtime=).
 std::unique_ptr<Model> load_and_compile(const DriverOptions& o, Platform& platform, std::ostream& section,
-                                        std::ostream& log) {
+                                        std::ostream& log, std::string& runtime) {
   const FixedArgs& args = o.command_line.args;
   section << banner("MODEL") << std::flush;
   // On a terminal only: a log file gets no line for a load that takes a second (a compile step says its own).
@@ -108,6 +109,7 @@ std::unique_ptr<Model> load_and_compile(const DriverOptions& o, Platform& platfo
   Compiled compiled = compile_model(std::move(model), CompileRequest{args.compile, args.eval, o.compile, source},
                                     platform);
   model = std::move(compiled.model);
+  runtime = compiled.runtime.empty() ? model->facts().runtime : compiled.runtime;
   platform.synchronize();
   const Nanos t1 = clock_now();
 
@@ -224,6 +226,7 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
   // are different experiments, and --compare refuses to pair them (significant_meta_keys).
   f.attention = facts.attention;
   if (facts.gelu_epilogue) f.gelu_epilogue = *facts.gelu_epilogue ? "true" : "false";
+  f.runtime = to_log_token(bench.model_runtime);
   if (rate) {
     f.gemm_gflops = rate->gflops;
     f.gemm_probe = rate->how();
@@ -265,7 +268,7 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
   bench.revision = revision;
   bench.grad = grad_enabled_requested(o.calls);
   bench.runtime = apply_runtime(o, *bench.platform, bench.grad, revision, section);
-  bench.model = load_and_compile(o, *bench.platform, section, log);
+  bench.model = load_and_compile(o, *bench.platform, section, log, bench.model_runtime);
   const FixedArgs& args = o.command_line.args;
   bench.batching = args.batching.value_or(
       default_batching(args.lengths.has_value(), bench.model->facts(), bench.platform->facts()));

@@ -56,8 +56,8 @@ TEST(HfDriver, AttentionAndTheGeluEpilogueAreInMetaAndCompareRefusesToPairThem) 
   const CommandResult sdpa = drive(dir.file("model"), "RobertaModel");
   ASSERT_EQ(eager.exit_code, 0) << eager.err;
   ASSERT_EQ(sdpa.exit_code, 0) << sdpa.err;
-  EXPECT_NE(eager.out.find(" attention=eager gelu_epilogue=false\n"), std::string::npos) << eager.out;
-  EXPECT_NE(sdpa.out.find(" attention=sdpa gelu_epilogue=false\n"), std::string::npos) << sdpa.out;
+  EXPECT_NE(eager.out.find(" attention=eager gelu_epilogue=false runtime=eager\n"), std::string::npos) << eager.out;
+  EXPECT_NE(sdpa.out.find(" attention=sdpa gelu_epilogue=false runtime=eager\n"), std::string::npos) << sdpa.out;
   const std::string a = dir.file("eager.log"), b = dir.file("sdpa.log");
   fmwork::test_support::write_file(a, eager.out);
   fmwork::test_support::write_file(b, sdpa.out);

@@ -50,12 +50,13 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().csv_columns().empty());
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
-  EXPECT_EQ(meta_line_spec().fields.size(), 26u);
+  EXPECT_EQ(meta_line_spec().fields.size(), 27u);
   EXPECT_EQ(meta_line_spec().fields[21].key, kMetaWarmup);
   EXPECT_EQ(meta_line_spec().fields[22].key, "batching");
   EXPECT_EQ(meta_line_spec().fields[23].key, "lengths");
   EXPECT_EQ(meta_line_spec().fields[24].key, "attention");
-  EXPECT_EQ(meta_line_spec().fields.back().key, "gelu_epilogue");
+  EXPECT_EQ(meta_line_spec().fields[25].key, "gelu_epilogue");
+  EXPECT_EQ(meta_line_spec().fields.back().key, "runtime");
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

@@ -231,6 +231,7 @@ TEST(LogFormat, MetaLineFollowsItsTable) {
   f.lengths = "lognormal:64,512,0.8";
   f.attention = "sdpa";
   f.gelu_epilogue = "false";
+  f.runtime = "openvino";
   const MetaLine meta = make_meta_line(f);
   ASSERT_EQ(meta.fields.items.size(), meta_line_spec().fields.size());
   for (size_t i = 0; i < meta.fields.items.size(); ++i)

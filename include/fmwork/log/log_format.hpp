@@ -178,6 +178,7 @@ struct MetaFacts {
   std::string lengths;                 // the length distribution (length_spec_text); empty: left out
   std::string attention;               // sdpa, eager (ModelFacts::attention); empty: left out
   std::string gelu_epilogue;           // true, false (ModelFacts::gelu_epilogue); empty: left out
+  std::string runtime;                 // what ran the forward (ModelFacts::runtime, or the compile backend)
 };
 MetaLine make_meta_line(const MetaFacts& facts);
 

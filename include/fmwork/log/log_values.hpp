@@ -95,7 +95,7 @@ using OptText = std::optional<std::string>;
   X(int64_t, interop_threads) X(std::string, dtype) X(int64_t, parameters) X(std::string, weights)           \
   X(std::string, seed) X(std::string, grad) X(std::string, eval) X(std::string, compile) X(OptText, cpu)     \
   X(OptText, isa) X(OptNumber, gemm_gflops) X(OptText, gemm_probe) X(OptText, warmup) X(OptText, batching)   \
-  X(OptText, lengths) X(OptText, attention) X(OptText, gelu_epilogue)
+  X(OptText, lengths) X(OptText, attention) X(OptText, gelu_epilogue) X(OptText, runtime)
 FMWORK_LINE_VALUES(MetaLineValues, FMWORK_META_VALUES, meta_line_spec);
 
 // STAT (stat_line_spec): the timing statistics, then what is known of the work, the CPU, the energy, the

@@ -66,6 +66,11 @@ struct ModelFacts {
   // TorchScript file or a package does not say), left out of META.
   std::string attention;
   std::optional<bool> gelu_epilogue;
+  // What runs forward(): "eager" (LibTorch, the model as loaded: the native encoders, TorchScript), "inductor"
+  // (an AOTInductor package), "openvino" (OpenVINO's runtime). META's runtime=, with the compile backend's name
+  // in its place when one was applied (torchscript, cudagraphs, a platform's): the key that --baseline
+  // runtime=eager compares runtimes by.
+  std::string runtime = "eager";
   // The inputs forward() passes to the model, by name (input_ids, attention_mask, token_type_ids), and the
   // names of its outputs in order (empty: output_0, output_1, ...; see sweep/saved_outputs.hpp).
   std::vector<std::string> fed_inputs = model_input_names();

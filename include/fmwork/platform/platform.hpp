@@ -45,6 +45,9 @@ struct Compiled {
   // The package made before the sweep (AOTInductor, one for every shape): its FMWORK COMPILE line, written
   // after the notes. A record, kept apart from the free text, which is written through log_text.
   std::optional<CompileFacts> compile_line;
+  // What runs the model now ("torchscript", "inductor", "openvino", "cudagraphs", "inductor+cudagraphs", a
+  // platform's backend); empty when nothing was compiled (the model's own ModelFacts::runtime stands).
+  std::string runtime;
 };
 
 // The device's meters, each an object the platform makes when it is opened, or absent (null in

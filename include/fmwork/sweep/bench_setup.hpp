@@ -50,6 +50,7 @@ struct BenchSetup {
   RuntimeInfo runtime;
   bool grad = false;
   std::unique_ptr<Model> model;
+  std::string model_runtime;     // what runs the model: META runtime= (ModelFacts::runtime, or the compile backend)
   std::optional<GemmRate> rate;  // when asked for and a combination's FLOPs can be known
   std::string dtype_warning;     // on the CPU, a dtype without native instructions ("" otherwise): for stderr
   MetaLine meta;                 // the run's META, for the command to print where its log has it
