@@ -158,9 +158,10 @@ class InductorModel : public Model {
     if (package_) f.fed_inputs = package_->facts().inputs;
     f.runs_unpadded = false;  // the package runs padded batches
     f.runtime = "inductor";
-    // Its attention is the eager model's (the exporter is given the same --model:attn_implementation); its
-    // feed-forward is Inductor's, not the native epilogue's.
-    f.gelu_epilogue.reset();
+    // Its attention is the eager model's (the exporter is given the same --model:attn_implementation).
+    // --model:gelu_epilogue is refused with this backend: the option is off (what Inductor fuses in its feed-forward
+    // is its own), so the run pairs with an eager run of the same default (--baseline runtime=eager).
+    f.gelu_epilogue = false;
     if (spec_.dynamic && package_) {
       const AotiFacts& p = package_->facts();
       f.shapes = ShapeRange{p.batch_min, p.batch_max, p.input_min, p.input_max};

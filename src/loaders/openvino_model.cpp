@@ -279,7 +279,9 @@ class OpenVinoModel : public Model {
     f.dtype_name = dtype_of(compiled_.get_property(ov::hint::inference_precision));
     f.runs_unpadded = false;  // OpenVINO runs the padded batch it is given
     f.runtime = "openvino";
-    f.gelu_epilogue.reset();  // the native epilogue is not what runs
+    // The option is off (the backend refuses it): whatever OpenVINO fuses is its own. A file does not say.
+    if (eager_) f.gelu_epilogue = false;
+    else f.gelu_epilogue.reset();
     f.shapes = shapes_;
     f.shape_per_combination = false;
     f.shapes_by = shapes_ ? "the OpenVINO model " + path_ : "";

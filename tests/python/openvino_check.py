@@ -20,6 +20,8 @@ import tempfile
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
+import aoti_export  # noqa: E402  (make_wrapper: the exporters' tuple-returning wrapper)
 from transformers_check import (AutoModel, built_case, minilm_case, minilm_folder, report, results,  # noqa: E402
                                 run_driver, torch, write_references)
 
@@ -42,23 +44,13 @@ def minilm_onnx_case(driver, work, sizes):
     for name in os.listdir(folder):
         if name.endswith((".json", ".txt")):
             shutil.copy(os.path.join(folder, name), repo)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-
-    class Encoder(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
-            return out.last_hidden_state, out.pooler_output
-
+    wrapper, names, outputs = aoti_export.make_wrapper(model)  # the exporters' own wrapper: tuple outputs
     onnx_file = os.path.join(repo, "onnx", "model.onnx")
     example = tuple(torch.ones(2, 8, dtype=torch.long) for _ in names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Encoder().eval(), example, onnx_file, input_names=names,
-                          output_names=["last_hidden_state", "pooler_output"], opset_version=17, dynamo=False,
+        torch.onnx.export(wrapper, example, onnx_file, input_names=names,
+                          output_names=outputs, opset_version=17, dynamo=False,
                           dynamic_axes={n: {0: "batch", 1: "seq"} for n in names})
     ref_dir = os.path.join(work, "minilm-onnx-ref")
     write_references(model, model.config, ref_dir, sizes, padded=True, has_token_types=True)
