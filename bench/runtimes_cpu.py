@@ -6,8 +6,10 @@ in alternating rounds (every runtime once per round, so that a slow minute of a 
   driver eager      the native encoder (build/driver, no compile)
   driver inductor   --compile:backend inductor --compile:dynamic@ True (one AOTInductor package, cached)
   driver openvino   the IR below as --model_name (OpenVINO's C++ runtime through the driver)
-  benchmark_app     OpenVINO's own benchmark_app on the same IR: -hint latency -nstreams 1 -nthreads N
-                    -infer_precision f32 -api sync, the shape given, median latency
+  benchmark_app     OpenVINO's own benchmark_app on the same IR: -hint latency -api sync, with
+                    INFERENCE_NUM_THREADS N, NUM_STREAMS 1, INFERENCE_PRECISION_HINT f32 by -load_config, the
+                    shape as -data_shape (the IR stays dynamic, as the driver runs it; -shape would compile a
+                    static copy), its median latency
   openvino (py)     the same IR compiled by OpenVINO's Python API with the same properties, sync infer
   ort               ONNX Runtime (Python) on the ONNX file, intra-op threads N, one inter-op thread
   ort fused         the same after onnxruntime.transformers' BERT fusions (optimize_model, opt_level 1)
@@ -96,9 +98,14 @@ def driver_rows(args, model, threads, extra, label):
 def benchmark_app(args, ir, threads, shape):
     tool = os.path.join(os.path.dirname(sys.executable), "benchmark_app")
     i, b = shape
-    cmd = [tool, "-m", ir, "-d", "CPU", "-hint", "latency", "-nstreams", "1", "-nthreads", str(threads),
-           "-infer_precision", "f32", "-api", "sync", "-niter", str(args.reps),
-           "-shape", ",".join(f"{n}[{b},{i}]" for n in NAMES)]
+    # benchmark_app's command line takes -nthreads / -nstreams only with -hint none (its UI rule): the same
+    # properties as the driver's go in a -load_config file instead, read back in its log.
+    config = os.path.join(args.cache, f"benchmark_app-{threads}.json")
+    with open(config, "w") as f:
+        json.dump({"CPU": {"INFERENCE_NUM_THREADS": str(threads), "NUM_STREAMS": "1", "PERFORMANCE_HINT": "LATENCY",
+                           "INFERENCE_PRECISION_HINT": "f32"}}, f)
+    cmd = [tool, "-m", ir, "-d", "CPU", "-hint", "latency", "-load_config", config, "-api", "sync", "-niter",
+           str(args.reps), "-data_shape", ",".join(f"{n}[{b},{i}]" for n in NAMES)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     found = re.search(r"Median:\s+([0-9.]+) ms", proc.stdout)
     if proc.returncode != 0 or not found:
@@ -205,6 +212,7 @@ def main():
         print("onnxruntime is not installed: its rows are left out (pip install onnxruntime==1.32.0)")
     with tempfile.TemporaryDirectory(prefix="fmwork-runtimes-") as work:
         args.cache = os.path.join(work, "cache")
+        os.makedirs(args.cache)
         ir, onnx_file = make_files(args.model, work)
         rounds = {t: [] for t in args.threads}
         for r in range(args.rounds):

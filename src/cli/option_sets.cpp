@@ -205,8 +205,9 @@ const SetTable<CompileOptions>& compile_table() {
   static const SetTable<O> table{
       "compile", "torch.compile options", "",
       {{"backend", nullptr, &kString, " torchscript", "backend",
-        "the compiler: inductor (an AOTInductor package), torchscript (freeze + optimize_for_inference), "
-        "cudagraphs (CUDA graphs around the model as loaded; cuda only) or a platform's own",
+        "the compiler: inductor (an AOTInductor package), openvino (OpenVINO IR run by its C++ runtime; cpu "
+        "only), torchscript (freeze + optimize_for_inference), cudagraphs (CUDA graphs around the model as "
+        "loaded; cuda only) or a platform's own",
         [](O& o, const std::string&, const Value& v) { o.backend = v.text; }},
        {"mode", nullptr, &kString, " default", "mode",
         "torch.compile's mode: default, max-autotune, max-autotune-no-cudagraphs, or reduce-overhead (CUDA "
@@ -225,7 +226,8 @@ const SetTable<CompileOptions>& compile_table() {
        {"disable", nullptr, &kBool, "@ False", "disable", "True or False; handed to plugin compilers",
         [](O& o, const std::string&, const Value& v) { o.disable = v.boolean; }},
        {"options", nullptr, &kCompileDict, ":max_autotune@ True", "options:KEY",
-        "free-form keys (--compile:options:KEY VALUE), handed to plugin compilers",
+        "free-form keys (--compile:options:KEY VALUE): Inductor's options, OpenVINO's CPU properties "
+        "(docs/runtimes.md), or a plugin compiler's",
         [](O& o, const std::string&, const Value& v) { o.options = v; }}}};
   return table;
 }
