@@ -20,6 +20,7 @@
 #include "fmwork/base/version.hpp"
 #include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/whole_lines.hpp"
 #include "fmwork/git_revision.hpp"
 #include "fmwork/log/log_format.hpp"
@@ -144,7 +145,11 @@ int main(int argc, char** argv) {
   try {
     return leave(fmwork::dispatch(argc, argv), log_start);
   } catch (const fmwork::Error& e) {
-    if (std::cout.fail() && fmwork::reader_gone(STDOUT_FILENO)) return leave(0, log_start);  // the log's reader left
+    if (std::cout.fail() && fmwork::reader_gone(STDOUT_FILENO)) {  // the log's reader left
+      // With a Ctrl-C that reached it too (`driver | tee`), the run still ends by the signal, not with 0.
+      if (const int signal = fmwork::InterruptWatch::seen_in_process()) fmwork::InterruptWatch::end_by_signal(signal);
+      return leave(0, log_start);
+    }
     std::cerr << "error: " << e.what() << std::endl;
     return leave(e.exit_code(), log_start);
   } catch (const std::bad_alloc&) {

@@ -2,6 +2,7 @@
 #include "fmwork/base/cpu_use.hpp"
 
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,9 @@ CpuUse cpu_use(const CpuSample& before, const CpuSample& after, int64_t threads)
   const double wall = static_cast<double>(after.wall_ns - before.wall_ns);
   if (!(wall > 0)) return use;
   const double asked = wall * static_cast<double>(threads < 1 ? 1 : threads);
+  use.threads = threads < 1 ? 1 : threads;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) use.cpus = CPU_COUNT(&allowed);
   use.cpu_share = static_cast<double>(after.process_cpu_ns - before.process_cpu_ns) / asked;
   if (before.run_wait_ns && after.run_wait_ns) {
     int64_t waited = 0;

@@ -43,12 +43,15 @@ constexpr int kSignals[] = {SIGINT, SIGTERM};
 
 // The watch's state, read and written by its handler: lock-free atomics only.
 std::atomic<int> g_seen{0};
+std::atomic<int> g_seen_in_process{0};
 std::atomic<pid_t> g_forward{0};
 
 void note_and_go_on(int signal) {
   const pid_t child = g_forward.load();
   if (child > 0) ::kill(child, signal);
   int none = 0;
+  int first = 0;
+  g_seen_in_process.compare_exchange_strong(first, signal);
   if (!g_seen.compare_exchange_strong(none, signal)) {  // the second: at once, as without the watch
     struct sigaction fallback {};
     fallback.sa_handler = SIG_DFL;
@@ -111,6 +114,8 @@ InterruptWatch::~InterruptWatch() {
 }
 
 int InterruptWatch::seen() { return g_seen.load(); }
+
+int InterruptWatch::seen_in_process() { return g_seen_in_process.load(); }
 
 void InterruptWatch::throw_if_interrupted() {
   if (const int signal = g_seen.load()) throw Interrupted{signal};

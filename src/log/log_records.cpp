@@ -9,6 +9,8 @@
 #include <vector>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/text_format.hpp"
@@ -90,6 +92,7 @@ class LogReader {
     } else if (auto* serve = std::get_if<ServeLine>(&parsed)) {
       log_.serve.push_back(std::move(*serve));
     } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
+      check_capacity(*capacity, line_number);
       log_.capacity.push_back(std::move(*capacity));
     } else if (auto* interrupt = std::get_if<InterruptLine>(&parsed)) {
       log_.interrupts.push_back(std::move(*interrupt));
@@ -142,6 +145,25 @@ class LogReader {
     const size_t reps = sizeof(Nanos) * (block_.size() + 1);
     if (kept_ + reps <= kept_limit_) return;
     throw runtime_error(kept_error(line_number));
+  }
+
+  // A CAPACITY line whose fields contradict each other is no driver's (hostile round six: contended_levels=9
+  // with steps=3, and timing=ok over contended levels, were read as written).
+  void check_capacity(const CapacityLine& c, size_t line_number) const {
+    const auto integer = [&](const char* key) {
+      const std::string* v = c.fields.find(key);
+      return v ? std::stoll(*v) : int64_t{0};  // the line's spec has held both to integers
+    };
+    const std::string* timing = c.fields.find("timing");
+    const int64_t contended = integer("contended_levels"), steps = integer("steps");
+    std::string why;
+    if (c.fields.find("steps") && contended > steps)
+      why = fmt::format("contended_levels={} is more than the steps={} it ran", contended, steps);
+    else if (timing && *timing == "ok" && contended > 0)
+      why = fmt::format("timing=ok over contended_levels={}: a capacity found on contended levels is timing=contended",
+                        contended);
+    if (!why.empty())
+      throw runtime_error(source_name(log_.source) + ":" + std::to_string(line_number) + ": FMWORK CAPACITY " + why);
   }
 
   std::string kept_error(size_t line_number) const {

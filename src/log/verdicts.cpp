@@ -54,12 +54,23 @@ std::string spread_cause(const Spread& spread, const std::optional<CpuUse>& cpu)
 
 // The likely cause of each kind of finding and what to do next, in words a user can act on. A contended run's
 // other findings are the contention's doing: its hint alone.
-std::string hint_of(const Findings& f, bool contended, bool implausible, bool few, const std::string& spread_why) {
+std::string hint_of(const Findings& f, bool contended, bool implausible, bool few, const std::string& spread_why,
+                    const CpuUse* cpu) {
   std::string hint;
   const auto add = [&](const char* cause, const char* next) {
     hint += fmt::format("{}cause: {}; next: {}", hint.empty() ? "" : "; ", cause, next);
   };
-  if (contended)
+  // More threads than CPUs wait for each other on a quiet machine too: the run's own doing.
+  const std::string own = cpu && cpu->oversubscribed()
+                              ? fmt::format("the run asked for {} threads on {} CPUs, so its own threads waited for each "
+                                            "other (other work may have too)", cpu->threads, cpu->cpus)
+                              : "";
+  const std::string fewer = cpu && cpu->oversubscribed()
+                                ? fmt::format("ask for at most {} threads (--torch.call:set_num_threads@ {})", cpu->cpus,
+                                              cpu->cpus)
+                                : "";
+  if (contended && !own.empty()) add(own.c_str(), fewer.c_str());
+  else if (contended)
     add("other work held the CPU while the reps ran",
         "rerun on a quiet machine, or ask for fewer threads than the free cores (--torch.call:set_num_threads@N)");
   if (implausible)
@@ -315,8 +326,9 @@ Verdict judge(const Spread& spread, const std::optional<CpuUse>& cpu, const std:
     f.word = VerdictWord::contended;
     f.reason = f.reason.empty() ? contended : contended + "; " + f.reason;
   }
-  const std::string hint =
-      f.word == VerdictWord::ok ? "" : hint_of(f, !contended.empty(), !implausible.empty(), few, spread_cause(spread, cpu));
+  const std::string hint = f.word == VerdictWord::ok ? ""
+                                                     : hint_of(f, !contended.empty(), !implausible.empty(), few,
+                                                               spread_cause(spread, cpu), cpu ? &*cpu : nullptr);
   return Verdict{f.word, f.reason, hint, spread};
 }
 

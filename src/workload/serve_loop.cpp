@@ -197,7 +197,11 @@ bool lower_rate_cannot_help(const LevelSummary& s, const LatencyBound& bound) {
 void mark_contention(LevelSummary& s, const CpuUse& use) {
   s.cpu = use;
   s.contended = contention_reason(use, WaitShareOf::wanted);  // a level below saturation idles between batches
-  if (!s.contended.empty())
+  if (!s.contended.empty() && use.oversubscribed())
+    s.reason += fmt::format("; contended: {} -- the run asked for {} threads on {} CPUs, so its own threads waited for "
+                            "each other: ask for at most {} (--torch.call:set_num_threads@ {})",
+                            s.contended, use.threads, use.cpus, use.cpus, use.cpus);
+  else if (!s.contended.empty())
     s.reason += "; contended: " + s.contended +
                 " -- other work held the CPU while the level ran, so its latency is partly that work's: rerun on a "
                 "quiet machine";

@@ -45,12 +45,15 @@ TEST(CpuUse, SharesOfAnInterval) {
   EXPECT_DOUBLE_EQ(*use.wait_share, 0.4);
   EXPECT_DOUBLE_EQ(*use.pressure, 0.9);
   EXPECT_DOUBLE_EQ(*use.steal_share, 0.025);
+  EXPECT_EQ(use.threads, 2);
+  EXPECT_GE(use.cpus, 1) << "the CPUs this process may run on";
   CpuSample bare = after;
   bare.run_wait_ns.reset();
   bare.pressure_some_us.reset();
   bare.steal_ticks.reset();
   const CpuUse some = cpu_use(before, bare, 0);
   EXPECT_DOUBLE_EQ(*some.cpu_share, 1.0) << "threads below 1 count as 1";
+  EXPECT_EQ(some.threads, 1);
   EXPECT_FALSE(some.wait_share || some.pressure || some.steal_share);
   const CpuUse none = cpu_use(after, after, 2);
   EXPECT_FALSE(none.cpu_share || none.wait_share || none.pressure || none.steal_share) << "no time, no share";

@@ -1,5 +1,7 @@
 // The built `driver` and `process` executables, end to end, on models written by `make_model`.
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -169,7 +171,7 @@ TEST_F(DriverTest, WarmupSetsWhatStatDropsAndResKeepsUpstreamsRule) {
   }
   const auto plain = driver(base_args());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_NE(plain.out.find(" warmup=upstream\n"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find(" warmup=upstream runtime=eager\n"), std::string::npos) << plain.out;
   auto too_many = base_args();
   too_many.insert(too_many.end(), {"--warmup", "5"});
   expect_one_line_error(driver(too_many), 2, "--warmup 5 leaves none of --reps 5 to time; give at most 4");
@@ -279,6 +281,44 @@ TEST_F(DriverTest, AnInterruptedSweepSaysWhereItStopped) {
     EXPECT_EQ(heading.find("failure"), std::string::npos) << heading;
     EXPECT_NE(summary.err.find("the sweep was interrupted ("), std::string::npos) << summary.err;
   }
+}
+
+// Defect (hostile round six): `driver ... | tee log` and Ctrl-C. The signal reaches tee too, the INTERRUPT line's
+// write then failed on the pipe nobody read, and the driver exited 0 as if its reader had left on its own. It
+// ends by the signal, however its log's reader went.
+TEST_F(DriverTest, ACtrlCThatAlsoEndsTheLogsReaderStillEndsByTheSignal) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::vector<std::string> words = {driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name",
+                                          model_, "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "5000",
+                                          "--quiet"};
+  std::vector<char*> argv;
+  for (const std::string& w : words) argv.push_back(const_cast<char*>(w.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the driver, its log into the pipe as into `| tee`
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string seen;
+  char buffer[4096];
+  while (seen.find("FMWORK RES ") == std::string::npos) {  // the first combination is in: far from the end
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    seen.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);  // the reader goes with the Ctrl-C, as tee does
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(seen.find("FMWORK RES "), std::string::npos) << seen;
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+      << "exit " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1) << ": 130 in a shell, never 0";
 }
 
 TEST_F(DriverTest, UsageErrorsExitTwoWithOneLine) {

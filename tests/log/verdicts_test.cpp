@@ -147,6 +147,14 @@ TEST(Verdicts, AProcessThatDidNotGetItsCpuIsContended) {
   EXPECT_EQ(waited.hint, "cause: other work held the CPU while the reps ran; next: rerun on a quiet machine, or ask for "
                          "fewer threads than the free cores (--torch.call:set_num_threads@N)");
   EXPECT_EQ(judge(steady, cpu(0.95, 0.0, 0.0, 0.2)).reason, "steal 20.0% > 10.0% (CPU time 0.95 x wall x threads)");
+  // Hostile round six: 4 threads on 2 CPUs wait for each other on a quiet machine, and the hint blamed other work.
+  CpuUse own = cpu(0.5, 0.5, 0.5, 0.0);
+  own.threads = 4, own.cpus = 2;
+  EXPECT_EQ(judge(steady, own).hint, "cause: the run asked for 4 threads on 2 CPUs, so its own threads waited for each "
+                                     "other (other work may have too); next: ask for at most 2 threads "
+                                     "(--torch.call:set_num_threads@ 2)");
+  own.threads = 2;
+  EXPECT_EQ(judge(steady, own).hint.rfind("cause: other work held the CPU", 0), 0u) << "as many threads as CPUs";
   // Without a run-queue wait (no schedstat): a low CPU share counts only beside pressure, since work that does not
   // keep its threads busy (a tiny model, batch 1) has a low share on an idle machine too.
   EXPECT_EQ(judge(steady, cpu(0.5, std::nullopt, 0.01, std::nullopt)).word, VerdictWord::ok);

@@ -48,6 +48,10 @@ struct CpuUse {
   std::optional<double> pressure;
   // the part of the machine's CPU time its hypervisor gave to other guests (steal, on a VM).
   std::optional<double> steal_share;
+  // the threads asked for, and the CPUs the process may run on (sched_getaffinity; 0: unknown): more threads
+  // than CPUs wait for each other, which is the run's own doing, not other work's.
+  int64_t threads = 0, cpus = 0;
+  bool oversubscribed() const { return cpus > 0 && threads > cpus; }
 };
 
 // The shares between two samples, for a process that asked for `threads` threads (at least 1 is assumed).

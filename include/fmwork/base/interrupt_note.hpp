@@ -49,6 +49,10 @@ class InterruptWatch {
 
   // The signal seen, 0 while none (or no watch is alive).
   static int seen();
+  // The first signal any watch of this process saw, kept after the watch is gone (0: none): for main's last
+  // word, when the log's reader went with the same Ctrl-C (`driver | tee`: the signal reaches both) and the
+  // write that would have said where the run stopped failed.
+  static int seen_in_process();
   // Throws Interrupted{seen()} once a signal has been seen; nothing before.
   static void throw_if_interrupted();
   // The process that does the work now, to be sent the signal seen (0: none).
