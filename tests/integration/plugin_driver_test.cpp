@@ -21,6 +21,7 @@
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
 #include "support/log_lines.hpp"
+#include "fmwork/loaders/openvino_model.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -186,6 +187,19 @@ TEST_F(PluginDriverTest, PluginCompileBackendRunsEveryRep) {
 // An input longer than the model's 64 positions fails inside the TorchScript model. Through the plugin's
 // backend the failure reaches the host as the plugin's message; the FAIL line must still be the one line
 // of its cause (no script traceback), the same cause as on cpu.
+// OpenVINO runs on the CPU only: asked for on a plugin device, one line naming what runs there, before anything
+// is converted.
+TEST_F(PluginDriverTest, TheOpenVinoBackendOnAPluginDeviceIsOneLine) {
+  const CommandResult r = driver(args("refdev", {"--compile", "--compile:backend", "openvino"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::string says = openvino_built()
+                               ? "error: --compile:backend openvino: OpenVINO runs here on --platform cpu, not refdev; "
+                                 "there use inductor, or the platform's own backend\n"
+                               : "error: --compile:backend openvino: this driver was built without OpenVINO";
+  EXPECT_EQ(r.err.rfind(says, 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST_F(PluginDriverTest, AFailureThroughThePluginIsTheSameOneLineCauseAsOnCpu) {
   auto fail_of = [&](const std::string& platform, std::vector<std::string> extra) {
     auto a = args(platform, std::move(extra));
