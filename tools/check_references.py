@@ -20,7 +20,9 @@ string literals, which hold the help). Checked:
   and in Markdown a backquoted snake_case name, `bench_meta`) still stands in the code: in a line of a source
   file that is not a comment, or as a file's name (a module, a fuzz target); `EXTERNAL_SYMBOLS` holds the
   names of other projects that the text cites on purpose. A renamed or deleted function leaves no comment
-  behind that names it;
+  behind that names it. A qualified `Type::member` whose Type is a struct, class or enum of the code must
+  also find the member in that type's body (or the two written together in code): `Model::forward_flops`
+  passed while only ModelFacts had it;
 - no text points outside the repository (`../` out of it, an absolute path into a workspace) or to an issue
   of a tracker a reader cannot see ("the <word> issue", "issue <number>"); another project's public tracker
   named with the project (pytorch's, an owner/name repository's) is fine.
@@ -257,10 +259,45 @@ def code_symbols(root, tree, files):
             if rel.endswith(C_EXTS) and "//" in line:
                 line = line[:line.index("//")]
             known.update(IDENT_RE.findall(line))
+            known.update(m.group(1) for m in SYMBOL_QUALIFIED_RE.finditer(line))
     return known
 
 
-def symbol_problems(line, rel, is_markdown, known):
+TYPE_BODY_RE = re.compile(r"\b(?:struct|class|enum class|enum)\s+([A-Z]\w*)\b[^;{(]*\{")
+
+
+def type_members(root, files):
+    """The identifiers in the body of each struct, class and enum of the code, by type name (the body found by
+    counting braces from the declaration; one type declared in several places unites its bodies): what
+    `Type::member` may name. Comments are left out, so that a member that is only mentioned does not count."""
+    members = {}
+    for rel, is_markdown in files:
+        if is_markdown or not rel.endswith(C_EXTS):
+            continue
+        lines = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        code = "\n".join(line[:line.index("//")] if "//" in line else line for line in lines)
+        for match in TYPE_BODY_RE.finditer(code):
+            depth, at = 0, match.end() - 1
+            for at in range(match.end() - 1, len(code)):
+                depth += {"{": 1, "}": -1}.get(code[at], 0)
+                if depth == 0:
+                    break
+            members.setdefault(match.group(1), set()).update(IDENT_RE.findall(code[match.end():at]))
+    return members
+
+
+def qualified_problems(line, members, known):
+    """`Type::member` where the code has Type but no member of that name in it, nor the two written together
+    anywhere (a static defined out of line, a nested name): the member moved or was renamed."""
+    problems = []
+    for m in SYMBOL_QUALIFIED_RE.finditer(line):
+        owner, member = m.group(1).split("::")
+        if owner in members and member not in members[owner] and m.group(1) not in known:
+            problems.append(f"{m.group(1)} is named as a member of {owner}, which has none of that name (moved or renamed?)")
+    return problems
+
+
+def symbol_problems(line, rel, is_markdown, known, members):
     """Symbols a page or a comment names that the code no longer has."""
     if not is_markdown:
         if not rel.endswith(C_EXTS):
@@ -275,7 +312,7 @@ def symbol_problems(line, rel, is_markdown, known):
         named += [m.group(1) for m in SYMBOL_TICKED_RE.finditer(line)]
     missing = sorted({name for name in named if len(name) >= 4 and name not in known})
     return [f"{name} is named as a symbol of the code, which has none of that name (renamed or gone?)"
-            for name in missing]
+            for name in missing] + qualified_problems(line, members, known)
 
 
 def uncommented(text):
@@ -295,11 +332,11 @@ def issue_problems(line, before):
             for text in found]
 
 
-def check_line(tree, rel, number, line, before, is_markdown, problems, known):
+def check_line(tree, rel, number, line, before, is_markdown, problems, known, members):
     def report(message):
         problems.append(f"{rel}:{number}: {message}")
 
-    for message in symbol_problems(line, rel, is_markdown, known):
+    for message in symbol_problems(line, rel, is_markdown, known, members):
         report(message)
     if re.match(r"\s*#\s*include\b", line):
         return
@@ -352,13 +389,14 @@ def check(root):
     problems = []
     files = scanned_files(tree)
     known = code_symbols(root, tree, files)
+    members = type_members(root, files)
     for rel, is_markdown in files:
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
         if SKIP_RE.search(text):
             continue
         before = ""
         for number, line in enumerate(text.splitlines(), 1):
-            check_line(tree, rel, number, line, before, is_markdown, problems, known)
+            check_line(tree, rel, number, line, before, is_markdown, problems, known, members)
             before = line
     return files, problems
 

@@ -1,6 +1,6 @@
 // hf/forward_flops against LibTorch's own FLOP counter: each native family's forward pass (eager attention,
 // plain at::linear so that every product is one the counter knows) profiled by runtime/op_profile, its
-// products' FLOPs summed, equal to what Model::forward_flops says for the same batch and input.
+// products' FLOPs summed, equal to what ModelFacts::forward_flops says for the same batch and input.
 #include <gtest/gtest.h>
 
 #include <string>

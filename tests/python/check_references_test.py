@@ -71,6 +71,11 @@ class CheckReferencesTest(unittest.TestCase):
                            "README.md:5: bench_meta is named as a symbol of the code")
         self.assertProblem("README.md", "",  "README.md:5: label is named as a symbol of the code")
 
+    def test_a_member_named_of_a_type_that_lacks_it(self):
+        # The last part alone passed: main exists, as a function, but Platform has no member main.
+        self.assertProblem("README.md", "`Platform::main` says.\n",
+                           "README.md:5: Platform::main is named as a member of Platform, which has none of that name")
+
     def test_a_symbol_named_only_in_comments_is_gone(self):
         self.files["src/apps/driver.cpp"] += "// old_helper() did this\n"
         self.files["src/encoders/bert.cpp"] += "// see old_helper()\n"

@@ -61,9 +61,9 @@ constexpr size_t kTopOps = 10;
 Nanos clock_now();
 
 // Runs the sweep, writing each line as it is produced. STAT carries the work fields (gflops, of_peak) where
-// the model knows its FLOPs (Model::forward_flops) or, failing that, the --profile rep counted some. The timed region of a rep holds the
-// model call and platform.synchronize() only: inputs are built, moved and synchronised before t0, lines
-// are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
+// the model knows its FLOPs (ModelFacts::forward_flops) or, failing that, the --profile rep counted some. The
+// timed region of a rep holds the model call and platform.synchronize() only: inputs are built, moved and
+// synchronised before t0, lines are printed after t1. A combination that throws (out of memory, a shape the model refuses) prints a
 // FAIL line and the sweep goes on. Lines are flushed at the end of each combination, not per REP line.
 // Each failed combination (a FAIL line, or a failed output check) is also handed to `report`, as it happens,
 // as one line ("combination input 512 / batch 256 failed: ...; the sweep goes on"): the library prints
