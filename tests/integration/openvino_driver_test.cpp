@@ -131,6 +131,19 @@ TEST_F(OpenVinoDriverTest, TheBackendMatchesTheNativeEncoderAndIsBuiltOnceThenTa
   EXPECT_NE(direct.out.find("OpenVINO " + openvino_version() + " on the CPU: IR " + files.file("model.xml")),
             std::string::npos)
       << direct.out;
+
+  // A damaged entry (a byte of the weights changed) is found by its manifest's hashes and built again.
+  {
+    std::fstream bin(fs::path(ir).replace_extension(".bin"), std::ios::in | std::ios::out | std::ios::binary);
+    char byte = 0;
+    bin.seekg(100);
+    bin.get(byte);
+    bin.seekp(100);
+    bin.put(static_cast<char>(byte ^ 0x5a));
+  }
+  const CommandResult rebuilt = driver(checked, cache.path());
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err << rebuilt.out;
+  EXPECT_EQ(field(rebuilt.out, "COMPILE", "cache"), "built") << rebuilt.out;
 }
 
 TEST_F(OpenVinoDriverTest, PropertiesAreCheckedBeforeAnythingIsBuiltAndThePrecisionFollowsTheDtype) {
