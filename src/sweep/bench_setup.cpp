@@ -155,21 +155,6 @@ std::string unpadded_refusal(const ModelFacts& model, const PlatformFacts& platf
   return "";
 }
 
-// A run that is not CPU eager is held against the model as the loaders load it on the CPU, not compiled
-// (cpu_reference.hpp); nullopt for a run that is, or that opted out.
-std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platform& platform) {
-  const FixedArgs& args = o.command_line.args;
-  if (!holds_against_cpu(args.compile && !o.compile.disable, platform.facts().device, args.check_outputs.has_value(),
-                         o.check))
-    return std::nullopt;
-  const LoadRequest request{args.model_path, args.model_class, o.model, torch::kCPU};
-  return CpuReference{[request, eval = args.eval] {
-    std::unique_ptr<Model> model = load_model(request);
-    if (eval) model->eval();
-    return model;
-  }};
-}
-
 // The sweep the command line asks for, field by field, in the batching mode the setup chose.
 SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform,
                   Batching batching) {
@@ -235,6 +220,19 @@ MetaLine bench_meta(const FixedArgs& args, const BenchSetup& bench) {
 }
 
 }  // namespace
+
+std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platform& platform) {
+  const FixedArgs& args = o.command_line.args;
+  if (!holds_against_cpu(args.compile && !o.compile.disable, platform.facts().device, args.check_outputs.has_value(),
+                         o.check))
+    return std::nullopt;
+  const LoadRequest request{args.model_path, args.model_class, o.model, torch::kCPU};
+  return CpuReference{[request, eval = args.eval] {
+    std::unique_ptr<Model> model = load_model(request);
+    if (eval) model->eval();
+    return model;
+  }};
+}
 
 DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
   DriverOptions o;

@@ -35,6 +35,33 @@ std::pair<DriverOptions, ServeSetup> parse_serve(const std::vector<std::string>&
   return {std::move(o), std::move(setup)};
 }
 
+// A serve run that is not CPU eager is held against the CPU once, before its levels, as the sweep's first
+// combination is (cpu_reference.hpp): a batch of its longest queries, a row or two, through the model and
+// through the same model eager on the CPU, in one CHECK line. Outputs judged wrong end the run before any level:
+// the latency of a model that computes wrong is not a capacity. The ids come from a generator of their own, so
+// that the levels' queries are the same with the check and without it.
+void check_against_cpu(const DriverOptions& o, BenchSetup& bench, const ServeSetup& setup, std::ostream& out) {
+  std::optional<CpuReference> reference = cpu_reference_of(o, *bench.platform);
+  if (!reference) return;
+  Model& model = *bench.model;
+  CpuReferenceCheck check(std::move(reference), o.check);
+  out << "cpu reference: before the levels, a batch of the longest queries (" << std::min(kCpuReferenceRows, setup.max_batch)
+      << " rows) runs through the model and again through it eager on the CPU, compared in one FMWORK CHECK line "
+         "(--check_outputs:cpu@ False: not checked)\n";
+  const int64_t rows = std::min(kCpuReferenceRows, setup.max_batch);
+  InputGenerator ids(model.facts().tokens, setup.seed + 1);
+  const Batch batch = ids.make(rows, setup.lengths.max, bench.platform->facts().device);
+  const torch::IValue outputs = model.forward(model.stage(batch));
+  bench.platform->synchronize();
+  const CpuCheck judged = check.after_reps(setup.lengths.max, rows, model, batch, outputs);
+  if (judged.line) out << format_line(*judged.line) << "\n";
+  if (!judged.note.empty()) out << judged.note << "\n";
+  flush_or_throw(out, "the log to standard output");
+  if (!judged.pass)
+    throw runtime_error("serve: " + judged.failure + "; no level is run for a model whose outputs are wrong "
+                        "(--check_outputs:cpu@ False runs them anyway)");
+}
+
 }  // namespace
 
 int run_serve_command(const std::vector<std::string>& words_in, const std::string& revision, std::ostream& out) {
@@ -64,6 +91,7 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   admit(largest, setup.lengths.max, model, *bench.platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(setup.max_batch, setup.lengths.max))
     out << format_line(make_compile_line(*compiled)) << "\n";
+  check_against_cpu(o, bench, setup, out);
   out << format_line(bench.meta) << "\n";  // run_serve writes the SERVE banner once a Ctrl-C can end it cleanly
   const int status = run_serve(setup, model, *bench.platform, *bench.inputs, out);
   out << "\n";

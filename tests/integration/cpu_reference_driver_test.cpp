@@ -32,6 +32,18 @@ std::string field(const CheckLine& line, const char* key) {
 
 class CpuReferenceDriverTest : public EncoderSuite {
  protected:
+  // A TorchScript model whose outputs are random, saved as `name`: its compiled run and its eager run on the CPU
+  // cannot agree, as a compiler or a device that computes wrong would not.
+  static std::string noisy_model(const std::string& name) {
+    torch::jit::Module m("Noisy");
+    m.define(R"(
+    def forward(self, input_ids):
+        return torch.rand([input_ids.size(0), input_ids.size(1), 8])
+  )");
+    m.save(dir_->file(name));
+    return dir_->file(name);
+  }
+
   static std::vector<std::string> args(const std::vector<std::string>& extra, const std::string& model = model_,
                                        const std::string& platform = "cpu") {
     std::vector<std::string> a = {"--platform", platform, "--model_class", "BertModel", "--model_name", model,
@@ -96,13 +108,7 @@ TEST_F(CpuReferenceDriverTest, TolerancesTuneTheCheckAndAreRefusedWhereNothingIs
 // A model whose outputs are random: its compiled run and its eager run on the CPU cannot agree, as a compiler or a
 // device that computes wrong would not.
 TEST_F(CpuReferenceDriverTest, OutputsThatDifferFailTheFirstCombinationAndTheRestSaySo) {
-  torch::jit::Module m("Noisy");
-  m.define(R"(
-    def forward(self, input_ids):
-        return torch.rand([input_ids.size(0), input_ids.size(1), 8])
-  )");
-  const std::string noisy = dir_->file("noisy.pt");
-  m.save(noisy);
+  const std::string noisy = noisy_model("noisy.pt");
   auto r = driver(args({"--compile", "--compile:backend", "torchscript", "--model:vocab_size@", "100"}, noisy));
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   const auto checks = only<CheckLine>(r.out);
@@ -120,6 +126,35 @@ TEST_F(CpuReferenceDriverTest, OutputsThatDifferFailTheFirstCombinationAndTheRes
   for (size_t at = r.out.find(wrong); at != std::string::npos; at = r.out.find(wrong, at + 1)) ++said;
   EXPECT_EQ(said, 3u) << r.out;
   EXPECT_NE(r.err.find("1 of 4 combinations failed"), std::string::npos) << r.err;
+}
+
+// driver serve is held against the CPU too, once, before its levels: a model that computes wrong runs none.
+TEST_F(CpuReferenceDriverTest, ServeIsCheckedBeforeItsLevelsAndAWrongModelRunsNone) {
+  const auto serve = [](const std::string& model, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"serve", "--platform", "cpu", "--model_class", "BertModel", "--model_name", model,
+                                  "--input_sizes", "8", "--batch_sizes", "2", "--rates", "50", "--duration_s", "0.5",
+                                  "--compile", "--compile:backend", "torchscript", "--eval"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  auto good = driver(serve(model_, {}));
+  ASSERT_EQ(good.exit_code, 0) << good.err << good.out;
+  auto checks = only<CheckLine>(good.out);
+  ASSERT_EQ(checks.size(), 1u) << good.out;
+  EXPECT_EQ(field(checks[0], "reference"), "cpu");
+  EXPECT_EQ(field(checks[0], "rows"), "2");
+  EXPECT_EQ(field(checks[0], "result"), "pass");
+  EXPECT_FALSE(only<ServeLine>(good.out).empty()) << good.out;
+
+  const std::string noisy = noisy_model("noisy-serve.pt");
+  auto wrong = driver(serve(noisy, {"--model:vocab_size@", "100"}));
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.err << wrong.out;
+  checks = only<CheckLine>(wrong.out);
+  ASSERT_EQ(checks.size(), 1u) << wrong.out;
+  EXPECT_EQ(field(checks[0], "result"), "fail");
+  EXPECT_TRUE(only<ServeLine>(wrong.out).empty()) << wrong.out;
+  EXPECT_EQ(wrong.err.rfind("error: serve: ", 0), 0u) << wrong.err;
+  EXPECT_NE(wrong.err.find("no level is run for a model whose outputs are wrong"), std::string::npos) << wrong.err;
 }
 
 }  // namespace

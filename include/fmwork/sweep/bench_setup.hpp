@@ -64,6 +64,10 @@ struct BenchSetup {
 // nothing to unpad).
 Batching default_batching(bool mixed_lengths, const ModelFacts& model, const PlatformFacts& platform);
 
+// A run that is not CPU eager is held against the model as the loaders load it on the CPU, not compiled
+// (cpu_reference.hpp): how to load it; nullopt for a run that is CPU eager, or that opted out.
+std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platform& platform);
+
 // What the setup is for: the sweep also holds the shapes its plan feeds to what the model takes (fed_shapes.hpp)
 // and measures the GEMM rate; serve checks its batcher's shapes itself and needs no rate.
 enum class BenchFor { sweep, serve };
