@@ -105,6 +105,7 @@ std::shared_ptr<ov::Model> read_file(const std::string& path) {
     throw usage_error(fmt::format("--model_name {}: not a file; give {}", path, kind_of(path)));
   const bool onnx = fs::path(path).extension() == ".onnx";
   const uintmax_t size = fs::file_size(path, error);
+  if (!error && size == 0) throw usage_error(fmt::format("--model_name {}: an empty file, not {}", path, kind_of(path)));
   if (!error && size > (onnx ? kMaxOnnxBytes : kMaxXmlBytes))
     throw usage_error(fmt::format("--model_name {}: {} bytes is larger than {} can be", path, size, kind_of(path)));
   if (!onnx && !fs::is_regular_file(fs::path(path).replace_extension(".bin"), error))
@@ -137,6 +138,11 @@ std::vector<std::string> fed_names(const ov::Model& model, const std::string& pa
       throw usage_error(fmt::format("--model_name {}: input '{}' is none of {}: the driver feeds those only", path,
                                     escape_controls(input.get_names().empty() ? std::string("?") : input.get_any_name()),
                                     fmt::join(known, ", ")));
+    const ov::element::Type type = input.get_element_type();
+    if (type != ov::element::i64 && type != ov::element::i32)
+      throw usage_error(fmt::format("--model_name {}: input {} is {}; the driver feeds token ids as int64 (int32 "
+                                    "converted inside the model), which a narrower type would wrap",
+                                    path, name, type.get_type_name()));
     if (input.get_partial_shape().rank() != ov::Dimension(2))
       throw usage_error(fmt::format("--model_name {}: input {} is {}, not [batch, input]", path, name,
                                     input.get_partial_shape().to_string()));
@@ -144,6 +150,7 @@ std::vector<std::string> fed_names(const ov::Model& model, const std::string& pa
   }
   if (fed.empty() || std::find(fed.begin(), fed.end(), "input_ids") == fed.end())
     throw usage_error(fmt::format("--model_name {}: the model takes no input_ids", path));
+  if (model.outputs().empty()) throw usage_error(fmt::format("--model_name {}: the model has no outputs", path));
   return fed;
 }
 
@@ -304,7 +311,12 @@ class OpenVinoModel : public Model {
 
   torch::IValue forward(const Batch& batch) override {
     if (batch.input_ids.data_ptr() != bound_ids_ || batch.input_ids.sizes() != bound_sizes_) bind(batch);
-    request_.infer();
+    try {
+      request_.infer();
+    } catch (const std::exception& e) {  // a shape the model's own operations refuse: its cause, not where it threw
+      throw runtime_error(fmt::format("OpenVINO cannot run batch {} x input {} of {}: {}", batch.input_ids.size(0),
+                                      batch.input_ids.size(1), path_, excerpt(ov_cause(e), 400)));
+    }
     std::vector<c10::IValue> out;
     for (size_t i = 0; i < outputs_.size(); ++i) out.push_back(as_tensor(request_.get_output_tensor(i)));
     if (out.size() == 1) return out.front();
@@ -413,23 +425,32 @@ void check_openvino_properties(const std::vector<std::pair<std::string, std::str
     if (std::find(writable.begin(), writable.end(), key) == writable.end())
       throw usage_error(fmt::format("--compile:options:{}: not a property OpenVINO's CPU plugin takes{}", escape_controls(key),
                                     did_you_mean(closest_option(key, writable))));
-  // The values, judged by OpenVINO itself on a one-operation model (milliseconds), before a conversion that
-  // takes seconds: compile() names the property it refuses.
+  // The values, each judged by OpenVINO itself on a one-operation model (milliseconds), before a conversion that
+  // takes seconds; one at a time, so that the refusal names the property whatever OpenVINO's words.
   const auto input = std::make_shared<ov::op::v0::Parameter>(ov::element::f32, ov::Shape{1});
   const auto relu = std::make_shared<ov::op::v0::Relu>(input);
-  OpenVinoSettings probe;
-  probe.properties = properties;
-  compile(std::make_shared<ov::Model>(ov::OutputVector{relu}, ov::ParameterVector{input}), probe,
-          "--compile:options");
+  const auto probe = std::make_shared<ov::Model>(ov::OutputVector{relu}, ov::ParameterVector{input});
+  for (const auto& [key, value] : properties) {
+    if (value.empty())
+      throw usage_error(fmt::format("--compile:options:{}: an empty value; give one the property takes", key));
+    try {
+      core().compile_model(probe, "CPU", ov::AnyMap{{key, value}});
+    } catch (const std::exception& e) {
+      throw usage_error(fmt::format("--compile:options:{} {}: OpenVINO refuses it: {}", key, excerpt(value),
+                                    excerpt(ov_cause(e), 400)));
+    }
+  }
 }
 
 std::unique_ptr<Model> load_openvino_model(const LoadRequest& request) {
   const auto& o = request.options;
   if (const auto key = folder_only_key(o, true))
     throw usage_error(fmt::format("--model:{}: {} is {}, fixed when it was written; write it again with what you "
-                                  "need (OpenVINO's precision: --compile --compile:backend openvino "
-                                  "--compile:options:INFERENCE_PRECISION_HINT bf16)",
-                                  *key, request.path, kind_of(request.path)));
+                                  "need{}",
+                                  *key, request.path, kind_of(request.path),
+                                  *key == "torch_dtype" ? " (or run it in another precision: --compile --compile:backend "
+                                                          "openvino --compile:options:INFERENCE_PRECISION_HINT bf16)"
+                                                        : ""));
   if (!request.device.is_cpu())
     throw usage_error(fmt::format("--model_name {}: ONNX and IR files run through OpenVINO on --platform cpu only, not "
                                   "{}; give a Hugging Face folder or a TorchScript file there",

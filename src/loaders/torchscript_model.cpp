@@ -181,6 +181,11 @@ hf::EncoderConfig read_vocabulary_config(const fs::path& config_path) {
 TokenFacts token_facts_beside(const std::string& path, const ModelOptions& options) {
   const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   hf::EncoderConfig config = read_vocabulary_config(folder / "config.json");
+  // A size that contradicts the config beside the file would draw ids past the embedding table (an ONNX model's
+  // Gather reads them as garbage without a word): refused, as a folder's is.
+  if (options.vocab_size && config.vocab_size > 0 && *options.vocab_size != config.vocab_size)
+    throw usage_error(fmt::format("--model:vocab_size {} contradicts {} (vocab_size {}); leave it out", *options.vocab_size,
+                                  (folder / "config.json").string(), config.vocab_size));
   if (options.vocab_size) config.vocab_size = *options.vocab_size;
   if (config.vocab_size <= 0)
     throw usage_error(fmt::format(

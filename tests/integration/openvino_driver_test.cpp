@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fmwork/loaders/openvino_model.hpp"
@@ -132,6 +133,13 @@ TEST_F(OpenVinoDriverTest, TheBackendMatchesTheNativeEncoderAndIsBuiltOnceThenTa
             std::string::npos)
       << direct.out;
 
+  // A vocabulary size that contradicts the config.json beside the file would draw ids past the table.
+  const CommandResult contradicted = driver({"--input_sizes", "4", "--batch_sizes", "1", "--model:vocab_size@", "5"},
+                                            cache.path(), {}, files.file("model.xml"));
+  EXPECT_EQ(contradicted.exit_code, 2) << contradicted.err;
+  EXPECT_EQ(contradicted.err.rfind("error: --model:vocab_size 5 contradicts " + files.file("config.json"), 0), 0u)
+      << contradicted.err;
+
   // A damaged entry (a byte of the weights changed) is found by its manifest's hashes and built again.
   {
     std::fstream bin(fs::path(ir).replace_extension(".bin"), std::ios::in | std::ios::out | std::ios::binary);
@@ -165,6 +173,16 @@ TEST_F(OpenVinoDriverTest, PropertiesAreCheckedBeforeAnythingIsBuiltAndThePrecis
   EXPECT_EQ(value.err.rfind("error: --compile:options:INFERENCE_NUM_THREADS many: OpenVINO refuses it: ", 0), 0u)
       << value.err;
   EXPECT_EQ(std::count(value.err.begin(), value.err.end(), '\n'), 1) << value.err;
+  // Refused by the property's own parser, in words that do not name it: the key is named all the same.
+  for (const auto& [key, given, says] : {std::tuple<std::string, std::string, std::string>{
+                                             "NUM_STREAMS", "abc", "--compile:options:NUM_STREAMS abc: OpenVINO refuses it: "},
+                                         {"PERFORMANCE_HINT", "", "--compile:options:PERFORMANCE_HINT: an empty value"}}) {
+    std::vector<std::string> words = kOpenVino;
+    words.insert(words.end(), {"--compile:options:" + key, given});
+    const CommandResult r = driver(words, cache.path());
+    EXPECT_EQ(r.exit_code, 2) << key << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("error: " + says, 0), 0u) << r.err;
+  }
 
   // oneDNN held below the CPU (scripts/test.sh's AVX2 pass: ONEDNN_MAX_CPU_ISA) leaves OpenVINO, which reads the
   // CPU's bf16 instructions from cpuid, without bf16 kernels: no real machine is so.
@@ -188,6 +206,7 @@ TEST_F(OpenVinoDriverTest, DamagedForeignAndOversizedFilesAreOneLineEach) {
   std::ofstream(files.file("cut.xml")) << "<?xml version=\"1.0\"?>\n<net name=\"m\" version=\"11\">\n<layers>";
   std::ofstream(files.file("cut.bin")) << "";
   std::ofstream(files.file("alone.xml")) << "<?xml version=\"1.0\"?>\n<net/>";
+  std::ofstream(files.file("empty.onnx")).close();
   {  // a sparse file past the size an ONNX file can have: nothing is read of it
     std::ofstream(files.file("huge.onnx")).close();
     fs::resize_file(files.file("huge.onnx"), (uintmax_t{2} << 30) + 1);
@@ -196,7 +215,8 @@ TEST_F(OpenVinoDriverTest, DamagedForeignAndOversizedFilesAreOneLineEach) {
       {"garbage.onnx", "cannot read as an ONNX file: "},
       {"cut.xml", "cannot read as an OpenVINO IR (.xml with its .bin): "},
       {"alone.xml", "the IR's weights " + files.file("alone.bin") + " are missing; keep the .bin beside the .xml"},
-      {"huge.onnx", "2147483649 bytes is larger than an ONNX file can be"}};
+      {"huge.onnx", "2147483649 bytes is larger than an ONNX file can be"},
+      {"empty.onnx", "an empty file, not an ONNX file"}};
   for (const auto& [name, says] : cases) {
     const CommandResult r = driver({"--input_sizes", "4", "--batch_sizes", "1"}, files.file("cache"), {},
                                    files.file(name));

@@ -16,8 +16,8 @@ namespace fmwork {
 std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request);
 
 // The vocabulary of a single-file model (TorchScript, an AOTInductor package): vocab_size and special-token
-// ids from a config.json and tokenizer files beside `model_file`, or --model:vocab_size. A usage Error
-// naming the file when neither gives the size.
+// ids from a config.json and tokenizer files beside `model_file`, or --model:vocab_size (refused when it
+// contradicts that config.json). A usage Error naming the file when neither gives the size.
 TokenFacts token_facts_beside(const std::string& model_file, const ModelOptions& options);
 
 // The first --model: key given that only a Hugging Face folder honours (attn_implementation,
