@@ -20,11 +20,13 @@
 
 namespace fmwork {
 namespace {
+// Named apart: a unity batch shares anonymous namespaces with inductor_backend.cpp (its kOpenVinoPrefix, key_fields).
+namespace openvino_detail {
 
 namespace fs = std::filesystem;
 
-const char kPrefix[] = "--compile:backend openvino: ";
-constexpr int64_t kMaxBatch = 1024;
+const char kOpenVinoPrefix[] = "--compile:backend openvino: ";
+constexpr int64_t kOpenVinoMaxBatch = 1024;
 constexpr int64_t kTorchScriptMaxInput = 8192;  // a TorchScript file does not say its positions
 
 // What one IR is built from.
@@ -44,20 +46,20 @@ std::map<std::string, std::string> key_fields(const IrSpec& s) {
           {"attn_implementation", s.attn},
           {"add_pooling_layer", s.pooling},
           {"inputs", s.folder ? "" : fmt::format("{}", fmt::join(s.inputs, ","))},  // a folder's: its class's
-          {"shape", fmt::format("dynamic:batch=1-{}:input=1-{}", kMaxBatch, s.max_input)}};
+          {"shape", fmt::format("dynamic:batch=1-{}:input=1-{}", kOpenVinoMaxBatch, s.max_input)}};
 }
 
 std::map<std::string, std::string> build_ir(const IrSpec& s, const std::string& dir) {
   std::vector<std::string> argv = {s.python, s.exporter, "--model", s.path, "--out", (fs::path(dir) / "model.xml").string(),
                                    "--max-batch",
-                                   std::to_string(kMaxBatch), "--max-input", std::to_string(s.max_input)};
+                                   std::to_string(kOpenVinoMaxBatch), "--max-input", std::to_string(s.max_input)};
   if (s.folder) argv.insert(argv.end(), {"--model-class", s.model_class});
   else
     argv.insert(argv.end(), {"--inputs", fmt::format("{}", fmt::join(s.inputs, ",")), "--vocab-size",
                              std::to_string(s.vocab_size)});
   if (!s.attn.empty()) argv.insert(argv.end(), {"--attn-implementation", s.attn});
   if (s.pooling == "False") argv.push_back("--no-pooling-layer");
-  const nlohmann::json report = run_python_tool(argv, kPrefix, "openvino and torch==" + libtorch_version());
+  const nlohmann::json report = run_python_tool(argv, kOpenVinoPrefix, "openvino and torch==" + libtorch_version());
   std::map<std::string, std::string> facts;
   for (const char* key : {"openvino", "torch"})
     if (report.contains(key) && report[key].is_string()) facts[key] = report[key].get<std::string>();
@@ -71,12 +73,12 @@ IrSpec spec_of(const Model& eager, const ModelSource& source) {
   s.folder = fs::is_directory(source.path, error);
   if (!s.folder && fs::path(source.path).extension() == ".pt2")
     throw usage_error(fmt::format("{}{} is an AOTInductor package, already compiled; give the folder it was built "
-                                  "from", kPrefix, source.path));
+                                  "from", kOpenVinoPrefix, source.path));
   for (const char* key : {"random_weights", "packed_gemm", "gelu_epilogue"})
     if (!option_text(source.options, key).empty() && option_text(source.options, key) != "False")
       throw usage_error(fmt::format("{}--model:{} is for the native encoder, which OpenVINO's model replaces (it is "
                                     "converted from the folder's own weights); leave out one or the other",
-                                    kPrefix, key));
+                                    kOpenVinoPrefix, key));
   const ModelFacts facts = eager.facts();
   s.python = tools_python();
   s.exporter = env_or("FMWORK_OV_EXPORTER", tool_path("ov_export.py"));
@@ -112,15 +114,17 @@ std::vector<std::string> ignored_notes(const CompileOptions& options) {
   return notes;
 }
 
+}  // namespace openvino_detail
 }  // namespace
 
 Compiled compile_openvino(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
                           const PlatformFacts& platform) {
+  using namespace openvino_detail;
   require_openvino("--compile:backend openvino");
   if (!platform.device.is_cpu())
     throw usage_error(fmt::format("{}OpenVINO runs here on --platform cpu, not {}; there use inductor, or the "
                                   "platform's own backend",
-                                  kPrefix, platform.name));
+                                  kOpenVinoPrefix, platform.name));
   Compiled out;
   if (options.disable) {
     out.notes.push_back("compile: --compile:disable@ True: not compiling, as torch.compile(disable=True)");
@@ -152,9 +156,9 @@ Compiled compile_openvino(std::unique_ptr<Model> eager, const CompileOptions& op
   out.model = openvino_ir_model((fs::path(entry->dir) / "model.xml").string(), std::move(eager), settings);
   const double ready = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.compile_line = CompileFacts{"openvino", "dynamic", hit, entry->build_seconds, ready, entry->key.substr(0, 16), "",
-                                  fmt::format("1-{}", kMaxBatch), fmt::format("1-{}", spec.max_input)};
+                                  fmt::format("1-{}", kOpenVinoMaxBatch), fmt::format("1-{}", spec.max_input)};
   out.notes.push_back(fmt::format("compile: openvino, one IR for batch 1-{} x input 1-{} ({}), run by OpenVINO's C++ runtime",
-                                  kMaxBatch, spec.max_input, hit ? "from the cache" : "converted now"));
+                                  kOpenVinoMaxBatch, spec.max_input, hit ? "from the cache" : "converted now"));
   return out;
 }
 
