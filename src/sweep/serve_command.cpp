@@ -36,8 +36,8 @@ std::pair<DriverOptions, ServeSetup> parse_serve(const std::vector<std::string>&
 }
 
 // A serve run that is not CPU eager is held against the CPU once, before its levels, as the sweep's first
-// combination is (cpu_reference.hpp): a batch of its longest queries, a row or two, through the model and
-// through the same model eager on the CPU, in one CHECK line. Outputs judged wrong end the run before any level:
+// combination is (cpu_reference.hpp): its largest batch of its longest queries through the model, its first row
+// or two through the same model eager on the CPU, in one CHECK line. Outputs judged wrong end the run before any level:
 // the latency of a model that computes wrong is not a capacity. The ids come from a generator of their own, so
 // that the levels' queries are the same with the check and without it.
 void check_against_cpu(const DriverOptions& o, BenchSetup& bench, const ServeSetup& setup, std::ostream& out) {
@@ -45,15 +45,17 @@ void check_against_cpu(const DriverOptions& o, BenchSetup& bench, const ServeSet
   if (!reference) return;
   Model& model = *bench.model;
   CpuReferenceCheck check(std::move(reference), o.check);
-  out << "cpu reference: before the levels, a batch of the longest queries (" << std::min(kCpuReferenceRows, setup.max_batch)
-      << " rows) runs through the model and again through it eager on the CPU, compared in one FMWORK CHECK line "
-         "(--check_outputs:cpu@ False: not checked)\n";
-  const int64_t rows = std::min(kCpuReferenceRows, setup.max_batch);
+  out << "cpu reference: before the levels, the largest batch of the longest queries runs through the model, its first "
+      << std::min(kCpuReferenceRows, setup.max_batch)
+      << " rows again through it eager on the CPU, compared in one FMWORK CHECK line (--check_outputs:cpu@ False: not "
+         "checked)\n";
+  // The batch of the shape prepare() readied (a package built for one shape takes no other); the CPU runs its
+  // first rows only.
   InputGenerator ids(model.facts().tokens, setup.seed + 1);
-  const Batch batch = ids.make(rows, setup.lengths.max, bench.platform->facts().device);
+  const Batch batch = ids.make(setup.max_batch, setup.lengths.max, bench.platform->facts().device);
   const torch::IValue outputs = model.forward(model.stage(batch));
   bench.platform->synchronize();
-  const CpuCheck judged = check.after_reps(setup.lengths.max, rows, model, batch, outputs);
+  const CpuCheck judged = check.after_reps(setup.lengths.max, setup.max_batch, model, batch, outputs);
   if (judged.line) out << format_line(*judged.line) << "\n";
   if (!judged.note.empty()) out << judged.note << "\n";
   flush_or_throw(out, "the log to standard output");
