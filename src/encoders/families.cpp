@@ -1,17 +1,26 @@
 // The family dispatch. See include/fmwork/encoders/families.hpp.
 #include "fmwork/encoders/families.hpp"
 
+#include <string>
+
+#include "fmwork/base/error.hpp"
 #include "family_parts.hpp"
 
 namespace fmwork::hf {
 namespace {
 
+// No default: a row of the family table (hf/family_table.hpp) that is not wired here fails to compile
+// (-Werror=switch), instead of running as another family.
 const FamilyParts& parts_of(const EncoderConfig& config) {
   switch (config.family) {
+    case Family::bert:
+    case Family::roberta:
+    case Family::distilbert: return kBertParts;
     case Family::modernbert: return kModernBertParts;
     case Family::qwen3: return kQwen3Parts;
-    default: return kBertParts;
   }
+  throw runtime_error(config.source + ": family " + std::to_string(static_cast<int>(config.family)) +
+                      " is no row of the family table");  // only a value cast from outside the enum
 }
 
 }  // namespace

@@ -20,11 +20,6 @@ namespace fmwork::hf {
 
 static_assert(kMaxVocab == kMaxVocabSize, "config.json and --model:vocab_size share one bound");
 
-const std::vector<std::string>& supported_model_types() {
-  static const std::vector<std::string> types = {"bert", "roberta", "xlm-roberta", "distilbert", "modernbert", "qwen3"};
-  return types;
-}
-
 namespace {
 
 // Every hidden_act name and its function, in the order messages list them.
@@ -47,25 +42,9 @@ const std::vector<std::string>& supported_activations() {
   return names;
 }
 
-std::string EncoderConfig::weight_prefix() const {
-  switch (family) {
-    case Family::bert: return "bert.";
-    case Family::roberta: return "roberta.";
-    case Family::distilbert: return "distilbert.";
-    case Family::modernbert:
-    case Family::qwen3: return "model.";
-  }
-  return "";
-}
+std::string EncoderConfig::weight_prefix() const { return family_row(family).weight_prefix; }
 
-std::string EncoderConfig::base_class() const {
-  if (model_type == "bert") return "BertModel";
-  if (model_type == "roberta") return "RobertaModel";
-  if (model_type == "xlm-roberta") return "XLMRobertaModel";
-  if (model_type == "modernbert") return "ModernBertModel";
-  if (model_type == "qwen3") return "Qwen3Model";
-  return "DistilBertModel";
-}
+std::string EncoderConfig::base_class() const { return base_class_of(model_type); }
 
 int64_t EncoderConfig::max_input_size() const {
   if (family == Family::roberta) return max_position_embeddings - pad_token_id.value_or(1) - 1;
@@ -86,11 +65,7 @@ namespace {
 
 
 Family family_of(const std::string& model_type, const std::string& source) {
-  if (model_type == "bert") return Family::bert;
-  if (model_type == "roberta" || model_type == "xlm-roberta") return Family::roberta;
-  if (model_type == "distilbert") return Family::distilbert;
-  if (model_type == "modernbert") return Family::modernbert;
-  if (model_type == "qwen3") return Family::qwen3;
+  if (const std::optional<Family> family = family_of_model_type(model_type)) return *family;
   throw usage_error(source + ": model_type \"" + excerpt(model_type) + "\" is not supported by the native encoder (supported: " +
                     joined(supported_model_types()) + ")");
 }
@@ -201,6 +176,18 @@ void check_relations(const EncoderConfig& c, const std::string& source) {
   }
 }
 
+// The family's own fields. No default: a row of the family table not read here fails to compile
+// (-Werror=switch), instead of being read as BERT.
+void read_shape(const Reader& r, EncoderConfig& c) {
+  switch (c.family) {
+    case Family::bert:
+    case Family::roberta: return read_bert_shape(r, c.source, c);
+    case Family::distilbert: return read_distilbert_shape(r, c);
+    case Family::modernbert: return read_modernbert_shape(r, c);
+    case Family::qwen3: return read_qwen3_shape(r, c);
+  }
+}
+
 }  // namespace
 
 EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
@@ -211,14 +198,7 @@ EncoderConfig parse_config(const nlohmann::json& j, const std::string& source) {
   c.model_type = r.string("model_type", "one of " + joined(supported_model_types()));
   c.family = family_of(c.model_type, source);
   read_architectures(j, source, c);
-  if (c.family == Family::distilbert)
-    read_distilbert_shape(r, c);
-  else if (c.family == Family::modernbert)
-    read_modernbert_shape(r, c);
-  else if (c.family == Family::qwen3)
-    read_qwen3_shape(r, c);
-  else
-    read_bert_shape(r, source, c);
+  read_shape(r, c);
   read_common_fields(r, c);
   read_torch_dtype(r, source, c);
   check_relations(c, source);
@@ -229,8 +209,7 @@ std::optional<int64_t> max_input_size_of(const nlohmann::json& j, const std::str
   if (!j.is_object()) throw runtime_error(source + ": must be a JSON object");
   const Reader r(j, source);
   const std::string model_type = r.string_or("model_type", "");
-  const auto& native = supported_model_types();
-  if (std::find(native.begin(), native.end(), model_type) != native.end()) return parse_config(j, source).max_input_size();
+  if (family_of_model_type(model_type)) return parse_config(j, source).max_input_size();
   const std::optional<int64_t> positions = r.optional_integer("max_position_embeddings", 1, kMaxPositions);
   if (!positions) return std::nullopt;
   for (const char* offset_type : {"camembert", "mpnet"})

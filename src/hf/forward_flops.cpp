@@ -9,7 +9,7 @@ ForwardFlops forward_flops(const EncoderConfig& c, int64_t batch, int64_t input,
   const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
   const double heads = static_cast<double>(c.num_attention_heads), d = static_cast<double>(c.head_dim());
   const double kv = static_cast<double>(c.kv_heads()), L = static_cast<double>(c.num_hidden_layers);
-  const bool gated = c.family == Family::modernbert || c.family == Family::qwen3;
+  const bool gated = family_row(c.family).gated;
   ForwardFlops f;
   f.projections = L * (2 * N * H * (heads * d + 2 * kv * d) + 2 * N * (heads * d) * H);
   f.attention = L * 4 * B * heads * T * T * d;

@@ -40,21 +40,14 @@ std::string with_commas(int64_t n) {
   return s;
 }
 
-// The family prefixes of the classes we run; a class starting with one and continuing with For..., LMHead...
-// is a task-head class.
-struct ClassFamily {
-  const char* stem;
-  const char* model_type;  // nullptr for Auto
-};
-constexpr ClassFamily kClassFamilies[] = {
-    {"Bert", "bert"},         {"Roberta", "roberta"}, {"XLMRoberta", "xlm-roberta"}, {"DistilBert", "distilbert"},
-    {"ModernBert", "modernbert"}, {"Qwen3", "qwen3"},   {"Auto", nullptr}};
-
 // The model_type a native class requires (empty for AutoModel), or nothing for a class with no native
-// encoder. A usage Error for a task-head class of a native family.
+// encoder. A usage Error for a task-head class of a native family (a class stem of the family table, or
+// Auto, followed by For..., LMHead...).
 std::optional<std::string> native_model_type(const std::string& cls) {
-  for (const auto& f : kClassFamilies) {
-    const std::string stem = f.stem;
+  std::vector<ModelTypeName> stems = model_type_names();
+  stems.push_back({nullptr, "Auto"});
+  for (const auto& f : stems) {
+    const std::string stem = f.class_stem;
     if (cls.rfind(stem, 0) != 0) continue;
     const std::string rest = cls.substr(stem.size());
     if (rest == "Model") return std::string(f.model_type ? f.model_type : "");
@@ -66,12 +59,9 @@ std::optional<std::string> native_model_type(const std::string& cls) {
   return std::nullopt;
 }
 
-
 // What runs natively, and how the rest runs: the second half of every "no native encoder" message.
 std::string native_and_compile_hint() {
-  std::vector<std::string> classes = supported_model_classes();
-  classes.erase(std::remove(classes.begin(), classes.end(), "AutoModel"), classes.end());
-  return "(native: " + joined(classes) + ", and AutoModel on model_type " + joined(supported_model_types()) +
+  return "(native: " + joined(native_base_classes()) + ", and AutoModel on model_type " + joined(supported_model_types()) +
          "); add --compile to run it ahead of time through transformers' own class (an AOTInductor package, "
          "docs/hf-models.md)";
 }
@@ -93,15 +83,12 @@ std::string check_class_name(const std::string& cls) {
 std::string foreign_model_type(const nlohmann::json& config) {
   if (!config.is_object() || !config.contains("model_type") || !config["model_type"].is_string()) return "";
   const std::string type = config["model_type"].get<std::string>();
-  const auto& native = supported_model_types();
-  return std::find(native.begin(), native.end(), type) == native.end() ? type : "";
+  return family_of_model_type(type) ? "" : type;
 }
 
-// Whether the family's base model has a pooler (BERT, RoBERTa, XLM-R): DistilBERT and the rotary families
-// output last_hidden_state only.
-bool has_pooler_layer(const EncoderConfig& config) {
-  return config.family == Family::bert || config.family == Family::roberta;
-}
+// Whether the family's base model has a pooler (the family table's pooler column); the others output
+// last_hidden_state only.
+bool has_pooler_layer(const EncoderConfig& config) { return family_row(config.family).pooler; }
 
 bool any_exists(const std::string& dir, std::initializer_list<const char*> names, std::string* found) {
   for (const char* n : names)
@@ -115,9 +102,11 @@ bool any_exists(const std::string& dir, std::initializer_list<const char*> names
 }  // namespace
 
 const std::vector<std::string>& supported_model_classes() {
-  static const std::vector<std::string> classes = {"BertModel",       "RobertaModel",    "XLMRobertaModel",
-                                                   "DistilBertModel", "ModernBertModel", "Qwen3Model",
-                                                   "AutoModel"};
+  static const std::vector<std::string> classes = [] {
+    std::vector<std::string> out = native_base_classes();
+    out.push_back("AutoModel");
+    return out;
+  }();
   return classes;
 }
 

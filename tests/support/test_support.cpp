@@ -145,6 +145,11 @@ json tiny_qwen3_config() {
 }
 
 json tiny_config(const std::string& model_type) {
+  if (model_type == "modernbert") return tiny_modernbert_config();
+  if (model_type == "qwen3") return tiny_qwen3_config();
+  if (model_type != "bert" && model_type != "roberta" && model_type != "xlm-roberta" && model_type != "distilbert")
+    throw std::runtime_error("tiny_config: no tiny config.json of model_type " + model_type +
+                             " (a new row of the family table adds one here)");
   if (model_type == "distilbert")
     return {{"model_type", "distilbert"}, {"architectures", {"DistilBertModel"}}, {"dim", 32}, {"n_layers", 2},
             {"n_heads", 4}, {"hidden_dim", 37}, {"activation", "gelu"}, {"vocab_size", 99},

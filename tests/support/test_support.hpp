@@ -134,7 +134,9 @@ using fmwork::ModelOptions;
 using fmwork::TempDir;
 using Weights = std::map<std::string, at::Tensor>;
 
-// A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert".
+// A 2-layer, hidden-32 config.json of "bert", "roberta", "xlm-roberta" or "distilbert"; the rotary families'
+// below for "modernbert" and "qwen3". A std::runtime_error for any other model_type: each model_type of the
+// family table has one here (tests/encoders/families_test.cpp runs them all).
 nlohmann::json tiny_config(const std::string& model_type);
 // Small rotary-family configs: ModernBERT with 3 layers (global, local, global) and a +-2 window; Qwen3 with 4
 // query heads over 2 key/value heads, head_dim 6, and a 3-token sliding window from layer 1 on.

@@ -12,15 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fmwork/hf/family_table.hpp"
+
 namespace fmwork::hf {
 
 // The largest vocabulary read (config.json's vocab_size, --model:vocab_size): 16.7 M ids, over 60 times the
 // largest published tokenizer's; the input generator keeps a table of the ids it draws from.
 inline constexpr int64_t kMaxVocabSize = 1 << 24;
-
-// roberta covers xlm-roberta (same modules and names). modernbert and qwen3 are the rotary families: no
-// position table, rotary embeddings in attention, some layers attending in a sliding window.
-enum class Family { bert, roberta, distilbert, modernbert, qwen3 };
 
 // What one layer of a rotary family attends to (config.json layer_types: "full_attention" /
 // "sliding_attention").
@@ -28,7 +26,7 @@ enum class LayerAttention { full, sliding };
 
 struct EncoderConfig {
   std::string source;      // the file read ("/m/config.json"), prefixed to every error
-  std::string model_type;  // "bert", "roberta", "xlm-roberta", "distilbert"
+  std::string model_type;  // one of supported_model_types() (family_table.hpp)
   Family family = Family::bert;
   std::vector<std::string> architectures;
 
@@ -64,7 +62,8 @@ struct EncoderConfig {
   double local_rope_theta = 0;  // rotary base of sliding-attention layers
   double initializer_cutoff_factor = 0;  // ModernBERT's truncated-normal init (random weights): +-factor x std
 
-  bool rotary() const { return family == Family::modernbert || family == Family::qwen3; }
+  // No position table, rotary embeddings in attention, some layers attending in a sliding window.
+  bool rotary() const { return family_row(family).rotary; }
   int64_t head_dim() const { return explicit_head_dim ? explicit_head_dim : hidden_size / num_attention_heads; }
   int64_t kv_heads() const { return num_key_value_heads ? num_key_value_heads : num_attention_heads; }
   // The checkpoint prefix of the base model: "bert.", "roberta.", "distilbert.", "model.".
@@ -77,8 +76,7 @@ struct EncoderConfig {
   std::string summary() const;
 };
 
-// The model_types accepted, and the hidden_act values (for messages and docs).
-const std::vector<std::string>& supported_model_types();
+// The hidden_act values accepted (for messages and docs); the model_types are supported_model_types().
 const std::vector<std::string>& supported_activations();
 
 // The activation functions the native encoders compute. Several hidden_act names are one function:

@@ -1,0 +1,79 @@
+// The native families, one row each: the only list of them. The Family enum, the model_types config.json may
+// name, the --model_class names that select each, the checkpoint prefix, the pooler rule and the shape facts
+// the FLOPs count reads all come from FMWORK_NATIVE_FAMILIES; so do supported_model_types(), the loader's
+// class list, its "did you mean" and refusals. The encoders' dispatch (src/encoders/families.cpp) is a switch
+// over Family with no default, compiled with -Werror=switch: a row whose forward pass is not wired there
+// fails to compile instead of running as another family.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+// One row a family: FAMILY(name, prefix, pooler, rotary, gated, model types...).
+//   name     the Family enumerator (and the family's name in messages and tests)
+//   prefix   the base model's checkpoint prefix, stripped from weight names ("bert.")
+//   pooler   whether the base model has a pooler (BertModel's pooler.dense; --model:add_pooling_layer)
+//   rotary   rotary position embeddings in attention and no position table (ModernBERT, Qwen3)
+//   gated    a gated feed-forward (gate and up, then down) rather than up then down
+//   model types, in the order messages list them: {model_type, class stem} each; the stem followed by "Model"
+//   is the --model_class that runs it, followed by "For..." or "LMHead..." a task head, refused.
+// roberta covers xlm-roberta (same modules and names).
+#define FMWORK_NATIVE_FAMILIES(FAMILY)                                                                        \
+  FAMILY(bert, "bert.", true, false, false, {"bert", "Bert"})                                                 \
+  FAMILY(roberta, "roberta.", true, false, false, {"roberta", "Roberta"}, {"xlm-roberta", "XLMRoberta"})      \
+  FAMILY(distilbert, "distilbert.", false, false, false, {"distilbert", "DistilBert"})                         \
+  FAMILY(modernbert, "model.", false, true, true, {"modernbert", "ModernBert"})                               \
+  FAMILY(qwen3, "model.", false, true, true, {"qwen3", "Qwen3"})
+
+namespace fmwork::hf {
+
+#define FMWORK_FAMILY_ENUMERATOR(name, ...) name,
+enum class Family { FMWORK_NATIVE_FAMILIES(FMWORK_FAMILY_ENUMERATOR) };
+#undef FMWORK_FAMILY_ENUMERATOR
+
+// One model_type of a family and the class stem of its transformers classes.
+struct ModelTypeName {
+  const char* model_type = nullptr;  // nullptr: an unused place of FamilyRow::model_types
+  const char* class_stem = nullptr;
+};
+
+// The most model_types one family has (a row with more does not compile).
+inline constexpr size_t kMaxModelTypesPerFamily = 2;
+
+// A row of FMWORK_NATIVE_FAMILIES (see there for the columns).
+struct FamilyRow {
+  Family family;
+  const char* name;
+  const char* weight_prefix;
+  bool pooler, rotary, gated;
+  ModelTypeName model_types[kMaxModelTypesPerFamily];
+};
+
+#define FMWORK_FAMILY_ROW(name, prefix, pooler, rotary, gated, ...) \
+  FamilyRow{Family::name, #name, prefix, pooler, rotary, gated, {__VA_ARGS__}},
+// Every family, in Family's order: kFamilies[static_cast<size_t>(f)].family == f.
+inline constexpr FamilyRow kFamilies[] = {FMWORK_NATIVE_FAMILIES(FMWORK_FAMILY_ROW)};
+#undef FMWORK_FAMILY_ROW
+
+// The row of `family`.
+const FamilyRow& family_row(Family family);
+
+// The family config.json's `model_type` names, or nothing for a model_type no row has.
+std::optional<Family> family_of_model_type(const std::string& model_type);
+
+// Every row's model types, in table order (the unused places left out).
+const std::vector<ModelTypeName>& model_type_names();
+
+// Every model_type of every row, in table order: "bert", "roberta", "xlm-roberta", ... (for messages and docs).
+const std::vector<std::string>& supported_model_types();
+
+// The base model class that runs `model_type` ("XLMRobertaModel" for "xlm-roberta"); empty for a model_type
+// no row has.
+std::string base_class_of(const std::string& model_type);
+
+// Every row's base model classes, in table order: "BertModel", "RobertaModel", "XLMRobertaModel", ...
+std::vector<std::string> native_base_classes();
+
+}  // namespace fmwork::hf
