@@ -1,5 +1,5 @@
-// A Hugging Face config.json of a family the native encoders run (bert, roberta, xlm-roberta, distilbert,
-// modernbert, qwen3), read into one normalised, validated description. Each family's own names are mapped
+// A Hugging Face config.json of a family the native encoders run (a row of family_table.hpp), read into
+// one normalised, validated description. Each family's own names are mapped
 // onto the common fields (DistilBERT's dim, n_layers, ...; ModernBERT's hidden_activation and norm_eps;
 // Qwen3's rms_norm_eps), and every field that changes the forward pass and that the encoders do not honour
 // is refused in one line naming it.
