@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The one reader of FMWORK log lines for the benches and the Python tests: every field by its name.
 
-The layouts are those of docs/log-lines.md, which `process` reads (src/log/log_parse.cpp) and the driver writes
-from one field table (src/log/log_fields.cpp): upstream's positional lines get their names here, once
-(RES_FIELDS, REP_FIELDS, SETUP's seconds); the key=value lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE,
-PROFILE, SERVE, CAPACITY) are read as they are, the one free-text field of a line (FAIL's error=, the reason= of
-NOTE, SERVE and CAPACITY: TO_END) running to the end of the line. Values stay strings, as written; a caller
-converts what it uses. Where a check must hold a line to its table, run `process` on the log instead, which
-refuses a malformed line.
+The layouts are the log schema's (include/fmwork/log/log_schema.hpp, one list a line, from which the driver
+writes and `process` reads), as `process --schema` gives it and bench/log_schema.json holds it (the build keeps
+the copy current: `cmake --build build --target log_schema`; ctest's Python.LogSchemaMatchesTheTables fails
+while it differs). From it come the names of upstream's positional lines (RES, REP, SETUP) and the one free-text
+field a key=value line may end with (FAIL's error=, the reason= of NOTE, SERVE and CAPACITY), which runs to the
+end of the line; the other key=value fields are read as they are. Values stay strings, as written; a caller
+converts what it uses (KINDS says each known key's kind). Where a check must hold a line to its table, run
+`process` on the log instead, which refuses a malformed line.
 
 As a module: `records(text, "RES")` gives the fields of each RES line, `first(text, "SETUP")` the first's or
 None, `lines(text)` every FMWORK line as (word, fields). As a command, for the shell benches:
@@ -17,15 +18,19 @@ e.g. `driver ... | python3 bench/fmwork_log.py RES input,batch,latency_ms`; a li
 prints nothing.
 """
 
+import json
+import os
 import sys
 
-# Upstream's lines, by position (docs/log-lines.md).
-RES_FIELDS = ("t_first", "t_last", "model_name", "model_class", "input", "batch", "latency_ms", "throughput")
-REP_FIELDS = ("rep", "reps", "t0", "t1", "dt")
-SETUP_FIELDS = ("seconds",)
-POSITIONAL = {"RES": RES_FIELDS, "REP": REP_FIELDS, "SETUP": SETUP_FIELDS}
-# The free text that runs to the end of its line (log_fields.cpp's to_end fields): one per word at most.
-TO_END = {"FAIL": "error", "NOTE": "reason", "SERVE": "reason", "CAPACITY": "reason"}
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "log_schema.json")) as _schema_file:
+    SCHEMA = json.load(_schema_file)
+# Upstream's lines, by position: {"RES": ("t_first", ...), "REP": ..., "SETUP": ("seconds",)}.
+POSITIONAL = {word: tuple(names) for word, names in SCHEMA["positional"].items()}
+RES_FIELDS, REP_FIELDS, SETUP_FIELDS = POSITIONAL["RES"], POSITIONAL["REP"], POSITIONAL["SETUP"]
+# The free text that runs to the end of its line: {"FAIL": "error", ...}, one per word at most.
+TO_END = {word: line["to_end"] for word, line in SCHEMA["keyed"].items() if line["to_end"]}
+# Each key=value line's known keys, in order, with their kinds: {"STAT": {"input": "integer", ...}, ...}.
+KINDS = {word: line["kinds"] for word, line in SCHEMA["keyed"].items()}
 
 
 def parse(line):

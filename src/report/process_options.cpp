@@ -16,7 +16,7 @@
 #include "fmwork/base/version.hpp"
 #include "fmwork/cli/cli11_rows.hpp"
 #include "fmwork/cli/parse_errors.hpp"
-#include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/log_schema.hpp"
 
 namespace fmwork {
 namespace {
@@ -130,6 +130,10 @@ const ProcessOption kProcessOptions[] = {
    W::one, [](ProcessOptions& o, V v) { o.chart_scale = *chart_scale_named(v[0]); },
    [] { return std::vector<std::string>{"auto", "linear", "log"}; }},
   {{"version", "", "", "print process's version and exit"}, W::flag, [](ProcessOptions&, V) {}},
+  {{"schema", "", "",
+    "print the log lines' fields as JSON (the keys of each line, their kinds, the\n"
+    "required ones; upstream's lines' positions) and exit: what bench/log_schema.json holds"},
+   W::flag, [](ProcessOptions&, V) {}},
 };
 
 // The checks of the --compare options against each other, once their values are read.
@@ -196,6 +200,10 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
   }
   if (given.given("version")) {
     out << version_text("process");
+    return std::nullopt;
+  }
+  if (given.given("schema")) {
+    out << log_schema_json();
     return std::nullopt;
   }
   if (!given.given("path") && !given.given("compare"))

@@ -11,7 +11,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
-#include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/report/formats.hpp"
 #include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"

@@ -1,4 +1,4 @@
-#include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/log_schema.hpp"
 
 #include <string>
 #include <vector>

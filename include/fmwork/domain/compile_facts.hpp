@@ -1,5 +1,5 @@
 // What a compiler made for a shape before its reps (an AOTInductor package, a CUDA graph): the COMPILE line's
-// facts (src/log/log_fields.cpp lists its fields), returned by Model::prepare.
+// facts (include/fmwork/log/log_schema.hpp lists its fields), returned by Model::prepare.
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
-// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY, INTERRUPT), each defined once as a table: its
-// keys, their kinds and formats, which are required, and the columns `process` shows them in. log_format
-// writes and checks the lines from these tables, formats makes its CSV and summary columns of them.
-// Data only: no parsing or formatting here.
+// The fields of our key=value log lines (META, STAT, MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY,
+// INTERRUPT) as data: a field's key, its kind and format, whether it is required, and the columns `process`
+// shows it in. The lines' tables are written once, in log_schema.hpp; log_format writes and checks the lines
+// from them, formats makes its CSV and summary columns of them. No parsing or formatting here.
 #pragma once
 
 #include <cstdint>
@@ -57,98 +57,76 @@ struct LineSpec {
   std::vector<const FieldSpec*> summary_columns() const;
 };
 
-// FMWORK META driver= git= torch= blas= onednn= parallel= platform= device= threads= interop_threads= dtype=
-// parameters= weights= seed= grad= eval= compile= cpu= isa= gemm_gflops= gemm_probe= warmup=: run metadata, in that
-// order from our driver; none required, other keys allowed (other writers add their own); threads,
-// interop_threads and parameters are integers, gemm_gflops a number (1 decimal). cpu is the CPU's model
-// name, isa its vector instructions ("avx2", "avx512+avx512_bf16+amx"); gemm_gflops the machine's GEMM rate
-// in the run's dtype, device and threads and gemm_probe how it was measured (sweep/gemm_probe.hpp).
-// warmup is how many of each combination's first reps STAT leaves out: a count (--warmup N) or "upstream"
-// (max(int(0.2*reps),1), upstream's rule, which RES always follows). batching= and lengths= (mixed lengths),
-// attention= (sdpa, eager) and gelu_epilogue= (true, false) where the model says (the native encoders): the
-// computation that ran, which --compare holds a pair to.
-// `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log).
-inline constexpr std::string_view kMetaDriver = "driver";
-inline constexpr std::string_view kMetaWarmup = "warmup";
-inline constexpr std::string_view kMetaWarmupUpstream = "upstream";
-inline constexpr std::string_view kMetaDtype = "dtype";
-const LineSpec& meta_line_spec();
-// FMWORK STAT input=I batch=B reps=N dropped=D mean_ms= stddev_ms= min_ms= p50_ms= p90_ms= p99_ms= max_ms=
-// tokens_per_s= [flops= flops_from=formula|profiler gflops= of_peak=]: input and batch are required (integers
-// >= 1); reps, dropped are integers >= 0, *_ms keys numbers (written with 6 decimals) and tokens_per_s (batch
-// x input / p50, 3 decimals) a number where present. Where the FLOPs of a forward pass are known: flops (6
-// significant digits) and where they come from (the native encoders' formula, or the profiler's FLOP counter
-// on the --profile rep), gflops = flops / p50 (3 decimals) and, where the machine's GEMM rate was measured,
-// of_peak = gflops / META's gemm_gflops (a fraction, 4 decimals). Where the driver measured what CPU the
-// process got over the timed reps (base/cpu_use.hpp; 4 decimals each, any may be left out): cpu_share (CPU
-// time over wall x threads), wait_share (run-queue wait over wall x threads), cpu_pressure (PSI "some" over
-// wall), steal_share (steal over the machine's CPU time). Under a length distribution: real_tokens=
-// padded_tokens= padding= padded_tokens_per_s= and, where the kept reps' work varied, the spread of their
-// durations at equal work (verdicts.hpp's equal_work_spread): work_cov= work_p90_p50= work_drift= and
-// work_explained= (the share of the durations' variance the work explains), 4 decimals each.
-inline constexpr std::string_view kStatWorkCov = "work_cov";
-inline constexpr std::string_view kStatWorkTail = "work_p90_p50";
-inline constexpr std::string_view kStatWorkDrift = "work_drift";
-const LineSpec& stat_line_spec();
-// FMWORK MEM input=I batch=B allocated_peak_bytes= reserved_peak_bytes= host_rss_peak_bytes= host_rss_peak_of=
-// input and batch required; *_bytes keys are integers >= 0 where present. allocated / reserved are the
-// device allocator's peaks (where the platform reports them); host_rss_peak_bytes the process's peak
-// resident memory, host_rss_peak_of what it covers: "reps" (the peak was reset before the combination's
-// reps) or "process" (the kernel refused the reset: the process's peak since it started).
+// A field of a line's table (log_schema.hpp) as its row states it, before the row gives it its key and
+// kind: each call returns a copy with one more property, so that a row reads as a phrase
+// (`field().required().choices("pass|fail").csv("check")`). make() turns it into the field's FieldSpec.
+struct FieldRule {
+  FieldSpec spec;              // key and kind unset: the row's
+  bool csv_own = false;        // the CSV / summary column is named as the key
+  bool summary_own = false;
+  FieldRule required() const { return with([](FieldSpec& f) { f.need = FieldNeed::required; }); }
+  FieldRule at_least(int64_t min) const { return with([min](FieldSpec& f) { f.min = min; }); }
+  FieldRule non_negative() const { return with([](FieldSpec& f) { f.non_negative = true; }); }
+  FieldRule fraction() const { return with([](FieldSpec& f) { f.non_negative = f.fraction = true; }); }
+  FieldRule decimals(int n) const { return with([n](FieldSpec& f) { f.precision = n; }); }
+  FieldRule digits(int n) const { return with([n](FieldSpec& f) { f.precision = n, f.significant = true; }); }
+  // `words` with '|' between them; `open`: FieldSpec::open_choices.
+  FieldRule choices(std::string_view words, bool open = false) const {
+    return with([words, open](FieldSpec& f) { f.choices = words, f.open_choices = open; });
+  }
+  FieldRule to_end() const { return with([](FieldSpec& f) { f.to_end = true; }); }
+  // A CSV column named `header` (empty: the key) at `rank`.
+  FieldRule csv(std::string_view header = {}, int rank = 0) const {
+    FieldRule r = with([header, rank](FieldSpec& f) { f.csv = {header, rank}; });
+    r.csv_own = header.empty();
+    return r;
+  }
+  // A summary column named as the key: ReportColumn's rank, divisor, decimals and when_present.
+  FieldRule summary(int rank, double divisor = 1, int decimals = -1, bool when_present = false) const {
+    FieldRule r = with([rank, divisor, decimals, when_present](FieldSpec& f) {
+      f.summary = {{}, rank, divisor, decimals, when_present};
+    });
+    r.summary_own = true;
+    return r;
+  }
+  // The same under another header (a unit: "peak_MiB", "cov_%").
+  FieldRule summary_as(std::string_view header, int rank, double divisor, int decimals, bool when_present) const {
+    FieldRule r = summary(rank, divisor, decimals, when_present);
+    r.spec.summary.header = header;
+    r.summary_own = false;
+    return r;
+  }
+  FieldSpec make(std::string_view key, FieldKind kind) const {
+    FieldSpec f = spec;
+    f.key = key;
+    f.kind = kind;
+    if (csv_own) f.csv.header = key;
+    if (summary_own) f.summary.header = key;
+    return f;
+  }
 
-const LineSpec& mem_line_spec();
-// FMWORK FAIL input=I batch=B error=<free text to the end of the line>
-// input, batch and error required; error last.
-const LineSpec& fail_line_spec();
-// FMWORK CHECK input=I batch=B reference=cpu rows=R outputs=a,b max_abs= max_rel= cosine= atol= rtol= min_cosine=
-// result=pass|fail: the outputs of the combination's last rep against a saved file (--check_outputs; no reference=
-// nor rows=) or, with reference=cpu, the first R rows of them against the same model eager on the CPU
-// (sweep/cpu_reference.hpp); sweep/saved_outputs.hpp says how each number is computed. input, batch and result
-// required; the numbers (6 significant digits) are numbers where present.
-const LineSpec& check_line_spec();
-// FMWORK COMPILE backend=inductor shape=8x128|dynamic cache=hit|built build_seconds= ready_seconds= key=
-// vec_isa= batch_range= input_range=: one line per compiled artifact (an AOTInductor package), printed
-// before the reps it serves. build_seconds is what building it took (when it was built, in the run that
-// built it); ready_seconds what this run spent to have it loaded (lookup, build if needed, load).
-// backend, shape and cache required.
-const LineSpec& compile_line_spec();
-// FMWORK INTERRUPT input=I batch=B signal=SIGINT|SIGTERM complete= combinations=: the sweep stopped by a signal
-// (Ctrl-C, kill) before its end: the combination it was at (running, or about to run), how many of its
-// combinations had their RES or FAIL line, and how many it had. All required; the log's last FMWORK line.
-const LineSpec& interrupt_line_spec();
-// FMWORK NOTE input=I batch=B verdict=ok|noisy|unstable|too-few-reps|contended|implausible kept= cov= p90_p50= drift=
-// [spread_of=equal_work] reason=<text>:
-// the noise and validity verdict of one combination (verdicts.hpp computes it). input, batch, verdict and
-// reason required, reason last; kept an integer >= 0; cov, p90_p50 and drift numbers (4 decimals) where
-// present; spread_of=equal_work where they are the spread of the durations at equal work (mixed lengths). Its CSV columns (verdict, cov, p90_p50, drift, verdict_reason) and summary columns (cov_%,
-// verdict) are what `process` computes from the REP / STAT lines.
-const LineSpec& note_line_spec();
-// FMWORK PROFILE input=I batch=B rank=R op=<name> on=cpu|cuda|... calls= self_ms= total_ms= self_share= flops=
-// trace=<file>: one line per operator of the --profile rep, the top ones by self time (rank 1 the largest).
-// op is the operator's name made a token (aten::addmm; a kernel's name cut to 160 characters); on where it
-// ran (cpu for operators, the device for its kernels); self_ms its time less its children's, total_ms with
-// them (3 decimals), self_share its part of all self time on the same side (4 decimals), flops what the
-// profiler's FLOP counter gave it (6 significant digits); trace the Chrome trace file in the --profile
-// folder. input, batch, rank and op required.
-const LineSpec& profile_line_spec();
+ private:
+  template <class Change>
+  FieldRule with(Change change) const {
+    FieldRule r = *this;
+    change(r.spec);
+    return r;
+  }
+};
 
-// FMWORK SERVE level=N phase=levels|search arrival=poisson|closed rate= users= lengths= batching= max_batch=
-// max_wait_ms= max_tokens= queries= warmup_queries= unanswered= window_s= offered_qps= achieved_qps= tokens_per_s=
-// p50_ms= p90_ms= p99_ms= p999_ms= max_ms= mean_ms= queue_p50_ms= service_p50_ms= batches= mean_batch= batch_hist=
-// busy= bound= bound_ms=
-// verdict=VALID|INVALID reason=<text>: one load level of `driver serve` (workload/serve_loop.hpp says what each
-// number is). level (>= 1, the level's order in the run), phase, arrival, verdict and reason are required, reason
-// last. rate is the open loop's target (queries/s), users the closed loop's; lengths the queries' length
-// ("fixed:128", a distribution); batching how batches run (padded); max_tokens 0 for none; batch_hist
-// "size:batches,...". queue_p50_ms is the median wait from a query's scheduled arrival to its batch's dispatch,
-// service_p50_ms the median batch time (dispatch to synchronised answer). Latencies run from each query's scheduled arrival to its batch's synchronised answer.
-// bound and bound_ms (the bound's percentile here) where a --latency_bound was given.
-const LineSpec& serve_line_spec();
-// FMWORK CAPACITY bound=p99:50 result=found|none capacity_qps= bound_ms= achieved_qps= lowest_failed_qps= steps=
-// tried= price_per_hour= usd_per_million= reason=<text>: the capacity search's answer: the highest rate tried whose
-// level was VALID (its percentile bound_ms and achieved rate), the lowest that failed, the levels run and each
-// rate tried ("20:pass:12.345,40:fail:80.100": rate, outcome, the bound's percentile in ms); with a price per
-// hour, the cost of a million queries at the capacity. bound, result and reason required, reason last.
-const LineSpec& capacity_line_spec();
+// The words of the rows (log_schema.hpp), each a FieldRule. field(): a field with no more to it than its key and
+// kind. line_key(): input and batch, which name a combination: required and >= 1, checked before any other
+// field so that an error is about the line's identity first. csv_number(): a number that cannot be below 0 with a
+// CSV column of its own name. share(): a CPU share over an interval (base/cpu_use.hpp), 4 decimals, a CSV column.
+inline FieldRule field() { return {}; }
+inline FieldRule line_key() {
+  FieldRule r = field().at_least(1);
+  r.spec.need = FieldNeed::key;
+  return r;
+}
+inline FieldRule csv_number(int decimals) { return field().non_negative().decimals(decimals).csv(); }
+inline FieldRule share() { return csv_number(4); }
+// The free text that runs to the end of its line (FAIL's error=, the reason= of NOTE, SERVE and CAPACITY).
+inline FieldRule free_text(std::string_view csv_header) { return field().required().to_end().csv(csv_header); }
 
 }  // namespace fmwork

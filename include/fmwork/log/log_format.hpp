@@ -1,7 +1,8 @@
 // Every FMWORK line the driver writes and `process` reads, defined once: a record type, its writer and
 // its parser. Upstream's lines (ARG, SETUP, REP, RES) keep upstream's exact layout; ours (META, STAT,
 // MEM, FAIL, CHECK, COMPILE, NOTE, PROFILE, SERVE, CAPACITY, INTERRUPT) are `FMWORK <WORD> key=value ...` lines upstream's tools ignore, each described by one
-// field table (log_fields.hpp) that the writer, the parser and process's CSV and summary columns all read. docs/log-lines.md shows
+// list of log_schema.hpp, made a field table (log_fields.hpp) that the writer, the parser and process's CSV and
+// summary columns all read. docs/log-lines.md shows
 // each with an example.
 #pragma once
 
@@ -16,7 +17,7 @@
 
 #include "fmwork/base/cpu_use.hpp"
 #include "fmwork/base/energy_window.hpp"
-#include "fmwork/log/log_fields.hpp"
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/log/log_values.hpp"
 #include "fmwork/log/stat_values.hpp"
 #include "fmwork/domain/compile_facts.hpp"

@@ -8,7 +8,7 @@
 namespace fmwork {
 
 // reps run and dropped as warm-up, then the kept durations' statistics in milliseconds. The members follow
-// the order of STAT's fields (stat_line_spec() in log_fields.hpp); its last, tokens_per_s, is no member:
+// the order of STAT's fields (FMWORK_STAT_FIELDS in log_schema.hpp); its last, tokens_per_s, is no member:
 // make_stat_line() computes it from the shape and p50_ms.
 struct StatValues {
   int64_t reps = 0, dropped = 0;

@@ -1,0 +1,80 @@
+// The log schema (see log_schema.hpp): its lists made LineSpecs, and the JSON of them for readers that are not C++.
+#include "fmwork/log/log_schema.hpp"
+
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "fmwork/base/python_text.hpp"
+
+namespace fmwork {
+namespace {
+
+// A row's kind is its record member's type (log_schema.hpp), optional or not.
+template <class T>
+struct KindOf;
+template <class T>
+struct KindOf<std::optional<T>> : KindOf<T> {};
+template <>
+struct KindOf<int64_t> : std::integral_constant<FieldKind, FieldKind::integer> {};
+template <>
+struct KindOf<double> : std::integral_constant<FieldKind, FieldKind::number> {};
+template <>
+struct KindOf<std::string> : std::integral_constant<FieldKind, FieldKind::text> {};
+
+// The rule for keys a line does not list that end with `suffix` (STAT's other *_ms, MEM's other *_bytes).
+template <class T>
+std::optional<FieldSpec> by_suffix(std::string_view suffix, const FieldRule& rule) {
+  return rule.make(suffix, KindOf<T>::value);
+}
+
+const char* kind_name(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::integer: return "integer";
+    case FieldKind::number: return "number";
+    case FieldKind::text: return "text";
+  }
+  return "text";
+}
+
+nlohmann::ordered_json line_json(const LineSpec& spec) {
+  nlohmann::ordered_json kinds = nlohmann::ordered_json::object(), required = nlohmann::ordered_json::array();
+  nlohmann::ordered_json to_end = nullptr, suffix = nullptr;
+  for (const FieldSpec& f : spec.fields) {
+    kinds[std::string(f.key)] = kind_name(f.kind);
+    if (f.need != FieldNeed::optional) required.push_back(std::string(f.key));
+    if (f.to_end) to_end = std::string(f.key);
+  }
+  if (spec.by_suffix) suffix = {{std::string(spec.by_suffix->key), kind_name(spec.by_suffix->kind)}};
+  return {{"kinds", kinds}, {"required", required}, {"to_end", to_end}, {"by_suffix", suffix}};
+}
+
+}  // namespace
+
+// One function a line (meta_line_spec, ...): its list's rows made FieldSpecs, in order.
+#define FMWORK_FIELD_SPEC(type, key, rule) (rule).make(#key, KindOf<type>::value),
+#define FMWORK_LINE_SPEC(WORD, Record, spec_function, FIELDS, suffix)             \
+  const LineSpec& spec_function() {                                               \
+    static const LineSpec spec{#WORD, {FIELDS(FMWORK_FIELD_SPEC)}, suffix};       \
+    return spec;                                                                  \
+  }
+FMWORK_KEYED_LINES(FMWORK_LINE_SPEC)
+
+#define FMWORK_LINE_SPEC_ADDRESS(WORD, Record, spec_function, FIELDS, suffix) &spec_function(),
+const std::vector<const LineSpec*>& line_specs() {
+  static const std::vector<const LineSpec*> all{FMWORK_KEYED_LINES(FMWORK_LINE_SPEC_ADDRESS)};
+  return all;
+}
+
+std::string log_schema_json() {
+#define FMWORK_POSITION_NAME(name) #name,
+  nlohmann::ordered_json positional = {{"SETUP", {FMWORK_SETUP_POSITIONS(FMWORK_POSITION_NAME)}},
+                                       {"REP", {FMWORK_REP_POSITIONS(FMWORK_POSITION_NAME)}},
+                                       {"RES", {FMWORK_RES_POSITIONS(FMWORK_POSITION_NAME)}}};
+#undef FMWORK_POSITION_NAME
+  nlohmann::ordered_json keyed = nlohmann::ordered_json::object();
+  for (const LineSpec* spec : line_specs()) keyed[std::string(spec->word)] = line_json(*spec);
+  return python_json_dumps({{"positional", positional}, {"keyed", keyed}}, BadBytes::replace) + "\n";
+}
+
+}  // namespace fmwork
