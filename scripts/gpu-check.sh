@@ -151,6 +151,12 @@ step() {
   pack_logs
 }
 log_of() { echo "$work/logs/$1.log"; }
+log_fields() {  # log_fields CODE [ARG...]: Python CODE over the log text on stdin, its FMWORK lines read by name
+  # (bench/fmwork_log.py: `log`, the text: `text`, the ARGs: `args`), never by a field's position in the line
+  "$python" -c "import sys; sys.path.insert(0, '$root/bench'); import fmwork_log as log
+text, args = sys.stdin.read(), sys.argv[1:]
+$1" "${@:2}"
+}
 excerpt() {  # excerpt FILE PATTERN [MAX]: matching lines as a code block
   note '```'
   grep -E "$2" "$1" 2>/dev/null | head -n "${3:-40}" >>"$report" || true
@@ -298,13 +304,16 @@ step_mem_energy() {  # MEM's weights and activation peak, reserved per combinati
   expect_line "^FMWORK MEM input=512 batch=64 .* weights_bytes=[0-9]+ activation_peak_bytes=[0-9]+" "$out" "MEM split"
   expect_line "^FMWORK STAT input=512 batch=64 .* joules_per_rep=[0-9.e+-]+ joules_per_1000_seq=[0-9.e+-]+ watts=[0-9.]+ energy_window_s=[0-9.]+" "$out" "energy"
   # The window at least a second long; the power at most the card's enforced limit (the driver refuses more).
-  awk '/^FMWORK STAT input=512 batch=64 /{for(i=1;i<=NF;i++){if($i ~ /^energy_window_s=/) w=substr($i,17)+0;
-       if($i ~ /^watts=/) p=substr($i,7)+0}} END{if (w < 1) {print "FAILED: energy window " w " s"; exit 1}
-       print "energy: " p " W over " w " s at (512,64)"}' <<<"$out"
+  log_fields '
+stat = [f for f in log.records(text, "STAT") if (f["input"], f["batch"]) == ("512", "64")][-1:] or [{}]
+window, watts = float(stat[0].get("energy_window_s", 0)), stat[0].get("watts")
+if window < 1: sys.exit(f"FAILED: energy window {window:g} s")
+print(f"energy: {watts} W over {window:g} s at (512,64)")' <<<"$out" || return 1
   if grep -q "^energy (input .*no figure" <<<"$out"; then grep "^energy (input" <<<"$out"; fi
   # The second, smaller combination's reserved peak below the first's: the cache was handed back between.
-  awk '/^FMWORK MEM/{for(i=1;i<=NF;i++) if($i ~ /^reserved_peak_bytes=/) r[++n]=substr($i,21)+0}
-       END{if (n != 2 || r[2] >= r[1]) {print "FAILED: reserved peaks " r[1] " then " r[2]; exit 1}}' <<<"$out"
+  log_fields '
+r = [int(f["reserved_peak_bytes"]) for f in log.records(text, "MEM") if "reserved_peak_bytes" in f]
+if len(r) != 2 or r[1] >= r[0]: sys.exit(f"FAILED: reserved peaks {r}")' <<<"$out"
 }
 summary_mem_energy() { excerpt "$(log_of mem-energy)" "FMWORK (MEM|STAT)|^energy|FAILED" 12; }
 
@@ -334,11 +343,17 @@ step_tf32() {  # the same fp32 references, the driver with and without TF32 matm
 summary_tf32() {
   excerpt "$(log_of tf32)" "^# |CHECK" 40
   # The verdict: per reference folder, the largest max_abs without and with TF32 matmuls.
-  awk '/^# /{ref=$2; tf=$3} /^FMWORK CHECK/{for(i=1;i<=NF;i++) if($i ~ /^max_abs=/){v=substr($i,9)+0;
-       if(v>m[ref" "tf]) m[ref" "tf]=v; seen[ref]=1}}
-       END{for(r in seen){a=m[r" allow_tf32=False"]+0; b=m[r" allow_tf32=True"]+0;
-       printf "- %s: max_abs %g with TF32 off, %g with it on: %s\n", r, a, b, (a==b ? "UNCHANGED" : "changed")}}' \
-    "$(log_of tf32)" >>"$report"
+  log_fields '
+largest, ref = {}, None  # the largest max_abs per (reference, allow_tf32), from each "# REF allow_tf32=X" block
+for line in text.splitlines(keepends=True):
+    if line.startswith("# "): ref = tuple(line.split()[1:3])
+    for word, f in log.lines(line):
+        if word == "CHECK" and "max_abs" in f: largest[ref] = max(largest.get(ref, 0.0), float(f["max_abs"]))
+for r in dict.fromkeys(k[0] for k in largest):
+    a, b = largest.get((r, "allow_tf32=False"), 0.0), largest.get((r, "allow_tf32=True"), 0.0)
+    same = "UNCHANGED" if a == b else "changed"
+    print(f"- {r}: max_abs {a:g} with TF32 off, {b:g} with it on: {same}")' \
+    <"$(log_of tf32)" >>"$report"
 }
 
 expect_exit() {  # expect_exit WANTED RC WHAT: fails the step, saying so, unless RC is WANTED
@@ -450,14 +465,24 @@ step_lengths() {  # the batching modes on the device, transformers padded beside
   done
 }
 summary_lengths() {  # per model and dtype: each mode's real tokens/s, its gain over padded and the targets
-  awk '/^# /{key=$2" "$3; mode=$4} /^FMWORK STAT/{for(i=1;i<=NF;i++){split($i,kv,"=");
-       if(kv[1]=="tokens_per_s") r[key" "mode]=kv[2]; if(kv[1]=="padding") pad[key" "mode]=kv[2]}; seen[key]=1}
-       END{for(k in seen){b=r[k" padded"]+0; t=r[k" transformers"]+0; u=r[k" unpadded"]+0;
-       ideal=(pad[k" padded"] < 1 ? 1/(1-pad[k" padded"]) : 0); gain=(b ? u/b : 0);
-       printf "- %s: real tokens/s padded %.0f (padding %s), sorted %.0f (%.2fx), unpadded %.0f (%.2fx, %.0f%% of the ideal %.2fx: >= 80%%: %s), transformers padded %.0f: unpadded %.2fx it (>= 3x: %s)\n",
-       k, b, pad[k" padded"], r[k" sorted"], (b ? r[k" sorted"]/b : 0), u, gain, (ideal ? 100*gain/ideal : 0), ideal,
-       (ideal && gain/ideal >= 0.8 ? "MET" : "NOT MET"), t, (t ? u/t : 0), (t && u/t >= 3 ? "MET" : "NOT MET")}}' \
-    "$(log_of lengths)" >>"$report"
+  log_fields '
+rate, pad, key, mode = {}, {}, None, None  # per "# MODEL DTYPE MODE" block: its STAT tokens/s and padding
+for line in text.splitlines(keepends=True):
+    if line.startswith("# "): key, mode = " ".join(line.split()[1:3]), line.split()[3]
+    for word, f in log.lines(line):
+        if word != "STAT": continue
+        rate.setdefault(key, {})[mode] = float(f.get("tokens_per_s", 0))
+        pad.setdefault(key, {})[mode] = f.get("padding", "")
+for k, r in rate.items():
+    b, t, u, s = (r.get(m, 0.0) for m in ("padded", "transformers", "unpadded", "sorted"))
+    p = pad[k].get("padded", "")
+    ideal = 1 / (1 - float(p)) if p and float(p) < 1 else 0
+    gain = u / b if b else 0
+    met = lambda ok: "MET" if ok else "NOT MET"
+    print(f"- {k}: real tokens/s padded {b:.0f} (padding {p}), sorted {s:.0f} ({s / b if b else 0:.2f}x), "
+          f"unpadded {u:.0f} ({gain:.2f}x, {100 * gain / ideal if ideal else 0:.0f}% of the ideal {ideal:.2f}x: "
+          f">= 80%: {met(ideal and gain / ideal >= 0.8)}), transformers padded {t:.0f}: unpadded "
+          f"{u / t if t else 0:.2f}x it (>= 3x: {met(t and u / t >= 3)})")' <"$(log_of lengths)" >>"$report"
   grep -E '^(# .* unpadded|kernel: )' "$(log_of lengths)" | sed 's/^/    /' >>"$report" || true
 }
 
@@ -500,8 +525,8 @@ step_ctest() {  # the suite's LibTorch tests and the core (Python-driven checks 
 summary_ctest() { excerpt "$(log_of ctest)" "tests passed|tests failed|Failed|\*\*\*|Not Run|^dry|^\[  (PASSED|FAILED)" 30; }
 
 # The steps run in `bash -c` under timeout: the functions and variables they use are exported.
-export -f $(compgen -A function | grep -E '^(step_|summary_)') fmwork_python note excerpt log_of drv minilm_drv \
-  load_error tests expect_exit expect_line
+export -f $(compgen -A function | grep -E '^(step_|summary_)') fmwork_python note excerpt log_of log_fields drv minilm_drv \
+  load_error tests expect_exit expect_line granite_folder
 export root work out report build staged carried_bin python platform granite dry minilm small_input small_batch budget
 build_failed=""
 
