@@ -20,6 +20,7 @@ prints nothing.
 
 import json
 import os
+import re
 import sys
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "log_schema.json")) as _schema_file:
@@ -65,9 +66,15 @@ def whole_lines(text):
     return text[:max(text.rfind("\n"), text.rfind("\r")) + 1]
 
 
+# The line ends `process` reads (and Python's open() in text mode): \r\n, \r, \n. Not str.splitlines(),
+# which also ends a line at \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029: a value may hold those (an ignored
+# option's text in an ARG line), and "a\u2028FMWORK RES ..." would then read as a RES line the run never wrote.
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def lines(text):
     """Every whole FMWORK line of `text` (a log's contents) in order, as (word, fields)."""
-    for line in whole_lines(text).splitlines():
+    for line in LINE_END.split(whole_lines(text)):
         parsed = parse(line)
         if parsed:
             yield parsed
@@ -87,10 +94,12 @@ def main(argv):
     if len(argv) not in (3, 4):
         sys.exit("usage: fmwork_log.py WORD KEY[,KEY...] [LOG]")
     keys = argv[2].split(",")
-    text = open(argv[3]).read() if len(argv) == 4 else sys.stdin.read()
-    for fields in records(text, argv[1]):
+    # A log's bytes as they are: a value may hold bytes that are not UTF-8 (an option's text as typed), which
+    # read strictly ended the command with a traceback; they are written back unchanged.
+    data = open(argv[3], "rb").read() if len(argv) == 4 else sys.stdin.buffer.read()
+    for fields in records(data.decode("utf-8", "surrogateescape"), argv[1]):
         if all(key in fields for key in keys):
-            print(" ".join(fields[key] for key in keys))
+            sys.stdout.buffer.write((" ".join(fields[key] for key in keys) + "\n").encode("utf-8", "surrogateescape"))
 
 
 if __name__ == "__main__":

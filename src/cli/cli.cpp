@@ -9,6 +9,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/cli/option_sets.hpp"
 
 namespace fmwork {
 
@@ -90,9 +91,14 @@ SortedWords sort_words(int argc, const char* const* argv) {
     }
     // `--model:dtype=float32` took the next word as its value, then was an unknown key "dtype=float32" (or,
     // last on the line, had "no value"): the value is a word of its own. ('=' inside a quoted key is a key's.)
-    if (eq != std::string::npos && name.find_first_of("'\"") > eq)
-      throw usage_error(excerpt(word) + ": a sub-option's value is the next word, not after '=': write " +
-                        excerpt(word.substr(0, eq + 2)) + " " + excerpt(name.substr(eq + 1)) + " (a space, not '=')");
+    // A secret's value (--model:token=...) is not repeated: kNotShown stands for it, as everywhere.
+    if (eq != std::string::npos && name.find_first_of("'\"") > eq) {
+      const std::string option = word.substr(0, eq + 2);
+      const bool secret = is_secret_option(option);
+      const std::string value = secret ? std::string(kNotShown) : excerpt(name.substr(eq + 1));
+      throw usage_error((secret ? option + "=" + value : excerpt(word)) + ": a sub-option's value is the next word, "
+                        "not after '=': write " + excerpt(option) + " " + value + " (a space, not '=')");
+    }
     if (i + 1 >= argc) throw usage_error(excerpt(word) + " has no value; " + sub_option_shape());
     const std::string value = argv[i + 1] ? argv[i + 1] : "";
     out.subs.emplace_back(word, value);

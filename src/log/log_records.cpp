@@ -15,6 +15,7 @@
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/log/verdicts.hpp"
+#include "line_checks.hpp"
 #include "log_rules.hpp"
 
 namespace fmwork {
@@ -57,6 +58,7 @@ class LogReader {
   void take(LogLine& parsed, std::string_view line, size_t line_number) {
     ++log_.fmwork_lines;
     charge(parsed, line_number);
+    check_contradictions(parsed, line, line_number);
     const bool arg_line = std::holds_alternative<ArgLine>(parsed);
     if (arg_line && after_args_) shape_args_.clear();  // a run appended: its ARG section starts afresh
     after_args_ = !arg_line;
@@ -92,7 +94,6 @@ class LogReader {
     } else if (auto* serve = std::get_if<ServeLine>(&parsed)) {
       log_.serve.push_back(std::move(*serve));
     } else if (auto* capacity = std::get_if<CapacityLine>(&parsed)) {
-      check_capacity(*capacity, line_number);
       log_.capacity.push_back(std::move(*capacity));
     } else if (auto* interrupt = std::get_if<InterruptLine>(&parsed)) {
       log_.interrupts.push_back(std::move(*interrupt));
@@ -147,23 +148,14 @@ class LogReader {
     throw runtime_error(kept_error(line_number));
   }
 
-  // A CAPACITY line whose fields contradict each other is no driver's (hostile round six: contended_levels=9
-  // with steps=3, and timing=ok over contended levels, were read as written).
-  void check_capacity(const CapacityLine& c, size_t line_number) const {
-    const auto integer = [&](const char* key) {
-      const std::string* v = c.fields.find(key);
-      return v ? std::stoll(*v) : int64_t{0};  // the line's spec has held both to integers
-    };
-    const std::string* timing = c.fields.find("timing");
-    const int64_t contended = integer("contended_levels"), steps = integer("steps");
-    std::string why;
-    if (c.fields.find("steps") && contended > steps)
-      why = fmt::format("contended_levels={} is more than the steps={} it ran", contended, steps);
-    else if (timing && *timing == "ok" && contended > 0)
-      why = fmt::format("timing=ok over contended_levels={}: a capacity found on contended levels is timing=contended",
-                        contended);
-    if (!why.empty())
-      throw runtime_error(source_name(log_.source) + ":" + std::to_string(line_number) + ": FMWORK CAPACITY " + why);
+  // A line whose fields contradict each other is no driver's (hostile rounds six and seven: contended_levels=9
+  // with steps=3, a p50 above the p99, an interrupt at combination 10 of 2, were read as written).
+  void check_contradictions(const LogLine& parsed, std::string_view line, size_t line_number) const {
+    const std::string why = line_checks::contradiction(parsed);
+    if (why.empty()) return;
+    const std::string_view rest = line.substr(log_rules::kPrefix.size());
+    throw runtime_error(source_name(log_.source) + ":" + std::to_string(line_number) + ": FMWORK " +
+                        std::string(rest.substr(0, rest.find(' '))) + " " + why);
   }
 
   std::string kept_error(size_t line_number) const {

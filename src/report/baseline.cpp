@@ -183,9 +183,15 @@ void refuse_no_pair(const BaselineTable& table, const std::vector<ParsedLog>& ba
 }  // namespace
 
 BaselineSpec parse_baseline(const std::string& text) {
+  // A key or value past kMaxBaselineBytes (a path's length, far past a META value) is no label, and every message
+  // that names the baseline would repeat it whole (hostile round seven: 100 KB twice in one line).
+  static constexpr size_t kMaxBaselineBytes = 1024;
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw usage_error("--baseline takes KEY=VALUE, such as dtype=float32; got '" + excerpt(text) + "'");
+  if (eq > kMaxBaselineBytes || text.size() - eq - 1 > kMaxBaselineBytes)
+    throw usage_error(fmt::format("--baseline takes KEY=VALUE, each at most {} characters (a META key and its value); "
+                                  "got '{}'", kMaxBaselineBytes, excerpt(text)));
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 
 #include <fmt/format.h>
@@ -49,7 +50,7 @@ class Level {
       notice_line(fmt::format("serve: this level at {:g} queries/s schedules {} queries over {}", plan_.rate_per_s,
                                 times.size(), duration_text(static_cast<double>(times.back()) / 1e9)));
     for (ServeNanos t : times) schedule(t);
-    const ServeNanos stop = (times.empty() ? 0 : times.back()) + std::max<ServeNanos>(plan_.min_duration, 1'000'000'000);
+    const ServeNanos stop = (times.empty() ? 0 : times.back()) + grace();
     size_t next = 0;  // the first scheduled query not yet in the queue
     for (;;) {
       const ServeNanos now = elapsed();
@@ -78,6 +79,11 @@ class Level {
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
     for (int64_t u = 0; u < plan_.users; ++u) pending.emplace(0, u);
     std::map<int64_t, int64_t> user_of;  // query id -> user
+    // Once no user sends again, the open loop's rule: no batch starts past the last query's schedule + grace().
+    // Without it, more users than the device could answer (--users 100000 at batch 4) kept the level running
+    // until every first query was answered, for hours (hostile round seven); those left are unanswered.
+    bool sending = true;
+    std::optional<ServeNanos> stop;
     for (;;) {
       const ServeNanos now = elapsed();
       while (!pending.empty() && pending.top().first <= now) {
@@ -91,24 +97,30 @@ class Level {
         wait(pending.top().first);
         continue;
       }
+      if (!sending && pending.empty() && !stop) stop = run_.queries.back().scheduled + grace();
+      if (stop && now > *stop) break;
       if (batch_due(queue_, plan_.limits, now, !pending.empty())) {
         const std::vector<int64_t> ids = dispatch(now);
         const ServeNanos done = elapsed();
         for (int64_t id : ids) {
           const int64_t user = user_of.at(id);
           user_of.erase(id);
-          if (!finished(done)) pending.emplace(done, user);
+          if (finished(done)) sending = false;
+          else pending.emplace(done, user);
         }
       } else {
         wait(pending.empty() ? batch_deadline(queue_, plan_.limits)
                              : std::min(batch_deadline(queue_, plan_.limits), pending.top().first));
       }
     }
+    run_.unanswered = static_cast<int64_t>(queue_.size());
     return std::move(run_);
   }
 
  private:
   ServeNanos elapsed() { return clock_.now() - origin_; }
+  // How long past its last scheduled query a level may still start batches.
+  ServeNanos grace() const { return std::max<ServeNanos>(plan_.min_duration, 1'000'000'000); }
   // A wait past kLongWait says so on stderr: a slow rate leaves the device idle for long stretches, which
   // looked like a hung run. At most one line per such wait, so at most one per kLongWait.
   void wait(ServeNanos t) {

@@ -214,6 +214,10 @@ TEST(Cli, UsageErrors) {
       {base_with({"--SET:key=value"}),
        "--SET:key=value: a sub-option's value is the next word, not after '=': write --SET:key value (a space, not "
        "'=')"},
+      // Defect (hostile round seven): the secret after '=' was repeated in the message.
+      {base_with({"--model:token=hf_SECRET0123", "--eval"}),
+       "--model:token=<not shown>: a sub-option's value is the next word, not after '=': write --model:token "
+       "<not shown> (a space, not '=')"},
       {base_with({"--torch.call:set_num_threads@=2", "--eval"}),
        "--torch.call:set_num_threads@=2: a sub-option's value is the next word, not after '=': write "
        "--torch.call:set_num_threads@ 2 (a space, not '=')"},

@@ -182,6 +182,36 @@ TEST(LogRecords, ACapacityLineThatContradictsItselfIsRefused) {
           "timing=ok over contended_levels=1: a capacity found on contended levels is timing=contended");
 }
 
+// Hostile round seven: lines whose figures contradict each other were read as written: a STAT or SERVE p50
+// above its p99 (or min above p50), a capacity at or above the lowest rate that failed, an interrupt at
+// combination 10 of 2. Refused, naming the fields; equal figures (a run of identical reps) still read.
+TEST(LogRecords, AFigureThatContradictsItsLineIsRefused) {
+  const std::string res = "FMWORK RES 1.000000000 2.000000000 m c 8 1 1.000 1000.0\n";
+  const std::string stat = "FMWORK STAT input=8 batch=1 reps=2 dropped=1 ";
+  const std::string serve = "FMWORK SERVE level=1 phase=levels arrival=poisson ";
+  const std::string capacity = "FMWORK CAPACITY bound=p99:100 result=found steps=3 ";
+  const std::string interrupt = "FMWORK INTERRUPT input=8 batch=1 signal=SIGINT ";
+  EXPECT_EQ(parse_log_text(res + stat + "min_ms=1 p50_ms=1 p90_ms=1 p99_ms=1 max_ms=1\n", "x.log").results.size(), 1u);
+  EXPECT_EQ(parse_log_text(serve + "p50_ms=2 p99_ms=3 max_ms=3 verdict=VALID reason=x\n", "x.log").serve.size(), 1u);
+  EXPECT_EQ(parse_log_text(capacity + "capacity_qps=50 lowest_failed_qps=60 reason=x\n", "x.log").capacity.size(), 1u);
+  EXPECT_EQ(parse_log_text(interrupt + "complete=3 combinations=4\n", "x.log").interrupts.size(), 1u);
+  const auto refused = [](const std::string& text, const std::string& says) {
+    try {
+      parse_log_text(text, "x.log");
+      ADD_FAILURE() << text << " was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(res + stat + "p50_ms=9 p90_ms=1 p99_ms=1\n",
+          "x.log:2: FMWORK STAT p50_ms=9 is above p90_ms=1: a latency's percentiles rise with the percent");
+  refused(res + stat + "min_ms=5 p50_ms=1\n", "FMWORK STAT min_ms=5 is above p50_ms=1");
+  refused(serve + "p50_ms=999 p99_ms=1 verdict=VALID reason=x\n", "x.log:1: FMWORK SERVE p50_ms=999 is above p99_ms=1");
+  refused(capacity + "capacity_qps=60 lowest_failed_qps=0.5 reason=x\n",
+          "x.log:1: FMWORK CAPACITY capacity_qps=60 is not below lowest_failed_qps=0.5");
+  refused(interrupt + "complete=9 combinations=2\n", "x.log:1: FMWORK INTERRUPT complete=9 is not below combinations=2");
+}
+
 // Defect: runs appended to one log were judged against each other across thread counts: a 1-thread run after a
 // 4-thread one was "implausible". Only runs alike (the same META facts and length options) are compared.
 TEST(LogRecords, OnlyRunsAlikeAreComparedForPlausibility) {

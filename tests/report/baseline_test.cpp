@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "fmwork/base/error.hpp"
 #include "support/process_fixtures.hpp"
 
 namespace fmwork {
@@ -286,6 +287,11 @@ TEST(ProcessBaseline, RefusedInOneLine) {
                  "--baseline dtype=float16: no run has dtype float16 (values: bfloat16, float32)");
   expect_refused({"--path", tree, "--baseline", "dtype"}, "--baseline takes KEY=VALUE, such as dtype=float32; got 'dtype'");
   expect_refused({"--path", tree, "--baseline", "=x"}, "--baseline takes KEY=VALUE, such as dtype=float32; got '=x'");
+  // Hostile round seven: a 100 KB value was repeated whole, twice, in the refusal's one line.
+  const std::string huge = "batching=" + std::string(100000, 'x');
+  expect_refused({"--path", tree, "--baseline", huge},
+                 "--baseline takes KEY=VALUE, each at most 1024 characters (a META key and its value); got '" +
+                     excerpt(huge) + "'");
   expect_refused({"--compare", tree, tree, "--baseline", "dtype=float32"},
                  "--baseline is for --path; with --compare A B, A is the baseline: leave one out");
   TempDir one;

@@ -118,9 +118,9 @@ std::string meta_log(const std::string& dtype, int threads, int input, double p5
   return fmt::format(
       "FMWORK META driver=0.1.0 platform=cpu threads={} dtype={}\n"
       "FMWORK RES 1.000000000 2.000000000 m c {} 1 {:.3f} {:.1f}\n"
-      "FMWORK STAT input={} batch=1 reps=20 dropped=4 mean_ms={:.6f} stddev_ms={:.6f} min_ms=1.0 p50_ms={:.6f} "
-      "p90_ms={:.6f} p99_ms=1.0 max_ms=1.0\n",
-      threads, dtype, input, p50_ms, 1000.0 / p50_ms, input, p50_ms, stddev_ms, p50_ms, p50_ms);
+      "FMWORK STAT input={} batch=1 reps=20 dropped=4 mean_ms={:.6f} stddev_ms={:.6f} min_ms={:.6f} p50_ms={:.6f} "
+      "p90_ms={:.6f} p99_ms={:.6f} max_ms={:.6f}\n",  // the percentiles in order, as a driver writes them
+      threads, dtype, input, p50_ms, 1000.0 / p50_ms, input, p50_ms, stddev_ms, p50_ms, p50_ms, p50_ms, p50_ms, p50_ms);
 }
 
 std::string usage_message(const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b, const CompareOptions& o) {
@@ -259,7 +259,7 @@ TEST(Compare, MixedLengthsCompareOnRealTokensPerSecond) {
     return log_of(fmt::format("FMWORK META driver=0.1.0 batching=sorted lengths=uniform:1,64\n"
                               "FMWORK RES 1.000000000 2.000000000 m c 64 8 {0:.3f} 1.0\n"
                               "FMWORK STAT input=64 batch=8 reps=20 dropped=4 mean_ms={0:.6f} stddev_ms={2:.6f} "
-                              "min_ms=1.0 p50_ms={0:.6f} p90_ms={0:.6f} p99_ms=1.0 max_ms=1.0 tokens_per_s={1:.3f} "
+                              "min_ms={0:.6f} p50_ms={0:.6f} p90_ms={0:.6f} p99_ms={0:.6f} max_ms={0:.6f} tokens_per_s={1:.3f} "
                               "real_tokens=200.0 padded_tokens=300.0 padding=0.3333 padded_tokens_per_s=1.0 "
                               "work_cov=0.0200 work_p90_p50=1.0200\n",
                               ms, tokens_per_s, ms * 0.4),

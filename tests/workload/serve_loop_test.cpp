@@ -79,15 +79,21 @@ TEST(ServeLoop, KeepsUpBelowCapacityAndFallsBehindAboveIt) {
   EXPECT_LT(high.achieved_qps, 8.0 / 0.013 * 1.01);
 }
 
-TEST(ServeLoop, ClosedLoopUsersSendTheirNextQueryWhenAnswered) {
-  SimClock clock;
+// A closed loop of `users`, warmed up for 100 ms.
+ServePlan closed_plan(int64_t users, ServeNanos min_duration, int64_t min_queries, BatchLimits limits) {
   ServePlan plan;
   plan.mode = ArrivalMode::closed;
-  plan.users = 4;
+  plan.users = users;
   plan.warmup = kSecond / 10;
-  plan.min_duration = kSecond;
-  plan.min_queries = 20;
-  plan.limits = BatchLimits{8, 50 * kMs, 0, Batching::padded};
+  plan.min_duration = min_duration;
+  plan.min_queries = min_queries;
+  plan.limits = limits;
+  return plan;
+}
+
+TEST(ServeLoop, ClosedLoopUsersSendTheirNextQueryWhenAnswered) {
+  SimClock clock;
+  const ServePlan plan = closed_plan(4, kSecond, 20, BatchLimits{8, 50 * kMs, 0, Batching::padded});
   LengthSampler lengths(parse_length_spec("8", "--input_lengths"), 1);
   const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(10 * kMs); });
   // All four users are waiting at once, so no batch waits for max_wait: every batch has the four, every 10 ms.
@@ -96,6 +102,23 @@ TEST(ServeLoop, ClosedLoopUsersSendTheirNextQueryWhenAnswered) {
   EXPECT_TRUE(s.valid) << s.reason;
   EXPECT_NEAR(s.achieved_qps, 400.0, 400.0 * 0.02);
   EXPECT_NEAR(s.latency.p50_ms, 10.0, 1e-9);
+}
+
+// Hostile round seven: more users than the device can answer (100000 at batch 4, 10 ms a batch) kept the level
+// running until every user's first query was answered, 250 s of batches here and hours on a real device. The
+// closed loop stops as the open loop does: past its last scheduled query by max(min_duration, 1 s), the queries
+// still queued unanswered, the level INVALID for falling behind.
+TEST(ServeLoop, AClosedLoopTheDeviceCannotAnswerEndsInBoundedTime) {
+  SimClock clock;
+  const ServePlan plan = closed_plan(100000, kSecond / 2, 5, BatchLimits{4, 0, 0, Batching::padded});
+  LengthSampler lengths(parse_length_spec("8", "--input_lengths"), 1);
+  const ServeNanos start = clock.now();
+  const ServeRun run = run_serve_level(plan, lengths, clock, [&](const BatchToRun&) { clock.advance(10 * kMs); });
+  EXPECT_LE(clock.now() - start, 3 * kSecond);
+  EXPECT_GT(run.unanswered, 90000);
+  const LevelSummary s = summarize_level(run, plan, std::nullopt);
+  EXPECT_FALSE(s.valid);
+  EXPECT_NE(s.reason.find("fell behind"), std::string::npos) << s.reason;
 }
 
 // The plan's values were checked where they were read (cli/serve_options): a plan that breaks an invariant is the

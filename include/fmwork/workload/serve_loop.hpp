@@ -73,9 +73,10 @@ struct ServeRun {
   int64_t unanswered = 0;  // queries still queued or not yet arrived when the level stopped (it fell behind)
 };
 
-// Runs one level, each query's length drawn from `lengths` as it is scheduled. The open loop stops admitting new batches once the clock is past the last scheduled arrival
-// by max(min_duration, 1 s): a level the device cannot keep up with ends in bounded time, its unanswered
-// queries counted. Throws a usage Error for a plan out of range (rate, users, limits) and what run_batch throws.
+// Runs one level, each query's length drawn from `lengths` as it is scheduled. Both loops stop admitting new
+// batches once the clock is past the last scheduled query (the closed loop's, once no user sends again) by
+// max(min_duration, 1 s): a level the device cannot keep up with ends in bounded time, its unanswered queries
+// counted. Throws a usage Error for a plan out of range (rate, users, limits) and what run_batch throws.
 ServeRun run_serve_level(const ServePlan& plan, LengthSampler& lengths, ServeClock& clock, const RunBatch& run_batch);
 
 // What a level reports (the SERVE line): the measured queries are those scheduled from the warm-up on; the
