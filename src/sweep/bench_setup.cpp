@@ -234,9 +234,9 @@ std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platf
   }};
 }
 
-DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
+DriverOptions parse_driver_options(int argc, const char* const* argv, Command command) {
   DriverOptions o;
-  o.command_line = parse_command_line(argc, argv, not_required);
+  o.command_line = parse_command_line(argc, argv, command);
   const auto& subs = o.command_line.subs;
   o.compile = compile_options_from(subs.at("compile"));
   o.model = model_options_from(subs.at("model"));

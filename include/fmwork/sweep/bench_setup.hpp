@@ -36,8 +36,8 @@ struct DriverOptions {
 
 // Everything the user typed, parsed and validated before anything is loaded: the sub-option sets, the torch
 // settings, and the output folders (--save_outputs and --profile made, --check_outputs existing). Usage Errors
-// name the option. `not_required`: fixed options another command (serve) gives defaults.
-DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
+// name the option. `command`: whose command line it is (options.hpp), the sweep's or driver serve's.
+DriverOptions parse_driver_options(int argc, const char* const* argv, Command command = Command::sweep);
 
 // The platform --platform names, checked against the command line (its constraints, the compile request, the
 // lengths --input_lengths can draw against config.json's positions) and the thread environment, before anything
