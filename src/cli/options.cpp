@@ -1,6 +1,7 @@
 // The one option table (options.hpp): every row of the driver's and `driver serve`'s command lines, what
 // `args.NAME` and the args JSON show of them, and the reading of the options given.
 #include "fmwork/cli/options.hpp"
+#include "fmwork/cli/extra_option.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -213,10 +214,25 @@ const CommandText& command_text(Command command) {
   return command == Command::sweep ? sweep : serve;
 }
 
-const std::vector<Option>& options() {
-  static const std::vector<Option> rows(std::begin(kOptions), std::end(kOptions));
+namespace {
+
+// The table's one copy: kOptions' rows, and an ExtraOption's while it lives.
+std::vector<Option>& rows() {
+  static std::vector<Option> rows(std::begin(kOptions), std::end(kOptions));
   return rows;
 }
+
+}  // namespace
+
+const std::vector<Option>& options() { return rows(); }
+
+ExtraOption::ExtraOption(const Option& row) {
+  if (rows().size() != std::size(kOptions)) throw runtime_error("an ExtraOption is alive already: one at a time");
+  if (find_option(row.name)) throw runtime_error(std::string("--") + row.name + " is a row of the table already");
+  rows().push_back(row);
+}
+
+ExtraOption::~ExtraOption() { rows().pop_back(); }
 
 std::vector<const Option*> options_of(Command command) {
   std::vector<const Option*> rows;
