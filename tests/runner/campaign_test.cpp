@@ -136,6 +136,7 @@ TEST(Campaign, AGpuSlotRunsOnItsOwnVisibleDevice) {
   EXPECT_TRUE(slot_launch("cuda", std::nullopt).env.empty());
   EXPECT_EQ(slot_launch("cpu", std::nullopt).platform, "cpu");
   EXPECT_TRUE(slot_launch("refdev", std::string("0")).env.empty());
+  for (const char* bad : {"cuda:x", "cuda:1234", "cuda:"}) EXPECT_EQ(slot_launch(bad, std::nullopt).platform, bad);
 }
 
 TEST(Campaign, TheFolderIsClaimedOncePerSecond) {
