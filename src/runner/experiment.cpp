@@ -280,21 +280,11 @@ std::optional<std::string> argv_value(const std::vector<std::string>& argv, cons
   return std::nullopt;
 }
 
-// The integers of a comma-separated size list as the driver checked them ("8,16"); none for anything else.
-std::vector<int64_t> sizes_in(const std::optional<std::string>& text) {
-  std::vector<int64_t> out;
-  if (!text) return out;
-  size_t start = 0;
-  while (start <= text->size()) {
-    const size_t comma = std::min(text->find(',', start), text->size());
-    try {
-      out.push_back(std::stoll(text->substr(start, comma - start)));
-    } catch (const std::exception&) {
-      return {};
-    }
-    start = comma + 1;
-  }
-  return out;
+// The sizes of a planned run's `option` ("--batch_sizes"), read by the driver's own reader (checked() has read
+// every run's line with it, so this does not throw), not a second reading of the text; none when not given.
+std::vector<int64_t> driver_sizes(const std::vector<std::string>& argv, const std::string& option) {
+  const std::optional<std::string> text = argv_value(argv, option);
+  return text ? read_sizes(option, *text) : std::vector<int64_t>{};
 }
 
 // Two runs of one folder given to --save_outputs or --profile write <input>x<batch>.* there: a run with other
@@ -318,8 +308,8 @@ void refuse_shared_output_folders(const std::vector<PlannedRun>& runs, const std
         }
         options += run.argv[i] + '\0';
       }
-      for (int64_t input : sizes_in(argv_value(run.argv, "--input_sizes")))
-        for (int64_t batch : sizes_in(argv_value(run.argv, "--batch_sizes"))) {
+      for (int64_t input : driver_sizes(run.argv, "--input_sizes"))
+        for (int64_t batch : driver_sizes(run.argv, "--batch_sizes")) {
           if (budget-- == 0) return;
           const auto [at, fresh] = written[*folder].try_emplace({input, batch}, &run, options);
           if (fresh || at->second.second == options) continue;
