@@ -72,7 +72,8 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   set_progress_mode(progress_mode_for(args.quiet));
   out << banner("ARGS") << format_args_section(o.command_line);
   flush_or_throw(out, "the log to standard output");
-  BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::serve, out, out);
+  BenchSetup bench = load_bench(o, std::move(platform), revision, out, out);
+  finish_bench(o, bench);
   Model& model = *bench.model;
   const ModelFacts facts = model.facts();
   setup.batching = bench.batching;
