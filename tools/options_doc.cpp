@@ -39,7 +39,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (wanted == page) return 0;
-  std::cerr << path << " differs from the option tables (src/cli/fixed_options.cpp, src/cli/option_sets.cpp); "
+  std::cerr << path << " differs from the option tables (src/cli/options.cpp, src/cli/option_sets.cpp); "
             << "regenerate it: cmake --build <build folder> --target options_page\n";
   return 1;
 }

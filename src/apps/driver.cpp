@@ -15,7 +15,6 @@
 
 #include "fmwork/cache/cache_command.hpp"
 #include "fmwork/runner/campaign.hpp"
-#include "fmwork/cli/serve_options.hpp"
 #include "fmwork/cli/usage.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/base/crash_guard.hpp"

@@ -1,5 +1,5 @@
-// The command line of a driver run (cli.hpp): argv sorted into fixed options, checked against their
-// table, and sub-options, then each turned into what it stands for.
+// The command line of a driver run or `driver serve` (cli.hpp): the one tokenizer, argv sorted into the options
+// of the one table (options.hpp) and sub-options, then each turned into what it stands for.
 #include "fmwork/cli/cli.hpp"
 
 #include <algorithm>
@@ -15,23 +15,30 @@ namespace fmwork {
 
 namespace {
 
-// "--platform, --model_class, ...": the fixed options, for the unknown-option message.
-std::string fixed_list() {
-  std::string list;
-  return joined(option_names(fixed_options()));
+// What follows "unknown option --X; did you mean ...?": where the command's options are listed.
+std::string unknown_option_tail(Command command) {
+  if (command == Command::serve) return "; driver serve --help lists serve's options and the model's";
+  return "; the fixed options are " + joined(option_names(command)) + ", and " + sub_option_shape();
+}
+
+// An option of the table that `command` does not take: whose it is, from the row.
+[[noreturn]] void refuse_other_commands_option(const Option& option, Command command) {
+  const Command owner = command == Command::sweep ? Command::serve : Command::sweep;
+  throw usage_error(option.option() + " is " + command_text(owner).whose + "; " + command_text(command).does + " (" +
+                    command_text(command).line + " --help)");
 }
 
 // argv sorted out: the fixed options with their values, the sub-options for the trees, and the ARG line words.
 struct SortedWords {
-  std::vector<std::pair<const FixedOption*, std::string>> fixed;  // each with its value as typed ("" for a flag)
+  std::vector<std::pair<const Option*, std::string>> fixed;  // each with its value as typed ("" for a flag)
   std::vector<std::pair<std::string, std::string>> subs;          // (--SET:key[@], VALUE), in the order given
-  std::set<std::string> seen;                                     // names of the fixed options given
+  std::set<std::string> seen;                                     // names of the options given
   std::vector<std::string> arg_words;                             // "--reps 2", in the order given
 };
 
 // One fixed option (`word` is argv[i]): given once, a flag without a value, an option with one after '='
 // or in the next word. Returns the index of the last word it used.
-int take_fixed(const FixedOption& spec, const std::string& word, const std::optional<std::string>& inline_value,
+int take_fixed(const Option& spec, const std::string& word, const std::optional<std::string>& inline_value,
                int i, int argc, const char* const* argv, SortedWords& out) {
   const std::string option = std::string("--") + spec.name;
   if (!out.seen.insert(spec.name).second) throw usage_error(option + " is given twice; give it once");
@@ -46,7 +53,8 @@ int take_fixed(const FixedOption& spec, const std::string& word, const std::opti
     value = *inline_value;
   } else {
     if (i + 1 >= argc || std::string_view(argv[i + 1] ? argv[i + 1] : "").substr(0, 2) == "--")
-      throw usage_error(option + " needs a value (to give one that starts with '--', write " + option + "=VALUE)");
+      throw usage_error(option + " needs a value, like " + spec.with_example() + " (to give one that starts with '--', "
+                        "write " + option + "=VALUE)");
     value = argv[++i];
   }
   out.fixed.emplace_back(&spec, value);
@@ -56,7 +64,7 @@ int take_fixed(const FixedOption& spec, const std::string& word, const std::opti
 
 // Sub-options (a `--` word whose name has a ':', with the next word as its value whatever it looks like)
 // go aside; fixed options are checked against their table; anything else is refused.
-SortedWords sort_words(int argc, const char* const* argv) {
+SortedWords sort_words(int argc, const char* const* argv, Command command) {
   SortedWords out;
   std::vector<std::string> words;
   for (int i = 1; i < argc; ++i) words.emplace_back(argv[i] ? argv[i] : "");
@@ -77,17 +85,17 @@ SortedWords sort_words(int argc, const char* const* argv) {
     }
     const std::string name = word.substr(2);
     const size_t eq = name.find('=');
-    const FixedOption* spec = find_fixed_option(name);
+    const Option* spec = find_option(name);
     std::optional<std::string> inline_value;
-    if (!spec && eq != std::string::npos && (spec = find_fixed_option(name.substr(0, eq))) != nullptr)
+    if (!spec && eq != std::string::npos && (spec = find_option(name.substr(0, eq))) != nullptr)
       inline_value = name.substr(eq + 1);
+    if (spec && !spec->takes(command)) refuse_other_commands_option(*spec, command);
     if (spec) {
       i = take_fixed(*spec, word, inline_value, i, argc, argv, out);
       continue;
     }
     if (name.find(':') == std::string::npos) {
-      throw usage_error(unknown_option(word, option_names(fixed_options())) + "; the fixed options are " +
-                        fixed_list() + ", and " + sub_option_shape());
+      throw usage_error(unknown_option("--" + name.substr(0, eq), option_names(command)) + unknown_option_tail(command));
     }
     // `--model:dtype=float32` took the next word as its value, then was an unknown key "dtype=float32" (or,
     // last on the line, had "no value"): the value is a word of its own. ('=' inside a quoted key is a key's.)
@@ -123,10 +131,12 @@ void check_tuned_options(const CommandLine& command_line) {
                         "check against the CPU, which a run on --platform cpu without --compile does not make");
 }
 
-CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
+CommandLine parse_command_line(int argc, const char* const* argv, Command command) {
   CommandLine result;
-  SortedWords words = sort_words(argc, argv);
-  result.args = fixed_args_from(words.fixed, not_required);
+  SortedWords words = sort_words(argc, argv, command);
+  OptionGroups groups = options_from(command, words.fixed);
+  result.args = std::move(groups.args);
+  result.serve = std::move(groups.serve);
   result.subs = sub_option_trees(words.subs, args_resolver(result.args));
   result.arg_words = std::move(words.arg_words);
   std::sort(result.arg_words.begin(), result.arg_words.end());

@@ -14,6 +14,7 @@
 #include "fmwork/base/option_values.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/cli/model_keys.hpp"
 #include "fmwork/hf/config.hpp"
 
 namespace fmwork {
@@ -140,6 +141,10 @@ struct KeySpec {
   const char* summary;  // the key as the set's one-line --help summary spells it; nullptr: left to "..."
   const char* help;
   void (*store)(Options&, const std::string& option, const Value&);
+  // The model files that take the key (--model:'s rows; a bit per ModelFile), and whether it was given so:
+  // model_key_not_taken reads them. nullptr: every file takes it.
+  bool (*given)(const Options&) = nullptr;
+  unsigned files = ~0u;
 };
 
 template <typename Options>
@@ -245,27 +250,32 @@ namespace {
 
 // from_pretrained keywords that change nothing for a local folder run by this driver, with why. Keywords
 // that would change the numbers or the weights (variant, subfolder, device_map, output_attentions,
-// ignore_mismatched_sizes, ...) are not here: they stay refused.
-struct IgnoredKey {
-  const char* key;
-  const char* why;
-  bool secret;  // its value is written nowhere (credentials, proxy addresses): is_secret_key
-};
+// ignore_mismatched_sizes, ...) are not here: they stay refused. The rows are the header's IgnoredKeyDoc:
+// --help, docs/options.md, MODEL and the secrets' test read this one copy (ignored_model_keys()).
+// In a function: a static of another file may ask for them before this file's statics are made.
+const std::vector<IgnoredKeyDoc>& ignored_rows() {
+  static const std::vector<IgnoredKeyDoc> rows = {
+      {"revision", "it picks a Hub revision; a local folder is one revision", false},
+      {"trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none", false},
+      {"local_files_only", "the folder is local already; nothing is downloaded", false},
+      {"force_download", "nothing is downloaded", false},
+      {"resume_download", "nothing is downloaded", false},
+      {"cache_dir", "no Hub cache is used; the folder is read in place", false},
+      {"proxies", "no network is used", true},
+      {"token", "no Hub access is made", true},
+      {"use_auth_token", "no Hub access is made", true},
+      {"low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says", false},
+      {"use_safetensors", "the native loader reads safetensors only", false},
+      {"_fast_init", "weights are read, never initialised first", false},
+  };
+  return rows;
+}
 
-const IgnoredKey kIgnoredModelKeys[] = {
-    {"revision", "it picks a Hub revision; a local folder is one revision", false},
-    {"trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none", false},
-    {"local_files_only", "the folder is local already; nothing is downloaded", false},
-    {"force_download", "nothing is downloaded", false},
-    {"resume_download", "nothing is downloaded", false},
-    {"cache_dir", "no Hub cache is used; the folder is read in place", false},
-    {"proxies", "no network is used", true},
-    {"token", "no Hub access is made", true},
-    {"use_auth_token", "no Hub access is made", true},
-    {"low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says", false},
-    {"use_safetensors", "the native loader reads safetensors only", false},
-    {"_fast_init", "weights are read, never initialised first", false},
-};
+constexpr unsigned file_bit(ModelFile file) { return 1u << static_cast<unsigned>(file); }
+// The native encoders' own keys; a folder's (either way it runs); and a TorchScript file's.
+constexpr unsigned kNative = file_bit(ModelFile::native_folder);
+constexpr unsigned kFolders = kNative | file_bit(ModelFile::transformers_class);
+constexpr unsigned kTorchScript = file_bit(ModelFile::torchscript);
 
 const SetTable<ModelOptions>& model_table() {
   using O = ModelOptions;
@@ -273,34 +283,41 @@ const SetTable<ModelOptions>& model_table() {
       "model", "model loading", "",
       {{"torch_dtype", "dtype", &kModelDtype, " bfloat16", "torch_dtype",
         "the weights' dtype: float32, float16, bfloat16, or auto (config.json's)",
-        [](O& o, const std::string&, const Value& v) { o.dtype = model_dtype(v); }},
+        [](O& o, const std::string&, const Value& v) { o.dtype = model_dtype(v); },
+        [](const O& o) { return o.dtype && *o.dtype != "auto"; }, kFolders | kTorchScript},
        {"attn_implementation", nullptr, &kString, " sdpa", "attn_implementation", "eager or sdpa",
         [](O& o, const std::string& option, const Value& v) {
           o.attn_implementation = read_choice(option, v.text, {"eager", "sdpa"});
-        }},
+        },
+        [](const O& o) { return o.attn_implementation.has_value(); }, kFolders},
        {"add_pooling_layer", nullptr, &kBool, "@ False", "add_pooling_layer", "whether the model has its pooler",
-        [](O& o, const std::string&, const Value& v) { o.add_pooling_layer = v.boolean; }},
+        [](O& o, const std::string&, const Value& v) { o.add_pooling_layer = v.boolean; },
+        [](const O& o) { return o.add_pooling_layer.has_value(); }, kFolders},
        {"vocab_size", nullptr, &kInt, "@ 30522", "vocab_size",
         "the vocabulary of a TorchScript file without a config.json beside it",
         [](O& o, const std::string& option, const Value& v) {
           o.vocab_size = integer_within(option, v.integer, 1, hf::kMaxVocabSize);
-        }},
+        },
+        [](const O& o) { return o.vocab_size.has_value(); }, ~file_bit(ModelFile::transformers_class)},
        {"random_weights", nullptr, &kBool, "@ True", nullptr,
         "build the weights at random when the folder has a config.json only (opt-in)",
-        [](O& o, const std::string&, const Value& v) { o.random_weights = v.boolean; }},
+        [](O& o, const std::string&, const Value& v) { o.random_weights = v.boolean; },
+        [](const O& o) { return o.random_weights; }, kNative},
        {"random_weights_seed", nullptr, &kInt, "@ 7", nullptr, "the seed of those random weights",
         [](O& o, const std::string&, const Value& v) { o.random_weights_seed = v.integer; }},
        {"packed_gemm", nullptr, &kBool, "@ False", nullptr, "MKL packed GEMM for float32 on the CPU (default True with AVX-512, False without: slower there)",
-        [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; }},
+        [](O& o, const std::string&, const Value& v) { o.packed_gemm = v.boolean; },
+        [](const O& o) { return o.packed_gemm.has_value(); }, kNative},
        {"gelu_epilogue", nullptr, &kBool, "@ True", nullptr,
         "the BERT family's feed-forward bias and GELU in its first GEMM (at::_addmm_activation; on CUDA "
         "cuBLASLt's tanh GELU, judged by --check_outputs; default False)",
-        [](O& o, const std::string&, const Value& v) { o.gelu_epilogue = v.boolean; }}}};
+        [](O& o, const std::string&, const Value& v) { o.gelu_epilogue = v.boolean; },
+        [](const O& o) { return o.gelu_epilogue.has_value(); }, kNative}}};
   return table;
 }
 
-const IgnoredKey* ignored_model_key(const std::string& key) {
-  for (const auto& ignored : kIgnoredModelKeys)
+const IgnoredKeyDoc* ignored_model_key(const std::string& key) {
+  for (const auto& ignored : ignored_rows())
     if (key == ignored.key) return &ignored;
   return nullptr;
 }
@@ -313,17 +330,23 @@ ModelOptions model_options_from(const Value& tree) {
   // Ignored keys never fail, so taking them out first changes no message and keeps MODEL's sorted order.
   Entries entries;
   for (auto& [key, v] : sorted_entries(tree, set)) {
-    if (const IgnoredKey* ignored = ignored_model_key(key))
+    if (const IgnoredKeyDoc* ignored = ignored_model_key(key))
       out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : excerpt(repr(v), 200)) +
                             " ignored: " + ignored->why);
     else
       entries.emplace_back(key, std::move(v));
   }
   std::vector<std::string> accepted;
-  for (const auto& ignored : kIgnoredModelKeys) accepted.emplace_back(ignored.key);
+  for (const auto& ignored : ignored_rows()) accepted.emplace_back(ignored.key);
   apply_table(model_table(), entries, out,
               " (accepted and ignored, as meaningless for a local folder: " + joined(accepted) + ")", accepted);
   return out;
+}
+
+std::optional<std::string> model_key_not_taken(const ModelOptions& options, ModelFile file) {
+  for (const auto& spec : model_table().keys)
+    if (spec.given && spec.given(options) && !(spec.files & file_bit(file))) return std::string(spec.key);
+  return std::nullopt;
 }
 
 namespace {
@@ -531,17 +554,10 @@ const std::vector<OptionSetDoc>& torch_setting_docs() {
   return docs;
 }
 
-const std::vector<IgnoredKeyDoc>& ignored_model_keys() {
-  static const std::vector<IgnoredKeyDoc> docs = [] {
-    std::vector<IgnoredKeyDoc> out;
-    for (const auto& ignored : kIgnoredModelKeys) out.push_back({ignored.key, ignored.why, ignored.secret});
-    return out;
-  }();
-  return docs;
-}
+const std::vector<IgnoredKeyDoc>& ignored_model_keys() { return ignored_rows(); }
 
 bool is_secret_key(const std::string& set, const std::string& key) {
-  const IgnoredKey* ignored = set == model_table().set ? ignored_model_key(key) : nullptr;
+  const IgnoredKeyDoc* ignored = set == model_table().set ? ignored_model_key(key) : nullptr;
   return ignored && ignored->secret;
 }
 

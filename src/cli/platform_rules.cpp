@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/cuda_name.hpp"
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
@@ -104,11 +105,8 @@ const char* const kPlatformNames =
     "cpu, cuda, cuda:N or a plugin name of up to 64 letters, digits, '_', '-' and '.'";
 
 bool is_platform_name(const std::string& name) {
-  if (name == "cpu" || name == "cuda") return true;
-  if (name.rfind("cuda:", 0) == 0) {
-    const std::string index = name.substr(5);
-    return !index.empty() && index.size() <= 3 && index.find_first_not_of("0123456789") == std::string::npos;
-  }
+  if (name == "cpu" || read_cuda_name(name)) return true;
+  if (name.rfind("cuda:", 0) == 0) return false;  // a bad index
   // 64: a name goes into a file name and every message about it (a 5,000-character one made 20 KB lines).
   if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
   return name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==

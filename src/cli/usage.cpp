@@ -1,5 +1,5 @@
-// `driver --help` (usage.hpp): the text, laid out from the fixed options' table, option_sets' tables and the
-// subcommands the driver declares.
+// `driver --help` and `driver serve --help` (usage.hpp): the text, laid out from the one option table
+// (options.hpp), option_sets' tables and the subcommands the driver declares.
 #include "fmwork/cli/usage.hpp"
 
 #include <algorithm>
@@ -8,9 +8,9 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
-#include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/cli/option_row.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/options.hpp"
 #include "fmwork/cli/sub_options.hpp"
 
 namespace fmwork {
@@ -72,9 +72,8 @@ std::string wrapped(const std::string& lead, const std::string& text, size_t wid
 // The usage lines: the fixed options as the table declares them, then one line per subcommand.
 std::string usage_lines(const std::vector<SubcommandDoc>& subcommands) {
   std::vector<std::string> units;
-  for (const auto& option : fixed_options()) {
-    units.push_back(option.required() ? option.usage() : "[" + option.usage() + "]");
-  }
+  for (const Option* option : options_of(Command::sweep))
+    units.push_back(option->required_by(Command::sweep) ? option->usage() : "[" + option->usage() + "]");
   units.emplace_back("[--SET:key[@] VALUE ...]");
   std::string out = wrapped_units("usage: driver ", units, 99, std::string(14, ' '));
   for (const auto& subcommand : subcommands) out += "       driver " + subcommand.name + " " + subcommand.synopsis + "\n";
@@ -125,6 +124,14 @@ std::string example_lines() {
   return out;
 }
 
+// "--reps, --warmup, ...": the sweep's rows that serve does not take.
+std::string sweep_only_list() {
+  std::vector<std::string> names;
+  for (const Option* option : options_of(Command::sweep))
+    if (!option->takes(Command::serve)) names.push_back(option->option());
+  return joined(names);
+}
+
 }  // namespace
 
 std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
@@ -136,9 +143,9 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
     for (const auto& subcommand : subcommands) out += option_help_line("  " + subcommand.name, 24, subcommand.summary);
   }
   out += "\nfixed options:\n";
-  for (const auto& option : fixed_options())
-    out += option_help_line("  " + option.option() + (option.flag() ? "" : " VALUE"), 24,
-                     std::string(option.help) + (option.required() ? " (required)" : ""));
+  for (const Option* option : options_of(Command::sweep))
+    out += option_help_line("  " + option->option() + (option->flag() ? "" : " VALUE"), 24,
+                            std::string(option->help) + (option->required_by(Command::sweep) ? " (required)" : ""));
   out += option_help_line("  --version", 24, "prints the driver's version and git revision, alone on the command line");
   out +=
       "\n"
@@ -146,6 +153,35 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands) {
       "  A key ending in '@' takes a Python literal (None, True, False, numbers, 'strings', lists, tuples,\n"
       "  dicts, torch.float16, args.<option>); without '@' the value is a plain string.\n" +
       sub_option_summaries() + "\n" + option_key_lines() + "\nexamples:\n" + example_lines();
+  return out;
+}
+
+std::string serve_usage() {
+  std::string out =
+      "usage: driver serve --platform P --model_class C --model_name N [--input_sizes L] [--batch_sizes B]\n"
+      "                    (--rates R[,R...] | --users N | --latency_bound pQ:MS) [OPTIONS]\n\n"
+      "The serving scenario: queries arrive (open loop, seeded Poisson; or closed loop, N users), a dynamic batcher\n"
+      "forms batches of at most --batch_sizes B queries (one size; default 8), and each query's latency runs from\n"
+      "its scheduled arrival to its batch's outputs being ready on the device. One FMWORK SERVE line per load\n"
+      "level (percentiles, achieved rate, batch sizes, busy fraction, VALID or INVALID); with --latency_bound,\n"
+      "FMWORK CAPACITY: the highest rate that holds it, and the rates tried. docs/serving.md says more.\n\n"
+      "serve's options:\n";
+  std::vector<std::string> shared;  // the rows serve shares with the sweep, but the two it reads its own way
+  for (const Option* o : options_of(Command::serve)) {
+    if (!o->takes(Command::sweep)) out += option_help_line("  " + o->usage(), 28, o->help);
+    else if (std::string(o->name) != "input_sizes" && std::string(o->name) != "batch_sizes") shared.push_back(o->option() + ",");
+  }
+  for (const std::string& set : kSubOptionSets) shared.push_back("--" + set + ":" + (set == kSubOptionSets.back() ? "" : ","));
+  shared.insert(shared.end() - static_cast<std::ptrdiff_t>(kSubOptionSets.size()), "and the");
+  shared.emplace_back("sets.");
+  out += "\n" + wrapped_units("the model's options are the sweep's (driver --help): ", shared, 110, "");
+  out += wrapped("", "--input_sizes L is a fixed query length (default 128; with --input_lengths SPEC, the longest), "
+                 "--batch_sizes B the batcher's largest batch (default 8); --batching padded takes the queue in order, "
+                 "sorted the oldest query with the waiting ones nearest its length, unpadded runs the real tokens "
+                 "packed (native encoders: their default with --input_lengths); the sweep's own options (" +
+                 sweep_only_list() + ") are not used.", 110, "");
+  out += "\nexample:\n  driver serve --platform cpu --model_class BertModel --model_name all-MiniLM-L6-v2 --eval \\\n"
+         "      --input_sizes 128 --batch_sizes 8 --rates 20,40,80 --latency_bound p99:50 --price_per_hour 3.20\n";
   return out;
 }
 
@@ -164,8 +200,8 @@ void refuse_misspelt_subcommand(const std::vector<std::string>& words, const std
   const bool option = word.rfind("--", 0) == 0;
   if (option) {  // a fixed option, a sub-option or the driver's own words start a sweep's line: none is a typo
     const std::string name = word.substr(2, word.find('=') - 2);  // npos - 2 still reads to the end
-    if (name.find(':') != std::string::npos || find_fixed_option(name) || name == "help" || name == "version") return;
-    for (const std::string& fixed : option_names(fixed_options())) names.push_back(fixed);
+    if (name.find(':') != std::string::npos || (find_option(name) && find_option(name)->takes(Command::sweep)) || name == "help" || name == "version") return;
+    for (const std::string& fixed : option_names(Command::sweep)) names.push_back(fixed);
     names.insert(names.end(), {"--help", "--version"});
   }
   const std::optional<std::string> meant = closest_option(word, names);

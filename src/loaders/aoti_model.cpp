@@ -16,6 +16,7 @@
 
 #include "fmwork/base/crash_guard.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/model_keys.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/zip_archive.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
@@ -187,7 +188,7 @@ class AotiModel : public Model {
 
 std::unique_ptr<Model> load_aoti_model(const LoadRequest& request) {
   const auto& o = request.options;
-  if (const auto key = folder_only_key(o, true))
+  if (const auto key = model_key_not_taken(o, ModelFile::aoti_package))
     throw usage_error(fmt::format("--model:{}: {} is an AOTInductor package, fixed when it was built; "
                                   "build it again with what you need",
                                   *key, request.path));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/model_keys.hpp"
 
 #ifdef FMWORK_WITH_OPENVINO
 #include <ATen/Parallel.h>
@@ -444,7 +445,7 @@ void check_openvino_properties(const std::vector<std::pair<std::string, std::str
 
 std::unique_ptr<Model> load_openvino_model(const LoadRequest& request) {
   const auto& o = request.options;
-  if (const auto key = folder_only_key(o, true))
+  if (const auto key = model_key_not_taken(o, ModelFile::openvino))
     throw usage_error(fmt::format("--model:{}: {} is {}, fixed when it was written; write it again with what you "
                                   "need{}",
                                   *key, request.path, kind_of(request.path),

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/model_keys.hpp"
 #include "fmwork/runtime/exception_cause.hpp"
 #include "fmwork/hf/config.hpp"
 #include "fmwork/hf/special_tokens.hpp"
@@ -195,20 +196,9 @@ TokenFacts token_facts_beside(const std::string& path, const ModelOptions& optio
   return TokenFacts{config.vocab_size, hf::read_special_tokens(folder.string(), config).ids, config.type_vocab_size};
 }
 
-std::optional<std::string> folder_only_key(const ModelOptions& o, bool dtype_too) {
-  for (auto [given, name] : {std::pair{o.attn_implementation.has_value(), "attn_implementation"},
-                             std::pair{o.add_pooling_layer.has_value(), "add_pooling_layer"},
-                             std::pair{o.random_weights, "random_weights"},
-                             std::pair{o.packed_gemm.has_value(), "packed_gemm"},
-                             std::pair{o.gelu_epilogue.has_value(), "gelu_epilogue"},
-                             std::pair{dtype_too && o.dtype.has_value() && *o.dtype != "auto", "torch_dtype"}})
-    if (given) return std::string(name);
-  return std::nullopt;
-}
-
 std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request) {
   const auto& o = request.options;
-  if (const auto key = folder_only_key(o, false))
+  if (const auto key = model_key_not_taken(o, ModelFile::torchscript))
     throw usage_error(fmt::format("--model:{} applies to Hugging Face model folders; {} is a TorchScript file", *key,
                                   request.path));
   refuse_special_file(request.path);  // a FIFO would block torch::jit::load forever

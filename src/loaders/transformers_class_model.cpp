@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/model_keys.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/loaders/model_dtype.hpp"
 #include "fmwork/loaders/torchscript_model.hpp"
@@ -37,14 +38,14 @@ std::string string_field(const nlohmann::json& config, const char* key) {
   return config.contains(key) && config[key].is_string() ? config[key].get<std::string>() : "";
 }
 
-// The options only the native encoders honour, refused by name.
+// The options only the native encoders honour (the --model: table's rows say which), refused by name.
 void refuse_native_options(const ModelOptions& opt, const std::string& model_class) {
+  const std::optional<std::string> key = model_key_not_taken(opt, ModelFile::transformers_class);
+  if (!key) return;
   const std::string why = " is for the native encoders; " + model_class + " runs through transformers' own class";
-  if (opt.random_weights)
+  if (*key == "random_weights")
     throw usage_error("--model:random_weights@ True" + why + ", which builds its package from the folder's weights");
-  if (opt.packed_gemm) throw usage_error("--model:packed_gemm" + why);
-  if (opt.gelu_epilogue) throw usage_error("--model:gelu_epilogue" + why);
-  if (opt.vocab_size) throw usage_error("--model:vocab_size" + why + " (config.json gives it)");
+  throw usage_error("--model:" + *key + why + (*key == "vocab_size" ? " (config.json gives it)" : ""));
 }
 
 // The run dtype's name: --model:dtype, "auto" meaning the config's torch_dtype (or dtype).

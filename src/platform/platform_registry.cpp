@@ -11,6 +11,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/platform_rules.hpp"
+#include "fmwork/cli/cuda_name.hpp"
 #include "fmwork/base/host_memory.hpp"
 #include "fmwork/platform/plugin/plugin_loader.hpp"
 #include "fmwork/platform/plugin/plugin_platform.hpp"
@@ -153,13 +154,9 @@ class CudaPlatform : public Platform {
 };
 
 std::unique_ptr<Platform> make_cuda(const std::string& name) {
-  int index = 0;
-  if (name != "cuda") {
-    const std::string digits = name.substr(5);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3)
-      throw usage_error(fmt::format("--platform {}: write cuda or cuda:N with N a device index", name));
-    index = std::stoi(digits);
-  }
+  const std::optional<CudaName> cuda = read_cuda_name(name);
+  if (!cuda) throw usage_error(fmt::format("--platform {}: write cuda or cuda:N with N a device index", name));
+  const int index = cuda->index.value_or(0);
   if (!torch::cuda::is_available())
     throw usage_error(fmt::format(
         "--platform {}: this LibTorch has no CUDA (or no GPU is visible); build against a CUDA-enabled LibTorch "

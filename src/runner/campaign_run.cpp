@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/cli/cuda_name.hpp"
 #include "fmwork/base/subprocess.hpp"
 
 namespace fmwork {
@@ -83,13 +84,11 @@ RunEnd execute_run(const PlannedRun& run, const std::string& device, const std::
 }
 
 SlotLaunch slot_launch(const std::string& device, const std::optional<std::string>& visible) {
-  const std::string prefix = "cuda:";
-  if (device.rfind(prefix, 0) != 0) return {device, {}};
-  const std::string digits = device.substr(prefix.size());
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3)
-    return {device, {}};  // the driver refuses it, in its own words
-  const size_t index = std::stoul(digits);
-  if (!visible || visible->empty()) return {"cuda", {"CUDA_VISIBLE_DEVICES=" + digits}};
+  const std::optional<CudaName> cuda = read_cuda_name(device);
+  // "cuda" is the current device already; a bad cuda:N the driver refuses, in its own words.
+  if (!cuda || !cuda->index) return {device, {}};
+  const auto index = static_cast<size_t>(*cuda->index);
+  if (!visible || visible->empty()) return {"cuda", {"CUDA_VISIBLE_DEVICES=" + std::to_string(index)}};
   // Already narrowed (Slurm, the user): cuda:N is the N-th device of that list, as it would be in the driver.
   std::vector<std::string> listed;
   size_t start = 0;

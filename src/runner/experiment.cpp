@@ -156,13 +156,11 @@ std::vector<std::string> argv_of(const Options& options) {
 CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   const bool serve = !argv_in.empty() && argv_in[0] == "serve";
   std::vector<std::string> argv(argv_in.begin() + (serve ? 1 : 0), argv_in.end());
-  ServeArgs serve_args;
-  if (serve) serve_args = take_serve_options(argv);
   std::vector<const char*> words = {"driver"};
   for (const auto& w : argv) words.push_back(w.c_str());
   CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data(),
-                                      serve ? serve_not_required() : std::vector<std::string>());
-  if (serve) serve_shape(cl.args, serve_args);
+                                      serve ? Command::serve : Command::sweep);
+  if (serve) serve_shape(cl.args, cl.serve);
   compile_options_from(cl.subs.at("compile"));
   model_options_from(cl.subs.at("model"));
   torch_calls_from(cl.subs.at("torch.call"));
@@ -282,21 +280,11 @@ std::optional<std::string> argv_value(const std::vector<std::string>& argv, cons
   return std::nullopt;
 }
 
-// The integers of a comma-separated size list as the driver checked them ("8,16"); none for anything else.
-std::vector<int64_t> sizes_in(const std::optional<std::string>& text) {
-  std::vector<int64_t> out;
-  if (!text) return out;
-  size_t start = 0;
-  while (start <= text->size()) {
-    const size_t comma = std::min(text->find(',', start), text->size());
-    try {
-      out.push_back(std::stoll(text->substr(start, comma - start)));
-    } catch (const std::exception&) {
-      return {};
-    }
-    start = comma + 1;
-  }
-  return out;
+// The sizes of a planned run's `option` ("--batch_sizes"), read by the driver's own reader (checked() has read
+// every run's line with it, so this does not throw), not a second reading of the text; none when not given.
+std::vector<int64_t> driver_sizes(const std::vector<std::string>& argv, const std::string& option) {
+  const std::optional<std::string> text = argv_value(argv, option);
+  return text ? read_sizes(option, *text) : std::vector<int64_t>{};
 }
 
 // Two runs of one folder given to --save_outputs or --profile write <input>x<batch>.* there: a run with other
@@ -320,8 +308,8 @@ void refuse_shared_output_folders(const std::vector<PlannedRun>& runs, const std
         }
         options += run.argv[i] + '\0';
       }
-      for (int64_t input : sizes_in(argv_value(run.argv, "--input_sizes")))
-        for (int64_t batch : sizes_in(argv_value(run.argv, "--batch_sizes"))) {
+      for (int64_t input : driver_sizes(run.argv, "--input_sizes"))
+        for (int64_t batch : driver_sizes(run.argv, "--batch_sizes")) {
           if (budget-- == 0) return;
           const auto [at, fresh] = written[*folder].try_emplace({input, batch}, &run, options);
           if (fresh || at->second.second == options) continue;

@@ -32,10 +32,11 @@ FixedArgs fixed_args_of(const std::string& path, const std::vector<std::string>&
 // A serve run's log is complete with a SERVE line for each level its command line asks for (each --rates rate,
 // the --users level) and, with --latency_bound, the search's CAPACITY line, which it writes last.
 bool serve_log_complete(const std::string& path, const std::vector<std::string>& argv, const ParsedLog& log) {
-  std::vector<std::string> words(argv.begin() + 1, argv.end());
+  std::vector<const char*> words = {"driver"};
+  for (auto w = argv.begin() + 1; w != argv.end(); ++w) words.push_back(w->c_str());
   ServeArgs serve;
   try {
-    serve = take_serve_options(words);
+    serve = parse_command_line(static_cast<int>(words.size()), words.data(), Command::serve).serve;
   } catch (const Error& e) {
     throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
   }

@@ -234,9 +234,9 @@ std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platf
   }};
 }
 
-DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required) {
+DriverOptions parse_driver_options(int argc, const char* const* argv, Command command) {
   DriverOptions o;
-  o.command_line = parse_command_line(argc, argv, not_required);
+  o.command_line = parse_command_line(argc, argv, command);
   const auto& subs = o.command_line.subs;
   o.compile = compile_options_from(subs.at("compile"));
   o.model = model_options_from(subs.at("model"));
@@ -259,8 +259,8 @@ std::unique_ptr<Platform> open_platform(const DriverOptions& o) {
   return platform;
 }
 
-BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
-                         BenchFor use, std::ostream& section, std::ostream& log) {
+BenchSetup load_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
+                      std::ostream& section, std::ostream& log) {
   BenchSetup bench;
   bench.platform = std::move(platform);
   bench.revision = revision;
@@ -276,19 +276,16 @@ BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platf
                                 ? " (--batching not given: the default on mixed lengths where the model runs packed "
                                   "tokens; --batching padded or sorted for the others)"
                                 : " (--batching not given: this model or platform runs padded batches only)"));
-  if (use == BenchFor::sweep) {
-    // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
-    check_sweep_shapes(plan_of(o, std::nullopt, *bench.platform, bench.batching), bench.model->facts());
-    bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);
-  }
-  // The probe's operands (up to three 16384^2 matrices on a GPU) stay cached by the allocator otherwise: device
-  // memory no combination could have, and in every reserved peak after.
+  return bench;
+}
+
+void finish_bench(const DriverOptions& o, BenchSetup& bench) {
+  const FixedArgs& args = o.command_line.args;
   bench.platform->release_cached_memory();
   if (bench.platform->facts().device.is_cpu())
     bench.dtype_warning = native_dtype_warning(bench.model->facts().dtype_name, bench.runtime.isa);
   bench.meta = bench_meta(args, bench);
   bench.inputs.emplace(bench.model->facts().tokens, args.seed);
-  return bench;
 }
 
 Batching default_batching(bool mixed_lengths, const ModelFacts& model, const PlatformFacts& platform) {
@@ -301,10 +298,16 @@ void check_batching(Batching batching, const BenchSetup& bench) {
   if (!why.empty()) throw usage_error(why);
 }
 
-SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench) {
-  SweepPlan plan = plan_of(o, bench.rate, *bench.platform, bench.batching);
-  check_batching(plan.batching, bench);
-  return plan;
+std::pair<BenchSetup, SweepPlan> sweep_setup(const DriverOptions& o, std::unique_ptr<Platform> platform,
+                                             const std::string& revision, std::ostream& section, std::ostream& log) {
+  BenchSetup bench = load_bench(o, std::move(platform), revision, section, log);
+  SweepPlan plan = plan_of(o, std::nullopt, *bench.platform, bench.batching);
+  // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
+  check_sweep_shapes(plan, bench.model->facts());
+  bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);
+  if (bench.rate) plan.peak_gflops = bench.rate->gflops;
+  finish_bench(o, bench);
+  return {std::move(bench), std::move(plan)};
 }
 
 }  // namespace fmwork

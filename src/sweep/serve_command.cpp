@@ -18,15 +18,14 @@
 namespace fmwork {
 namespace {
 
-// serve's command line: the serve options, then the sweep's without --reps (and without its sweep-only
-// options), --batch_sizes and --input_sizes of one size each; what they set checked together.
+// serve's command line, read by the one tokenizer as serve's (the rows serve takes): --batch_sizes and
+// --input_sizes of one size each; what they set checked together.
 std::pair<DriverOptions, ServeSetup> parse_serve(const std::vector<std::string>& words_in) {
-  std::vector<std::string> words = words_in;
-  ServeSetup setup;
-  setup.args = take_serve_options(words);
   std::vector<const char*> argv = {"driver"};
-  for (const auto& w : words) argv.push_back(w.c_str());
-  DriverOptions o = parse_driver_options(static_cast<int>(argv.size()), argv.data(), serve_not_required());
+  for (const auto& w : words_in) argv.push_back(w.c_str());
+  DriverOptions o = parse_driver_options(static_cast<int>(argv.size()), argv.data(), Command::serve);
+  ServeSetup setup;
+  setup.args = o.command_line.serve;
   FixedArgs& args = o.command_line.args;
   const ServeShape shape = serve_shape(args, setup.args);
   setup.max_batch = shape.max_batch;
@@ -71,12 +70,10 @@ int run_serve_command(const std::vector<std::string>& words_in, const std::strin
   FixedArgs& args = o.command_line.args;
   auto platform = open_platform(o);
   set_progress_mode(progress_mode_for(args.quiet));
-  CommandLine echoed = o.command_line;
-  for (const auto& w : setup.args.arg_words) echoed.arg_words.push_back(w);
-  std::sort(echoed.arg_words.begin(), echoed.arg_words.end());
-  out << banner("ARGS") << format_args_section(echoed);
+  out << banner("ARGS") << format_args_section(o.command_line);
   flush_or_throw(out, "the log to standard output");
-  BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::serve, out, out);
+  BenchSetup bench = load_bench(o, std::move(platform), revision, out, out);
+  finish_bench(o, bench);
   Model& model = *bench.model;
   const ModelFacts facts = model.facts();
   setup.batching = bench.batching;

@@ -87,12 +87,14 @@ int run_sweep_command(const std::vector<std::string>& words, const std::string& 
   std::ostream discard(nullptr);  // a later isolated child's RUNTIME, MODEL and META: the first one printed them
   const bool sections = !child || child->sections;
   std::ostream& section = sections ? out : discard;
-  BenchSetup bench = prepare_bench(o, std::move(platform), revision, BenchFor::sweep, section, out);
+  auto setup = sweep_setup(o, std::move(platform), revision, section, out);
+  BenchSetup& bench = setup.first;  // not a structured binding: the lambdas below capture them
+  SweepPlan& plan = setup.second;
   section << format_line(bench.meta) << "\n";
   flush_or_throw(out, "the log to standard output");
   if (sections && !bench.dtype_warning.empty()) err << "warning: " << bench.dtype_warning << std::endl;
+  check_batching(plan.batching, bench);
 
-  SweepPlan plan = sweep_plan(o, bench);
   // Once a run: of the --isolate children, the first (the one that prints the sections) checks against the CPU.
   if (child && !child->sections) plan.cpu_reference.reset();
   // An --isolate child ends at once, by the signal, as before: its parent says where the sweep stopped.

@@ -196,10 +196,10 @@ TEST(Cli, UsageErrors) {
       {base_with({"--compile=1"}), "--compile is a flag and takes no value (got '--compile=1')"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "1", "--batch_sizes", "1",
         "--reps"},
-       "--reps needs a value (to give one that starts with '--', write --reps=VALUE)"},
+       "--reps needs a value, like --reps 20 (to give one that starts with '--', write --reps=VALUE)"},
       {{"--model_root", "--model_name", "m", "--platform", "cpu", "--model_class", "B", "--input_sizes", "1",
         "--batch_sizes", "1", "--reps", "2"},
-       "--model_root needs a value (to give one that starts with '--', write --model_root=VALUE)"},
+       "--model_root needs a value, like --model_root /models (to give one that starts with '--', write --model_root=VALUE)"},
       {base_with({"--foo", "1"}), "unknown option --foo; the fixed options are " + fixed + ", and " + subs_shape},
       {base_with({"--rep", "1"}), "unknown option --rep; did you mean --reps?; the fixed options are " + fixed + ", and " + subs_shape},
       {base_with({"extra"}),
@@ -316,7 +316,8 @@ TEST(Cli, EverySubOptionSetIsAcceptedAndNoOther) {
 // one, naming the option, in both of its forms.
 TEST(Cli, EveryOptionRefusesALineBreakOrControlCharacter) {
   const std::string forged = "x\nFMWORK RES 1.000000000 2.000000000 m c 1 1 1.000 1.0";
-  for (const FixedOption& option : fixed_options()) {
+  for (const Option* row : options_of(Command::sweep)) {
+    const Option& option = *row;
     const std::string name = std::string("--") + option.name;
     for (const std::vector<std::string>& extra :
          {std::vector<std::string>{name + "=" + forged}, std::vector<std::string>{name, forged},

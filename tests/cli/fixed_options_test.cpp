@@ -1,7 +1,7 @@
 // Tests of the fixed options' table (fixed_options.hpp): every row is whole, its example is accepted and
 // lands where the row says (the ARG words, `args.NAME`, the args JSON), and each kind checks its values.
 // The messages of whole command lines: cli_test.cpp.
-#include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ namespace {
 using cli_fixtures::parse;
 
 // The options as typed: `--NAME EXAMPLE`, or `--NAME` for a flag.
-std::vector<std::string> words_of(const FixedOption& option) {
+std::vector<std::string> words_of(const Option& option) {
   if (option.flag()) return {std::string("--") + option.name};
   return {std::string("--") + option.name, option.example};
 }
@@ -25,8 +25,9 @@ std::vector<std::string> words_of(const FixedOption& option) {
 // Every required option with its example.
 std::vector<std::string> required_words() {
   std::vector<std::string> words;
-  for (const auto& option : fixed_options()) {
-    if (!option.required()) continue;
+  for (const Option* row : options_of(Command::sweep)) {
+    const Option& option = *row;
+    if (!option.required_by(Command::sweep)) continue;
     for (auto& w : words_of(option)) words.push_back(std::move(w));
   }
   return words;
@@ -39,27 +40,29 @@ bool has_field(const std::vector<std::pair<std::string, std::string>>& fields, c
 // What the messages, the help and the checks read of a row is there: a flag has no value name or example, an
 // option that takes a value has both.
 TEST(FixedOptions, EveryRowIsWhole) {
-  for (const auto& option : fixed_options()) {
+  for (const Option* row : options_of(Command::sweep)) {
+    const Option& option = *row;
     SCOPED_TRACE(option.name);
     const bool flag = option.flag();
     EXPECT_EQ(std::string(option.value_name).empty(), flag);
     EXPECT_EQ(std::string(option.example).empty(), flag);
     EXPECT_FALSE(std::string(option.help).empty());
-    EXPECT_FALSE(flag && option.required()) << "a required flag could never be left out";
-    EXPECT_EQ(find_fixed_option(option.name), &option);
+    EXPECT_FALSE(flag && option.required_by(Command::sweep)) << "a required flag could never be left out";
+    EXPECT_EQ(find_option(option.name), &option);
   }
-  EXPECT_EQ(find_fixed_option("model_path"), nullptr);  // derived, not an option
+  EXPECT_EQ(find_option("model_path"), nullptr);  // derived, not an option
 }
 
 // Each option with its example, added to the required ones, parses; it is in the ARG words as typed, in
 // the args JSON (ours only now that it is given), and `args.NAME` in an `@` value reads its value.
 TEST(FixedOptions, EveryExampleIsAcceptedAndShown) {
   const CommandLine minimal = parse(required_words());
-  for (const auto& option : fixed_options()) {
+  for (const Option* row : options_of(Command::sweep)) {
+    const Option& option = *row;
     SCOPED_TRACE(option.name);
     EXPECT_EQ(has_field(args_json_fields(minimal.args), option.name), option.upstream());
     std::vector<std::string> words = required_words();
-    if (!option.required()) {
+    if (!option.required_by(Command::sweep)) {
       for (auto& w : words_of(option)) words.push_back(std::move(w));
     }
     if (std::string(option.name) == "isolate_timeout") words.push_back("--isolate");  // it bounds --isolate only
@@ -94,8 +97,8 @@ TEST(FixedOptions, ArgsJsonFieldsSortedWithModelPath) {
 TEST(FixedOptions, EachKindChecksItsValue) {
   auto message = [](const char* name, const std::string& text) -> std::string {
     try {
-      FixedArgs args;
-      read_fixed_value(*find_fixed_option(name), args, text);
+      OptionGroups groups;
+      read_option_value(*find_option(name), groups, text);
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::usage);
       return e.what();
@@ -107,16 +110,17 @@ TEST(FixedOptions, EachKindChecksItsValue) {
   EXPECT_NE(message("model_class", "a b"), "");  // word: no whitespace either
   EXPECT_EQ(message("model_root", ""), "");      // path: "" too
   EXPECT_EQ(message("save_outputs", ""), "--save_outputs is empty; give a folder");
-  FixedArgs args;
-  read_fixed_value(*find_fixed_option("input_sizes"), args, "8,16");
+  OptionGroups groups;
+  const FixedArgs& args = groups.args;
+  read_option_value(*find_option("input_sizes"), groups, "8,16");
   EXPECT_EQ(args.input_sizes, (std::vector<int64_t>{8, 16}));
-  read_fixed_value(*find_fixed_option("reps"), args, "1_000");
+  read_option_value(*find_option("reps"), groups, "1_000");
   EXPECT_EQ(args.reps, 1000);
-  read_fixed_value(*find_fixed_option("seed"), args, "18446744073709551615");
+  read_option_value(*find_option("seed"), groups, "18446744073709551615");
   EXPECT_EQ(args.seed, 18446744073709551615ull);
   EXPECT_NE(message("reps", "1"), "");
   EXPECT_NE(message("seed", "-1"), "");
-  read_fixed_value(*find_fixed_option("warmup"), args, "0");
+  read_option_value(*find_option("warmup"), groups, "0");
   EXPECT_EQ(args.warmup, std::optional<int64_t>(0));  // count: 0 keeps every rep
   EXPECT_EQ(message("warmup", "-1"), "--warmup -1 is out of range: it must be from 0 to 999999 (and below --reps)");
   EXPECT_EQ(message("warmup", "two"), "--warmup expects a non-negative integer; got 'two'");
@@ -130,23 +134,23 @@ TEST(FixedOptions, EachKindChecksItsValue) {
 // --warmup is checked against --reps once both are read: at least one rep must be left to time.
 TEST(FixedOptions, WarmupLeavesARepOfReps) {
   auto given = [](const std::string& reps, const std::string& warmup) {
-    std::vector<std::pair<const FixedOption*, std::string>> options;
-    for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
+    std::vector<std::pair<const Option*, std::string>> options;
+    for (const Option* option : options_of(Command::sweep))
+      if (option->required_by(Command::sweep)) options.emplace_back(option, option->flag() ? "" : option->example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "reps") text = reps;
-    options.emplace_back(find_fixed_option("warmup"), warmup);
+    options.emplace_back(find_option("warmup"), warmup);
     return options;
   };
-  EXPECT_EQ(fixed_args_from(given("5", "4")).warmup, std::optional<int64_t>(4));
+  EXPECT_EQ(options_from(Command::sweep, given("5", "4")).args.warmup, std::optional<int64_t>(4));
   try {
-    fixed_args_from(given("5", "5"));
+    options_from(Command::sweep, given("5", "5")).args;
     FAIL() << "--warmup 5 of --reps 5 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::usage);
     EXPECT_STREQ(e.what(), "--warmup 5 leaves none of --reps 5 to time; give at most 4 (or more --reps)");
   }
-  EXPECT_FALSE(fixed_args_from(given("5", "1")).warmup == std::nullopt);
+  EXPECT_FALSE(options_from(Command::sweep, given("5", "1")).args.warmup == std::nullopt);
 }
 
 // The length options: the distribution and the mode are read by their parsers (workload/lengths.hpp), then
@@ -154,13 +158,13 @@ TEST(FixedOptions, WarmupLeavesARepOfReps) {
 // at least one batch.
 TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
   auto args_of = [](std::vector<std::pair<std::string, std::string>> extra) {
-    std::vector<std::pair<const FixedOption*, std::string>> options;
-    for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
+    std::vector<std::pair<const Option*, std::string>> options;
+    for (const Option* option : options_of(Command::sweep))
+      if (option->required_by(Command::sweep)) options.emplace_back(option, option->flag() ? "" : option->example);
     for (auto& [option, text] : options)
       if (std::string(option->name) == "input_sizes") text = "512,128";
-    for (auto& [name, text] : extra) options.emplace_back(find_fixed_option(name), text);
-    return fixed_args_from(options);
+    for (auto& [name, text] : extra) options.emplace_back(find_option(name), text);
+    return options_from(Command::sweep, options).args;
   };
   auto refusal = [&](std::vector<std::pair<std::string, std::string>> extra) -> std::string {
     try {
@@ -194,17 +198,17 @@ TEST(FixedOptions, LengthOptionsAgreeWithTheSizes) {
 // --reps unchecked, and a large one ended as a bare "std::bad_alloc" FAIL line for every combination.
 TEST(FixedOptions, AnOversizedDefaultSortWindowIsRefusedInOneLine) {
   auto refusal = [](const std::string& batch, const std::string& reps, bool window) -> std::string {
-    std::vector<std::pair<const FixedOption*, std::string>> options;
-    for (const auto& option : fixed_options())
-      if (option.required()) options.emplace_back(&option, option.flag() ? "" : option.example);
+    std::vector<std::pair<const Option*, std::string>> options;
+    for (const Option* option : options_of(Command::sweep))
+      if (option->required_by(Command::sweep)) options.emplace_back(option, option->flag() ? "" : option->example);
     for (auto& [option, text] : options) {
       if (std::string(option->name) == "batch_sizes") text = batch;
       if (std::string(option->name) == "reps") text = reps;
     }
-    options.emplace_back(find_fixed_option("batching"), "sorted");
-    if (window) options.emplace_back(find_fixed_option("sort_window"), "65536");
+    options.emplace_back(find_option("batching"), "sorted");
+    if (window) options.emplace_back(find_option("sort_window"), "65536");
     try {
-      fixed_args_from(options);
+      options_from(Command::sweep, options).args;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::usage);
       return e.what();

@@ -24,15 +24,16 @@ using test_support::line_starting;
 TEST(Usage, NamesEveryFixedOptionAndSet) {
   const std::string usage = driver_usage({});
   const std::string usage_lines = usage.substr(0, usage.find("\n\n"));
-  for (const auto& option : fixed_options()) {
+  for (const Option* row : options_of(Command::sweep)) {
+    const Option& option = *row;
     SCOPED_TRACE(option.name);
     const bool flag = option.flag();
     const std::string line = line_starting(usage, std::string("  --") + option.name + (flag ? " " : " VALUE "));
     ASSERT_NE(line, "");
     EXPECT_NE(line.find(option.help), std::string::npos) << line;
-    EXPECT_EQ(line.size() >= 11 && line.compare(line.size() - 11, 11, " (required)") == 0, option.required()) << line;
+    EXPECT_EQ(line.size() >= 11 && line.compare(line.size() - 11, 11, " (required)") == 0, option.required_by(Command::sweep)) << line;
     const std::string shown = std::string("--") + option.name + (flag ? "" : std::string(" ") + option.value_name);
-    EXPECT_NE(usage_lines.find(option.required() ? " " + shown + " " : "[" + shown + "]"), std::string::npos)
+    EXPECT_NE(usage_lines.find(option.required_by(Command::sweep) ? " " + shown + " " : "[" + shown + "]"), std::string::npos)
         << usage_lines;
   }
   for (const auto& set : kSubOptionSets) EXPECT_NE(line_starting(usage, "  --" + set + ":"), "") << set;

@@ -41,7 +41,9 @@ TEST(Campaign, ALogIsCompleteWhenEveryCombinationHasItsResOrFail) {
 // A serve run is complete with a SERVE line per level it asks for and, with a bound, the search's CAPACITY line.
 TEST(Campaign, AServeLogIsCompleteWithItsLevelsAndItsCapacity) {
   TempDir dir;
-  const std::vector<std::string> rates = {"serve", "--platform", "cpu", "--rates", "20,40"};
+  // Whole command lines, as the campaign checked them before they ran: serve's are read by the one tokenizer.
+  const std::vector<std::string> rates = {"serve", "--platform", "cpu", "--model_class", "C", "--model_name", "m",
+                                          "--rates", "20,40"};
   const std::string level =  // as driver serve writes it (tests/report/serve_report_test.cpp has the whole log)
       "FMWORK SERVE level=1 phase=levels arrival=poisson rate=20.000 lengths=fixed:128 batching=padded max_batch=8 "
       "max_wait_ms=2.000 max_tokens=0 queries=104 warmup_queries=21 unanswered=0 window_s=5.031 offered_qps=20.391 "
@@ -49,7 +51,8 @@ TEST(Campaign, AServeLogIsCompleteWithItsLevelsAndItsCapacity) {
       "mean_ms=14.960 batches=99 mean_batch=1.051 batch_hist=1:94,2:5 busy=0.3071 verdict=VALID reason=kept up\n";
   EXPECT_FALSE(run_log_complete(dir.write("one.log", level), rates));
   EXPECT_TRUE(run_log_complete(dir.write("two.log", level + level), rates));
-  const std::vector<std::string> bound = {"serve", "--rates", "20,40", "--latency_bound", "p99:50"};  // a search
+  const std::vector<std::string> bound = {"serve", "--platform", "cpu", "--model_class", "C", "--model_name", "m",
+                                          "--rates", "20,40", "--latency_bound", "p99:50"};  // a search
   EXPECT_FALSE(run_log_complete(dir.write("no-capacity.log", level + level), bound));
   const std::string capacity = "FMWORK CAPACITY bound=p99:50 result=found capacity_qps=40.000 reason=found\n";
   EXPECT_TRUE(run_log_complete(dir.write("capacity.log", level + level + level + capacity), bound));
@@ -133,6 +136,7 @@ TEST(Campaign, AGpuSlotRunsOnItsOwnVisibleDevice) {
   EXPECT_TRUE(slot_launch("cuda", std::nullopt).env.empty());
   EXPECT_EQ(slot_launch("cpu", std::nullopt).platform, "cpu");
   EXPECT_TRUE(slot_launch("refdev", std::string("0")).env.empty());
+  for (const char* bad : {"cuda:x", "cuda:1234", "cuda:"}) EXPECT_EQ(slot_launch(bad, std::nullopt).platform, bad);
 }
 
 TEST(Campaign, TheFolderIsClaimedOncePerSecond) {

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "fmwork/base/python_value.hpp"
-#include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/options.hpp"
 #include "fmwork/cli/sub_options.hpp"
 
 namespace fmwork {
 
 struct CommandLine {
   FixedArgs args;
+  ServeArgs serve;  // driver serve's own options (defaults on the sweep's command line)
   // Set name -> dict Value (nested keys become nested dicts). compile, model, torch.call and torch.set
   // are always present (possibly empty dicts); platform only when given. Keys are sorted recursively,
   // as upstream sorts them before use.
@@ -24,13 +25,12 @@ struct CommandLine {
   std::vector<std::string> arg_words;
 };
 
-// Parses argv (argv[0] is the program). Throws a usage Error naming the option and what is accepted: a
-// word that is no option, an unknown option (listing the fixed ones), an option given twice, a flag with a
-// value, an option without its value; then what fixed_args_from and sub_option_trees refuse.
-// `--help` is not handled here (the executable handles it before calling this).
-// `not_required`: names of required fixed options (without "--") that this command does without (`driver
-// serve` needs no --reps, and reads --input_sizes and --batch_sizes as its defaults say).
-CommandLine parse_command_line(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
+// Parses argv (argv[0] is the program; for `driver serve`, the words after "serve" follow it) as `command`'s:
+// the one tokenizer of both. Throws a usage Error naming the option and what is accepted: a word that is no
+// option, an unknown option (with the closest of the command's names), an option of the other command (saying
+// whose it is), an option given twice, a flag with a value, an option without its value; then what
+// options_from and sub_option_trees refuse. `--help` is not handled here (the executable handles it first).
+CommandLine parse_command_line(int argc, const char* const* argv, Command command = Command::sweep);
 
 // A usage Error for a sub-option that tunes nothing: a tolerance (--check_outputs:KEY other than cpu@) without
 // --check_outputs DIR on a run that is CPU eager (--platform cpu, no --compile), which makes no check against the

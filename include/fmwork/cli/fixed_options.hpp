@@ -1,19 +1,13 @@
-// The driver's fixed options (--platform ... --isolate): one table of FixedOption rows, the one place an
-// option is declared. The word sorter (cli.cpp), the value checks and their messages, `driver --help`
-// (usage.cpp), `args.NAME` in `@` values and the args JSON (args_section.cpp) all read it; adding an option
-// is one row plus its field in FixedArgs.
+// The values of the model's and the sweep's options (--platform ... --quiet) as FixedArgs, their readers and
+// their checks against each other. Their rows (name, help, which commands take them, the reader) are
+// options.hpp's one table, with driver serve's.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
-#include "fmwork/base/python_literal.hpp"
-#include "fmwork/base/python_value.hpp"
-#include "fmwork/cli/option_row.hpp"
 #include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
@@ -56,45 +50,25 @@ struct FixedArgs {
   std::optional<int64_t> sort_window;
 };
 
-// Whether an option must be given, and whose it is: upstream's options are always in the args JSON; ours
-// only when given (not None, not False).
-enum class Presence { optional, required };
+// Whose an option is: upstream's options are always in the args JSON; ours only when given (not None, not False).
 enum class Origin { upstream, ours };
 
-// One fixed option: its row (name, value name, example, help), then how its value is read and kept.
-struct FixedOption : OptionRow {
-  Presence presence;
-  Origin origin;
-  // Reads `text`, given to the option spelt `option` ("--reps"), through base/option_values.hpp's readers and
-  // stores it (a flag's: called with "" when given); a usage Error naming the option, saying what would be right.
-  void (*read)(FixedArgs&, const std::string& option, const std::string& text);
-  std::optional<Value> (*value)(const FixedArgs&);     // args.NAME; nullopt when no Value can hold it
-  std::string (*echo)(const FixedArgs&) = nullptr;     // its args JSON text when str(value) cannot say it
+// The readers of the fixed options' values (options.cpp's rows call them): each reads `text`, given to the
+// option spelt `option` ("--reps"), through base/option_values.hpp's readers; a usage Error naming the option,
+// saying what would be right. Sizes: a comma list of distinct positive integers of at most 18 digits; reps: 2
+// to kMaxReps (explaining the warm-up rule); a count: 0 to kMaxReps - 1 in `unit`; a seed: an unsigned 64-bit
+// integer.
+std::vector<int64_t> read_sizes(const std::string& option, const std::string& text);
+int64_t read_reps(const std::string& option, const std::string& text);
+int64_t read_count(const std::string& option, const std::string& text, const char* unit);
+uint64_t read_seed(const std::string& option, const std::string& text);
 
-  bool required() const { return presence == Presence::required; }
-  bool upstream() const { return origin == Origin::upstream; }
-};
-
-// The rows, upstream's options in upstream's order, then ours: the order of --help and of the messages that
-// list them.
-const std::vector<FixedOption>& fixed_options();
-
-// The row of `name` (without "--"), or nullptr.
-const FixedOption* find_fixed_option(std::string_view name);
-
-// The value `text` given to `option`, read by its row's reader into `args`. Throws a usage Error naming the
-// option: an empty text or word ("--platform is empty; give ..."), whitespace in a word, a bad size list, reps
-// out of range (explaining the warm-up rule), a seed that is no unsigned 64-bit integer, a count out of range.
-void read_fixed_value(const FixedOption& option, FixedArgs& args, const std::string& text);
-
-// The options given (rows of fixed_options(), each at most once, with its value as typed; a flag with "")
-// as FixedArgs: a usage Error for missing required options (all of them, in table order), then for the
-// first bad value in table order, then for a --warmup that leaves no rep of --reps, then for an
-// --isolate_timeout of 0 or without --isolate, then for --input_lengths that can draw a length above the
-// smallest --input_sizes, and --sort_window without --batching sorted (or below the largest batch size). model_path is derived: model_root/model_name (os.path.join), or model_name.
-// `not_required` names required options this command does without (parse_command_line's).
-FixedArgs fixed_args_from(const std::vector<std::pair<const FixedOption*, std::string>>& given,
-                          const std::vector<std::string>& not_required = {});
+// The fixed options read (FixedArgs as the rows filled it) checked against each other, and model_path derived
+// (model_root/model_name, as os.path.join, or model_name). A usage Error for an --isolate_timeout of 0 or
+// without --isolate, a --warmup that leaves no rep of --reps, --input_lengths that can draw a length above the
+// smallest --input_sizes, and --sort_window without --batching sorted (or below the largest batch size), or a
+// default sorted window past kMaxSortWindow.
+void check_fixed_args(FixedArgs& args);
 
 // The longest row the run feeds against the positions the model folder's config.json gives
 // (hf::folder_max_input_size), before anything is loaded: with --input_lengths its longest length, unless each
@@ -108,13 +82,5 @@ void check_positions_before_loading(const FixedArgs& args, bool padded_to_input)
 // A usage Error when --save_outputs and --check_outputs name one folder (through any path or link): the check
 // would read what it writes. Nothing when either is not given or not there yet.
 void check_output_folders_differ(const FixedArgs& args);
-
-// `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
-// args.model_path. Refers to `args`, which must outlive it.
-NameResolver args_resolver(const FixedArgs& args);
-
-// The fixed part of the args JSON, sorted by name: (name, its text as upstream's to_evaluable_strings writes
-// it), upstream's options always, ours only when given, and model_path.
-std::vector<std::pair<std::string, std::string>> args_json_fields(const FixedArgs& args);
 
 }  // namespace fmwork

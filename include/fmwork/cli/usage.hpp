@@ -15,10 +15,14 @@ struct SubcommandDoc {
 };
 
 // The text printed by `driver --help`, naming `subcommands` (in their order) with their summaries. The
-// fixed options come from fixed_options(), the keys of --compile:, --model: and --check_outputs: from
+// fixed options are the rows of options.hpp the sweep takes, the keys of --compile:, --model: and --check_outputs: from
 // option_sets' tables (option_set_docs), the ones the parsers read. Every example is a whole command line,
 // its continuation lines ending in " \".
 std::string driver_usage(const std::vector<SubcommandDoc>& subcommands);
+
+// `driver serve --help`: what it does, serve's own options (the rows only serve takes) and the model's it shares
+// with the sweep (the rows both take, and the sub-option sets), from the one table (options.hpp).
+std::string serve_usage();
 
 // `driver NAME --help` for a subcommand without a help of its own: its usage line and summary.
 std::string subcommand_usage(const SubcommandDoc& subcommand);

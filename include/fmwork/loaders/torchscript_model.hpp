@@ -20,10 +20,4 @@ std::unique_ptr<Model> load_torchscript_model(const LoadRequest& request);
 // contradicts that config.json). A usage Error naming the file when neither gives the size.
 TokenFacts token_facts_beside(const std::string& model_file, const ModelOptions& options);
 
-// The first --model: key given that only a Hugging Face folder honours (attn_implementation,
-// add_pooling_layer, random_weights, packed_gemm, gelu_epilogue, and torch_dtype other than auto when
-// `dtype_too`: a file whose dtype was fixed when it was written), for a single-file loader's refusal; nullopt
-// when none is.
-std::optional<std::string> folder_only_key(const ModelOptions& options, bool dtype_too);
-
 }  // namespace fmwork

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fmwork/cli/cli.hpp"
@@ -36,8 +37,8 @@ struct DriverOptions {
 
 // Everything the user typed, parsed and validated before anything is loaded: the sub-option sets, the torch
 // settings, and the output folders (--save_outputs and --profile made, --check_outputs existing). Usage Errors
-// name the option. `not_required`: fixed options another command (serve) gives defaults.
-DriverOptions parse_driver_options(int argc, const char* const* argv, const std::vector<std::string>& not_required = {});
+// name the option. `command`: whose command line it is (options.hpp), the sweep's or driver serve's.
+DriverOptions parse_driver_options(int argc, const char* const* argv, Command command = Command::sweep);
 
 // The platform --platform names, checked against the command line (its constraints, the compile request, the
 // lengths --input_lengths can draw against config.json's positions) and the thread environment, before anything
@@ -68,25 +69,29 @@ Batching default_batching(bool mixed_lengths, const ModelFacts& model, const Pla
 // (cpu_reference.hpp): how to load it; nullopt for a run that is CPU eager, or that opted out.
 std::optional<CpuReference> cpu_reference_of(const DriverOptions& o, const Platform& platform);
 
-// What the setup is for: the sweep also holds the shapes its plan feeds to what the model takes (fed_shapes.hpp)
-// and measures the GEMM rate; serve checks its batcher's shapes itself and needs no rate.
-enum class BenchFor { sweep, serve };
+// What the sweep and serve both need first: RUNTIME (the torch settings applied, then autograd as asked) and MODEL
+// (loaded, compiled) to `section`, SETUP to `log` (always: an --isolate child's later sections are discarded, its
+// SETUP is not); the batching mode chosen (a `section` line says which and why when --batching was not given on
+// mixed lengths). Each command then checks its own shapes (the sweep also measures the GEMM rate into `rate`) and
+// calls finish_bench. Throws what loading and compiling throw.
+BenchSetup load_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
+                      std::ostream& section, std::ostream& log);
 
-// RUNTIME (the torch settings applied, then autograd as asked) and MODEL (loaded, compiled) to `section`, SETUP
-// to `log` (always: an --isolate child's later sections are discarded, its SETUP is not); for the sweep, its
-// shapes checked, then the GEMM rate (where a combination's FLOPs can be known) said in `section`; and the
-// cached device memory handed back; the batching mode chosen (a `section` line says which and why when
-// --batching was not given on mixed lengths); META and the input generator made. Throws what loading and compiling throw;
-// usage Errors for shapes and for a vocabulary with no id left to draw.
-BenchSetup prepare_bench(const DriverOptions& o, std::unique_ptr<Platform> platform, const std::string& revision,
-                         BenchFor use, std::ostream& section, std::ostream& log);
+// The rest of the setup, after the command's own checks: the cached device memory handed back (the GEMM probe's
+// operands, up to three 16384^2 matrices on a GPU, would stay in every reserved peak), the dtype warning, META
+// (with `bench.rate` where the command measured one) and the input generator. A usage Error for a vocabulary with
+// no id left to draw.
+void finish_bench(const DriverOptions& o, BenchSetup& bench);
 
 // A usage Error when `batching` is unpadded and the model (not a native encoder) or the platform (one shape a
 // run) cannot run it; the same words for the sweep and serve.
 void check_batching(Batching batching, const BenchSetup& bench);
 
-// The sweep the command line asks for, field by field; refuses (usage Error) --batching unpadded where the model
-// or the platform cannot run it.
-SweepPlan sweep_plan(const DriverOptions& o, const BenchSetup& bench);
+// The sweep's setup (load_bench, then finish_bench) and the plan the command line asks for, made once: the shapes
+// it feeds held to what the model takes (a package built for some shapes) before the GEMM probe (said in
+// `section`, where a combination's FLOPs can be known) and META, whose rate the plan's STAT lines use. The
+// caller refuses --batching unpadded where it cannot run (check_batching), after META, as serve does.
+std::pair<BenchSetup, SweepPlan> sweep_setup(const DriverOptions& o, std::unique_ptr<Platform> platform,
+                                             const std::string& revision, std::ostream& section, std::ostream& log);
 
 }  // namespace fmwork

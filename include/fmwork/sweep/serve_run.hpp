@@ -22,7 +22,7 @@ struct ServeSetup {
   ServeArgs args;
   int64_t max_batch = 8;  // --batch_sizes' one size
   LengthSpec lengths;     // --input_lengths, or --input_sizes' one size as fixed
-  Batching batching = Batching::padded;  // --batching, else prepare_bench's default (default_batching)
+  Batching batching = Batching::padded;  // --batching, else load_bench's default (default_batching)
   uint64_t seed = 0;      // --seed: arrivals and lengths (each level its own stream from it)
 };
 

@@ -1,0 +1,310 @@
+// The one option table (options.hpp): every row of the driver's and `driver serve`'s command lines, what
+// `args.NAME` and the args JSON show of them, and the reading of the options given.
+#include "fmwork/cli/options.hpp"
+#include "fmwork/cli/extra_option.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/base/option_values.hpp"
+#include "fmwork/workload/arrivals.hpp"
+
+namespace fmwork {
+
+namespace {
+
+Value int_list(const std::vector<int64_t>& values) {
+  std::vector<Value> items;
+  for (int64_t v : values) items.push_back(Value::of_int(v));
+  return Value::of_list(std::move(items));
+}
+
+Value optional_string(const std::optional<std::string>& text) { return text ? Value::of_string(*text) : Value::none(); }
+
+using A = FixedArgs;
+using G = OptionGroups;
+using T = const std::string&;
+
+// The readers and `args.NAME` of the rows alike: a flag, a folder of ours, a count of ours, a required word.
+template <bool FixedArgs::*field>
+void set_flag(G& g, T, T) { g.args.*field = true; }
+template <bool FixedArgs::*field>
+std::optional<Value> flag_value(const A& a) { return Value::of_bool(a.*field); }
+template <std::optional<std::string> FixedArgs::*field>
+void read_folder(G& g, T option, T text) { g.args.*field = read_text(option, text, "a folder"); }
+template <std::optional<std::string> FixedArgs::*field>
+std::optional<Value> text_value(const A& a) { return optional_string(a.*field); }
+template <std::string FixedArgs::*field>
+std::optional<Value> word_value(const A& a) { return Value::of_string(a.*field); }
+template <std::optional<int64_t> FixedArgs::*field>
+std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int(*(a.*field)) : Value::none(); }
+
+// Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
+// refused by check_fixed_args), --sort_window's requests (it said "seconds" too).
+
+// An array of constants (no constructor runs), so the table is whole before any other file's statics use it;
+// options() holds the one copy whose rows everything else points to.
+const Option kOptions[] = {
+    {{"platform", "P", "cpu", "cpu, cuda, cuda:N, or the name of a device plugin"}, kBothCommands, kBothCommands, Origin::upstream,
+     [](G& g, T o, T t) { g.args.platform = read_text(o, t, "cpu, cuda, cuda:N or a plugin name"); },
+     word_value<&A::platform>},
+    {{"model_class", "C", "BertModel",
+     "the architecture (BertModel, RobertaModel, AutoModel, ...); labels the RES line"},
+     kBothCommands, kBothCommands, Origin::upstream,
+     [](G& g, T o, T t) { g.args.model_class = read_text(o, t, "the model's class, e.g. BertModel", true); },
+     word_value<&A::model_class>},
+    {{"model_root", "R", "/models", "folder the model name is relative to"}, kBothCommands, kNoCommand, Origin::upstream,
+     [](G& g, T, T t) { g.args.model_root = t; }, text_value<&A::model_root>},
+    {{"model_name", "N", "bert-base-uncased",
+     "the model: a Hugging Face model folder, an AOTInductor package (.pt2) or a TorchScript file (under --model_root)"},
+     kBothCommands, kBothCommands, Origin::upstream,
+     [](G& g, T o, T t) { g.args.model_name = read_text(o, t, "the model's name or path", true); },
+     word_value<&A::model_name>},
+    {{"compile", "", "", "compile the model before the sweep (see --compile:KEY)"}, kBothCommands, kNoCommand, Origin::upstream,
+     set_flag<&A::compile>, flag_value<&A::compile>},
+    {{"eval", "", "", "put the model in evaluation mode"}, kBothCommands, kNoCommand, Origin::upstream,
+     set_flag<&A::eval>, flag_value<&A::eval>},
+    {{"input_sizes", "I[,I...]", "64,128", "comma-separated sequence lengths, e.g. 128,512"}, kBothCommands, kSweepOnly, Origin::upstream,
+     [](G& g, T o, T t) { g.args.input_sizes = read_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.input_sizes)); }},
+    {{"batch_sizes", "B[,B...]", "1,8", "comma-separated batch sizes, e.g. 1,8"}, kBothCommands, kSweepOnly, Origin::upstream,
+     [](G& g, T o, T t) { g.args.batch_sizes = read_sizes(o, t); }, [](const A& a) { return std::optional(int_list(a.batch_sizes)); }},
+    {{"reps", "N", "20",
+     "repetitions per combination (at least 2; the first max(int(0.2*reps),1) are warm-up)"},
+     kSweepOnly, kSweepOnly, Origin::upstream,
+     [](G& g, T o, T t) { g.args.reps = read_reps(o, t); }, [](const A& a) { return std::optional(Value::of_int(a.reps)); }},
+    {{"seed", "S", "7",
+     "seed of the random input tokens (ours; fixed by default so runs repeat)"},
+     kBothCommands, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.seed = read_seed(o, t), g.args.seed_given = true; },
+     [](const A& a) -> std::optional<Value> {
+       if (!a.seed_given) return Value::none();
+       if (a.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+       return Value::of_int(static_cast<int64_t>(a.seed));
+     },
+     [](const A& a) { return std::to_string(a.seed); }},
+    {{"save_outputs", "DIR", "outputs",
+     "folder: after each combination's last rep, write <input>x<batch>.safetensors with its inputs and outputs (ours)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     read_folder<&A::save_outputs>, text_value<&A::save_outputs>},
+    {{"check_outputs", "DIR", "outputs",
+     "folder of such files: feed their inputs, compare the outputs, print FMWORK CHECK lines (ours; "
+     "--check_outputs:atol@ / rtol@ / cosine@ set the tolerances)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     read_folder<&A::check_outputs>, text_value<&A::check_outputs>},
+    {{"profile", "DIR", "prof",
+     "folder: after each combination's timed reps, one more rep under LibTorch's profiler writes "
+     "<input>x<batch>.trace.json (Chrome trace: Perfetto, chrome://tracing) and FMWORK PROFILE lines of its top "
+     "operators; the timed reps are not profiled (ours)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     read_folder<&A::profile>, text_value<&A::profile>},
+    {{"isolate", "", "",
+     "run each batch x input combination in a child process that loads the model itself (ours)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     set_flag<&A::isolate>, flag_value<&A::isolate>},
+    {{"isolate_timeout", "S", "600",
+     "with --isolate: a child still running after S seconds (a hung kernel, a stopped process) is killed and its "
+     "combination is a FAIL line; the sweep goes on (ours; default: no limit)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.isolate_timeout = read_count(o, t, " seconds"); },
+     count_value<&A::isolate_timeout>},
+    {{"warmup", "N", "4",
+     "leave the first N reps of each combination out of STAT and the noise verdicts instead of upstream's "
+     "max(int(0.2*reps),1); RES keeps upstream's rule (ours; echoed as META warmup=)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.warmup = read_count(o, t, " (and below --reps)"); },
+     count_value<&A::warmup>},
+    {{"input_lengths", "SPEC", "uniform:16,64",
+     "each request's length drawn from a distribution instead of every row filled: N, uniform:MIN,MAX, "
+     "lognormal:MEDIAN,MAX[,SIGMA] (SIGMA 0.8 by default) or file:PATH (one token count per line, drawn with "
+     "replacement); seeded by --seed, drawn outside the timed region; each --input_sizes value is then the "
+     "combination's longest length (ours)"},
+     kBothCommands, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.input_lengths = t, g.args.lengths = parse_length_spec(t, o); },
+     text_value<&A::input_lengths>},
+    {{"batching", "MODE", "padded",
+     "how a batch of mixed lengths runs: unpadded (the real tokens packed; the default where the model runs it: "
+     "native encoders), padded (to its longest, the mask marking the padding; the default elsewhere) or sorted "
+     "(a window of requests sorted by length, then cut into batches) (ours)"},
+     kBothCommands, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.batching = parse_batching(t, o); },
+     [](const A& a) {
+       return std::optional(a.batching ? Value::of_string(std::string(batching_name(*a.batching))) : Value::none());
+     }},
+    {{"sort_window", "N", "1024",
+     "with --batching sorted: the requests sorted together before they are cut into batches, rounded up to whole "
+     "batches (default: all of the kept reps' requests, as one encode() call over them; the warm-up's apart) (ours)"},
+     kSweepOnly, kNoCommand, Origin::ours,
+     [](G& g, T o, T t) { g.args.sort_window = read_count(o, t, " requests"); },
+     count_value<&A::sort_window>},
+    {{"quiet", "", "",
+     "no progress on stderr (by default: a live line on a terminal, else a line per combination and setup step; "
+     "errors and warnings still go there) (ours)"},
+     kBothCommands, kNoCommand, Origin::ours,
+     set_flag<&A::quiet>, flag_value<&A::quiet>},
+    // serve's own.
+    {{"rates", "R[,R...]", "20,40,80",
+     "open loop: one load level per rate, queries arriving by a seeded Poisson process at R queries/s"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) { g.serve.rates = read_rates(v); }},
+    {{"users", "N", "4", "closed loop: N users, each sending its next query when its last one is answered"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.users = read_integer("--users", v, {1, 100000, "a number of users from 1 to 100000"});
+     }},
+    {{"max_wait_ms", "MS", "2",
+     "the longest the oldest waiting query waits for a fuller batch once the device is free (default 0: a batch "
+     "leaves at once, holding what queued while the device was busy, as Triton's and TEI's batchers do)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.max_wait_ms = read_decimal("--max_wait_ms", v, {0, false, 60000, "milliseconds from 0 to 60000"});
+     }},
+    {{"max_tokens", "T", "4096",
+     "a batch's token budget: size x longest (padded, sorted); 0 for none (default)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.max_tokens = read_integer("--max_tokens", v, {0, int64_t{1} << 40, "a token count (0 for no budget)"});
+     }},
+    {{"warmup_s", "S", "1", "seconds of each level run before anything is counted (default 1)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.warmup_s = read_decimal("--warmup_s", v, {0, false, 3600, "seconds from 0 to 3600"});
+     }},
+    {{"duration_s", "S", "5", "each level's measured part lasts at least S seconds (default 5)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.duration_s = read_decimal("--duration_s", v, {0, true, 3600, "seconds above 0 and at most 3600"});
+     }},
+    {{"min_queries", "N", "100", "... and holds at least N queries (default 100)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.min_queries = read_integer("--min_queries", v, {1, kMaxServeQueries / 2,
+                                  fmt::format("a count from 1 to {}", kMaxServeQueries / 2)});
+     }},
+    {{"latency_bound", "pQ:MS", "p99:50",
+     "every level's verdict holds the Q-th percentile of the latency to MS milliseconds, and the capacity search "
+     "finds the highest rate that does"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) { g.serve.bound = parse_latency_bound(v, "--latency_bound"); }},
+    {{"search_start", "R", "20", "the capacity search's first rate (default: the highest VALID level's, else half the lowest INVALID one's, else 10)"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.search_start = read_arrival_rate("--search_start", v, "a decimal rate like 20");
+     }},
+    {{"search_steps", "N", "12",
+     "the most levels the capacity search runs doubling and bisecting (default 12); from a failing start it halves "
+     "down to its floor (the start / 64) whatever N is"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.search_steps = read_integer("--search_steps", v, {1, 64, "a number of levels from 1 to 64"});
+     }},
+    {{"search_budget_s", "S", "600",
+     "the capacity search's time budget (default 180): a level that would end past it is not started, and the "
+     "CAPACITY line gives the bracket found so far (result=partial), as it does on Ctrl-C"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       g.serve.search_budget_s = read_decimal("--search_budget_s", v, {0, true, 7 * 24 * 3600.0, "seconds above 0, at most a week"});
+     }},
+    {{"price_per_hour", "USD", "3.20", "the machine's price per hour: the CAPACITY line adds the cost per million queries"}, kServeOnly, kNoCommand, Origin::ours,
+     [](G& g, T, T v) {
+       // From 0.0001: the CAPACITY line's 4 decimals (1e-300 was written price_per_hour=0.0000).
+       g.serve.price_per_hour = read_decimal("--price_per_hour", v,
+                                       {0.0001, false, 1e6, "a price from 0.0001 to 1000000 (USD an hour), like 3.20"});
+     }},
+};
+
+}  // namespace
+
+const CommandText& command_text(Command command) {
+  static const CommandText sweep{"driver", "the sweep's", "the sweep runs batch x input combinations"};
+  static const CommandText serve{"driver serve", "driver serve's", "driver serve runs load levels"};
+  return command == Command::sweep ? sweep : serve;
+}
+
+namespace {
+
+// The table's one copy: kOptions' rows, and an ExtraOption's while it lives.
+std::vector<Option>& rows() {
+  static std::vector<Option> rows(std::begin(kOptions), std::end(kOptions));
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<Option>& options() { return rows(); }
+
+ExtraOption::ExtraOption(const Option& row) {
+  if (rows().size() != std::size(kOptions)) throw runtime_error("an ExtraOption is alive already: one at a time");
+  if (find_option(row.name)) throw runtime_error(std::string("--") + row.name + " is a row of the table already");
+  rows().push_back(row);
+}
+
+ExtraOption::~ExtraOption() { rows().pop_back(); }
+
+std::vector<const Option*> options_of(Command command) {
+  std::vector<const Option*> rows;
+  for (const Option& option : options())
+    if (option.takes(command)) rows.push_back(&option);
+  return rows;
+}
+
+std::vector<std::string> option_names(Command command) {
+  std::vector<std::string> names;
+  for (const Option* option : options_of(command)) names.push_back(option->option());
+  return names;
+}
+
+const Option* find_option(std::string_view name) {
+  for (const Option& option : options())
+    if (name == option.name) return &option;
+  return nullptr;
+}
+
+void read_option_value(const Option& option, OptionGroups& groups, const std::string& text) {
+  option.read(groups, option.option(), text);
+}
+
+OptionGroups options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given) {
+  auto given_text = [&](const Option& option) -> const std::string* {
+    for (const auto& [which, text] : given)
+      if (which == &option) return &text;
+    return nullptr;
+  };
+  OptionGroups groups;
+  // serve's own first, checked together before the model's: "needs a load" before a missing model option.
+  std::vector<std::string> serve_given;
+  for (const Option* option : options_of(command))
+    if (const std::string* text = given_text(*option); text && !option->takes(Command::sweep)) {
+      read_option_value(*option, groups, *text);
+      serve_given.emplace_back(option->name);
+    }
+  if (command == Command::serve) check_serve_args(groups.serve, serve_given);
+  std::vector<std::string> missing;
+  for (const Option* option : options_of(command))
+    if (option->required_by(command) && !given_text(*option)) missing.push_back(option->option());
+  if (missing.size() == 1) throw usage_error("missing required option " + missing[0]);
+  if (!missing.empty()) throw usage_error("missing required options " + fmt::format("{}", fmt::join(missing, ", ")));
+  for (const Option* option : options_of(command))
+    if (const std::string* text = given_text(*option); text && option->takes(Command::sweep))
+      read_option_value(*option, groups, *text);
+  check_fixed_args(groups.args);
+  return groups;
+}
+
+NameResolver args_resolver(const FixedArgs& args) {
+  return [&args](std::string_view name) -> std::optional<Value> {
+    if (name.substr(0, 5) != "args.") return std::nullopt;
+    const std::string_view field = name.substr(5);
+    if (field == "model_path") return Value::of_string(args.model_path);
+    const Option* option = find_option(field);
+    return option && option->value ? option->value(args) : std::nullopt;
+  };
+}
+
+std::vector<std::pair<std::string, std::string>> args_json_fields(const FixedArgs& args) {
+  std::vector<std::pair<std::string, std::string>> fields = {{"model_path", args.model_path}};
+  for (const Option& option : options()) {
+    if (!option.value) continue;  // serve's own: echoed as ARG lines only
+    const std::optional<Value> value = option.value(args);  // nullopt only where `echo` says it
+    const bool given = !value || !(value->type == Value::Type::none ||
+                                   (value->type == Value::Type::boolean && !value->boolean));
+    if (option.upstream() || given) fields.emplace_back(option.name, option.echo ? option.echo(args) : str(value.value()));
+  }
+  std::sort(fields.begin(), fields.end());
+  return fields;
+}
+
+}  // namespace fmwork

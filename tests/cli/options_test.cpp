@@ -1,0 +1,76 @@
+// Tests of the one option table (options.hpp): what each command's help, docs/options.md, "did you mean", the
+// refusal of another command's option and the required options say all come from its rows, so that any row,
+// one added included, is in each of them without a word written elsewhere.
+#include "fmwork/cli/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fmwork/base/error.hpp"
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/options_page.hpp"
+#include "fmwork/cli/usage.hpp"
+
+namespace fmwork {
+namespace {
+
+// The usage Error's message for `words` read as `command`'s ("" when taken).
+std::string error_of(Command command, std::vector<std::string> words) {
+  words.insert(words.begin(), "driver");
+  std::vector<const char*> argv;
+  for (const std::string& word : words) argv.push_back(word.c_str());
+  try {
+    parse_command_line(static_cast<int>(argv.size()), argv.data(), command);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+const char* name_of(Command command) { return command == Command::sweep ? "sweep" : "serve"; }
+
+// Each row a command takes is in that command's --help and in docs/options.md, and a misspelling of it (its last
+// letter left out) is answered with its name.
+TEST(Options, EveryRowIsInItsCommandsHelpDocsAndDidYouMean) {
+  const std::string page = options_reference_markdown();
+  for (const Command command : {Command::sweep, Command::serve}) {
+    const std::string help = command == Command::sweep ? driver_usage({}) : serve_usage();
+    for (const Option* option : options_of(command)) {
+      SCOPED_TRACE(std::string(name_of(command)) + " " + option->name);
+      EXPECT_NE(help.find(option->option()), std::string::npos);
+      EXPECT_NE(page.find("`" + option->usage() + "`"), std::string::npos);
+      const std::string misspelt = option->option().substr(0, option->option().size() - 1);
+      EXPECT_EQ(error_of(command, {misspelt}).rfind("unknown option " + misspelt + "; did you mean " + option->option() + "?", 0),
+                0u)
+          << error_of(command, {misspelt});
+    }
+  }
+}
+
+// A row one command does not take is refused there, saying whose it is, before any value is read; a row no
+// command takes would be dead, and the required options are the rows' own.
+TEST(Options, AnotherCommandsOptionIsRefusedSayingWhoseItIs) {
+  for (const Option& option : options()) {
+    SCOPED_TRACE(option.name);
+    EXPECT_TRUE(option.takes(Command::sweep) || option.takes(Command::serve));
+    for (const Command command : {Command::sweep, Command::serve}) {
+      EXPECT_TRUE(!option.required_by(command) || option.takes(command));
+      if (option.takes(command)) continue;
+      const Command owner = command == Command::sweep ? Command::serve : Command::sweep;
+      EXPECT_EQ(error_of(command, {option.option() + "=x"}),
+                option.option() + " is " + command_text(owner).whose + "; " + command_text(command).does + " (" +
+                    command_text(command).line + " --help)");
+    }
+  }
+  EXPECT_EQ(error_of(Command::serve, {"--reps", "3"}),
+            "--reps is the sweep's; driver serve runs load levels (driver serve --help)");
+  EXPECT_EQ(error_of(Command::sweep, {"--rates", "20"}),
+            "--rates is driver serve's; the sweep runs batch x input combinations (driver --help)");
+  EXPECT_EQ(error_of(Command::serve, {"--rates", "20"}), "missing required options --platform, --model_class, --model_name");
+}
+
+}  // namespace
+}  // namespace fmwork
