@@ -7,6 +7,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/options.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "support/text_lines.hpp"
 

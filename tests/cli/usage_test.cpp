@@ -10,6 +10,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/fixed_options.hpp"
+#include "fmwork/cli/options.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/sub_options.hpp"
 #include "support/text_lines.hpp"
