@@ -364,9 +364,8 @@ Entries flat_entries(const Value& tree, const std::string& set, const std::strin
   return entries;
 }
 
-// Refuses a name that torch_setting_docs() does not list for `set`, with the name meant: the runtime's tables
-// are held to the docs (TorchSettings.TablesHoldEveryDocumentedKey), so LibTorch's side would refuse it too,
-// but only after the command line was read, without a "did you mean", and not in an experiment's check.
+// Refuses a name that torch_setting_docs() does not list for `set`, with the name meant, as the command line is
+// read (in an experiment's check too), before anything is loaded.
 Entries known_torch_names(Entries entries, const std::string& set) {
   std::vector<std::string> known;
   for (const OptionSetDoc& doc : torch_setting_docs())
@@ -445,68 +444,41 @@ const std::vector<OptionSetDoc>& option_set_docs() {
 
 namespace {
 
-void check_thread_count(const std::string& option, const Value& v) {
+// The range check of a row's value beyond its type.
+void check_torch_value(TorchCheck check, const std::string& option, const Value& v) {
   const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
-                 fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
+  switch (check) {
+    case TorchCheck::none: return;
+    case TorchCheck::thread_count:
+      integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
+                     fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
+      return;
+    case TorchCheck::matmul_precision: read_choice(option, v.text, {"highest", "high", "medium"}); return;
+  }
 }
 
-void check_matmul_precision(const std::string& option, const Value& v) {
-  read_choice(option, v.text, {"highest", "high", "medium"});
+// "a bool", "an int", "a string": a row's type as docs/options.md names it.
+std::string a_type(Value::Type type) {
+  if (type == Value::Type::string) return "a string";  // type_name's "str" is Python's spelling
+  const std::string name = type_name(type);
+  return (name.front() == 'i' ? "an " : "a ") + name;
 }
 
-// A --torch.call: or --torch.set: name: its value type (and that type in words), what follows the name in an
-// example, its help, and the check of its value beyond the type (none: nullptr).
-struct TorchSettingRow {
-  const char* name;
-  Value::Type value_type;
-  const char* type;
-  const char* example;  // "@ True", " high"
-  const char* help;
-  void (*check)(const std::string& option, const Value& value) = nullptr;
-};
-
-constexpr Value::Type kBoolValue = Value::Type::boolean, kIntValue = Value::Type::integer,
-                      kTextValue = Value::Type::string;
-
-const TorchSettingRow kTorchCalls[] = {
-    {"set_grad_enabled", kBoolValue, "a bool", "@ True",
-     "autograd during the sweep (off unless True here; upstream leaves it on)"},
-    {"set_num_threads", kIntValue, "an int", "@ 2", "intra-op threads (default: one per physical core); at most 4 per CPU",
-     check_thread_count},
-    {"set_num_interop_threads", kIntValue, "an int", "@ 1", "inter-op threads; at most 4 per CPU", check_thread_count},
-    {"manual_seed", kIntValue, "an int", "@ 0", "LibTorch's global seed"},
-    {"set_float32_matmul_precision", kTextValue, "a string", " high",
-     "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)",
-     check_matmul_precision},
-    {"use_deterministic_algorithms", kBoolValue, "a bool", "@ True", "deterministic kernels only"},
-    {"set_flush_denormal", kBoolValue, "a bool", "@ True", "flush denormal floats to zero (refused on a CPU that cannot)"},
-};
-
-const TorchSettingRow kTorchSets[] = {
-    {"backends.cudnn.benchmark", kBoolValue, "a bool", "@ True", "cuDNN picks the fastest algorithm per shape"},
-    {"backends.cudnn.deterministic", kBoolValue, "a bool", "@ True", "deterministic cuDNN algorithms only"},
-    {"backends.cudnn.allow_tf32", kBoolValue, "a bool", "@ False", "TF32 in cuDNN convolutions"},
-    {"backends.cudnn.enabled", kBoolValue, "a bool", "@ False", "cuDNN at all"},
-    {"backends.cuda.matmul.allow_tf32", kBoolValue, "a bool", "@ True", "TF32 in cuBLAS matrix products"},
-    {"backends.mkldnn.enabled", kBoolValue, "a bool", "@ False", "oneDNN (MKL-DNN) kernels on the CPU"},
-};
-
-template <size_t N>
-OptionSetDoc torch_doc(const char* set, const char* summary, const TorchSettingRow (&rows)[N]) {
-  OptionSetDoc doc{set, summary, {}};
-  for (const TorchSettingRow& row : rows)
-    doc.keys.push_back({row.name, {}, row.type, option_name(set, row.name) + row.example, row.help});
+OptionSetDoc torch_doc(TorchSet set, const char* summary) {
+  const char* name = set == TorchSet::call ? "torch.call" : "torch.set";
+  OptionSetDoc doc{name, summary, {}};
+  for (const TorchSettingRow& row : kTorchSettings)
+    if (row.set == set) doc.keys.push_back({row.name, {}, a_type(row.type), option_name(name, row.name) + row.example, row.help});
   return doc;
 }
 
 const TorchSettingRow* find_torch_row(const std::string& set, const std::string& name) {
-  const auto in = [&](const auto& rows) -> const TorchSettingRow* {
-    for (const TorchSettingRow& row : rows)
-      if (name == row.name) return &row;
-    return nullptr;
-  };
-  return set == "torch.call" ? in(kTorchCalls) : set == "torch.set" ? in(kTorchSets) : nullptr;
+  const std::optional<TorchSet> which = set == "torch.call" ? std::optional(TorchSet::call)
+                                        : set == "torch.set" ? std::optional(TorchSet::set)
+                                                             : std::nullopt;
+  for (const TorchSettingRow& row : kTorchSettings)
+    if (which && row.set == *which && name == row.name) return &row;
+  return nullptr;
 }
 
 // Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
@@ -524,33 +496,36 @@ Value as_typed(const Value& value, Value::Type expected, const std::string& opti
 
 }  // namespace
 
-Value torch_setting_value(const std::string& set, const std::string& name, const Value& given) {
+const TorchSettingRow& torch_setting_row(const std::string& set, const std::string& name) {
   const TorchSettingRow* row = find_torch_row(set, name);
   if (!row) {
-    known_torch_names({{name, given}}, set);  // throws: the unknown name, the one meant, the known ones
+    known_torch_names({{name, Value::none()}}, set);  // throws: the unknown name, the one meant, the known ones
     throw usage_error("unknown option " + option_name(set, name));
   }
+  return *row;
+}
+
+Value torch_setting_value(const std::string& set, const std::string& name, const Value& given) {
+  const TorchSettingRow* row = &torch_setting_row(set, name);
   const std::string option = option_name(set, name);
-  const Value value = as_typed(given, row->value_type, option);
-  if (value.type != row->value_type) {
+  const Value value = as_typed(given, row->type, option);
+  if (value.type != row->type) {
     const std::string hint = value.type == Value::Type::string
                                  ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, excerpt(value.text))
                                  : "";
-    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(row->value_type),
+    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(row->type),
                                   type_name(value.type), excerpt(repr(value)), hint));
   }
-  if (row->check) row->check(option, value);
+  check_torch_value(row->check, option, value);
   return value;
 }
 
 const std::vector<OptionSetDoc>& torch_setting_docs() {
   static const std::vector<OptionSetDoc> docs = {
-      torch_doc("torch.call",
+      torch_doc(TorchSet::call,
                 "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain "
-                "value that reads as the type is taken as typed",
-                kTorchCalls),
-      torch_doc("torch.set", "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE",
-                kTorchSets)};
+                "value that reads as the type is taken as typed"),
+      torch_doc(TorchSet::set, "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE")};
   return docs;
 }
 

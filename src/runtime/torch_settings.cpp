@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -19,44 +18,28 @@
 namespace fmwork {
 namespace {
 
-// What applying a name's value does (torch_setting_value, cli/option_sets.hpp, has checked and typed it).
-using Setting = std::function<void(const Value&)>;
-
-const std::map<std::string, Setting>& call_table() {
-  static const std::map<std::string, Setting> table = {
-      {"set_grad_enabled", [](const Value& v) { c10::GradMode::set_enabled(v.boolean); }},
-      {"set_num_threads", [](const Value& v) { at::set_num_threads(static_cast<int>(v.integer)); }},
-      {"set_num_interop_threads", [](const Value& v) { at::set_num_interop_threads(static_cast<int>(v.integer)); }},
-      {"manual_seed", [](const Value& v) { torch::manual_seed(static_cast<uint64_t>(v.integer)); }},
-      {"set_float32_matmul_precision", [](const Value& v) { at::globalContext().setFloat32MatmulPrecision(v.text); }},
-      {"use_deterministic_algorithms",
-       [](const Value& v) { at::globalContext().setDeterministicAlgorithms(v.boolean, false); }},
-      {"set_flush_denormal",
-       [](const Value& v) {
-         if (!at::globalContext().setFlushDenormal(v.boolean) && v.boolean)
-           throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
-       }},
-  };
-  return table;
-}
-
-const std::map<std::string, Setting>& set_table() {
+// Applies a row's value (torch_setting_value, cli/option_sets.hpp, has checked and typed it): a switch with no
+// default over the one table's rows, so that a row not written here fails to compile (-Werror=switch).
+void apply(TorchSetting setting, const Value& v) {
   auto& ctx = at::globalContext();
-  static const std::map<std::string, Setting> table = {
-      {"backends.cudnn.benchmark", [&](const Value& v) { ctx.setBenchmarkCuDNN(v.boolean); }},
-      {"backends.cudnn.deterministic", [&](const Value& v) { ctx.setDeterministicCuDNN(v.boolean); }},
-      {"backends.cudnn.allow_tf32", [&](const Value& v) { ctx.setAllowTF32CuDNN(v.boolean); }},
-      {"backends.cudnn.enabled", [&](const Value& v) { ctx.setUserEnabledCuDNN(v.boolean); }},
-      {"backends.cuda.matmul.allow_tf32", [&](const Value& v) { ctx.setAllowTF32CuBLAS(v.boolean); }},
-      {"backends.mkldnn.enabled", [&](const Value& v) { ctx.setUserEnabledMkldnn(v.boolean); }},
-  };
-  return table;
-}
-
-std::vector<std::string> keys_of(const std::map<std::string, Setting>& table) {
-  std::vector<std::string> names;
-  for (const auto& [name, setting] : table) names.push_back(name);
-  return names;
+  switch (setting) {
+    case TorchSetting::set_grad_enabled: c10::GradMode::set_enabled(v.boolean); return;
+    case TorchSetting::set_num_threads: at::set_num_threads(static_cast<int>(v.integer)); return;
+    case TorchSetting::set_num_interop_threads: at::set_num_interop_threads(static_cast<int>(v.integer)); return;
+    case TorchSetting::manual_seed: torch::manual_seed(static_cast<uint64_t>(v.integer)); return;
+    case TorchSetting::set_float32_matmul_precision: ctx.setFloat32MatmulPrecision(v.text); return;
+    case TorchSetting::use_deterministic_algorithms: ctx.setDeterministicAlgorithms(v.boolean, false); return;
+    case TorchSetting::set_flush_denormal:
+      if (!ctx.setFlushDenormal(v.boolean) && v.boolean)
+        throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
+      return;
+    case TorchSetting::cudnn_benchmark: ctx.setBenchmarkCuDNN(v.boolean); return;
+    case TorchSetting::cudnn_deterministic: ctx.setDeterministicCuDNN(v.boolean); return;
+    case TorchSetting::cudnn_allow_tf32: ctx.setAllowTF32CuDNN(v.boolean); return;
+    case TorchSetting::cudnn_enabled: ctx.setUserEnabledCuDNN(v.boolean); return;
+    case TorchSetting::cuda_matmul_allow_tf32: ctx.setAllowTF32CuBLAS(v.boolean); return;
+    case TorchSetting::mkldnn_enabled: ctx.setUserEnabledMkldnn(v.boolean); return;
+  }
 }
 
 }  // namespace
@@ -96,12 +79,12 @@ namespace {
 // Applies one set's entries in order, adding its RUNTIME line for each (`line` writes it from the name and the
 // value's repr). A value LibTorch refuses is a runtime Error naming the option.
 template <typename Entries>
-void apply_each(const std::string& set, const std::map<std::string, Setting>& table, const Entries& entries,
+void apply_each(const std::string& set, const Entries& entries,
                 std::string (*line)(const std::string& name, const std::string& value), std::vector<std::string>& lines) {
   for (const auto& [name, given] : entries) {
     const Value value = torch_setting_value(set, name, given);
     try {
-      table.at(name)(value);
+      apply(torch_setting_row(set, name).id, value);
     } catch (const c10::Error& e) {
       throw runtime_error(fmt::format("--{}:{}: LibTorch refused {}: {}", set, name, repr(value), e.what_without_backtrace()));
     }
@@ -114,10 +97,10 @@ void apply_each(const std::string& set, const std::map<std::string, Setting>& ta
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets) {
   validate_torch_settings(calls, sets);
   std::vector<std::string> lines;
-  apply_each("torch.call", call_table(), calls.calls,
+  apply_each("torch.call", calls.calls,
              [](const std::string& name, const std::string& value) { return fmt::format("torch.call {}({})", name, value); },
              lines);
-  apply_each("torch.set", set_table(), sets.sets,
+  apply_each("torch.set", sets.sets,
              [](const std::string& path, const std::string& value) { return fmt::format("torch.set {} = {}", path, value); },
              lines);
   return lines;
@@ -129,9 +112,5 @@ bool grad_enabled_requested(const TorchCalls& calls) {
       return torch_setting_value("torch.call", name, value).boolean;
   return false;
 }
-
-std::vector<std::string> torch_call_names() { return keys_of(call_table()); }
-
-std::vector<std::string> torch_set_paths() { return keys_of(set_table()); }
 
 }  // namespace fmwork

@@ -106,24 +106,6 @@ TEST(TorchSettings, GradIsOffUnlessAskedFor) {
   EXPECT_TRUE(grad_enabled_requested(TorchCalls{{{"set_grad_enabled", Value::of_bool(true)}}}));
 }
 
-// The tables and the names docs/options.md lists (option_sets' torch_setting_docs): the same, both ways.
-TEST(TorchSettings, TablesHoldEveryDocumentedKey) {
-  const auto documented = [](const std::string& set) {
-    std::vector<std::string> names;
-    for (const auto& doc : torch_setting_docs())
-      if (doc.set == set)
-        for (const auto& key : doc.keys) names.push_back(key.key);
-    std::sort(names.begin(), names.end());
-    return names;
-  };
-  auto calls = torch_call_names();
-  auto sets = torch_set_paths();
-  std::sort(calls.begin(), calls.end());
-  std::sort(sets.begin(), sets.end());
-  EXPECT_EQ(calls, documented("torch.call"));
-  EXPECT_EQ(sets, documented("torch.set"));
-}
-
 }  // namespace
 // Thread counts from the environment: what libgomp and MKL would ignore or take as 1 is refused by name.
 TEST(TorchSettings, ThreadCountsFromTheEnvironmentAreChecked) {

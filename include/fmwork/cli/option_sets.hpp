@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/cli/torch_setting_table.hpp"
 #include "fmwork/domain/run_options.hpp"
 
 namespace fmwork {
@@ -36,8 +37,8 @@ struct OptionSetDoc {
 const std::vector<OptionSetDoc>& option_set_docs();
 
 // --torch.call:NAME and --torch.set:PATH as docs/options.md lists them: each name with its value type, an
-// example and what it does, calls then sets. What they do is runtime/torch_settings' (a LibTorch module, out
-// of this library's reach); TorchSettings.TablesHoldEveryDocumentedKey holds its tables to these names.
+// example and what it does, calls then sets, from cli/torch_setting_table.hpp's rows. What they do is
+// runtime/torch_settings' (a LibTorch module, out of this library's reach), a switch over the same rows.
 const std::vector<OptionSetDoc>& torch_setting_docs();
 
 // A from_pretrained keyword that --model: accepts and ignores, and why it means nothing for a local folder.
@@ -72,6 +73,10 @@ inline constexpr int64_t kMaxThreadsPerCpu = 4;
 // expects a value of type int; got str 'x' (add '@' ...)", a value out of range. The builders below and
 // runtime/torch_settings read values through it, so that `driver run` refuses what the driver would.
 Value torch_setting_value(const std::string& set, const std::string& name, const Value& given);
+
+// The row (cli/torch_setting_table.hpp) of `name` in `set` ("torch.call", "torch.set"); an unknown name is the
+// usage Error torch_setting_value throws for it.
+const TorchSettingRow& torch_setting_row(const std::string& set, const std::string& name);
 
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one

@@ -1,6 +1,6 @@
-// The registry behind --torch.call:NAME VALUE and --torch.set:PATH VALUE: each name maps to the LibTorch
-// function or global setting upstream's `torch.NAME(VALUE)` / `torch.PATH = VALUE` would reach, with the
-// value type it takes. Validation runs before anything is loaded; application happens in RUNTIME.
+// What --torch.call:NAME VALUE and --torch.set:PATH VALUE do: each row of cli/torch_setting_table.hpp reaches
+// the LibTorch function or global setting upstream's `torch.NAME(VALUE)` / `torch.PATH = VALUE` would.
+// Validation runs before anything is loaded; application happens in RUNTIME.
 #pragma once
 
 #include <functional>
@@ -29,9 +29,5 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
 
 // Whether autograd should be on during the sweep: off unless --torch.call:set_grad_enabled@ True.
 bool grad_enabled_requested(const TorchCalls& calls);
-
-// The names known to each table, for help texts and error messages.
-std::vector<std::string> torch_call_names();
-std::vector<std::string> torch_set_paths();
 
 }  // namespace fmwork

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""A row added to the family table (include/fmwork/hf/family_table.hpp) and wired nowhere stops the build: the
-family's config reader (src/hf/config.cpp) and the encoders' dispatch (src/encoders/families.cpp) are switches
-with no default, compiled with the libraries' own flags (-Werror=switch), so a new family cannot run as BERT.
-Each file is compiled (-fsyntax-only) against a copy of the table with one more row; config.cpp is compiled
-against the table as it is too, so that a failure is the row's and not the command's."""
+"""A row added to a table and wired nowhere stops the build. The family table (include/fmwork/hf/family_table.hpp):
+the family's config reader (src/hf/config.cpp) and the encoders' dispatch (src/encoders/families.cpp) are
+switches with no default, so a new family cannot run as BERT. The --torch.call:/--torch.set: table
+(include/fmwork/cli/torch_setting_table.hpp): what each name does (src/runtime/torch_settings.cpp) is such a
+switch, so a name cannot be accepted on the command line and do nothing. Both compiled with the libraries' own
+flags (-Werror=switch). Each file is compiled (-fsyntax-only) against a copy of its table with one more row;
+config.cpp against the table as it is too, and each failure must name the new row, so that it is the row's
+and not the command's."""
 # check_references: not checked (the paths below are those of a temporary copy of the table)
 
 import argparse
@@ -16,17 +19,21 @@ import unittest
 from pathlib import Path
 
 ARGS = None
-TABLE = Path("include/fmwork/hf/family_table.hpp")
-NEW_ROW = '  FAMILY(newcomer, "model.", false, true, true, {"newcomer", "Newcomer"})'
+FAMILIES = Path("include/fmwork/hf/family_table.hpp")
+NEW_FAMILY = '  FAMILY(newcomer, "model.", false, true, true, {"newcomer", "Newcomer"})'
+TORCH = Path("include/fmwork/cli/torch_setting_table.hpp")
+NEW_TORCH = '  TORCH(newcomer, call, "newcomer", boolean, "@ True", none, "a name with no LibTorch side")'
 
 
-def table_with_new_row(text):
-    """The table's text with NEW_ROW after its last row."""
-    rows = [m for m in re.finditer(r"^  FAMILY\(.*\)$", text, re.M)]
-    if not rows:
-        raise AssertionError(f"{TABLE}: no FAMILY(...) row found")
-    last = rows[-1]
-    return text[:last.end()] + " \\\n" + NEW_ROW + text[last.end():]
+def table_with_new_row(table, macro, new_row):
+    """The text of `table` with `new_row` after its last `macro(` row (rows may continue on further lines)."""
+    text = (Path(ARGS.source) / table).read_text()
+    starts = [m.start() for m in re.finditer(r"^  " + macro + r"\(", text, re.M)]
+    if not starts:
+        raise AssertionError(f"{table}: no {macro}(...) row found")
+    end = re.search(r"\)\s*(\\)?$", text[starts[-1]:], re.M)
+    last = starts[-1] + end.start() + 1
+    return text[:last] + " \\\n" + new_row + text[last:]
 
 
 def compile_file(source, overlay, options, torch):
@@ -44,13 +51,14 @@ def compile_file(source, overlay, options, torch):
     return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
 
 
-class UnwiredFamily(unittest.TestCase):
+class UnwiredRow(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
-        header = Path(cls.dir.name) / TABLE
-        header.parent.mkdir(parents=True)
-        header.write_text(table_with_new_row((Path(ARGS.source) / TABLE).read_text()))
+        for table, macro, row in ((FAMILIES, "FAMILY", NEW_FAMILY), (TORCH, "TORCH", NEW_TORCH)):
+            header = Path(cls.dir.name) / table
+            header.parent.mkdir(parents=True, exist_ok=True)
+            header.write_text(table_with_new_row(table, macro, row))
 
     @classmethod
     def tearDownClass(cls):
@@ -70,6 +78,9 @@ class UnwiredFamily(unittest.TestCase):
 
     def test_the_encoder_dispatch_refuses_an_unwired_row(self):
         self.refused("src/encoders/families.cpp", ARGS.torch_options, True)
+
+    def test_the_torch_settings_refuse_an_unwired_row(self):
+        self.refused("src/runtime/torch_settings.cpp", ARGS.torch_options, True)
 
 
 if __name__ == "__main__":

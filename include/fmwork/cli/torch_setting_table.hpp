@@ -1,0 +1,72 @@
+// The --torch.call:NAME and --torch.set:PATH names, one row each: the only list of them. cli/option_sets reads
+// the rows for the name check, the value's type, its range check and docs/options.md; runtime/torch_settings
+// applies each through a switch over TorchSetting with no default, compiled with -Werror=switch, so that a row
+// whose LibTorch side is not written fails to compile (Python.UnwiredTableRowFailsToCompile) instead of being
+// accepted on the command line and refused, or ignored, at run time.
+#pragma once
+
+#include "fmwork/base/python_value.hpp"
+
+// TORCH(id, set, name, type, example, check, help)
+//   id       the TorchSetting enumerator
+//   set      call: upstream's torch.NAME(VALUE); set: torch.PATH = VALUE
+//   type     the Value::Type the value must have (a plain value that reads as it is taken as typed)
+//   example  what follows the option in an example ("@ True", " high")
+//   check    the range check beyond the type (TorchCheck)
+#define FMWORK_TORCH_SETTINGS(TORCH)                                                                            \
+  TORCH(set_grad_enabled, call, "set_grad_enabled", boolean, "@ True", none,                                   \
+        "autograd during the sweep (off unless True here; upstream leaves it on)")                             \
+  TORCH(set_num_threads, call, "set_num_threads", integer, "@ 2", thread_count,                                \
+        "intra-op threads (default: one per physical core); at most 4 per CPU")                                \
+  TORCH(set_num_interop_threads, call, "set_num_interop_threads", integer, "@ 1", thread_count,                \
+        "inter-op threads; at most 4 per CPU")                                                                 \
+  TORCH(manual_seed, call, "manual_seed", integer, "@ 0", none, "LibTorch's global seed")                      \
+  TORCH(set_float32_matmul_precision, call, "set_float32_matmul_precision", string, " high", matmul_precision, \
+        "highest, high or medium: how far float32 products may trade precision for speed (TF32 on CUDA)")      \
+  TORCH(use_deterministic_algorithms, call, "use_deterministic_algorithms", boolean, "@ True", none,           \
+        "deterministic kernels only")                                                                          \
+  TORCH(set_flush_denormal, call, "set_flush_denormal", boolean, "@ True", none,                               \
+        "flush denormal floats to zero (refused on a CPU that cannot)")                                        \
+  TORCH(cudnn_benchmark, set, "backends.cudnn.benchmark", boolean, "@ True", none,                             \
+        "cuDNN picks the fastest algorithm per shape")                                                         \
+  TORCH(cudnn_deterministic, set, "backends.cudnn.deterministic", boolean, "@ True", none,                     \
+        "deterministic cuDNN algorithms only")                                                                 \
+  TORCH(cudnn_allow_tf32, set, "backends.cudnn.allow_tf32", boolean, "@ False", none,                          \
+        "TF32 in cuDNN convolutions")                                                                          \
+  TORCH(cudnn_enabled, set, "backends.cudnn.enabled", boolean, "@ False", none, "cuDNN at all")                \
+  TORCH(cuda_matmul_allow_tf32, set, "backends.cuda.matmul.allow_tf32", boolean, "@ True", none,               \
+        "TF32 in cuBLAS matrix products")                                                                      \
+  TORCH(mkldnn_enabled, set, "backends.mkldnn.enabled", boolean, "@ False", none,                              \
+        "oneDNN (MKL-DNN) kernels on the CPU")
+
+namespace fmwork {
+
+#define FMWORK_TORCH_ENUMERATOR(id, ...) id,
+enum class TorchSetting { FMWORK_TORCH_SETTINGS(FMWORK_TORCH_ENUMERATOR) };
+#undef FMWORK_TORCH_ENUMERATOR
+
+// Which of the two sub-option sets a name is given in.
+enum class TorchSet { call, set };
+
+// A value's check beyond its type: none, a thread count (1 to kMaxThreadsPerCpu per CPU), a matmul precision
+// by name (highest, high, medium).
+enum class TorchCheck { none, thread_count, matmul_precision };
+
+// A row of FMWORK_TORCH_SETTINGS (see there for the columns).
+struct TorchSettingRow {
+  TorchSetting id;
+  TorchSet set;
+  const char* name;
+  Value::Type type;
+  const char* example;
+  TorchCheck check;
+  const char* help;
+};
+
+#define FMWORK_TORCH_ROW(id, set, name, type, example, check, help) \
+  TorchSettingRow{TorchSetting::id, TorchSet::set, name, Value::Type::type, example, TorchCheck::check, help},
+// Every row, calls then sets, in the order docs/options.md lists them.
+inline constexpr TorchSettingRow kTorchSettings[] = {FMWORK_TORCH_SETTINGS(FMWORK_TORCH_ROW)};
+#undef FMWORK_TORCH_ROW
+
+}  // namespace fmwork
