@@ -146,9 +146,8 @@ TEST(Process, UsageErrors) {
   EXPECT_EQ(run_error({"--format", "xml", "-"}).kind(), ErrorKind::usage);
   EXPECT_EQ(run_error({"--bogus", "-"}).kind(), ErrorKind::usage);
   EXPECT_EQ(run_error({"--metadata_id"}).kind(), ErrorKind::usage);
-  // CLI11's "--format: At Most 1 required but received 2" in our words.
   EXPECT_EQ(std::string(run_error({"--format", "csv", "--format", "json", "-"}).what()),
-            "--format is given 2 times; give it once (see process --help)");
+            "--format is given twice; give it once (see process --help)");
 }
 
 // ---- --out and --format html ----
