@@ -189,6 +189,7 @@ CommandLine parse_command_line(int argc, const char* const* argv, Command comman
     OptionGroups groups = command_options_from(command, words.fixed);
     result.process = std::move(groups.process);
     result.run = std::move(groups.run);
+    result.cache = std::move(groups.cache);
     result.keyed = std::move(words.subs);
     return result;
   }
@@ -199,6 +200,12 @@ CommandLine parse_command_line(int argc, const char* const* argv, Command comman
   result.arg_words = std::move(words.arg_words);
   std::sort(result.arg_words.begin(), result.arg_words.end());
   return result;
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& words, Command command) {
+  std::vector<const char*> argv = {command_text(command).line};
+  for (const std::string& word : words) argv.push_back(word.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), command);
 }
 
 }  // namespace fmwork

@@ -76,7 +76,7 @@ constexpr Option row_of(Command command, OptionRow text, void (*read)(G&, T, T),
               std::vector<std::string> (*choices)() = nullptr, const char* positional = nullptr) {
   return {text, only(command), kNoCommand, Origin::ours, read, nullptr, nullptr, words, choices, positional};
 }
-constexpr Command P = Command::process, R = Command::run;
+constexpr Command P = Command::process, R = Command::run, C = Command::cache;
 
 // Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
 // refused by check_fixed_args), --sort_window's requests (it said "seconds" too).
@@ -330,6 +330,13 @@ const Option kOptions[] = {
     row_of(R, {"task", "DIR INDEX", "results/me/host/20260101-120000 0",
                "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)"},
            [](G& g, T, T v) { g.run.task.push_back(v); }, OptionWords::two),
+    // driver --cache's: what it does (named --cache in its messages), and the cache's folder.
+    row_of(C, {"cache", "list|report|clear", "list", "list, report (a table) or clear the cache's entries"},
+           [](G& g, T, T v) { g.cache.command = v; }, OptionWords::positional,
+           [] { return std::vector<std::string>{"list", "report", "clear"}; }),
+    row_of(C, {"cache_dir", "DIR", "/tmp/fmwork-cache", "the cache's folder (default: $FMWORK_CACHE, else under "
+               "$XDG_CACHE_HOME or $HOME)"},
+           [](G& g, T o, T v) { g.cache.cache_dir = read_text(o, v, "the cache's folder"); }),
 };
 
 }  // namespace
@@ -346,6 +353,7 @@ const CommandText& command_text(Command command) {
        "Runs an experiment file: each expanded run is a driver process; results go to\n"
        "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
        " (see driver run --help)", "slurm"},
+      {"driver --cache", "driver --cache's", "", "", " (see driver --cache --help)"},
   };
   return texts[static_cast<size_t>(command)];
 }

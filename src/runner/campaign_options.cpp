@@ -47,9 +47,7 @@ std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args,
       out << command_usage(Command::run);
       return std::nullopt;
     }
-  std::vector<const char*> words = {"driver run"};
-  for (const auto& a : args) words.push_back(a.c_str());
-  const CommandLine line = parse_command_line(static_cast<int>(words.size()), words.data(), Command::run);
+  const CommandLine line = parse_command_line(args, Command::run);
   RunnerOptions o;
   static_cast<RunArgs&>(o) = line.run;
   for (const auto& [key, value] : line.keyed) o.sbatch.push_back(sbatch_option(key, value));

@@ -19,6 +19,7 @@ struct CommandLine {
   ServeArgs serve;  // driver serve's own options (defaults on the sweep's command line)
   ProcessArgs process;          // process's options
   RunArgs run;                  // driver run's
+  CacheArgs cache;              // driver --cache's
   // (KEY, VALUE) of each `--F:KEY VALUE` (or `--F:KEY=VALUE`) of the open-ended family F of a command that does
   // not run the model (command_text(c).keys: driver run's --slurm:), in the order given.
   std::vector<std::pair<std::string, std::string>> keyed;
@@ -40,6 +41,9 @@ struct CommandLine {
 // whose it is), an option given twice, a flag with a value, an option without its value; then what
 // options_from and sub_option_trees refuse. `--help` is not handled here (the executable handles it first).
 CommandLine parse_command_line(int argc, const char* const* argv, Command command = Command::sweep);
+
+// The same, of `words` (the words after the program's name, or after "driver run", "driver --cache").
+CommandLine parse_command_line(const std::vector<std::string>& words, Command command);
 
 // A usage Error for a sub-option that tunes nothing: a tolerance (--check_outputs:KEY other than cpu@) without
 // --check_outputs DIR on a run that is CPU eager (--platform cpu, no --compile), which makes no check against the

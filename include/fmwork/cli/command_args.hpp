@@ -1,5 +1,5 @@
-// What the one option table (options.hpp) fills for the commands that are no run of the model: `process` and
-// `driver run`. Plain data, as their rows read it; the layers above turn it into their own
+// What the one option table (options.hpp) fills for the commands that are no run of the model: `process`,
+// `driver run` and `driver --cache` (CacheArgs, cache/cache_command.hpp). Plain data, as their rows read it; the layers above turn it into their own
 // types (report/'s ProcessOptions, runner/'s RunnerOptions) and check the options against each other there.
 #pragma once
 
@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "fmwork/cache/cache_command.hpp"
 
 namespace fmwork {
 

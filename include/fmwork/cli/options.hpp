@@ -21,8 +21,8 @@
 namespace fmwork {
 
 // The commands whose words the table's rows are: the sweep (`driver ...`), `driver serve ...`, `process ...`,
-// `driver run ...`.
-enum class Command { sweep, serve, process, run };
+// `driver run ...`, `driver --cache ...`.
+enum class Command { sweep, serve, process, run, cache };
 
 // A set of commands, as a row says which take it and which need it.
 struct Commands {
@@ -56,6 +56,7 @@ struct OptionGroups {
   ServeArgs serve;
   ProcessArgs process;
   RunArgs run;
+  CacheArgs cache;
 };
 
 // One option of the command line.
