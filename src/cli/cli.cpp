@@ -62,6 +62,8 @@ int take_option(const Option& spec, const std::string& word, const std::optional
   std::vector<std::string> values;
   if (inline_value) values.push_back(*inline_value);
   while ((values.size() < count || list) && is_value(i + 1, argc, argv, list)) values.emplace_back(argv[++i]);
+  if (values.size() < count && count == 1 && spec.choices)
+    throw usage_error(option + " needs a value: one of " + joined(spec.choices()) + see);
   if (values.size() < count && count == 1)
     throw usage_error(option + " needs a value, like " + spec.with_example() + " (to give one that starts with '--', "
                       "write " + option + "=VALUE)" + see);
