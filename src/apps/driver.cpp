@@ -15,6 +15,7 @@
 
 #include "fmwork/cache/cache_command.hpp"
 #include "fmwork/runner/campaign.hpp"
+#include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/usage.hpp"
 #include "fmwork/base/version.hpp"
 #include "fmwork/base/crash_guard.hpp"
@@ -79,7 +80,7 @@ const std::vector<Subcommand>& subcommands() {
         "lists, reports (a table) or clears the compiled packages kept in $FMWORK_CACHE"},
        false,
        [](const std::vector<std::string>& args) {
-         std::cout << run_cache_command(args);
+         std::cout << run_cache_command(parse_command_line(args, Command::cache).cache);
          flush_or_throw(std::cout, "the cache report to standard output");
          return 0;
        }},

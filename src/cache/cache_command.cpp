@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 
@@ -83,19 +82,10 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::vecto
 
 }  // namespace
 
-std::string run_cache_command(const std::vector<std::string>& args) {
-  const std::string usage = "--cache: expected list, report or clear, then optionally --cache_dir DIR";
-  if (args.empty()) throw usage_error(usage);
-  refuse_control_characters(args);
-  const std::string& command = args[0];
-  std::string dir;
-  if (args.size() == 3 && args[1] == "--cache_dir") dir = args[2];
-  else if (args.size() == 2 && args[1].rfind("--cache_dir=", 0) == 0) dir = args[1].substr(12);
-  else if (args.size() != 1)
-    throw usage_error(usage + " (got '" + args[1] + "'" +
-                      did_you_mean(closest_option(args[1].substr(0, args[1].find('=')), {"--cache_dir"})) + ")");
-  read_choice("--cache", command, {"list", "report", "clear"});  // "did you mean" as for every other option's value
-  if (args.size() > 1 && dir.empty()) throw usage_error(usage + " (--cache_dir names no folder)");
+std::string run_cache_command(const CacheArgs& args) {
+  if (args.command.empty()) throw usage_error("--cache: expected list, report or clear, then optionally --cache_dir DIR");
+  const std::string& command = args.command;
+  std::string dir = args.cache_dir.value_or("");
   if (dir.empty()) {
     try {
       dir = default_cache_root();
@@ -107,7 +97,7 @@ std::string run_cache_command(const std::vector<std::string>& args) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     throw usage_error("--cache " + command + ": " + dir + " (" +
-                      (args.size() > 1 ? "--cache_dir" : "from FMWORK_CACHE, XDG_CACHE_HOME or HOME") +
+                      (args.cache_dir ? "--cache_dir" : "from FMWORK_CACHE, XDG_CACHE_HOME or HOME") +
                       ") is not a folder; the cache is a folder: name one with --cache_dir or FMWORK_CACHE");
   ArtifactCache cache(dir);
   if (command == "clear") return fmt::format("removed {} entries from {}\n", cache.clear(), cache.root());

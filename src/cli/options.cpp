@@ -12,6 +12,8 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
+#include "fmwork/base/text_format.hpp"
+#include "fmwork/domain/statistics.hpp"
 #include "fmwork/workload/arrivals.hpp"
 
 namespace fmwork {
@@ -43,6 +45,38 @@ template <std::string FixedArgs::*field>
 std::optional<Value> word_value(const A& a) { return Value::of_string(a.*field); }
 template <std::optional<int64_t> FixedArgs::*field>
 std::optional<Value> count_value(const A& a) { return (a.*field) ? Value::of_int(*(a.*field)) : Value::none(); }
+
+// The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
+constexpr size_t kMaxCompareKeys = 32;
+
+// --match / --ignore-meta's value ("dtype,threads") added to `keys`, each a META key's shape.
+void add_compare_keys(std::vector<std::string>& keys, T option, T value) {
+  read_items(value, kMaxCompareKeys - keys.size(), option + " takes at most " + std::to_string(kMaxCompareKeys) + " keys",
+             [&](const std::string& key) {
+               if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                        "0123456789_.:-") != std::string::npos)
+                 throw usage_error(option + " takes META keys separated by commas (dtype,threads); got '" + excerpt(value) + "'");
+               keys.push_back(key);
+             });
+}
+
+// --statistic's help and choices: a line, and a name, per row of the statistics' table (domain/statistics.hpp).
+#define FMWORK_STATISTIC_HELP(id, name, heading, help) "\n  " name ": " help
+constexpr const char* kStatisticHelp = "with --compare or --baseline: each side's latency (repeats: the median of "
+                                       "theirs):" FMWORK_STATISTICS(FMWORK_STATISTIC_HELP);
+#undef FMWORK_STATISTIC_HELP
+std::vector<std::string> statistic_names() {
+  std::vector<std::string> names;
+  for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
+  return names;
+}
+
+// A row of a command that does not run the model: no `args.NAME`, ours, never required.
+constexpr Option row_of(Command command, OptionRow text, void (*read)(G&, T, T), OptionWords words = OptionWords::one,
+              std::vector<std::string> (*choices)() = nullptr, const char* positional = nullptr) {
+  return {text, only(command), kNoCommand, Origin::ours, read, nullptr, nullptr, words, choices, positional};
+}
+constexpr Command P = Command::process, R = Command::run, C = Command::cache;
 
 // Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
 // refused by check_fixed_args), --sort_window's requests (it said "seconds" too).
@@ -204,14 +238,124 @@ const Option kOptions[] = {
        g.serve.price_per_hour = read_decimal("--price_per_hour", v,
                                        {0.0001, false, 1e6, "a price from 0.0001 to 1000000 (USD an hour), like 3.20"});
      }},
+    // process's, in its --help's order: what is read and written (the logs, --format, --out), then --compare and
+    // --baseline, the two ways of setting runs against each other.
+    row_of(P, {"path", "FILE", "run.log",
+               "Driver logs, read in the order given into one output; - is standard input;\n"
+               "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
+               "--path may be repeated or left out."},
+           [](G& g, T, T v) { g.process.paths.push_back(v); }, OptionWords::list, nullptr, "paths"),
+    row_of(P, {"metadata_id", "ID", "run1", "Written into each JSON record (null when not given)."},
+           [](G& g, T, T v) { g.process.metadata_id = v; }),
+    row_of(P, {"format", "FORMAT", "csv",
+               "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
+               "summary: an aligned table per log; html: a self-contained page with charts\n"
+               "(docs/report.md)."},
+           [](G& g, T, T v) { g.process.format = v, g.process.format_given = true; }, OptionWords::one,
+           [] { return std::vector<std::string>{"json", "csv", "summary", "html"}; }),
+    row_of(P, {"out", "FILE", "report.html",
+               "write the output to FILE instead of standard output: a regular file is\n"
+               "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
+               "a device is written into; a file process reads (a log, a plan.json) is refused"},
+           [](G& g, T, T v) { g.process.out_file = v; }),
+    row_of(P, {"upstream", "", "",
+               "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
+               "engine fmwork/embed/tf."},
+           [](G& g, T, T) { g.process.upstream_only = true; }),
+    row_of(P, {"compare", "A B", "a.log b.log",
+               "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
+               "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
+               "the pairs as data; --format html: a page)"},
+           [](G& g, T, T v) { g.process.compare.push_back(v); }, OptionWords::two),
+    row_of(P, {"match", "KEYS", "dtype,threads",
+               "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
+               "RES's model name, by its folder's name) instead of the run; the other keys that\n"
+               "matter (dtype, threads, compile, platform, attention, gelu_epilogue, model,\n"
+               "batching, lengths) must then agree within a pair"},
+           [](G& g, T o, T v) { add_compare_keys(g.process.match, o, v); }, OptionWords::each),
+    row_of(P, {"ignore-meta", "KEYS", "dtype",
+               "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
+               "a pair differing in another key that matters is refused, naming it"},
+           [](G& g, T o, T v) { add_compare_keys(g.process.ignore_meta, o, v); }, OptionWords::each),
+    row_of(P, {"fail-if-slower", "PCT", "5",
+               "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
+               "twice the larger CoV of the pair, listing those combinations"},
+           [](G& g, T o, T v) {
+             g.process.fail_percent = read_decimal(o, v, {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
+           }),
+    row_of(P, {"statistic", "STAT", "p10", kStatisticHelp}, [](G& g, T, T v) { g.process.statistic = v; },
+           OptionWords::one, statistic_names),
+    row_of(P, {"baseline", "KEY=VALUE", "dtype=float32",
+               "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
+               "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
+               "as their median: a table, or --format csv|json|html"},
+           [](G& g, T, T v) { g.process.baseline_text = v; }),
+    row_of(P, {"chart-scale", "SCALE", "linear",
+               "with --format html: the y axis of the latency and tokens/s charts: log,\n"
+               "linear (from 0), or auto (default: log where a chart spans more than 10x)"},
+           [](G& g, T, T v) { g.process.chart_scale_text = v; }, OptionWords::one,
+           [] { return std::vector<std::string>{"auto", "linear", "log"}; }),
+    row_of(P, {"version", "", "", "print process's version and exit"}, [](G& g, T, T) { g.process.version = true; }),
+    row_of(P, {"schema", "", "",
+               "print the log lines' fields as JSON (the keys of each line, their kinds, the\n"
+               "required ones; upstream's lines' positions) and exit: what bench/log_schema.json holds"},
+           [](G& g, T, T) { g.process.schema = true; }),
+    // driver run's, in its --help's order.
+    row_of(R, {"experiment", "EXPERIMENT", "bert.json",
+               "the experiment file (JSON); the paths in it are relative to its folder, and are\n"
+               "checked before anything is made"},
+           [](G& g, T, T v) { g.run.experiment = v; }, OptionWords::positional),
+    row_of(R, {"out", "ROOT", "results", "root of the result tree"}, [](G& g, T, T v) { g.run.out = v; }),
+    row_of(R, {"resume", "DIR", "results/me/host/20260101-120000",
+               "a campaign folder: run again the runs whose log is missing or incomplete (Ctrl-C\n"
+               "prints this command for the campaign it stops)"},
+           [](G& g, T o, T v) { g.run.resume = read_text(o, v, "a campaign folder"); }),
+    row_of(R, {"devices", "LIST", "cuda:0,cuda:1",
+               "comma-separated platforms, one run at a time on each, the run's --platform set to it;\n"
+               "a name given N times runs N at once (cpu,cpu). Default: each run's own --platform, one at a time"},
+           [](G& g, T o, T v) { g.run.devices = read_text(o, v, "platforms such as cpu or cuda:0,cuda:1, or leave it out"); }),
+    row_of(R, {"list", "", "", "print the expanded command lines and run nothing"}, [](G& g, T, T) { g.run.list = true; }),
+    row_of(R, {"slurm", "", "",
+               "submit the runs to do as a Slurm job array (one task a run) and return; the tree must be on a\n"
+               "file system the nodes share. sbatch options as --slurm:KEY VALUE (partition, time, gres, account)"},
+           [](G& g, T, T) { g.run.slurm = true; }),
+    row_of(R, {"wait", "", "", "with --slurm: wait until the job has ended, with progress, and exit 1 when a run is incomplete"},
+           [](G& g, T, T) { g.run.wait = true; }),
+    row_of(R, {"max-tasks", "N", "8", "with --slurm: at most N runs at once (sbatch --array=...%N)"},
+           [](G& g, T o, T v) {
+             g.run.max_tasks = static_cast<size_t>(read_integer(o, v, {1, 1000000, "a whole number from 1 to 1000000 (runs at once)"}));
+           }),
+    row_of(R, {"no-submit", "", "", "with --slurm: write the sbatch script into DIR/slurm/ and submit nothing"},
+           [](G& g, T, T) { g.run.no_submit = true; }),
+    row_of(R, {"task", "DIR INDEX", "results/me/host/20260101-120000 0",
+               "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)"},
+           [](G& g, T, T v) { g.run.task.push_back(v); }, OptionWords::two),
+    // driver --cache's: what it does (named --cache in its messages), and the cache's folder.
+    row_of(C, {"cache", "list|report|clear", "list", "list, report (a table) or clear the cache's entries"},
+           [](G& g, T, T v) { g.cache.command = v; }, OptionWords::positional,
+           [] { return std::vector<std::string>{"list", "report", "clear"}; }),
+    row_of(C, {"cache_dir", "DIR", "/tmp/fmwork-cache", "the cache's folder (default: $FMWORK_CACHE, else under "
+               "$XDG_CACHE_HOME or $HOME)"},
+           [](G& g, T o, T v) { g.cache.cache_dir = read_text(o, v, "the cache's folder"); }),
 };
 
 }  // namespace
 
 const CommandText& command_text(Command command) {
-  static const CommandText sweep{"driver", "the sweep's", "the sweep runs batch x input combinations"};
-  static const CommandText serve{"driver serve", "driver serve's", "driver serve runs load levels"};
-  return command == Command::sweep ? sweep : serve;
+  static const CommandText texts[] = {
+      {"driver", "the sweep's", "the sweep runs batch x input combinations"},
+      {"driver serve", "driver serve's", "driver serve runs load levels"},
+      {"process", "process's", "",
+       "Turns fmwork driver logs into upstream's JSON (default), a CSV table, a readable summary or an HTML page.\n"
+       "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL / CHECK extensions.",
+       " (see process --help)"},
+      {"driver run", "driver run's", "",
+       "Runs an experiment file: each expanded run is a driver process; results go to\n"
+       "ROOT/<user>/<host>/<time>/ (docs/campaigns.md).",
+       " (see driver run --help)", "slurm"},
+      {"driver --cache", "driver --cache's", "", "", " (see driver --cache --help)"},
+  };
+  return texts[static_cast<size_t>(command)];
 }
 
 namespace {
@@ -228,7 +372,9 @@ const std::vector<Option>& options() { return rows(); }
 
 ExtraOption::ExtraOption(const Option& row) {
   if (rows().size() != std::size(kOptions)) throw runtime_error("an ExtraOption is alive already: one at a time");
-  if (find_option(row.name)) throw runtime_error(std::string("--") + row.name + " is a row of the table already");
+  for (const Option& other : rows())
+    if (std::string_view(other.name) == row.name && (other.commands.bits & row.commands.bits))
+      throw runtime_error(std::string("--") + row.name + " is a row of the table already");
   rows().push_back(row);
 }
 
@@ -243,14 +389,19 @@ std::vector<const Option*> options_of(Command command) {
 
 std::vector<std::string> option_names(Command command) {
   std::vector<std::string> names;
-  for (const Option* option : options_of(command)) names.push_back(option->option());
+  for (const Option* option : options_of(command))
+    if (option->words != OptionWords::positional) names.push_back(option->option());
   return names;
 }
 
-const Option* find_option(std::string_view name) {
-  for (const Option& option : options())
-    if (name == option.name) return &option;
-  return nullptr;
+const Option* find_option(std::string_view name, Command command) {
+  const Option* other = nullptr;  // a row of the other command that runs the model
+  for (const Option& option : options()) {
+    if (name != option.name || option.words == OptionWords::positional) continue;
+    if (option.takes(command)) return &option;
+    if (!other && runs_model(command) && (option.takes(Command::sweep) || option.takes(Command::serve))) other = &option;
+  }
+  return other;
 }
 
 void read_option_value(const Option& option, OptionGroups& groups, const std::string& text) {
@@ -284,12 +435,23 @@ OptionGroups options_from(Command command, const std::vector<std::pair<const Opt
   return groups;
 }
 
+OptionGroups command_options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given) {
+  OptionGroups groups;
+  for (const Option* option : options_of(command))
+    for (const auto& [which, text] : given) {
+      if (which != option) continue;
+      if (option->choices) read_choice(option->option(), text, option->choices());
+      read_option_value(*option, groups, text);
+    }
+  return groups;
+}
+
 NameResolver args_resolver(const FixedArgs& args) {
   return [&args](std::string_view name) -> std::optional<Value> {
     if (name.substr(0, 5) != "args.") return std::nullopt;
     const std::string_view field = name.substr(5);
     if (field == "model_path") return Value::of_string(args.model_path);
-    const Option* option = find_option(field);
+    const Option* option = find_option(field, Command::sweep);
     return option && option->value ? option->value(args) : std::nullopt;
   };
 }

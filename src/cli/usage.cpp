@@ -185,6 +185,35 @@ std::string serve_usage() {
   return out;
 }
 
+namespace {
+
+// An entry of a command's --help: `left` in a column of 30 (alone on its line when wider), the help's lines beside it.
+std::string command_help_line(const std::string& left, const std::string& help) {
+  std::string out = "  " + left + (left.size() >= 28 ? "\n" + std::string(30, ' ') : std::string(28 - left.size(), ' '));
+  for (const char c : help) out += c == '\n' ? "\n" + std::string(30, ' ') : std::string(1, c);
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string command_usage(Command command) {
+  const CommandText& text = command_text(command);
+  std::string usage = std::string(text.about) + "\nUsage: " + text.line + " [OPTIONS]", positionals, entries;
+  for (const Option* o : options_of(command)) {
+    std::string value = o->value_name;
+    if (o->choices) value += ":{" + joined(o->choices(), ",") + "}";
+    if (o->words == OptionWords::list) value += " ...";
+    if (o->words == OptionWords::positional || o->positional) {
+      const std::string name = o->positional ? o->positional : o->name;
+      usage += " [" + name + (o->positional ? "...]" : "]");
+      positionals += command_help_line(name + " " + value, o->help);
+    }
+    if (o->words != OptionWords::positional) entries += command_help_line(o->flag() ? o->option() : o->option() + " " + value, o->help);
+  }
+  return usage + "\n\n" + (positionals.empty() ? "" : "Positionals:\n" + positionals + "\n") + "Options:\n" +
+         command_help_line("-h,--help", "Print this help message and exit") + entries + "\n";
+}
+
 std::string subcommand_usage(const SubcommandDoc& subcommand) {
   return "usage: driver " + subcommand.name + " " + subcommand.synopsis + "\n\n" + subcommand.summary + "\n";
 }

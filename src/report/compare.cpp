@@ -98,27 +98,6 @@ CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic 
 
 }  // namespace
 
-const std::vector<StatisticSpec>& statistics() {
-  static const std::vector<StatisticSpec> table = {
-      {Statistic::median, "median", "latency_ms", "the median of the kept reps (RES's latency; the default)"},
-      {Statistic::min, "min", "min_ms", "the fastest kept rep: what a neighbour taking the CPU moves least"},
-      {Statistic::p10, "p10", "p10_ms", "the 10th percentile of the kept reps (REP lines): near the fastest, not one lucky rep"},
-      {Statistic::mean, "mean", "mean_ms", "the mean of the kept reps: every slow rep counts"}};
-  return table;
-}
-
-const StatisticSpec& statistic_spec(Statistic statistic) {
-  for (const StatisticSpec& s : statistics())
-    if (s.id == statistic) return s;
-  return statistics().front();
-}
-
-std::optional<Statistic> statistic_named(const std::string& name) {
-  for (const StatisticSpec& s : statistics())
-    if (name == s.name) return s.id;
-  return std::nullopt;
-}
-
 std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statistic) {
   if (statistic == Statistic::median) return precise_latency_ms(r);
   const std::vector<double> kept = kept_durations_ms(r);

@@ -1,146 +1,27 @@
-// The command line of `process` (see process_options.hpp): one table of rows, from which the CLI11 App is
-// set up and each value read, and the checks of the options against each other.
+// The command line of `process` (see process_options.hpp): its rows of the one option table (cli/options.cpp)
+// read by the one tokenizer, their values turned into report/'s types, and the checks of the options against
+// each other.
 #include "process_options.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
+#include <set>
 #include <utility>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/option_values.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/version.hpp"
-#include "fmwork/cli/cli11_rows.hpp"
-#include "fmwork/cli/parse_errors.hpp"
+#include "fmwork/cli/cli.hpp"
+#include "fmwork/cli/usage.hpp"
 #include "fmwork/log/log_schema.hpp"
 
 namespace fmwork {
 namespace {
 
-// --statistic's help: one line per row of the statistics' table (compare.hpp).
-const char* statistic_help() {
-  static const std::string text = [] {
-    std::string t = "with --compare or --baseline: each side's latency (repeats: the median of theirs):";
-    for (const StatisticSpec& s : statistics()) t += std::string("\n  ") + s.name + ": " + s.help;
-    return t;
-  }();
-  return text.c_str();
-}
-
-std::vector<std::string> statistic_names() {
-  std::vector<std::string> names;
-  for (const StatisticSpec& s : statistics()) names.emplace_back(s.name);
-  return names;
-}
-
-// The most keys --match and --ignore-meta take together: far more than META has, far fewer than would cost.
-constexpr size_t kMaxCompareKeys = 32;
-
-// The keys of --match / --ignore-meta values ("dtype,threads"), each a META key's shape.
-std::vector<std::string> compare_keys(const std::vector<std::string>& values, const std::string& option) {
-  std::vector<std::string> keys;
-  for (const std::string& value : values) {
-    size_t from = 0;
-    while (from <= value.size()) {
-      const size_t comma = std::min(value.find(',', from), value.size());
-      const std::string key = value.substr(from, comma - from);
-      const bool shape = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                               "0123456789_.:-") == std::string::npos;
-      if (!shape) throw usage_error(option + " takes META keys separated by commas (dtype,threads); got '" + excerpt(value) + "'");
-      if (keys.size() == kMaxCompareKeys) throw usage_error(option + " takes at most " + std::to_string(kMaxCompareKeys) + " keys");
-      keys.push_back(key);
-      from = comma + 1;
-    }
-  }
-  return keys;
-}
-
-// One option of `process`: its row and its reader into ProcessOptions.
-using ProcessOption = Cli11Row<ProcessOptions>;
-
-using W = OptionWords;
-using V = const std::vector<std::string>&;
-
-// The rows, in --help's order: what is read and written (the logs, --format, --out), then --compare and
-// --baseline, the two ways of setting runs against each other.
-const ProcessOption kProcessOptions[] = {
-  {{"path", "FILE", "run.log",
-    "Driver logs, read in the order given into one output; - is standard input;\n"
-    "a folder: every *.log under it (a campaign tree: docs/campaigns.md).\n"
-    "--path may be repeated or left out."},
-   W::list, [](ProcessOptions& o, V v) { o.paths = v; }, nullptr, "paths"},
-  {{"metadata_id", "ID", "run1", "Written into each JSON record (null when not given)."}, W::one,
-   [](ProcessOptions& o, V v) { o.metadata_id = v[0]; }},
-  {{"format", "FORMAT", "csv",
-    "json: upstream's list of records; csv: one row per RES and FAIL line;\n"
-    "summary: an aligned table per log; html: a self-contained page with charts\n"
-    "(docs/report.md)."},
-   W::one,
-   [](ProcessOptions& o, V v) {
-     o.format = v[0];
-     o.format_given = true;
-   },
-   [] { return std::vector<std::string>{"json", "csv", "summary", "html"}; }},
-  {{"out", "FILE", "report.html",
-    "write the output to FILE instead of standard output: a regular file is\n"
-    "replaced whole or left untouched (written beside it, then renamed); a FIFO or\n"
-    "a device is written into; a file process reads (a log, a plan.json) is refused"},
-   W::one, [](ProcessOptions& o, V v) { o.out_file = v[0]; }},
-  {{"upstream", "", "",
-    "JSON exactly as upstream's process writes it: precision, warmup, setup null;\n"
-    "engine fmwork/embed/tf."},
-   W::flag, [](ProcessOptions& o, V) { o.upstream_only = true; }},
-  {{"compare", "A B", "a.log b.log",
-    "two logs or campaign folders: B/A latency and throughput per matching combination,\n"
-    "flagged noise when the change is within their STAT stddev (a table; --format json|csv:\n"
-    "the pairs as data; --format html: a page)"},
-   W::two, [](ProcessOptions& o, V v) { o.compare = v; }},
-  {{"match", "KEYS", "dtype,threads",
-    "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
-    "RES's model name, by its folder's name) instead of the run; the other keys that\n"
-    "matter (dtype, threads, compile, platform, attention, gelu_epilogue, model,\n"
-    "batching, lengths) must then agree within a pair"},
-   W::each, [](ProcessOptions& o, V v) { o.pairing.match = compare_keys(v, "--match"); }},
-  {{"ignore-meta", "KEYS", "dtype",
-    "with --compare: let these keys differ within a pair (fp32 against bf16: dtype);\n"
-    "a pair differing in another key that matters is refused, naming it"},
-   W::each, [](ProcessOptions& o, V v) { o.pairing.ignore_meta = compare_keys(v, "--ignore-meta"); }},
-  {{"fail-if-slower", "PCT", "5",
-    "with --compare: exit 1 when B is slower than A beyond PCT percent and beyond\n"
-    "twice the larger CoV of the pair, listing those combinations"},
-   W::one,
-   [](ProcessOptions& o, V v) {
-     o.fail_percent = read_decimal("--fail-if-slower", v[0],
-                                   {0, false, std::numeric_limits<double>::max(), "a percentage >= 0, such as 5"});
-   }},
-  {{"statistic", "STAT", "p50", statistic_help()}, W::one,
-   [](ProcessOptions& o, V v) { o.pairing.statistic = *statistic_named(v[0]); }, statistic_names},
-  {{"baseline", "KEY=VALUE", "dtype=float32",
-    "with --path: every other configuration as speedups over the runs whose KEY is VALUE\n"
-    "(dtype=float32, threads=1, model:torch_dtype=float32), per input and batch, repeats\n"
-    "as their median: a table, or --format csv|json|html"},
-   W::one, [](ProcessOptions& o, V v) { o.baseline = parse_baseline(v[0]); }},
-  {{"chart-scale", "SCALE", "linear",
-    "with --format html: the y axis of the latency and tokens/s charts: log,\n"
-    "linear (from 0), or auto (default: log where a chart spans more than 10x)"},
-   W::one, [](ProcessOptions& o, V v) { o.chart_scale = *chart_scale_named(v[0]); },
-   [] { return std::vector<std::string>{"auto", "linear", "log"}; }},
-  {{"version", "", "", "print process's version and exit"}, W::flag, [](ProcessOptions&, V) {}},
-  {{"schema", "", "",
-    "print the log lines' fields as JSON (the keys of each line, their kinds, the\n"
-    "required ones; upstream's lines' positions) and exit: what bench/log_schema.json holds"},
-   W::flag, [](ProcessOptions&, V) {}},
-};
-
 // The checks of the --compare options against each other, once their values are read.
-void check_compare_options(const ProcessOptions& options, const GivenOptions& given) {
+void check_compare_options(const ProcessOptions& options, const std::set<std::string>& given) {
   const bool compare = !options.compare.empty();
   for (const char* name : {"match", "ignore-meta", "fail-if-slower"})
-    if (given.given(name) && !compare)
+    if (given.count(name) && !compare)
       throw usage_error(std::string("--") + name + " is for --compare A B; add --compare or leave it out");
   if (compare && options.format_given && options.format == "summary")
     throw usage_error("--compare writes a table, or json, csv or html with --format; --format summary is not for --compare");
@@ -148,7 +29,7 @@ void check_compare_options(const ProcessOptions& options, const GivenOptions& gi
     throw usage_error("--path and --compare A B: --compare reads its two logs, --path is not read; give one of them");
   // The page of a comparison draws every pair: it pairs by run and flags nothing.
   for (const char* name : {"match", "ignore-meta", "fail-if-slower"})
-    if (given.given(name) && options.format == "html")
+    if (given.count(name) && options.format == "html")
       throw usage_error(std::string("--") + name + " is for --compare's table, json or csv; the html page does not use it: leave "
                         "it out or pick another --format");
 }
@@ -169,13 +50,13 @@ void check_output_options(const ProcessOptions& options) {
 }
 
 // The checks of --baseline, --chart-scale and --statistic against the other options.
-void check_report_options(const ProcessOptions& options, const GivenOptions& given) {
+void check_report_options(const ProcessOptions& options, const std::set<std::string>& given) {
   if (options.baseline && !options.compare.empty())
     throw usage_error("--baseline is for --path; with --compare A B, A is the baseline: leave one out");
-  if (given.given("chart-scale") && (options.format != "html" || !options.compare.empty() || options.baseline))
+  if (given.count("chart-scale") && (options.format != "html" || !options.compare.empty() || options.baseline))
     throw usage_error("--chart-scale is for the report's charts: --path ... --format html");
   // --statistic is --compare's and --baseline's alone (the latency of each side).
-  if (given.given("statistic") && options.compare.empty() && !options.baseline)
+  if (given.count("statistic") && options.compare.empty() && !options.baseline)
     throw usage_error("--statistic is for --compare A B and --baseline KEY=VALUE (the latency of each side); add one "
                       "of them or leave it out");
 }
@@ -183,36 +64,27 @@ void check_report_options(const ProcessOptions& options, const GivenOptions& giv
 }  // namespace
 
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
-  CLI::App app{
-      "Turns fmwork driver logs into upstream's JSON (default), a CSV table, a readable summary or an HTML page.\n"
-      "Reads FMWORK ARG / SETUP / REP / RES lines and the META / STAT / MEM / FAIL / CHECK extensions.",
-      "process"};
-  GivenOptions given;
-  for (const ProcessOption& o : kProcessOptions) given.add(app, o);
-  if (argc > 1) refuse_control_characters(std::vector<std::string>(argv + 1, argv + argc));  // a line of its own
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return std::nullopt;
-  } catch (const CLI::ParseError& e) {
-    throw usage_error(parse_error_line(app, e.what(), std::vector<std::string>(argv + 1, argv + argc)) + " (see process --help)");
-  }
-  if (given.given("version")) {
-    out << version_text("process");
+  for (int i = 1; i < argc; ++i)
+    if (argv[i] == std::string("--help") || argv[i] == std::string("-h")) {
+      out << command_usage(Command::process);
+      return std::nullopt;
+    }
+  const CommandLine line = parse_command_line(argc, argv, Command::process);
+  if (line.process.version || line.process.schema) {
+    out << (line.process.version ? version_text("process") : log_schema_json());
     return std::nullopt;
   }
-  if (given.given("schema")) {
-    out << log_schema_json();
-    return std::nullopt;
-  }
-  if (!given.given("path") && !given.given("compare"))
+  if (line.process.paths.empty() && line.process.compare.empty())
     throw usage_error("no log given: pass --path FILE (or FILE; - reads standard input)");
   ProcessOptions options;
-  for (const ProcessOption& o : kProcessOptions)
-    if (given.given(o.name)) o.read(options, given.values(o.name));
-  check_compare_options(options, given);
-  check_report_options(options, given);
+  static_cast<ProcessArgs&>(options) = line.process;
+  options.pairing.match = options.match;
+  options.pairing.ignore_meta = options.ignore_meta;
+  options.pairing.statistic = *statistic_named(options.statistic);
+  if (options.baseline_text) options.baseline = parse_baseline(*options.baseline_text);
+  if (options.chart_scale_text) options.chart_scale = *chart_scale_named(*options.chart_scale_text);
+  check_compare_options(options, line.given);
+  check_report_options(options, line.given);
   check_output_options(options);
   return options;
 }

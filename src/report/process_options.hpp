@@ -1,5 +1,5 @@
-// The command line of `process`: its options, parsed with CLI11 and checked against each other (the checks
-// that need the logs read: check_compare_keys). Apart from process_command.cpp, which reads the files and
+// The command line of `process`: its options, read by the one tokenizer (cli/cli.hpp) and checked against each
+// other (the checks that need the logs read: check_compare_keys). Apart from process_command.cpp, which reads the files and
 // writes what the options ask for. Private to src/report/.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/command_args.hpp"
 #include "fmwork/log/log_records.hpp"
 #include "fmwork/report/baseline.hpp"
 #include "fmwork/report/compare.hpp"
@@ -15,17 +16,9 @@
 
 namespace fmwork {
 
-// The command line of `process`.
-struct ProcessOptions {
-  std::vector<std::string> paths;
-  std::optional<std::string> metadata_id;
-  std::string format = "json";
-  bool upstream_only = false;
-  std::vector<std::string> compare;  // --compare A B
-  bool format_given = false;
-  std::optional<std::string> out_file;  // --out
-  CompareOptions pairing;               // --match, --ignore-meta
-  std::optional<double> fail_percent;   // --fail-if-slower
+// The command line of `process`: ProcessArgs as its rows read them, and its values in report/'s types.
+struct ProcessOptions : ProcessArgs {
+  CompareOptions pairing;               // --match, --ignore-meta, --statistic
   std::optional<BaselineSpec> baseline; // --baseline KEY=VALUE
   ChartScale chart_scale = ChartScale::automatic;  // --chart-scale
 };

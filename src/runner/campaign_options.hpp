@@ -9,20 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/command_args.hpp"
 #include "fmwork/runner/slurm.hpp"
 
 namespace fmwork {
 
-struct RunnerOptions {
-  std::string experiment;
-  std::string out;
-  std::string resume;
-  std::string devices;
-  bool list = false;
-  std::vector<std::string> task;  // --task DIR INDEX: one run of a campaign (a Slurm array task)
-  bool slurm = false, wait = false, no_submit = false;
-  size_t max_tasks = 0;              // --max-tasks N
-  std::vector<SbatchOption> sbatch;  // --slurm:KEY VALUE
+// RunArgs as its rows read them, and the --slurm:KEY VALUE words as sbatch options.
+struct RunnerOptions : RunArgs {
+  std::vector<SbatchOption> sbatch;
 };
 
 // `driver run`'s words after "run" as options. --help: the help on `out` and nullopt. Throws a usage Error

@@ -94,11 +94,26 @@ TEST(ExtraOption, AServeRowIsInServesHelpAndDocsAndRequiredWhereItSaysSo) {
             0u);
 }
 
+// A row of process's: in process's --help (laid out as the others) and its did-you-mean, read by the one tokenizer.
+TEST(ExtraOption, AProcessRowIsInProcessHelpAndDidYouMean) {
+  const Option tally{{"tally-marks", "N", "3", "a process row only this test adds"}, only(Command::process), kNoCommand,
+                     Origin::ours, read_marks};
+  ExtraOption added(tally);
+  EXPECT_NE(command_usage(Command::process).find("\n  --tally-marks N" + std::string(13, ' ') + "a process row only this test adds\n"),
+            std::string::npos) << command_usage(Command::process);
+  EXPECT_EQ(row_error({"process", "--tally-mark", "3"}, Command::process),
+            "unknown option --tally-mark; did you mean --tally-marks? (see process --help)");
+  row_parse({"process", "--tally-marks", "4", "a.log"}, Command::process);
+  EXPECT_EQ(g_marks_read, "4");
+  EXPECT_EQ(driver_usage({}).find("tally-marks"), std::string::npos);
+}
+
 TEST(ExtraOption, ANameTheTableHasIsRefused) {
   Option twice = kMarks;
   twice.name = "reps";
+  const size_t rows = options().size();
   EXPECT_THROW(ExtraOption{twice}, Error);
-  EXPECT_EQ(options().back().name, std::string("price_per_hour"));
+  EXPECT_EQ(options().size(), rows);
 }
 
 }  // namespace

@@ -266,6 +266,11 @@ TEST(Campaign, AMisspeltOptionNamesTheOneMeantInOurWords) {
             "unknown option --no_submit; did you mean --no-submit? (see driver run --help)");
   EXPECT_EQ(message({"x.json", "y.json", "--out", "r"}), "unexpected argument: y.json (see driver run --help)");
   EXPECT_EQ(message({"x.json", "--zzzzzzzzzz"}), "unknown option --zzzzzzzzzz (see driver run --help)");
+  EXPECT_EQ(message({"x.json", "--out"}), "--out needs a value, like --out results (to give one that starts with '--', "
+                                          "write --out=VALUE) (see driver run --help)");
+  EXPECT_EQ(message({"x.json", "--out", "r", "--out", "s"}), "--out is given twice; give it once (see driver run --help)");
+  EXPECT_EQ(message({"--task", "d"}), "--task takes 2 values, like --task results/me/host/20260101-120000 0; got 1 "
+                                      "(see driver run --help)");
 }
 
 // A resumed run's .partial or .err that is a symbolic link (left by hand, or by another tool) is replaced,

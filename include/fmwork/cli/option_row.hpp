@@ -10,6 +10,15 @@
 
 namespace fmwork {
 
+// How many words an option takes after its name.
+enum class OptionWords {
+  one,         // one (none for a flag: a row without a value name), the option given once: --format json
+  two,         // exactly two, given once: --compare A B
+  each,        // one an occurrence, any number of occurrences: --match dtype --match threads
+  list,        // one or more, and the command's positional words too: --path a.log b.log, a.log
+  positional,  // one positional word, no option: `driver run EXPERIMENT`; `name` names it in --help
+};
+
 // One option: its name and what stands for its value, an example and its help.
 struct OptionRow {
   const char* name;        // without "--": "reps", "rates"

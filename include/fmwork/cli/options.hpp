@@ -13,29 +13,40 @@
 
 #include "fmwork/base/python_literal.hpp"
 #include "fmwork/base/python_value.hpp"
+#include "fmwork/cli/command_args.hpp"
 #include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/cli/option_row.hpp"
 #include "fmwork/cli/serve_options.hpp"
 
 namespace fmwork {
 
-// The commands whose words the table's rows are: the sweep (`driver ...`) and `driver serve ...`.
-enum class Command { sweep, serve };
+// The commands whose words the table's rows are: the sweep (`driver ...`), `driver serve ...`, `process ...`,
+// `driver run ...`, `driver --cache ...`.
+enum class Command { sweep, serve, process, run, cache };
 
 // A set of commands, as a row says which take it and which need it.
 struct Commands {
-  bool sweep = false;
-  bool serve = false;
-  bool has(Command command) const { return command == Command::sweep ? sweep : serve; }
+  unsigned bits = 0;
+  constexpr bool has(Command command) const { return (bits >> static_cast<unsigned>(command)) & 1u; }
 };
-inline constexpr Commands kSweepOnly{true, false}, kServeOnly{false, true}, kBothCommands{true, true}, kNoCommand{};
+constexpr Commands only(Command command) { return {1u << static_cast<unsigned>(command)}; }
+inline constexpr Commands kSweepOnly = only(Command::sweep), kServeOnly = only(Command::serve),
+                          kBothCommands{kSweepOnly.bits | kServeOnly.bits}, kNoCommand{};
+
+// Whether `command` runs the model (the sweep, driver serve): theirs are the model's options, the sub-options and
+// the ARG echo.
+constexpr bool runs_model(Command command) { return command == Command::sweep || command == Command::serve; }
 
 // How a command is named in messages and help: "driver", "driver serve"; whose an option of its alone is
-// ("the sweep's"), what it does instead, and where its help is.
+// ("the sweep's"), what it does instead, and where its help is; for the others, what its --help says first
+// (`about`) and what each message about its words ends with (`see`: " (see process --help)").
 struct CommandText {
   const char* line;   // "driver serve"
   const char* whose;  // "driver serve's"
   const char* does;   // "driver serve runs load levels"
+  const char* about = "";
+  const char* see = "";
+  const char* keys = nullptr;  // the open-ended family --KEYS:KEY VALUE (or =VALUE) it takes: "slurm"
 };
 const CommandText& command_text(Command command);
 
@@ -43,6 +54,9 @@ const CommandText& command_text(Command command);
 struct OptionGroups {
   FixedArgs args;
   ServeArgs serve;
+  ProcessArgs process;
+  RunArgs run;
+  CacheArgs cache;
 };
 
 // One option of the command line.
@@ -56,6 +70,9 @@ struct Option : OptionRow {
   void (*read)(OptionGroups&, const std::string& option, const std::string& text);
   std::optional<Value> (*value)(const FixedArgs&) = nullptr;  // args.NAME; nullptr: none (serve's); nullopt: no Value holds it
   std::string (*echo)(const FixedArgs&) = nullptr;            // its args JSON text when str(value) cannot say it
+  OptionWords words = OptionWords::one;                       // the words it takes
+  std::vector<std::string> (*choices)() = nullptr;            // the values it takes, checked before `read`
+  const char* positional = nullptr;                           // OptionWords::list: its positionals' name ("paths")
 
   bool upstream() const { return origin == Origin::upstream; }
   bool takes(Command command) const { return commands.has(command); }
@@ -71,8 +88,9 @@ std::vector<const Option*> options_of(Command command);
 // "--NAME" of each row `command` takes: the names "did you mean" chooses from.
 std::vector<std::string> option_names(Command command);
 
-// The row of `name` (without "--"), or nullptr.
-const Option* find_option(std::string_view name);
+// The row named `name` (without "--") that `command` takes; else, for a command that runs the model, the other's
+// row of that name (refused there, saying whose); else nullptr. Positional rows have no name on the line.
+const Option* find_option(std::string_view name, Command command = Command::sweep);
 
 // The value `text` given to `option`, read by its row's reader into `groups`.
 void read_option_value(const Option& option, OptionGroups& groups, const std::string& text);
@@ -81,6 +99,10 @@ void read_option_value(const Option& option, OptionGroups& groups, const std::st
 // a usage Error for the required options missing (all of them, in table order), then each value read in table
 // order (serve's own first, checked together by check_serve_args), then check_fixed_args.
 OptionGroups options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given);
+
+// The values given to `command` (not one that runs the model: options_from is theirs), each row's in the order
+// given, read in table order, each checked against the row's choices first.
+OptionGroups command_options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given);
 
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and
 // args.model_path. Refers to `args`, which must outlive it.

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/options.hpp"
+
 namespace fmwork {
 
 // A subcommand as --help names it: `driver NAME SYNOPSIS`, and what it does in one line.
@@ -23,6 +25,10 @@ std::string driver_usage(const std::vector<SubcommandDoc>& subcommands);
 // `driver serve --help`: what it does, serve's own options (the rows only serve takes) and the model's it shares
 // with the sweep (the rows both take, and the sub-option sets), from the one table (options.hpp).
 std::string serve_usage();
+
+// `process --help` (and each other command's that does not run the model): its about text, its usage line, its
+// positionals and options, from its rows of the one table (options.hpp), laid out as CLI11 laid them out.
+std::string command_usage(Command command);
 
 // `driver NAME --help` for a subcommand without a help of its own: its usage line and summary.
 std::string subcommand_usage(const SubcommandDoc& subcommand);

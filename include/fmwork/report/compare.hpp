@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/domain/statistics.hpp"
 #include "fmwork/log/log_records.hpp"
 
 namespace fmwork {
@@ -43,26 +44,6 @@ struct CompareSide {
 enum class Measure { latency, real_tokens };
 // "latency" or "real_tokens_per_s": the word the CSV and JSON write.
 const char* measure_name(Measure measure);
-
-// What latency a side stands for (process --statistic, for --compare and --baseline): the median of the kept
-// reps (the default: what RES reports), or a statistic that a busy machine moves less. A neighbour that takes
-// the CPU for part of a run slows some reps, not the fastest: min and p10 keep closer to the machine's own
-// speed than the median, and are what a comparison under load should use (three loaded runs of one campaign
-// gave bf16 speedups of 3.19x, 8.50x and 1.85x by the median; 3.3x on a quiet machine).
-enum class Statistic { median, min, p10, mean };
-
-// One row of the statistics' table: its name for --statistic, the column heading ("p10_ms"), and what it is.
-// The one table --statistic's parser, --help, the outputs' headings, docs/campaigns.md and the tests read.
-struct StatisticSpec {
-  Statistic id;
-  const char* name;
-  const char* heading;
-  const char* help;
-};
-const std::vector<StatisticSpec>& statistics();
-const StatisticSpec& statistic_spec(Statistic statistic);
-// The statistic `name` names; nullopt for any other word.
-std::optional<Statistic> statistic_named(const std::string& name);
 
 // A record's latency in ms under `statistic`: median is precise_latency_ms() (formats.hpp); min is STAT's
 // min_ms, else the least kept REP duration; p10 the 10th percentile of the kept REP durations (a STAT line
