@@ -17,7 +17,7 @@ from pathlib import Path
 
 ARGS = None
 TABLE = Path("include/fmwork/hf/family_table.hpp")
-NEW_ROW = '  FAMILY(newcomer, "model.", false, true, true, {"newcomer", "Newcomer"})'
+NEW_ROW = '  FAMILY(newcomer, "model.", false, true, true, false, {"newcomer", "Newcomer"})'
 
 
 def table_with_new_row(text):
