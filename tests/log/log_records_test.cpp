@@ -40,8 +40,8 @@ TEST(LogRecords, ACutLastLineIsLeftOutWithANote) {
   EXPECT_EQ(log.results.size(), 1u);
   EXPECT_EQ(log.fmwork_lines, 2u);
   ASSERT_EQ(log.notes.size(), 1u);
-  EXPECT_EQ(log.notes[0], "x.log:3: the last line is cut short (no newline at its end; FMWORK REP line has 6 fields, "
-                          "expected 7): left out, the lines before it are read");
+  EXPECT_EQ(log.notes[0], "x.log:3: the last line is cut short (no newline at its end; FMWORK REP line has 4 values, "
+                          "expected 5: rep reps t0 t1 dt): left out, the lines before it are read");
   EXPECT_THROW(parse_log_text(res + "FMWORK REP 29 30 1795490538.289988147 17\n", "x.log"), Error);
   EXPECT_TRUE(parse_log_text(res, "x.log").notes.empty());
   EXPECT_EQ(parse_log_text("no driver here\n", "x.log").fmwork_lines, 0u);
@@ -348,7 +348,8 @@ TEST(LogRecords, LineEndsAndLineNumbers) {
       parse_log_text(text, "-");
       ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), "<stdin>:4: FMWORK RES line has 9 fields, expected 10");
+      EXPECT_EQ(std::string(e.what()), "<stdin>:4: FMWORK RES line has 7 values, expected 8: t_first t_last model_name "
+                                       "model_class input batch latency_ms throughput");
     }
   }
   // A text that ends in "\r" ends its last line: a malformed one is an Error, not a cut-short note.
