@@ -141,6 +141,20 @@ TEST(LogRecords, ACombinationFarSlowerThanAnEarlierOneOfItsModelIsImplausible) {
   EXPECT_EQ(parsed.results[2].implausible, "") << "another model's combinations are no measure";
 }
 
+// Runs are alike where every META fact the schema marks alike (a fact that changes the rate) is the same: another
+// thread count is another run, another seed is not.
+TEST(LogRecords, OnlyRunsAlikeInTheSchemasFactsAreHeldToEachOther) {
+  const std::string first = "FMWORK RES 1.000000000 2.000000000 m c 64 1 1.000 1000.0\n"
+                            "FMWORK STAT input=64 batch=1 reps=20 dropped=4 p50_ms=1 flops=1e+09 gflops=1000.000\n";
+  const std::string second = "FMWORK RES 3.000000000 4.000000000 m c 64 8 20.000 400.0\n"
+                             "FMWORK STAT input=64 batch=8 reps=20 dropped=4 p50_ms=20 flops=8e+09 gflops=400.000\n";
+  const auto second_judged = [&](const std::string& meta_a, const std::string& meta_b) {
+    return parse_log_text(meta_a + first + meta_b + second, "x.log").results.at(1).implausible;
+  };
+  EXPECT_EQ(second_judged("FMWORK META threads=4\n", "FMWORK META threads=2\n"), "");
+  EXPECT_NE(second_judged("FMWORK META threads=4 seed=1\n", "FMWORK META threads=4 seed=2\n"), "");
+}
+
 // Defect: a SERVE line saying its device was busy 7.5 of the time was read as written. busy (and STAT's
 // padding) is a part of a whole: the line is refused, naming the field and its range.
 TEST(LogRecords, AFractionAboveOneIsRefused) {
