@@ -11,7 +11,8 @@ converts what it uses (KINDS says each known key's kind). Where a check must hol
 `process` on the log instead, which refuses a malformed line.
 
 As a module: `records(text, "RES")` gives the fields of each RES line, `first(text, "SETUP")` the first's or
-None, `lines(text)` every FMWORK line as (word, fields). As a command, for the shell benches:
+None, `lines(text)` every FMWORK line as (word, fields); `line("STAT", {...})` writes a key=value line held to its
+table, for the benches that write the driver's lines. As a command, for the shell benches:
     fmwork_log.py WORD KEY[,KEY...] [LOG]
 prints the KEYs of each WORD line of LOG (default: stdin), one line each, the values between single spaces,
 e.g. `driver ... | python3 bench/fmwork_log.py RES input,batch,latency_ms`; a line that lacks one of the KEYs
@@ -88,6 +89,32 @@ def records(text, word):
 def first(text, word):
     """The fields of the first `word` line of `text`; None when there is none."""
     return next((fields for w, fields in lines(text) if w == word), None)
+
+
+def line(word, fields):
+    """The text of the key=value line FMWORK `word` of `fields` ({key: value}, each written with str(), in the
+    dict's order but the free text that ends the line last), held to its table as the driver's writer is: every
+    required key given, each known key's value (and one ending with a suffix the table types, STAT's *_ms) of
+    its kind, no value empty or with a space but that free text. Other keys are written as they are, as readers
+    take them. A ValueError names the key."""
+    spec = SCHEMA["keyed"][word]
+    missing = [key for key in spec["required"] if key not in fields]
+    if missing:
+        raise ValueError(f"FMWORK {word}: required {', '.join(missing)} not given")
+    tail = spec["to_end"]
+    items = []
+    for key, value in sorted(fields.items(), key=lambda item: item[0] == tail):
+        text = str(value)
+        kind = spec["kinds"].get(key) or next(
+            (kind for suffix, kind in (spec["by_suffix"] or {}).items() if key.endswith(suffix)), "text")
+        try:
+            {"integer": int, "number": float}.get(kind, str)(text)
+        except ValueError:
+            raise ValueError(f"FMWORK {word}: {key}={text!r} is no {kind}") from None
+        if key != tail and (not text or any(c.isspace() for c in text)):
+            raise ValueError(f"FMWORK {word}: {key}={text!r} is empty or holds a space")
+        items.append(f"{key}={text}")
+    return f"FMWORK {word} " + " ".join(items)
 
 
 def main(argv):

@@ -59,6 +59,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fmwork_log  # noqa: E402
 import rep_lengths  # noqa: E402
 from upstream_driver import special_ids  # noqa: E402  (the same "no special ids" rule as both drivers)
 
@@ -142,16 +143,19 @@ def main():
     ordered = sorted(lengths, reverse=True)  # encode's batches (a table key may stand for several)
     computed = sum(ordered[i] * len(ordered[i:i + args.batch]) for i in range(0, len(ordered), args.batch))
     n = len(per_batch)
-    print(f"FMWORK META driver=bench/st_encode.py engine=sentence-transformers st={st.__version__} "
-          f"transformers={transformers.__version__} torch={torch.__version__} threads={torch.get_num_threads()} "
-          f"attention={hf.config._attn_implementation} class={type(hf).__name__} "
-          f"weights={'random' if args.random_class else 'file'} flatten={model._can_flatten_inputs()} "
-          f"modules={'+'.join(type(m).__name__ for m in model)} requests={len(lengths)} batches={n}")
+    print(fmwork_log.line("META", {
+        "driver": "bench/st_encode.py", "engine": "sentence-transformers", "st": st.__version__,
+        "transformers": transformers.__version__, "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "attention": hf.config._attn_implementation, "class": type(hf).__name__,
+        "weights": "random" if args.random_class else "file", "flatten": model._can_flatten_inputs(),
+        "modules": "+".join(type(m).__name__ for m in model), "requests": len(lengths), "batches": n}))
     ms = np.array(per_batch) * 1000
-    print(f"FMWORK STAT input={max(lengths)} batch={args.batch} reps={n} dropped=0 mean_ms={ms.mean():.6f} "
-          f"p50_ms={statistics.median(ms):.6f} min_ms={ms.min():.6f} max_ms={ms.max():.6f} "
-          f"tokens_per_s={real / seconds:.3f} real_tokens={real / n:.1f} padded_tokens={computed / n:.1f} "
-          f"padding={1 - real / computed:.4f} padded_tokens_per_s={computed / seconds:.3f}", flush=True)
+    print(fmwork_log.line("STAT", {
+        "input": max(lengths), "batch": args.batch, "reps": n, "dropped": 0, "mean_ms": f"{ms.mean():.6f}",
+        "p50_ms": f"{statistics.median(ms):.6f}", "min_ms": f"{ms.min():.6f}", "max_ms": f"{ms.max():.6f}",
+        "tokens_per_s": f"{real / seconds:.3f}", "real_tokens": f"{real / n:.1f}",
+        "padded_tokens": f"{computed / n:.1f}", "padding": f"{1 - real / computed:.4f}",
+        "padded_tokens_per_s": f"{computed / seconds:.3f}"}), flush=True)
 
 
 if __name__ == "__main__":

@@ -151,7 +151,9 @@ int run(int argc, char** argv) {
         fmwork::clock_now, [&] { fresh = generator.make(batch, input, device); }));
 
     std::ostringstream log;
-    fmwork::SweepPlan plan{{batch}, {input}, calls, path, "Identity"};
+    fmwork::SweepPlan plan;
+    plan.args.batch_sizes = {batch}, plan.args.input_sizes = {input}, plan.args.reps = calls;
+    plan.args.model_name = path, plan.args.model_class = "Identity";
     fmwork::run_sweep(plan, *model, *platform, generator, log);
     const double p50 = stat_p50_us(log.str());
     rows.push_back(Row{"run_sweep", p50, 0});

@@ -75,6 +75,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fmwork_log  # noqa: E402  (beside this file: the FMWORK lines' tables)
 import rep_lengths  # noqa: E402  (beside this file: the C++ driver's length rule)
 
 transformers.utils.logging.disable_progress_bar()
@@ -324,8 +325,9 @@ def token_fields(batches, dts, warmup):
     computed = sum(max(b) * len(b) for b in kept)
     seconds = float(sum(dts[warmup:]))
     n = len(kept)
-    return (f" tokens_per_s={real / seconds:.3f} real_tokens={real / n:.1f} padded_tokens={computed / n:.1f} "
-            f"padding={1 - real / computed:.4f} padded_tokens_per_s={computed / seconds:.3f}")
+    return {"tokens_per_s": f"{real / seconds:.3f}", "real_tokens": f"{real / n:.1f}",
+            "padded_tokens": f"{computed / n:.1f}", "padding": f"{1 - real / computed:.4f}",
+            "padded_tokens_per_s": f"{computed / seconds:.3f}"}
 
 
 # ---- main -------------------------------------------------------------------------------------------------
@@ -403,13 +405,14 @@ def main(argv):
     takes_tt = "token_type_ids" in inspect.signature(base.forward).parameters
     out()
     out(f"FMWORK SETUP {setup_s:.6f}")
-    out(f"FMWORK META driver=bench/upstream_driver.py engine=transformers transformers={transformers.__version__} "
-        f"torch={torch.__version__} python={_platform.python_version()} platform={args.platform} "
-        f"threads={torch.get_num_threads()} interop_threads={torch.get_num_interop_threads()} dtype={dtype} "
-        f"attention={attn} parameters={nparams} "
-        f"weights={'random' if args.subs['model'].get('random_weights') else 'file'} seed={args.seed} "
-        f"grad={grad} eval=true compile={str(args.compile).lower()}"
-        + (f" batching=padded lengths={args.input_lengths}" if args.input_lengths else ""))
+    out(fmwork_log.line("META", {
+        "driver": "bench/upstream_driver.py", "engine": "transformers", "transformers": transformers.__version__,
+        "torch": torch.__version__, "python": _platform.python_version(), "platform": args.platform,
+        "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(), "dtype": dtype,
+        "attention": attn, "parameters": nparams,
+        "weights": "random" if args.subs["model"].get("random_weights") else "file", "seed": args.seed,
+        "grad": grad, "eval": "true", "compile": str(args.compile).lower(),
+        **({"batching": "padded", "lengths": args.input_lengths} if args.input_lengths else {})}))
 
     allowed = torch.tensor([i for i in range(config.vocab_size) if i not in set(specials)], dtype=torch.int64)
     gen = torch.Generator().manual_seed(args.seed)
@@ -449,16 +452,17 @@ def main(argv):
                 out(f"FMWORK RES {fmt_ts(t0s[0])} {fmt_ts(t1s[-1])} {args.model_name} {args.model_class} "
                     f"{inp} {batch} {lat * 1000:.3f} {batch / lat:.1f}")
                 ms = dts * 1000
-                out(f"FMWORK STAT input={inp} batch={batch} reps={args.reps} dropped={warmup} "
-                    f"mean_ms={ms.mean():.6f} stddev_ms={ms.std():.6f} min_ms={ms.min():.6f} "
-                    f"p50_ms={np.percentile(ms, 50):.6f} p90_ms={np.percentile(ms, 90):.6f} "
-                    f"p99_ms={np.percentile(ms, 99):.6f} max_ms={ms.max():.6f}"
-                    + (token_fields(batches, [(b - a) / 1e9 for a, b in zip(t0s, t1s)], warmup) if batches else ""))
+                out(fmwork_log.line("STAT", {
+                    "input": inp, "batch": batch, "reps": args.reps, "dropped": warmup,
+                    "mean_ms": f"{ms.mean():.6f}", "stddev_ms": f"{ms.std():.6f}", "min_ms": f"{ms.min():.6f}",
+                    "p50_ms": f"{np.percentile(ms, 50):.6f}", "p90_ms": f"{np.percentile(ms, 90):.6f}",
+                    "p99_ms": f"{np.percentile(ms, 99):.6f}", "max_ms": f"{ms.max():.6f}",
+                    **(token_fields(batches, [(b - a) / 1e9 for a, b in zip(t0s, t1s)], warmup) if batches else {})}))
             except Exception as e:  # a failing combination is reported and the sweep goes on
                 failed = True
                 msg = " ".join(f"{type(e).__name__}: {e}".split())
                 out()
-                out(f"FMWORK FAIL input={inp} batch={batch} error={msg}")
+                out(fmwork_log.line("FAIL", {"input": inp, "batch": batch, "error": msg}))
     out()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
     out(f"FMWORK PYMEM peak_rss_bytes={peak}")

@@ -136,7 +136,7 @@ at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at:
                  const at::Tensor& token_type_ids) {
   const int64_t T = input_ids.size(1);
   auto x = at::embedding(w.word, input_ids);  // [B, T, H]
-  if (config.family == Family::roberta) {
+  if (config.positions_after_pad()) {
     // create_position_ids_from_input_ids: pad + cumsum(ids != pad) on non-pad tokens, pad on pad tokens.
     auto not_pad = input_ids.ne(*config.pad_token_id).to(at::kLong);
     auto positions = at::cumsum(not_pad, 1).mul_(not_pad).add_(*config.pad_token_id);
@@ -153,11 +153,11 @@ at::Tensor embed(const EncoderConfig& config, const EncoderWeights& w, const at:
   return at::layer_norm(x, {config.hidden_size}, w.embed_norm.weight, w.embed_norm.bias, config.layer_norm_eps);
 }
 
-// The embeddings of packed sequences: [1, N, H]. Positions restart in each sequence; RoBERTa's count the
-// sequence's non-pad tokens from pad + 1, as create_position_ids_from_input_ids does on a right-padded row.
+// The embeddings of packed sequences: [1, N, H]. Positions restart in each sequence; after the padding index they
+// count its non-pad tokens from pad + 1, as create_position_ids_from_input_ids does on a right-padded row.
 at::Tensor embed_packed(const EncoderConfig& config, const EncoderWeights& w, const PackedTokens& in) {
   auto x = at::embedding(w.word, in.input_ids);  // [N, H]
-  if (config.family == Family::roberta) {
+  if (config.positions_after_pad()) {
     const int64_t pad = *config.pad_token_id;
     auto not_pad = in.input_ids.ne(pad).to(at::kLong);
     auto counted = at::cumsum(not_pad, 0);

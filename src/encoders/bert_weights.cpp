@@ -115,8 +115,8 @@ NamedTensors bert_random_weights(const EncoderConfig& c, bool pooler, uint64_t s
     } else if (shape.size() == 2) {
       t = normal(shape);
       if (name == "embeddings.word_embeddings.weight" && c.pad_token_id) t[*c.pad_token_id].zero_();
-      if (name == "embeddings.position_embeddings.weight" && c.family == Family::roberta)
-        t[*c.pad_token_id].zero_();  // RoBERTa's table has padding_idx
+      if (name == "embeddings.position_embeddings.weight" && c.positions_after_pad())
+        t[*c.pad_token_id].zero_();  // the table has padding_idx, as RoBERTa's
     } else {
       t = ends_with(name, ".weight") ? at::ones(shape) : at::zeros(shape);  // a norm's weight; biases
     }

@@ -240,7 +240,7 @@ at::Tensor& activate_(at::Tensor& h, Activation a) {
 
 void check_input_size(const EncoderConfig& config, int64_t T) {
   if (T <= config.max_input_size()) return;
-  std::string why = config.family == Family::roberta
+  std::string why = config.positions_after_pad()
                         ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
                               " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
                         : " (max_position_embeddings)";

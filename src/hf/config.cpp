@@ -47,7 +47,7 @@ std::string EncoderConfig::weight_prefix() const { return family_row(family).wei
 std::string EncoderConfig::base_class() const { return base_class_of(model_type); }
 
 int64_t EncoderConfig::max_input_size() const {
-  if (family == Family::roberta) return max_position_embeddings - pad_token_id.value_or(1) - 1;
+  if (positions_after_pad()) return max_position_embeddings - pad_token_id.value_or(1) - 1;
   return max_position_embeddings;
 }
 
@@ -117,7 +117,7 @@ void read_bert_shape(const Reader& r, const std::string& source, EncoderConfig& 
   if (r.has("pad_token_id"))
     c.pad_token_id = r.optional_integer("pad_token_id", 0, kMaxVocab);
   else
-    c.pad_token_id = c.family == Family::roberta ? 1 : 0;  // the config classes' defaults
+    c.pad_token_id = c.positions_after_pad() ? 1 : 0;  // the config classes' defaults
 }
 
 void read_common_fields(const Reader& r, EncoderConfig& c) {
@@ -165,7 +165,7 @@ void check_relations(const EncoderConfig& c, const std::string& source) {
   if (c.pad_token_id && *c.pad_token_id >= c.vocab_size)
     throw runtime_error(source + ": pad_token_id (" + std::to_string(*c.pad_token_id) + ") must be less than vocab_size (" +
                         std::to_string(c.vocab_size) + ")");
-  if (c.family == Family::roberta) {
+  if (c.positions_after_pad()) {
     if (!c.pad_token_id)
       throw runtime_error(source + ": pad_token_id is null; " + c.model_type +
                           " needs it (position ids start after the padding index)");

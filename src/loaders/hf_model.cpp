@@ -384,7 +384,7 @@ std::string describe(const LoadPlan& p, const EncoderConfig& config, const Model
   }
   d << "\n  " << config.summary() << "\n";
   d << "  max input size: " << config.max_input_size();
-  if (config.family == Family::roberta)
+  if (config.positions_after_pad())
     d << " (position ids start after pad_token_id: " << *config.pad_token_id + 1 << "..)";
   d << "\n  dtype: " << dtype_short_name(p.dtype) << " (--model:dtype " << opt.dtype.value_or("not given") << ", config torch_dtype "
     << escape_controls(config.torch_dtype.value_or("not given")) << ")\n";

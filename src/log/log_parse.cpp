@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/log/log_schema.hpp"
 #include "log_rules.hpp"
 
 namespace fmwork {
@@ -14,26 +15,53 @@ namespace {
 
 using namespace log_rules;
 
-void expect_field_count(std::string_view word, size_t got, size_t expected) {
-  if (got != expected) {
-    throw runtime_error("FMWORK " + std::string(word) + " line has " + std::to_string(got) + " fields, expected " +
-                        std::to_string(expected));
-  }
-}
+// Upstream's lines, read by position: the values after the word, by the names log_schema.hpp gives the positions.
+#define FMWORK_POSITION_NAME(name) #name,
+constexpr std::string_view kSetupPositions[] = {FMWORK_SETUP_POSITIONS(FMWORK_POSITION_NAME)};
+constexpr std::string_view kRepPositions[] = {FMWORK_REP_POSITIONS(FMWORK_POSITION_NAME)};
+constexpr std::string_view kResPositions[] = {FMWORK_RES_POSITIONS(FMWORK_POSITION_NAME)};
+#undef FMWORK_POSITION_NAME
 
-Nanos field_timestamp(std::string_view word, std::string_view name, std::string_view text) {
-  auto v = to_timestamp(text);
-  if (!v) {
-    throw line_error(word, std::string(name) + " must be a timestamp <seconds>.<9 digits>, got " + quote(text));
+// The values of one upstream `line`, each read by its position's name: a runtime Error naming the line's word and
+// the field, or, for too many or too few values, every position's name.
+class Positions {
+ public:
+  template <size_t N>
+  Positions(std::string_view word, std::string_view line, const std::string_view (&names)[N])
+      : word_(word), names_(names, names + N), parts_(split_spaces(line)) {
+    if (parts_.size() - 2 == N) return;
+    std::string all;
+    for (std::string_view name : names_) all += " " + std::string(name);
+    throw line_error(word, "line has " + std::to_string(parts_.size() - 2) + " values, expected " +
+                               std::to_string(N) + ":" + all);
   }
-  return *v;
-}
+  std::string_view operator[](std::string_view name) const {
+    const auto at = std::find(names_.begin(), names_.end(), name);
+    if (at == names_.end()) throw runtime_error("FMWORK " + std::string(word_) + " has no " + std::string(name));
+    return parts_[2 + static_cast<size_t>(at - names_.begin())];
+  }
+  int64_t integer(std::string_view name, int64_t min) const { return field_int(word_, name, (*this)[name], min); }
+  double number(std::string_view name) const {
+    return field_double(word_, name, (*this)[name], NumberRange::non_negative);
+  }
+  Nanos timestamp(std::string_view name) const {
+    const std::string_view text = (*this)[name];
+    const auto v = to_timestamp(text);
+    if (!v)
+      throw line_error(word_, std::string(name) + " must be a timestamp <seconds>.<9 digits>, got " + quote(text));
+    return *v;
+  }
+  std::string token(std::string_view name) const {
+    const std::string_view text = (*this)[name];
+    if (text.empty()) throw line_error(word_, std::string(name) + " is empty");
+    if (!is_log_token(text)) throw line_error(word_, std::string(name) + " holds a control character");
+    return std::string(text);
+  }
 
-std::string field_token(std::string_view word, std::string_view name, std::string_view text) {
-  if (text.empty()) throw line_error(word, std::string(name) + " is empty");
-  if (!is_log_token(text)) throw line_error(word, std::string(name) + " holds a control character");
-  return std::string(text);
-}
+ private:
+  std::string_view word_;
+  std::vector<std::string_view> names_, parts_;
+};
 
 // key=value fields; the spec's to_end field (FAIL's "error=") takes the rest of the line.
 Fields parse_fields(const LineSpec& spec, std::string_view rest) {
@@ -87,40 +115,19 @@ std::optional<LogLine> parse_line(std::string_view line) {
 
   if (word == "ARG") return ArgLine{std::string(rest)};
 
-  if (word == "SETUP") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 3);
-    return SetupLine{field_double(word, "seconds", parts[2], NumberRange::non_negative)};
-  }
+  if (word == "SETUP") return SetupLine{Positions(word, line, kSetupPositions).number("seconds")};
   if (word == "REP") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 7);
-    RepLine rep;
-    rep.rep = field_int(word, "rep", parts[2], 1);
-    rep.reps = field_int(word, "reps", parts[3], 1);
-    if (rep.rep > rep.reps) {
-      throw line_error(word, "rep " + std::string(parts[2]) + " is past reps " + std::string(parts[3]));
-    }
-    rep.t0 = field_timestamp(word, "t0", parts[4]);
-    rep.t1 = field_timestamp(word, "t1", parts[5]);
-    if (!is_duration(parts[6])) {
-      throw line_error(word, "dt must be seconds with 9 decimals, got " + quote(parts[6]));
-    }
+    const Positions p(word, line, kRepPositions);
+    RepLine rep{p.integer("rep", 1), p.integer("reps", 1), p.timestamp("t0"), p.timestamp("t1")};
+    if (rep.rep > rep.reps)
+      throw line_error(word, "rep " + std::string(p["rep"]) + " is past reps " + std::string(p["reps"]));
+    if (!is_duration(p["dt"])) throw line_error(word, "dt must be seconds with 9 decimals, got " + quote(p["dt"]));
     return rep;
   }
   if (word == "RES") {
-    auto parts = split_spaces(line);
-    expect_field_count(word, parts.size(), 10);
-    ResLine res;
-    res.t_first = field_timestamp(word, "t_first", parts[2]);
-    res.t_last = field_timestamp(word, "t_last", parts[3]);
-    res.model_name = field_token(word, "model_name", parts[4]);
-    res.model_class = field_token(word, "model_class", parts[5]);
-    res.input = field_int(word, "input", parts[6], 1);
-    res.batch = field_int(word, "batch", parts[7], 1);
-    res.latency_ms = field_double(word, "latency_ms", parts[8], NumberRange::non_negative);
-    res.throughput = field_double(word, "throughput", parts[9], NumberRange::non_negative);
-    return res;
+    const Positions p(word, line, kResPositions);
+    return ResLine{p.timestamp("t_first"), p.timestamp("t_last"), p.token("model_name"), p.token("model_class"),
+                   p.integer("input", 1),  p.integer("batch", 1),  p.number("latency_ms"), p.number("throughput")};
   }
   if (word == "META") return MetaLine{parse_checked_fields(meta_line_spec(), rest)};
   if (word == "STAT") return StatLine{parse_checked_fields(stat_line_spec(), rest)};

@@ -71,8 +71,9 @@ class LogReader {
       setup_ = s->seconds;
     } else if (auto* meta = std::get_if<MetaLine>(&parsed)) {
       if (const std::string* dtype = meta->fields.find(kMetaDtype)) precision_ = *dtype;
-      for (const char* key : kLikeMetaKeys)
-        if (const std::string* value = meta->fields.find(key)) like_meta_[key] = value->substr(0, kMaxSettingBytes);
+      for (const FieldSpec& f : meta_line_spec().fields)
+        if (const std::string* value = f.alike ? meta->fields.find(f.key) : nullptr)
+          like_meta_[std::string(f.key)] = value->substr(0, kMaxSettingBytes);
       setting_changed_ = true;
       log_.meta.push_back(std::move(*meta));
     } else if (auto* rep = std::get_if<RepLine>(&parsed)) {
@@ -186,10 +187,6 @@ class LogReader {
     }
   }
 
-  // The META facts of a run that change the rate a model runs at: what makes two runs alike.
-  static constexpr const char* kLikeMetaKeys[] = {"platform", "device", "threads", "interop_threads", "dtype", "compile",
-                                                  "runtime",  "grad",   "eval",    "cpu",             "isa"};
-
   // Each value is cut to this many bytes: a setting is facts a few words long, and a hostile log's megabyte
   // values must not be copied into every setting it makes.
   static constexpr size_t kMaxSettingBytes = 256;
@@ -281,8 +278,8 @@ class LogReader {
   std::map<Key, StatLine> pending_stat_;
   std::map<Key, MemLine> pending_mem_;
   std::map<Key, CheckLine> pending_check_;
-  // What makes runs alike (judge_plausibility): the last META's kLikeMetaKeys values, the length options of the
-  // run's ARG section, the distinct settings seen and each result's among them.
+  // What makes runs alike (judge_plausibility): the last META's alike facts (log_schema.hpp), the length options
+  // of the run's ARG section, the distinct settings seen and each result's among them.
   std::map<std::string, std::string> like_meta_;
   std::map<std::string, std::string> shape_args_;
   bool after_args_ = false;       // a line other than ARG came since the last ARG line

@@ -155,22 +155,11 @@ std::string unpadded_refusal(const ModelFacts& model, const PlatformFacts& platf
   return "";
 }
 
-// The sweep the command line asks for, field by field, in the batching mode the setup chose.
-SweepPlan plan_of(const DriverOptions& o, const std::optional<GemmRate>& rate, const Platform& platform,
-                  Batching batching) {
-  const FixedArgs& args = o.command_line.args;
-  SweepPlan plan;
-  plan.batch_sizes = args.batch_sizes, plan.input_sizes = args.input_sizes, plan.reps = args.reps;
-  plan.model_name = args.model_name, plan.model_class = args.model_class;
-  plan.save_outputs = args.save_outputs, plan.check_outputs = args.check_outputs, plan.check = o.check;
+// The sweep the command line asks for: its options as read, the batching the setup chose, what the platform implies.
+SweepPlan plan_of(const DriverOptions& o, const Platform& platform, Batching batching) {
+  SweepPlan plan{o.command_line.args, o.check};
   plan.cpu_reference = cpu_reference_of(o, platform);
-  plan.profile = args.profile;
-  if (rate) plan.peak_gflops = rate->gflops;
-  plan.warmup = args.warmup;
-  plan.lengths = args.lengths;
   plan.batching = batching;
-  plan.sort_window = args.sort_window;
-  plan.seed = args.seed;
   plan.one_shape = platform.facts().constraints.single_input_size;
   return plan;
 }
@@ -301,7 +290,7 @@ void check_batching(Batching batching, const BenchSetup& bench) {
 std::pair<BenchSetup, SweepPlan> sweep_setup(const DriverOptions& o, std::unique_ptr<Platform> platform,
                                              const std::string& revision, std::ostream& section, std::ostream& log) {
   BenchSetup bench = load_bench(o, std::move(platform), revision, section, log);
-  SweepPlan plan = plan_of(o, std::nullopt, *bench.platform, bench.batching);
+  SweepPlan plan = plan_of(o, *bench.platform, bench.batching);
   // What --input_lengths feeds a package built for some shapes: refused before the GEMM probe and META.
   check_sweep_shapes(plan, bench.model->facts());
   bench.rate = probe_gemm_rate(o.command_line.args, bench.runtime, *bench.platform, *bench.model, section);

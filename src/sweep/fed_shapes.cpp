@@ -29,9 +29,10 @@ void hold(const FedRange& fed, int64_t lo, int64_t hi, const char* what, const M
 FedShapes sweep_fed_shapes(const SweepPlan& plan, int64_t batch, int64_t input) {
   FedShapes fed{{batch, batch, fmt::format("--batch_sizes {}", batch)},
                 {input, input, fmt::format("--input_sizes {}", input)}};
-  if (plan.lengths && !plan.one_shape && !plan.check_outputs)
-    fed.tokens = {std::min(plan.lengths->min, input), std::min(plan.lengths->max, input),
-                  "--input_lengths " + length_spec_text(*plan.lengths) + " (each batch padded to its longest request)"};
+  const std::optional<LengthSpec>& lengths = plan.args.lengths;
+  if (lengths && !plan.one_shape && !plan.args.check_outputs)
+    fed.tokens = {std::min(lengths->min, input), std::min(lengths->max, input),
+                  "--input_lengths " + length_spec_text(*lengths) + " (each batch padded to its longest request)"};
   return fed;
 }
 
@@ -46,8 +47,8 @@ void check_fed_shapes(const ModelFacts& facts, const FedShapes& fed, int64_t bui
 }
 
 void check_sweep_shapes(const SweepPlan& plan, const ModelFacts& facts) {
-  for (const int64_t batch : plan.batch_sizes)
-    for (const int64_t input : plan.input_sizes) {
+  for (const int64_t batch : plan.args.batch_sizes)
+    for (const int64_t input : plan.args.input_sizes) {
       const std::optional<ShapeRange>& s = facts.shapes;
       if (s && (batch < s->batch_min || batch > s->batch_max || input < s->input_min || input > s->input_max))
         continue;  // the combination itself is outside: its FAIL line says so

@@ -53,14 +53,14 @@ struct Checked {
 };
 Checked save_and_check(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model, const Batch& fed,
                        const torch::IValue& outputs, const Reference* reference) {
-  if (!plan.save_outputs && !reference) return {};
+  if (!plan.args.save_outputs && !reference) return {};
   const ModelFacts facts = model.facts();
   const NamedTensors named = name_outputs(outputs, facts.output_names);
   // Saved: the real tokens' values of per-token outputs (by name), every other output whole. Checked: the
   // outputs as the model gave them against the reference as it was saved, on the real tokens the reference's
   // own mask marks.
-  if (plan.save_outputs)
-    save_outputs(*plan.save_outputs, input, batch, fed, facts.fed_inputs, real_tokens_only(named, fed));
+  if (plan.args.save_outputs)
+    save_outputs(*plan.args.save_outputs, input, batch, fed, facts.fed_inputs, real_tokens_only(named, fed));
   if (!reference) return {};
   const Tolerance tolerance = tolerance_for(facts.dtype_name, plan.check);
   const CheckResult r = compare_outputs(named, reference->outputs, tolerance, reference->inputs.attention_mask);
@@ -103,7 +103,7 @@ struct Profiled {
 Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model& model, Platform& platform,
                      const Batch& fed) {
   Profiled p;
-  if (!plan.profile) return p;
+  if (!plan.args.profile) return p;
   p.trace = fmt::format("{}x{}.trace.json", input, batch);
   try {
     p.profile = profile_call(
@@ -113,7 +113,7 @@ Profiled profile_rep(const SweepPlan& plan, int64_t batch, int64_t input, Model&
           platform.synchronize();
           p.ms = static_cast<double>(clock_now() - t0) / 1e6;
         },
-        platform.facts().device.type(), *plan.profile + "/" + p.trace);
+        platform.facts().device.type(), *plan.args.profile + "/" + p.trace);
   } catch (const std::exception& e) {
     p.error = exception_cause(e);
   }
@@ -229,7 +229,7 @@ RepTokens batch_tokens(const Batch& b, Batching mode) {
 // over the median.
 std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<RepTokens>& tokens,
                                       const Timings& timings) {
-  if (!plan.lengths && plan.batching == Batching::padded) return std::nullopt;
+  if (!plan.args.lengths && plan.batching == Batching::padded) return std::nullopt;
   const size_t first = timings.stat.dropped;
   double real = 0, computed = 0, seconds = 0;
   std::vector<double> kept_durations;
@@ -255,9 +255,9 @@ std::optional<TokenRates> token_rates(const SweepPlan& plan, const std::vector<R
 // --batching unpadded); nullopt without the option.
 std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
                                       Platform& platform) {
-  if (!plan.check_outputs) return std::nullopt;
+  if (!plan.args.check_outputs) return std::nullopt;
   const TokenFacts facts = model.facts().tokens;
-  Reference reference = load_reference(*plan.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
+  Reference reference = load_reference(*plan.args.check_outputs, input, batch, facts.vocab_size, facts.type_vocab_size);
   reference.inputs = to_device(reference.inputs, platform.facts().device);
   if (plan.batching == Batching::unpadded) pack_batch(reference.inputs);
   return reference;
@@ -272,7 +272,7 @@ Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, 
                            std::vector<RunPoint>& earlier, std::ostream& out) {
   StatExtras extras;
   // Under a length distribution a rep's work is its own batch's: no one FLOP count for the combination.
-  if (!plan.lengths) extras.work = work_of(plan, batch, input, model, profiled);
+  if (!plan.args.lengths) extras.work = work_of(plan, batch, input, model, profiled);
   extras.cpu = seen.cpu;
   extras.energy = energy;
   if (profiled.profile) extras.profile_ms = profiled.ms;
@@ -302,9 +302,10 @@ std::optional<DeviceEnergy> energy_of(Model& model, Platform& platform, const Ba
 // The reps' request lengths under --input_lengths (nullopt without), told the warm-up STAT leaves out: sorted's
 // windows do not cross it, so that the kept reps of every mode run the same requests.
 std::optional<RepLengths> rep_lengths_of(const SweepPlan& plan, int64_t batch) {
-  if (!plan.lengths) return std::nullopt;
-  const int64_t warmup = plan.warmup ? *plan.warmup : static_cast<int64_t>(warmup_reps(static_cast<size_t>(plan.reps)));
-  return RepLengths(*plan.lengths, plan.batching, batch, plan.reps, warmup, plan.sort_window, plan.seed);
+  const FixedArgs& a = plan.args;
+  if (!a.lengths) return std::nullopt;
+  const int64_t warmup = a.warmup ? *a.warmup : static_cast<int64_t>(warmup_reps(static_cast<size_t>(a.reps)));
+  return RepLengths(*a.lengths, plan.batching, batch, a.reps, warmup, a.sort_window, a.seed);
 }
 
 // One combination; throws whatever the model or the device throws. `where` names it for the progress lines;
@@ -313,7 +314,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
                         InputGenerator& inputs, std::ostream& out, const std::string& where,
                         std::vector<RunPoint>& earlier, CpuReferenceCheck& cpu_check) {
   admit(batch, input, model, platform);
-  const auto reps = static_cast<size_t>(plan.reps);
+  const auto reps = static_cast<size_t>(plan.args.reps);
   std::vector<Nanos> t0s(reps), t1s(reps);  // reserved up front: nothing allocates between t0 and t1
   std::optional<Reference> reference = reference_of(plan, batch, input, model, platform);
   if (const std::optional<CompileFacts> compiled = model.prepare(batch, input)) emit(out, make_compile_line(*compiled));
@@ -340,14 +341,14 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
 
     t0s[rep] = t0;
     t1s[rep] = t1;
-    emit(out, RepLine{static_cast<int64_t>(rep + 1), plan.reps, t0, t1});
+    emit(out, RepLine{static_cast<int64_t>(rep + 1), plan.args.reps, t0, t1});
     spent += t1 - t0;
     progress.done(rep + 1, spent);
   }
 
   const RepsWatch::Seen seen = watch.stop(platform);  // the timed reps', not the profiler's
   check_mapped_files();  // weights cut short under the run read as zeros: these reps measured nothing real
-  const Timings timings = timings_of(t0s, t1s, plan.warmup);
+  const Timings timings = timings_of(t0s, t1s, plan.args.warmup);
   const Summary& summary = timings.stat;
   const Checked check = outputs_checked(plan, batch, input, model, batch_inputs, outputs,
                                         reference ? &*reference : nullptr, cpu_check, out);
@@ -355,7 +356,7 @@ Outcome run_combination(const SweepPlan& plan, int64_t batch, int64_t input, Mod
   const std::optional<DeviceEnergy> energy = energy_of(model, platform, batch_inputs);
   const Profiled profiled = profile_rep(plan, batch, input, model, platform, batch_inputs);
   out << "\n";
-  emit(out, make_res_line(t0s.front(), t1s.back(), plan.model_name, plan.model_class, input, batch,
+  emit(out, make_res_line(t0s.front(), t1s.back(), plan.args.model_name, plan.args.model_class, input, batch,
                           latency_ms(timings.res), throughput(timings.res, batch)));
   const Verdict verdict = emit_stat_and_note(plan, batch, input, model, timings, seen, profiled,
                                              energy ? energy->window : std::nullopt, tokens, earlier, out);
@@ -381,7 +382,7 @@ int outcome_failures(const Outcome& outcome, const SweepPlan& plan, int64_t inpu
     ++failures;
     tell(fmt::format("combination input {} / batch {}: outputs differ from {} (see the FMWORK CHECK line); "
                      "the sweep goes on",
-                     input, batch, *plan.check_outputs));
+                     input, batch, *plan.args.check_outputs));
   }
   if (!outcome.profile_error.empty()) {
     ++failures;
@@ -418,7 +419,7 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
     progress_clear();
     if (report) report(message);
   };
-  const size_t combinations = plan.batch_sizes.size() * plan.input_sizes.size();
+  const size_t combinations = plan.args.batch_sizes.size() * plan.args.input_sizes.size();
   size_t k = 0;
   std::vector<RunPoint> earlier;  // what the plausibility check holds each combination to
   CpuReferenceCheck cpu_check(plan.cpu_reference, plan.check);
@@ -426,8 +427,8 @@ int run_sweep(const SweepPlan& plan, Model& model, Platform& platform, InputGene
   if (EnergyMeter* energy = platform.meters().energy.get(); energy && energy->joules())
     out << "energy: each combination's shape is run again after its timed reps, outside them, until the device's "
            "counter has stepped 10 times over at least 1 s (STAT joules_per_rep, watts, energy_window_s)\n";
-  for (int64_t batch : plan.batch_sizes) {
-    for (int64_t input : plan.input_sizes) {
+  for (int64_t batch : plan.args.batch_sizes) {
+    for (int64_t input : plan.args.input_sizes) {
       out << banner(fmt::format("RUN {} / {}", input, batch)) << std::flush;
       const std::string where =
           fmt::format("combination {} of {} (input {}, batch {})", ++k, combinations, input, batch);

@@ -47,15 +47,17 @@ TEST(FamilyTable, ListsAndFactsComeFromTheRows) {
                                             "DistilBertModel", "ModernBertModel", "Qwen3Model"};
   EXPECT_EQ(fmwork::hf::native_base_classes(), classes);
   for (size_t i = 0; i < types.size(); ++i) EXPECT_EQ(fmwork::hf::base_class_of(types[i]), classes[i]);
-  std::vector<std::string> pooled, rotary, gated;
+  std::vector<std::string> pooled, rotary, gated, after_pad;
   for (const FamilyRow& row : kFamilies) {
     if (row.pooler) pooled.push_back(row.name);
     if (row.rotary) rotary.push_back(row.name);
     if (row.gated) gated.push_back(row.name);
+    if (row.after_pad) after_pad.push_back(row.name);
   }
   EXPECT_EQ(pooled, (std::vector<std::string>{"bert", "roberta"}));
   EXPECT_EQ(rotary, (std::vector<std::string>{"modernbert", "qwen3"}));
   EXPECT_EQ(gated, rotary);
+  EXPECT_EQ(after_pad, (std::vector<std::string>{"roberta"}));  // xlm-roberta too: one row
   EXPECT_EQ(std::string(fmwork::hf::family_row(Family::roberta).weight_prefix), "roberta.");
   EXPECT_EQ(std::string(fmwork::hf::family_row(Family::qwen3).weight_prefix), "model.");
 }

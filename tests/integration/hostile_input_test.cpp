@@ -30,6 +30,7 @@
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/platform/platform_registry.hpp"
 #include "fmwork/sweep/sweep.hpp"
+#include "support/model_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "support/zip_fixtures.hpp"
 
@@ -354,7 +355,7 @@ TEST(HostileInput, WeightsCutShortDuringARunAreFailLines) {
   InputGenerator inputs(model->facts().tokens, 0);
   std::ostringstream out;
   std::vector<std::string> reported;
-  const int failures = run_sweep(SweepPlan{{1}, {8, 16}, 3, "m", "BertModel"}, *model, *platform, inputs, out,
+  const int failures = run_sweep(test_support::sweep_of({1}, {8, 16}, 3), *model, *platform, inputs, out,
                                  [&](const std::string& m) { reported.push_back(m); });
   EXPECT_EQ(failures, 2) << out.str();
   const std::string why = folder + "/model.safetensors: the file was cut short while the run read it in place (its "

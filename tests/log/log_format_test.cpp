@@ -328,10 +328,14 @@ TEST(LogFormat, RoundTripEveryKind) {
 
 TEST(LogFormat, MalformedRes) {
   EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m c 128 1 3.691"),
-            "FMWORK RES line has 9 fields, expected 10");
+            "FMWORK RES line has 7 values, expected 8: t_first t_last model_name model_class input batch latency_ms "
+            "throughput");
   EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2.000000000 m 128 1 3.691 270.9 x x"),
-            "FMWORK RES line has 11 fields, expected 10");
-  EXPECT_EQ(parse_error("FMWORK RES"), "FMWORK RES line has 2 fields, expected 10");
+            "FMWORK RES line has 9 values, expected 8: t_first t_last model_name model_class input batch latency_ms "
+            "throughput");
+  EXPECT_EQ(parse_error("FMWORK RES"),
+            "FMWORK RES line has 0 values, expected 8: t_first t_last model_name model_class input batch latency_ms "
+            "throughput");
   EXPECT_EQ(parse_error("FMWORK RES 1108911.08815385 2.000000000 m c 128 1 3.691 270.9"),
             "FMWORK RES t_first must be a timestamp <seconds>.<9 digits>, got '1108911.08815385'");
   EXPECT_EQ(parse_error("FMWORK RES 1.000000000 2 m c 128 1 3.691 270.9"),
@@ -351,7 +355,8 @@ TEST(LogFormat, MalformedRes) {
 }
 
 TEST(LogFormat, MalformedRep) {
-  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.000000000 2.000000000"), "FMWORK REP line has 6 fields, expected 7");
+  EXPECT_EQ(parse_error("FMWORK REP 1 100 1.000000000 2.000000000"),
+            "FMWORK REP line has 4 values, expected 5: rep reps t0 t1 dt");
   EXPECT_EQ(parse_error("FMWORK REP one 100 1.000000000 2.000000000 1.000000000"),
             "FMWORK REP rep must be an integer, got 'one'");
   EXPECT_EQ(parse_error("FMWORK REP 0 100 1.000000000 2.000000000 1.000000000"),
@@ -369,8 +374,8 @@ TEST(LogFormat, MalformedRep) {
 }
 
 TEST(LogFormat, MalformedSetup) {
-  EXPECT_EQ(parse_error("FMWORK SETUP"), "FMWORK SETUP line has 2 fields, expected 3");
-  EXPECT_EQ(parse_error("FMWORK SETUP 1.0 s"), "FMWORK SETUP line has 4 fields, expected 3");
+  EXPECT_EQ(parse_error("FMWORK SETUP"), "FMWORK SETUP line has 0 values, expected 1: seconds");
+  EXPECT_EQ(parse_error("FMWORK SETUP 1.0 s"), "FMWORK SETUP line has 2 values, expected 1: seconds");
   EXPECT_EQ(parse_error("FMWORK SETUP slow"), "FMWORK SETUP seconds must be a number, got 'slow'");
 }
 

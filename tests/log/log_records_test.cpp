@@ -40,8 +40,8 @@ TEST(LogRecords, ACutLastLineIsLeftOutWithANote) {
   EXPECT_EQ(log.results.size(), 1u);
   EXPECT_EQ(log.fmwork_lines, 2u);
   ASSERT_EQ(log.notes.size(), 1u);
-  EXPECT_EQ(log.notes[0], "x.log:3: the last line is cut short (no newline at its end; FMWORK REP line has 6 fields, "
-                          "expected 7): left out, the lines before it are read");
+  EXPECT_EQ(log.notes[0], "x.log:3: the last line is cut short (no newline at its end; FMWORK REP line has 4 values, "
+                          "expected 5: rep reps t0 t1 dt): left out, the lines before it are read");
   EXPECT_THROW(parse_log_text(res + "FMWORK REP 29 30 1795490538.289988147 17\n", "x.log"), Error);
   EXPECT_TRUE(parse_log_text(res, "x.log").notes.empty());
   EXPECT_EQ(parse_log_text("no driver here\n", "x.log").fmwork_lines, 0u);
@@ -139,6 +139,20 @@ TEST(LogRecords, ACombinationFarSlowerThanAnEarlierOneOfItsModelIsImplausible) {
   EXPECT_EQ(parsed.results[0].implausible, "");
   EXPECT_EQ(parsed.results[1].implausible, "gflops 400.000 < half of input 64 batch 1's 1000.000, with no more work");
   EXPECT_EQ(parsed.results[2].implausible, "") << "another model's combinations are no measure";
+}
+
+// Runs are alike where every META fact the schema marks alike (a fact that changes the rate) is the same: another
+// thread count is another run, another seed is not.
+TEST(LogRecords, OnlyRunsAlikeInTheSchemasFactsAreHeldToEachOther) {
+  const std::string first = "FMWORK RES 1.000000000 2.000000000 m c 64 1 1.000 1000.0\n"
+                            "FMWORK STAT input=64 batch=1 reps=20 dropped=4 p50_ms=1 flops=1e+09 gflops=1000.000\n";
+  const std::string second = "FMWORK RES 3.000000000 4.000000000 m c 64 8 20.000 400.0\n"
+                             "FMWORK STAT input=64 batch=8 reps=20 dropped=4 p50_ms=20 flops=8e+09 gflops=400.000\n";
+  const auto second_judged = [&](const std::string& meta_a, const std::string& meta_b) {
+    return parse_log_text(meta_a + first + meta_b + second, "x.log").results.at(1).implausible;
+  };
+  EXPECT_EQ(second_judged("FMWORK META threads=4\n", "FMWORK META threads=2\n"), "");
+  EXPECT_NE(second_judged("FMWORK META threads=4 seed=1\n", "FMWORK META threads=4 seed=2\n"), "");
 }
 
 // Defect: a SERVE line saying its device was busy 7.5 of the time was read as written. busy (and STAT's
@@ -348,7 +362,8 @@ TEST(LogRecords, LineEndsAndLineNumbers) {
       parse_log_text(text, "-");
       ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), "<stdin>:4: FMWORK RES line has 9 fields, expected 10");
+      EXPECT_EQ(std::string(e.what()), "<stdin>:4: FMWORK RES line has 7 values, expected 8: t_first t_last model_name "
+                                       "model_class input batch latency_ms throughput");
     }
   }
   // A text that ends in "\r" ends its last line: a malformed one is an Error, not a cut-short note.

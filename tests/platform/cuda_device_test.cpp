@@ -201,7 +201,7 @@ TEST(CudaPlatform, MemSplitsWeightsFromActivationsAndReservedIsPerCombination) {
   auto cuda = make_platform("cuda", {});
   auto model = tiny_bert(dir, cuda->facts().device);
   InputGenerator inputs(model->facts().tokens, 0);
-  SweepPlan plan{{256, 1}, {32}, 2, "m", "BertModel"};  // the tiny BERT has 40 positions
+  const SweepPlan plan = test_support::sweep_of({256, 1}, {32}, 2);  // the tiny BERT has 40 positions
   std::ostringstream out;
   ASSERT_EQ(run_sweep(plan, *model, *cuda, inputs, out), 0) << out.str();
   std::vector<std::map<std::string, int64_t>> mems;

@@ -5,7 +5,7 @@ Its names come from bench/log_schema.json (`process --schema`); this holds them 
 line the driver wrote there, read by name: no key outside its line's table, every required key present, upstream's
 lines with a name for each position) and to `process` itself: a log made here, with free text to the end of its
 FAIL and NOTE lines, reads to the same values as `process --format csv` gives (process judges NOTE's verdict anew: its reason is
-held to the text). Run by ctest
+held to the text); and its writer, line(), to the tables. Run by ctest
 (Python.LogReaderMatchesProcess) with process's path as its argument.
 """
 import csv
@@ -82,8 +82,29 @@ def check_against_process(process):
     expect(ok["latency_ms"] == res["latency_ms"], "RES latency_ms")
 
 
+def check_writer():
+    """fmwork_log.line, what the Python benches write the driver's lines with: in the order given but the free
+    text last, read back as written; a required key missing, a value not of its kind, a space refused."""
+    stat = {"input": 8, "batch": 1, "reps": 2, "dropped": 1, "p50_ms": "1.000000", "p95_ms": "2.0", "engine": "x"}
+    text = fmwork_log.line("STAT", stat)
+    expect(text == "FMWORK STAT input=8 batch=1 reps=2 dropped=1 p50_ms=1.000000 p95_ms=2.0 engine=x", text)
+    expect(fmwork_log.first(text + "\n", "STAT") == {k: str(v) for k, v in stat.items()}, f"{text} read back")
+    fail = fmwork_log.line("FAIL", {"error": "out of memory: a=b c", "input": 16, "batch": 2})
+    expect(fail == "FMWORK FAIL input=16 batch=2 error=out of memory: a=b c", fail)
+    for word, fields, why in (("STAT", {"input": 8}, "required batch not given"),
+                              ("STAT", {"input": "8x", "batch": 1}, "input='8x' is no integer"),
+                              ("STAT", {"input": 8, "batch": 1, "p99_ms": "fast"}, "p99_ms='fast' is no number"),
+                              ("META", {"device": "two words"}, "device='two words' is empty or holds a space")):
+        try:
+            fmwork_log.line(word, fields)
+            expect(False, f"{fields} written")
+        except ValueError as e:
+            expect(str(e) == f"FMWORK {word}: {why}", str(e))
+
+
 def main():
     check_golden_logs()
+    check_writer()
     check_against_process(sys.argv[1])
     for failure in failures:
         print("FAILED:", failure)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ARGS = None
 FAMILIES = Path("include/fmwork/hf/family_table.hpp")
-NEW_FAMILY = '  FAMILY(newcomer, "model.", false, true, true, {"newcomer", "Newcomer"})'
+NEW_FAMILY = '  FAMILY(newcomer, "model.", false, true, true, false, {"newcomer", "Newcomer"})'
 TORCH = Path("include/fmwork/cli/torch_setting_table.hpp")
 NEW_TORCH = '  TORCH(newcomer, call, "newcomer", boolean, "@ True", none, "a name with no LibTorch side")'
 

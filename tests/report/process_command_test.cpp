@@ -101,7 +101,8 @@ TEST(Process, MalformedLineNamesFileAndLine) {
   const std::string path = dir.write("run.log", log);
   Error e = run_error({"--path", path});
   EXPECT_EQ(e.kind(), ErrorKind::runtime);
-  EXPECT_EQ(std::string(e.what()), path + ":42: FMWORK RES line has 9 fields, expected 10");
+  EXPECT_EQ(std::string(e.what()), path + ":42: FMWORK RES line has 7 values, expected 8: t_first t_last model_name "
+                                          "model_class input batch latency_ms throughput");
   e = run_error({"-"}, "FMWORK STAT input=1\n");
   EXPECT_EQ(std::string(e.what()), "<stdin>:1: FMWORK STAT has no batch= field");
   // Nothing is printed when a later file fails.

@@ -69,7 +69,8 @@ TEST(ProcessIo, AStrayLogUnderAFolderIsSkippedNamedAndCounted) {
   EXPECT_EQ(out.str(), good);
   EXPECT_EQ(err.str(), "skipped: " + stray + ": no FMWORK line in it; give a log the driver wrote\n"
                        "skipped: " + bad + ":" + std::to_string(line_of(kOurLog + "FMWORK RES 1 2\n", "FMWORK RES 1 2")) +
-                       ": FMWORK RES line has 4 fields, expected 10\n");
+                       ": FMWORK RES line has 2 values, expected 8: t_first t_last model_name model_class input batch "
+                       "latency_ms throughput\n");
   // Named by the user, the same file is the Error it always was; a folder of strays only is one too.
   EXPECT_EQ(run_error({"--path", stray}).exit_code(), 1);
   EXPECT_EQ(std::string(run_error({"--path", dir.path() + "/t/sub"}).what()),

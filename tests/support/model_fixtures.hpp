@@ -4,12 +4,24 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "fmwork/model/model.hpp"
+#include "fmwork/sweep/sweep.hpp"
 
 namespace fmwork::test_support {
+
+// The sweep of these sizes and reps as the command line gives them (RES: model "m", class BertModel), every
+// other option at its default and nothing derived (no CPU reference, no GEMM rate, padded batches).
+inline SweepPlan sweep_of(std::vector<int64_t> batch_sizes, std::vector<int64_t> input_sizes, int64_t reps) {
+  SweepPlan plan;
+  plan.args.batch_sizes = std::move(batch_sizes), plan.args.input_sizes = std::move(input_sizes);
+  plan.args.reps = reps, plan.args.model_name = "m", plan.args.model_class = "BertModel";
+  return plan;
+}
 
 // Every fact of `wrapped` is `inner`'s: the same dtype, tokens, parameters, weights, inputs, outputs, and the same
 // FLOPs and activation estimate at batch x input where the inner model has them (a wrapper may add to the

@@ -30,9 +30,9 @@ ModelFacts package_of(ShapeRange range) {
 
 SweepPlan plan_with(const char* lengths) {
   SweepPlan plan;
-  plan.batch_sizes = {2};
-  plan.input_sizes = {16};
-  if (lengths) plan.lengths = parse_length_spec(lengths, "--input_lengths");
+  plan.args.batch_sizes = {2};
+  plan.args.input_sizes = {16};
+  if (lengths) plan.args.lengths = parse_length_spec(lengths, "--input_lengths");
   return plan;
 }
 
@@ -48,7 +48,7 @@ TEST(FedShapes, DrawnLengthsAreRefusedForAPackageOfOneShape) {
   one_shape.one_shape = true;  // padded to the input size
   check_sweep_shapes(one_shape, built_per_combination());
   SweepPlan checked = plan_with("uniform:4,16");
-  checked.check_outputs = "ref";  // the references' shapes, held at run time
+  checked.args.check_outputs = "ref";  // the references' shapes, held at run time
   check_sweep_shapes(checked, built_per_combination());
 }
 
@@ -60,7 +60,7 @@ TEST(FedShapes, APackagesRangeHoldsTheLengthsAndLeavesOutsideCombinationsToFail)
             "range, or build a package of a wider one");
   check_sweep_shapes(plan_with("uniform:8,16"), package_of({1, 4, 8, 64}));
   SweepPlan outside = plan_with("uniform:1,16");
-  outside.batch_sizes = {9};  // the combination itself is outside: its FAIL line says so
+  outside.args.batch_sizes = {9};  // the combination itself is outside: its FAIL line says so
   check_sweep_shapes(outside, package_of({1, 4, 8, 64}));
   check_sweep_shapes(plan_with("uniform:1,16"), ModelFacts{});  // a model of any shape
 }

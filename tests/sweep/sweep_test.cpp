@@ -12,6 +12,7 @@
 #include "fmwork/model/model.hpp"
 #include "fmwork/loaders/model_loader.hpp"
 #include "fmwork/platform/platform_registry.hpp"
+#include "support/model_fixtures.hpp"
 #include "support/test_support.hpp"
 
 namespace fmwork {
@@ -26,7 +27,7 @@ TEST(RunSweep, WritesEachCombinationInOrderAndReportsFailuresAndGoesOn) {
   auto platform = make_platform("cpu", {});
   auto model = load_model(LoadRequest{path, "BertModel", {}, platform->facts().device});
   InputGenerator inputs(model->facts().tokens, 0);
-  SweepPlan plan{{1, 2}, {8, 100}, 4, "m", "BertModel"};
+  const SweepPlan plan = test_support::sweep_of({1, 2}, {8, 100}, 4);
   std::ostringstream out;
   std::vector<std::string> reported;
   const int failures =
@@ -91,7 +92,7 @@ TEST(RunSweep, AnUnrecoverableDeviceErrorStopsTheSweepNamingIt) {
   DyingPlatform platform;
   auto model = load_model(LoadRequest{path, "BertModel", {}, platform.facts().device});
   InputGenerator inputs(model->facts().tokens, 0);
-  SweepPlan plan{{1, 2}, {8, 100}, 2, "m", "BertModel"};
+  const SweepPlan plan = test_support::sweep_of({1, 2}, {8, 100}, 2);
   std::ostringstream out;
   std::vector<std::string> reported;
   try {

@@ -31,17 +31,25 @@ struct FixedArgs {
   // Ours. Echoed in the args JSON only when given, so upstream command lines print upstream's output.
   uint64_t seed = 0;                      // --seed: the input generator's seed
   bool seed_given = false;
-  std::optional<std::string> save_outputs;   // --save_outputs DIR
-  std::optional<std::string> check_outputs;  // --check_outputs DIR
+  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (sweep/saved_outputs.hpp).
+  std::optional<std::string> save_outputs;
+  // --check_outputs DIR: every rep is fed the saved inputs instead of random ones; after the last rep a CHECK
+  // line compares the outputs with the saved ones (the tolerances: --check_outputs:KEY, CheckOptions).
+  std::optional<std::string> check_outputs;
   bool isolate = false;                      // --isolate: each combination in a process of its own (isolate.hpp)
   std::optional<int64_t> isolate_timeout;    // --isolate_timeout S: a child running past S seconds is killed
-  std::optional<std::string> profile;        // --profile DIR: a traced rep after each combination's timed ones
+  // --profile DIR: after each combination's timed reps (and its output check), one more rep of the same inputs
+  // under LibTorch's profiler writes DIR/<input>x<batch>.trace.json and the PROFILE lines of its top operators
+  // (kTopOps per side, sweep.hpp: CPU operators, device kernels). Never inside the timed reps.
+  std::optional<std::string> profile;
   bool quiet = false;                        // --quiet: no progress on stderr
   // --warmup N: the reps STAT and the verdicts leave out, instead of upstream's max(int(0.2*reps),1); at most
   // reps - 1. RES keeps upstream's rule whatever it is, so RES means what it means to upstream's readers.
   std::optional<int64_t> warmup;
   // --input_lengths SPEC: each request's length drawn from a distribution (workload/lengths.hpp) instead of
-  // every row filled to the input size; each --input_sizes value is then the combination's longest length.
+  // every row filled to the input size; each --input_sizes value is then the combination's longest length. The
+  // sweep draws each rep's lengths (sweep/rep_lengths.hpp) seeded with --seed, each batch padded to its longest
+  // (to the input size on a platform of one shape) or packed (--batching unpadded).
   std::optional<std::string> input_lengths;  // as given
   std::optional<LengthSpec> lengths;         // as read
   // --batching padded|sorted|unpadded (when not given: default_batching, sweep/bench_setup.hpp) and

@@ -64,13 +64,15 @@ struct EncoderConfig {
 
   // No position table, rotary embeddings in attention, some layers attending in a sliding window.
   bool rotary() const { return family_row(family).rotary; }
+  // Position ids start after the padding index (the row's after_pad: RoBERTa's, from pad_token_id + 1).
+  bool positions_after_pad() const { return family_row(family).after_pad; }
   int64_t head_dim() const { return explicit_head_dim ? explicit_head_dim : hidden_size / num_attention_heads; }
   int64_t kv_heads() const { return num_key_value_heads ? num_key_value_heads : num_attention_heads; }
   // The checkpoint prefix of the base model: "bert.", "roberta.", "distilbert.", "model.".
   std::string weight_prefix() const;
   // The base model class of this model_type: "BertModel", "RobertaModel", "XLMRobertaModel", ...
   std::string base_class() const;
-  // The longest input the model allows: max_position_embeddings, less pad + 1 for RoBERTa.
+  // The longest input the model allows: max_position_embeddings, less pad + 1 where positions start after it.
   int64_t max_input_size() const;
   // One line: "layers=12 hidden=768 heads=12 intermediate=3072 act=gelu vocab=50265 ...".
   std::string summary() const;

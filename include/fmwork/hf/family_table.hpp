@@ -11,21 +11,23 @@
 #include <string>
 #include <vector>
 
-// One row a family: FAMILY(name, prefix, pooler, rotary, gated, model types...).
+// One row a family: FAMILY(name, prefix, pooler, rotary, gated, after_pad, model types...).
 //   name     the Family enumerator (and the family's name in messages and tests)
 //   prefix   the base model's checkpoint prefix, stripped from weight names ("bert.")
 //   pooler   whether the base model has a pooler (BertModel's pooler.dense; --model:add_pooling_layer)
 //   rotary   rotary position embeddings in attention and no position table (ModernBERT, Qwen3)
 //   gated    a gated feed-forward (gate and up, then down) rather than up then down
+//   after_pad position ids start after the padding index (pad_token_id + 1 on, the pad's row zero; its config
+//            class's pad_token_id is 1 and may not be null), as transformers' create_position_ids_from_input_ids
 //   model types, in the order messages list them: {model_type, class stem} each; the stem followed by "Model"
 //   is the --model_class that runs it, followed by "For..." or "LMHead..." a task head, refused.
 // roberta covers xlm-roberta (same modules and names).
-#define FMWORK_NATIVE_FAMILIES(FAMILY)                                                                        \
-  FAMILY(bert, "bert.", true, false, false, {"bert", "Bert"})                                                 \
-  FAMILY(roberta, "roberta.", true, false, false, {"roberta", "Roberta"}, {"xlm-roberta", "XLMRoberta"})      \
-  FAMILY(distilbert, "distilbert.", false, false, false, {"distilbert", "DistilBert"})                         \
-  FAMILY(modernbert, "model.", false, true, true, {"modernbert", "ModernBert"})                               \
-  FAMILY(qwen3, "model.", false, true, true, {"qwen3", "Qwen3"})
+#define FMWORK_NATIVE_FAMILIES(FAMILY)                                                                          \
+  FAMILY(bert, "bert.", true, false, false, false, {"bert", "Bert"})                                            \
+  FAMILY(roberta, "roberta.", true, false, false, true, {"roberta", "Roberta"}, {"xlm-roberta", "XLMRoberta"})  \
+  FAMILY(distilbert, "distilbert.", false, false, false, false, {"distilbert", "DistilBert"})                    \
+  FAMILY(modernbert, "model.", false, true, true, false, {"modernbert", "ModernBert"})                           \
+  FAMILY(qwen3, "model.", false, true, true, false, {"qwen3", "Qwen3"})
 
 namespace fmwork::hf {
 
@@ -47,12 +49,12 @@ struct FamilyRow {
   Family family;
   const char* name;
   const char* weight_prefix;
-  bool pooler, rotary, gated;
+  bool pooler, rotary, gated, after_pad;
   ModelTypeName model_types[kMaxModelTypesPerFamily];
 };
 
-#define FMWORK_FAMILY_ROW(name, prefix, pooler, rotary, gated, ...) \
-  FamilyRow{Family::name, #name, prefix, pooler, rotary, gated, {__VA_ARGS__}},
+#define FMWORK_FAMILY_ROW(name, prefix, pooler, rotary, gated, after_pad, ...) \
+  FamilyRow{Family::name, #name, prefix, pooler, rotary, gated, after_pad, {__VA_ARGS__}},
 // Every family, in Family's order: kFamilies[static_cast<size_t>(f)].family == f.
 inline constexpr FamilyRow kFamilies[] = {FMWORK_NATIVE_FAMILIES(FMWORK_FAMILY_ROW)};
 #undef FMWORK_FAMILY_ROW

@@ -39,6 +39,7 @@ struct FieldSpec {
   bool open_choices = false;     // text: `choices` are the words known now: a reader takes another (a newer
                                  // writer's) as unknown instead of refusing the log; a writer still refuses it
   bool to_end = false;           // text: free text to the end of the line (the field must come last)
+  bool alike = false;            // META: a fact that changes the rate a model runs at (log_schema.hpp)
   ReportColumn csv;              // its column in `process --format csv`
   ReportColumn summary;          // its column in `process --format summary`
 };
@@ -75,6 +76,7 @@ struct FieldRule {
     return with([words, open](FieldSpec& f) { f.choices = words, f.open_choices = open; });
   }
   FieldRule to_end() const { return with([](FieldSpec& f) { f.to_end = true; }); }
+  FieldRule alike() const { return with([](FieldSpec& f) { f.alike = true; }); }
   // A CSV column named `header` (empty: the key) at `rank`.
   FieldRule csv(std::string_view header = {}, int rank = 0) const {
     FieldRule r = with([header, rank](FieldSpec& f) { f.csv = {header, rank}; });

@@ -30,17 +30,19 @@ using OptText = std::optional<std::string>;
 // its vector instructions; gemm_gflops the machine's GEMM rate in the run's dtype, device and threads and
 // gemm_probe how it was measured (sweep/gemm_probe.hpp); warmup how many of each combination's first reps STAT
 // leaves out (a count, or "upstream"); batching, lengths, attention and gelu_epilogue where the model says.
+// alike: the facts that change the rate a model runs at (runs alike share them: log_records' plausibility).
 #define FMWORK_META_FIELDS(X)                                                                                \
   X(std::string, driver, field()) X(std::string, git, field()) X(std::string, torch, field())                \
-  X(std::string, blas, field()) X(std::string, onednn, field()) X(std::string, parallel, field())           \
-  X(std::string, platform, field()) X(std::string, device, field()) X(int64_t, threads, field())            \
-  X(int64_t, interop_threads, field()) X(std::string, dtype, field()) X(int64_t, parameters, field())        \
-  X(std::string, weights, field()) X(std::string, seed, field()) X(std::string, grad, field())              \
-  X(std::string, eval, field()) X(std::string, compile, field()) X(OptText, cpu, field())                   \
-  X(OptText, isa, field()) X(OptNumber, gemm_gflops, field().non_negative().decimals(1))                    \
-  X(OptText, gemm_probe, field()) X(OptText, warmup, field()) X(OptText, batching, field())                 \
-  X(OptText, lengths, field()) X(OptText, attention, field()) X(OptText, gelu_epilogue, field())            \
-  X(OptText, runtime, field())
+  X(std::string, blas, field()) X(std::string, onednn, field()) X(std::string, parallel, field())            \
+  X(std::string, platform, field().alike()) X(std::string, device, field().alike())                          \
+  X(int64_t, threads, field().alike()) X(int64_t, interop_threads, field().alike())                          \
+  X(std::string, dtype, field().alike()) X(int64_t, parameters, field()) X(std::string, weights, field())    \
+  X(std::string, seed, field()) X(std::string, grad, field().alike()) X(std::string, eval, field().alike())  \
+  X(std::string, compile, field().alike()) X(OptText, cpu, field().alike())                                  \
+  X(OptText, isa, field().alike()) X(OptNumber, gemm_gflops, field().non_negative().decimals(1))             \
+  X(OptText, gemm_probe, field()) X(OptText, warmup, field()) X(OptText, batching, field())                  \
+  X(OptText, lengths, field()) X(OptText, attention, field()) X(OptText, gelu_epilogue, field())             \
+  X(OptText, runtime, field().alike())
 
 // STAT: the timing statistics of the kept reps (ms, 6 decimals; the summary shows tokens_per_s, p50, p90,
 // p99, stddev, reps, dropped in that order), tokens_per_s = batch x input / p50. Then, where known: the work

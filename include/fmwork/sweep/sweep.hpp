@@ -9,48 +9,31 @@
 #include <string>
 #include <vector>
 
+#include "fmwork/cli/fixed_options.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/model.hpp"
 #include "fmwork/domain/run_options.hpp"
 #include "fmwork/platform/platform.hpp"
 #include "fmwork/sweep/cpu_reference.hpp"
-#include "fmwork/workload/lengths.hpp"
 
 namespace fmwork {
 
+// What run_sweep runs: the fixed options as the command line's rows filled them and check_fixed_args checked
+// them (each one's contract in fixed_options.hpp; RES prints model_name and model_class), the --check_outputs:KEY
+// tolerances, and beside them what setup derives from them, the model and the machine (plan_of, bench_setup.cpp).
 struct SweepPlan {
-  std::vector<int64_t> batch_sizes, input_sizes;
-  int64_t reps = 0;
-  std::string model_name, model_class;  // as printed in RES
-  // --save_outputs DIR: after the last rep, the inputs and outputs go to DIR (saved_outputs.hpp).
-  std::optional<std::string> save_outputs;
-  // --check_outputs DIR: every rep is fed the saved inputs instead of random ones; after the last rep a
-  // CHECK line compares the outputs with the saved ones, with these tolerances.
-  std::optional<std::string> check_outputs;
+  FixedArgs args;
   CheckOptions check;
   // A run that is not CPU eager (cpu_reference.hpp's holds_against_cpu): the first combination whose reps
   // complete has its first rows run again by the model eager on the CPU, before its RES; its CHECK line with
   // the others (reference=cpu), or, beyond the tolerances, the CHECK line and a FAIL line instead of RES, and a
   // line in every later combination; nullopt: no such check.
   std::optional<CpuReference> cpu_reference;
-  // --profile DIR: after each combination's timed reps (and its output check), one more rep of the same
-  // inputs under LibTorch's profiler writes DIR/<input>x<batch>.trace.json and the PROFILE lines of its top
-  // operators (kTopOps per side: CPU operators, device kernels). Never inside the timed reps.
-  std::optional<std::string> profile;
   // The machine's GEMM rate in GFLOP/s (gemm_probe.hpp), for STAT's of_peak; nullopt: no of_peak.
   std::optional<double> peak_gflops;
-  // --warmup N: the reps STAT and the NOTE verdict leave out (below reps); nullopt: upstream's rule. RES
-  // always keeps upstream's rule.
-  std::optional<int64_t> warmup;
-  // --input_lengths: each rep's request lengths drawn from it (sweep/rep_lengths.hpp), seeded with `seed`
-  // (--seed), each batch padded to its longest (to the combination's input size where `one_shape`: a
-  // platform that compiles one shape) or packed (--batching unpadded); nullopt: every row `input` tokens.
-  std::optional<LengthSpec> lengths;
-  Batching batching = Batching::padded;
-  std::optional<int64_t> sort_window;
-  uint64_t seed = 0;
-  bool one_shape = false;
+  Batching batching = Batching::padded;  // --batching, or its default for the model (default_batching)
+  bool one_shape = false;  // a platform that compiles one shape: drawn lengths padded to the input size
 };
 
 // The operators a --profile rep reports per side (CPU operators, device kernels), largest self time first.
