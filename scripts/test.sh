@@ -4,8 +4,9 @@
 #   ctest        the whole suite (build/)
 #   ctest-avx2   on a CPU with AVX-512, the LibTorch and integration tests (ctest label `torch`, less the suites
 #                labelled `orchestration`, whose results no kernel decides) and the check against transformers
-#                again, with ATen, MKL and oneDNN held to AVX2: the code paths of an AVX2-only machine, exercised
-#                wherever the suite runs (skipped on an AVX2-only CPU, where the first pass ran them)
+#                again (its cases that reach each kernel once: FMWORK_KERNEL_CASES=1), with ATen, MKL and oneDNN
+#                held to AVX2: the code paths of an AVX2-only machine, exercised wherever the suite runs (skipped
+#                on an AVX2-only CPU, where the first pass ran them)
 #   sanitize     the torch-free core under ASan + UBSan (scripts/sanitize.sh; clang's build-fuzz/)
 #   fuzz         each fuzz target for FMWORK_FUZZ_SECONDS (scripts/fuzz.sh; the sanitize stage's build)
 # A stage that cannot run here says so in the summary (SKIPPED, and why); with CI=true a skipped fuzz stage
@@ -75,7 +76,7 @@ ctest_avx2() {
     echo "test: ctest-avx2 SKIPPED: this CPU has no AVX-512, so the first pass ran the AVX2 paths"
     return 3
   fi
-  (cd build && ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 \
+  (cd build && ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 FMWORK_KERNEL_CASES=1 \
      ctest --output-on-failure -j"$(nproc)" -L torch -LE orchestration)
 }
 

@@ -230,13 +230,16 @@ TEST_F(DriverTest, AFailingCombinationIsReportedAndTheSweepGoesOn) {
 // log cut short. The driver now stops between two reps, writes an INTERRUPT line (where, how many complete) and
 // ends by the signal; process reports the log as interrupted. Under --isolate the parent stops its child and
 // writes the line. The signal is sent once the first combination's RES line has come: far from the sweep's end.
+// The first combination is the sweep's smallest (8 tokens, batch 1) and the test waits for all of its reps; the
+// rest, batch 64 among them, is a hundred times its work (and, under --isolate, seven more processes to start):
+// the reps the test waits through are few, the sweep left when the signal goes is long.
 TEST_F(DriverTest, AnInterruptedSweepSaysWhereItStopped) {
   for (const bool isolate : {false, true}) {
     SCOPED_TRACE(isolate ? "--isolate" : "in process");
     const int signal = isolate ? SIGTERM : SIGINT;
     std::vector<std::string> argv = {"driver", "--platform", "cpu", "--model_class", "BertModel", "--model_name",
-                                     model_, "--input_sizes", "8,16,32,64", "--batch_sizes", "1,2", "--reps",
-                                     isolate ? "3000" : "5000", "--quiet"};
+                                     model_, "--input_sizes", "8,16,32,64", "--batch_sizes", "1,64", "--reps",
+                                     "200", "--quiet"};
     if (isolate) argv.push_back("--isolate");
     std::string out, err;
     pid_t pid = 0;
@@ -264,7 +267,7 @@ TEST_F(DriverTest, AnInterruptedSweepSaysWhereItStopped) {
     EXPECT_EQ(stop->fields.get_int("combinations"), 8);
     // The combination it was at: the one after the last RES, in the sweep's order (batch outer, input inner).
     const std::vector<std::pair<int64_t, int64_t>> order = {{1, 8}, {1, 16}, {1, 32}, {1, 64},
-                                                            {2, 8}, {2, 16}, {2, 32}, {2, 64}};
+                                                            {64, 8}, {64, 16}, {64, 32}, {64, 64}};
     EXPECT_EQ(stop->fields.get_int("batch"), order.at(static_cast<size_t>(res)).first);
     EXPECT_EQ(stop->fields.get_int("input"), order.at(static_cast<size_t>(res)).second);
     EXPECT_NE(err.find(signal == SIGINT ? "driver: SIGINT: the sweep stopped" : "driver: SIGTERM: the sweep stopped"),
@@ -289,8 +292,9 @@ TEST_F(DriverTest, AnInterruptedSweepSaysWhereItStopped) {
 TEST_F(DriverTest, ACtrlCThatAlsoEndsTheLogsReaderStillEndsByTheSignal) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
+  // As above: the first combination small, the rest (batch 64) a hundred times its work.
   const std::vector<std::string> words = {driver_path(), "--platform", "cpu", "--model_class", "BertModel", "--model_name",
-                                          model_, "--input_sizes", "8,16", "--batch_sizes", "1,2", "--reps", "5000",
+                                          model_, "--input_sizes", "8,64", "--batch_sizes", "1,64", "--reps", "200",
                                           "--quiet"};
   std::vector<char*> argv;
   for (const std::string& w : words) argv.push_back(const_cast<char*>(w.c_str()));

@@ -28,8 +28,10 @@ on any failure.
 --platform cuda (scripts/gpu-check.sh) computes the references on that device and runs the driver there;
 --driver-arg adds a word to every driver command line. granite125m, granite30m, granite-r2, qwen3-0.6b (real-size architectures from
 configs/models, seeded random weights) run only when --only names them: they are the GPU check's models.
+--kernel-cases (or FMWORK_KERNEL_CASES=1, which scripts/test.sh's AVX2 pass sets) runs one case per kernel path
+(KERNEL_CASES below): the first pass ran every case.
 Usage: transformers_check.py --driver build/driver [--work DIR] [--only NAME ...] [--platform cpu|cuda[:N]]
-           [--driver-arg WORD ...]
+           [--driver-arg WORD ...] [--kernel-cases]
 """
 
 import argparse
@@ -324,6 +326,23 @@ MIXED_FAMILIES = ("bert", "bert_sdpa", "roberta", "xlm_roberta_sdpa_nopool", "di
 EPILOGUE = ("--model:gelu_epilogue@", "True")
 EPILOGUE_FAMILIES = ("bert", "roberta_sdpa", "distilbert")
 
+# --kernel-cases (scripts/test.sh's AVX2 pass, where the first pass already ran every case): the cases that
+# reach each kernel ATen, MKL and oneDNN choose by instruction set, once. Which kernels a forward runs is
+# decided by the family's operations and the attention, not by sizes or windows: every family's eager and
+# sdpa forward (GEMMs, LayerNorm and RMSNorm, erf and tanh GELU, SiLU, the rotary sin/cos, the sinusoidal
+# table, softmax and the SDPA kernel, the pooler's tanh), the mixed-length batch padded and packed once per
+# family (the packed path's varlen attention), the GELU epilogue, one AOTInductor package (codegen for the
+# instruction set), and the real MiniLM. Left to the first pass: XLM-RoBERTa and RoBERTa eager (RoBERTa's
+# modules on the same kernels), the EDGES (window ends: masks the driver builds, the same SDPA and softmax
+# kernels with other masks), the other families' mixed batches, the second compiled class.
+KERNEL_CASES = {
+    "built": ("bert", "bert_sdpa", "bert_nopool_gelu_new", "roberta_sdpa", "distilbert", "distilbert_sdpa_sinusoidal",
+              "modernbert", "modernbert_sdpa_biases_tanh", "qwen3", "qwen3_sdpa_bias"),
+    "mixed": ("bert_sdpa", "xlm_roberta_sdpa_nopool", "distilbert", "modernbert_sdpa_biases_tanh", "qwen3"),
+    "edges": (),
+    "compiled": ("mpnet_compiled",),
+}
+
 
 def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, extra=(), bound=None):
     if compiled:
@@ -387,6 +406,9 @@ def main():
     parser.add_argument("--driver-arg", action="append", default=[], help="a word added to every driver command")
     parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16", "float16"],
                         help="the dtypes of the REAL_SIZE cases")
+    parser.add_argument("--kernel-cases", action="store_true", default=os.environ.get("FMWORK_KERNEL_CASES") == "1",
+                        help="one case per kernel path (KERNEL_CASES); FMWORK_KERNEL_CASES=1 (scripts/test.sh's AVX2 "
+                             "pass) sets it")
     args = parser.parse_args()
     SETTINGS["platform"] = args.platform
     SETTINGS["driver_args"] = args.driver_arg
@@ -413,9 +435,11 @@ def main():
         # The driver's own cache for this check (GEMM rates, compiled packages): never the user's.
         os.environ["FMWORK_CACHE"] = os.path.join(tmp, "cache")
         want = lambda n: not args.only or n in args.only
+        # --kernel-cases: a case of `part` runs when KERNEL_CASES names it there.
+        kernel = lambda part, n: not args.kernel_cases or n in KERNEL_CASES[part]
         small = [(16, 1), (16, 2)]
         for name in BUILT:
-            if want(name):
+            if want(name) and kernel("built", name):
                 built_case(args.driver, work, name, "float32", small)
         for name, dtype in (("bert", "bfloat16"), ("roberta_sdpa", "float16"), ("modernbert", "bfloat16"),
                             ("modernbert_sdpa_biases_tanh", "float16"), ("qwen3", "bfloat16"),
@@ -424,7 +448,7 @@ def main():
                 built_case(args.driver, work, name, dtype, small)
         for name in MIXED_FAMILIES:
             for dtype in ("float32", "bfloat16"):
-                if want(name) and (dtype == "float32" or half):
+                if want(name) and kernel("mixed", name) and (dtype == "float32" or half):
                     built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS)
         for name in EPILOGUE_FAMILIES if args.platform.startswith("cuda") else EPILOGUE_FAMILIES[:1]:
             for dtype in ("float32", "bfloat16"):
@@ -432,10 +456,10 @@ def main():
                     built_case(args.driver, work, name, dtype, small, extra=EPILOGUE)
                     built_case(args.driver, work, name, dtype, MIXED_SIZES, lengths=MIXED_LENGTHS, extra=EPILOGUE)
         for name in EDGES:  # the packed path too (one mask per length), float32
-            if want(name):
+            if want(name) and kernel("edges", name):
                 built_case(args.driver, work, name, "float32", MIXED_SIZES, lengths=MIXED_LENGTHS)
         for name in COMPILED:  # one shape each: a package build takes tens of seconds
-            if want(name):
+            if want(name) and kernel("compiled", name):
                 built_case(args.driver, work, name, "float32", [(16, 2)], compiled=True)
         for name in REAL_SIZE:
             if args.only and name in args.only:
