@@ -114,13 +114,16 @@ void take_sub_option(const std::string& word, size_t eq, int i, int argc, const 
 // VALUE) in `subs`. Returns the index of the last word it used.
 int take_keyed(const std::string& word, int i, int argc, const char* const* argv, SortedWords& out) {
   std::string key = word.substr(word.find(':') + 1), value;
+  const std::string family = word.substr(0, word.find(':'));
+  // "--slurm:" took the next word ("--out") as its value and left the one after unexpected.
+  if (key.empty() || key[0] == '=')
+    throw usage_error(excerpt(word) + ": no KEY after ':'; write " + family + ":KEY VALUE");
   if (const size_t eq = key.find('='); eq != std::string::npos) {
     value = key.substr(eq + 1);
     key.resize(eq);
   } else if (i + 1 < argc) {
     value = argv[++i] ? argv[i] : "";
   } else {
-    const std::string family = word.substr(0, word.find(':'));
     throw usage_error(excerpt(word) + ": a value is missing (" + family + ":KEY VALUE; an empty VALUE \"\" for a flag)");
   }
   out.subs.emplace_back(key, value);

@@ -237,6 +237,10 @@ TEST(Campaign, UsageErrors) {
             "with --slurm:gres gpu:1");
   EXPECT_EQ(message({"x.json", "--out", "r", "--slurm", "--slurm:time"}),
             "--slurm:time: a value is missing (--slurm:KEY VALUE; an empty VALUE \"\" for a flag)");
+  // Defect: "--slurm:" took "--out" as its value and left "r" an unexpected argument.
+  for (const char* word : {"--slurm:", "--slurm:=x"})
+    EXPECT_EQ(message({"x.json", "--slurm", word, "--out", "r"}),
+              std::string(word) + ": no KEY after ':'; write --slurm:KEY VALUE");
   EXPECT_NE(message({"x.json", "--out", "r", "--slurm", "--slurm:array=0-3"}).find("the runner sets --array"),
             std::string::npos);
   EXPECT_EQ(message({"--resume", "c", "--out", "r"}),
