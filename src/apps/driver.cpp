@@ -30,12 +30,6 @@
 namespace fmwork {
 namespace {
 
-bool asks_for_help(const std::vector<std::string>& words) {
-  for (const auto& word : words)
-    if (word == "--help" || word == "-h") return true;
-  return false;
-}
-
 // `driver ...`: the sweep (sweep/sweep_command.hpp).
 int sweep(int argc, char** argv) {
   return run_sweep_command(std::vector<std::string>(argv, argv + argc), FMWORK_GIT_REVISION, "/proc/self/exe",

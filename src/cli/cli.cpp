@@ -1,5 +1,5 @@
-// The command line of a driver run or `driver serve` (cli.hpp): the one tokenizer, argv sorted into the options
-// of the one table (options.hpp) and sub-options, then each turned into what it stands for.
+// The command line of every command (cli.hpp): the one tokenizer, argv sorted into the options of the one table
+// (options.hpp), sub-options and keyed words, then each turned into what it stands for.
 #include "fmwork/cli/cli.hpp"
 
 #include <algorithm>
@@ -65,8 +65,8 @@ int take_option(const Option& spec, const std::string& word, const std::optional
   if (values.size() < count && count == 1 && spec.choices)
     throw usage_error(option + " needs a value: one of " + joined(spec.choices()) + see);
   if (values.size() < count && count == 1)
-    throw usage_error(option + " needs a value, like " + spec.with_example() + " (to give one that starts with '--', "
-                      "write " + option + "=VALUE)" + see);
+    throw usage_error(option + " needs a value, like " + spec.with_example() + " (to give one that starts with '" +
+                      (list ? "-" : "--") + "', write " + option + "=VALUE)" + see);
   if (values.size() < count)
     throw usage_error(option + " takes " + std::to_string(count) + " values, like " + spec.with_example() + "; got " +
                       std::to_string(values.size()) + see);
@@ -205,6 +205,16 @@ CommandLine parse_command_line(int argc, const char* const* argv, Command comman
   result.arg_words = std::move(words.arg_words);
   std::sort(result.arg_words.begin(), result.arg_words.end());
   return result;
+}
+
+bool asks_for_help(const std::vector<std::string>& words) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (word == "--help" || word == "-h") return true;
+    // --SET:KEY VALUE and --slurm:KEY VALUE: the next word is the value.
+    if (word.rfind("--", 0) == 0 && word.find(':') != std::string::npos && word.find('=') == std::string::npos) ++i;
+  }
+  return false;
 }
 
 CommandLine parse_command_line(const std::vector<std::string>& words, Command command) {

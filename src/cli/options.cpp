@@ -305,7 +305,8 @@ const Option kOptions[] = {
                "the experiment file (JSON); the paths in it are relative to its folder, and are\n"
                "checked before anything is made"},
            [](G& g, T, T v) { g.run.experiment = v; }, OptionWords::positional),
-    row_of(R, {"out", "ROOT", "results", "root of the result tree"}, [](G& g, T, T v) { g.run.out = v; }),
+    row_of(R, {"out", "ROOT", "results", "root of the result tree"},
+           [](G& g, T o, T v) { g.run.out = read_text(o, v, "the root of the result tree"); }),
     row_of(R, {"resume", "DIR", "results/me/host/20260101-120000",
                "a campaign folder: run again the runs whose log is missing or incomplete (Ctrl-C\n"
                "prints this command for the campaign it stops)"},

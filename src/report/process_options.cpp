@@ -64,11 +64,12 @@ void check_report_options(const ProcessOptions& options, const std::set<std::str
 }  // namespace
 
 std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, std::ostream& out) {
-  for (int i = 1; i < argc; ++i)
-    if (argv[i] == std::string("--help") || argv[i] == std::string("-h")) {
-      out << command_usage(Command::process);
-      return std::nullopt;
-    }
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) words.emplace_back(argv[i] ? argv[i] : "");
+  if (asks_for_help(words)) {
+    out << command_usage(Command::process);
+    return std::nullopt;
+  }
   const CommandLine line = parse_command_line(argc, argv, Command::process);
   if (line.process.version || line.process.schema) {
     out << (line.process.version ? version_text("process") : log_schema_json());

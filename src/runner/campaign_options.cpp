@@ -42,11 +42,10 @@ void check_runner_options(const RunnerOptions& o) {
 }  // namespace
 
 std::optional<RunnerOptions> parse_runner_options(std::vector<std::string> args, std::ostream& out) {
-  for (const std::string& arg : args)
-    if (arg == "--help" || arg == "-h") {
-      out << command_usage(Command::run);
-      return std::nullopt;
-    }
+  if (asks_for_help(args)) {
+    out << command_usage(Command::run);
+    return std::nullopt;
+  }
   const CommandLine line = parse_command_line(args, Command::run);
   RunnerOptions o;
   static_cast<RunArgs&>(o) = line.run;

@@ -358,5 +358,16 @@ TEST(Cli, CheckOutputTolerancesNeedSomethingToCheck) {
   EXPECT_EQ(tuned(base_with({"--check_outputs:cpu@", "False"})), "taken");
 }
 
+// Help wins over any error on the line, but a sub-option's or a keyed word's value is a value whatever it looks
+// like: `driver run x.json --slurm --slurm:comment -h` printed help and submitted nothing.
+TEST(Cli, HelpIsAskedForOutsideSubOptionValues) {
+  EXPECT_TRUE(asks_for_help({"--reps", "2", "-h"}));
+  EXPECT_TRUE(asks_for_help({"--bogus", "--help"}));
+  EXPECT_TRUE(asks_for_help({"--slurm:comment=x", "-h"}));
+  EXPECT_FALSE(asks_for_help({"x.json", "--slurm:comment", "-h"}));
+  EXPECT_FALSE(asks_for_help({"--model:revision", "--help"}));
+  EXPECT_FALSE(asks_for_help({"--reps", "2"}));
+}
+
 }  // namespace
 }  // namespace fmwork

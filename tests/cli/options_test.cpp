@@ -73,5 +73,19 @@ TEST(Options, AnotherCommandsOptionIsRefusedSayingWhoseItIs) {
   EXPECT_EQ(error_of(Command::serve, {"--rates", "20"}), "missing required options --platform, --model_class, --model_name");
 }
 
+// A word of 100,000 characters is answered with an excerpt in one short line, whichever command reads it.
+TEST(Options, AHugeWordIsExcerptedInEveryCommandsMessage) {
+  const std::string huge(100000, 'a');
+  for (const Command command : {Command::sweep, Command::serve, Command::process, Command::run, Command::cache}) {
+    SCOPED_TRACE(command_text(command).line);
+    for (const std::string& word : {"--" + huge, "--" + huge + "=1"}) {
+      const std::string message = error_of(command, {word});
+      EXPECT_FALSE(message.empty());
+      EXPECT_LT(message.size(), 1000u) << message.substr(0, 300);
+      EXPECT_EQ(message.find('\n'), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fmwork

@@ -249,6 +249,7 @@ TEST(Campaign, UsageErrors) {
   EXPECT_EQ(message({"x.json", "--out", "r", "--devices", ""}),
             "--devices is empty; give platforms such as cpu or cuda:0,cuda:1, or leave it out");
   EXPECT_EQ(message({"--resume", ""}), "--resume is empty; give a campaign folder");
+  EXPECT_EQ(message({"x.json", "--out", ""}), "--out is empty; give the root of the result tree");
   TempDir dir;
   const std::string plan = dir.write("plan.json", "{}");
   EXPECT_EQ(message({"--resume", plan}), "--resume " + plan + ": not a folder; give the campaign's folder (the one "

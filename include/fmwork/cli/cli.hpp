@@ -42,6 +42,11 @@ struct CommandLine {
 // options_from and sub_option_trees refuse. `--help` is not handled here (the executable handles it first).
 CommandLine parse_command_line(int argc, const char* const* argv, Command command = Command::sweep);
 
+// Whether `words` ask for help: "--help" or "-h" anywhere but as the value of a sub-option or of an open-ended
+// family's key (`--model:revision -h`, `--slurm:comment -h`: a value, whatever it looks like). Every command's
+// executable asks this before parsing, so that help wins over any error on the line.
+bool asks_for_help(const std::vector<std::string>& words);
+
 // The same, of `words` (the words after the program's name, or after "driver run", "driver --cache").
 CommandLine parse_command_line(const std::vector<std::string>& words, Command command);
 
