@@ -182,17 +182,24 @@ TEST(CacheCommand, ARootThatIsAFileIsNamed) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "x\n");
 }
 
-TEST(CacheCommand, AnythingElseIsAUsageErrorNamingTheSubCommands) {
-  const std::vector<std::vector<std::string>> bad = {
-      {}, {"purge"}, {"list", "--cache_dir"}, {"list", "--dir", "x"}, {"list", "--cache_dir="},
-      {"list", "x", "y", "z"}};
-  for (const auto& args : bad) {
+TEST(CacheCommand, AnythingElseIsAOneLineUsageErrorNamingWhatIsWrong) {
+  const std::string see = " (see driver --cache --help)";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{}, "--cache: expected list, report or clear, then optionally --cache_dir DIR"},
+      {{"purge"}, "--cache expects one of list, report, clear; got 'purge'"},
+      {{"list", "--cache_dir"},
+       "--cache_dir needs a value, like --cache_dir /tmp/fmwork-cache (to give one that starts with '--', write "
+       "--cache_dir=VALUE)" + see},
+      {{"list", "--dir", "x"}, "unknown option --dir" + see},
+      {{"list", "--cache_dir="}, "--cache_dir is empty; give the cache's folder"},
+      {{"list", "x", "y", "z"}, "unexpected argument: x" + see}};
+  for (const auto& [args, expected] : bad) {
     try {
       cache_text(args);
       ADD_FAILURE() << "no error for " << args.size() << " args";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::usage);
-      EXPECT_NE(std::string(e.what()).find("--cache"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()), expected);
     }
   }
 }

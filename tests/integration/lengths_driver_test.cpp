@@ -112,21 +112,22 @@ TEST_F(LengthsDriver, TheVerdictIsAtEqualWorkAndProcessAgrees) {
   const auto stat = fields(r.out, "FMWORK STAT "), note = fields(r.out, "FMWORK NOTE ");
   ASSERT_EQ(stat.count("work_cov"), 1u) << r.out;
   EXPECT_EQ(stat.count("work_explained"), 1u);
-  ASSERT_EQ(note.count("spread_of"), 1u) << r.out;
+  for (const char* key : {"spread_of", "verdict", "cov", "p90_p50"}) ASSERT_EQ(note.count(key), 1u) << key << r.out;
+  ASSERT_EQ(stat.count("work_p90_p50"), 1u) << r.out;
   EXPECT_EQ(note.at("spread_of"), "equal_work") << r.out;
-  // A figure the spread lacks is left out of both lines alike (at equal work a slow outlier rep can leave the
-  // first quarter's adjusted durations with no positive mean, and so no drift): "" for an absent one.
+  EXPECT_EQ(note.at("cov"), stat.at("work_cov"));
+  EXPECT_EQ(note.at("p90_p50"), stat.at("work_p90_p50"));
+  // Drift is left out of both lines alike where the spread lacks it (at equal work a slow outlier rep can leave
+  // the first quarter's adjusted durations with no positive mean): "" for an absent one.
   const auto value = [](const std::map<std::string, std::string>& line, const char* key) {
     return line.count(key) ? line.at(key) : std::string();
   };
-  EXPECT_EQ(value(note, "cov"), value(stat, "work_cov")) << r.out;
-  EXPECT_EQ(value(note, "p90_p50"), value(stat, "work_p90_p50")) << r.out;
   EXPECT_EQ(value(note, "drift"), value(stat, "work_drift")) << r.out;
   const std::string log = dir_->file("equal_work.log");
   fmwork::test_support::write_file(log, r.out);
   const CommandResult csv = run_command({fmwork::test_support::process_path(), "--format", "csv", log});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_NE(csv.out.find("," + value(note, "verdict") + "," + value(note, "cov") + "," + value(note, "p90_p50") + "," +
+  EXPECT_NE(csv.out.find("," + note.at("verdict") + "," + note.at("cov") + "," + note.at("p90_p50") + "," +
                          value(note, "drift") + ",equal_work,"),
             std::string::npos)
       << csv.out << "\n" << r.out;

@@ -342,6 +342,9 @@ KERNEL_CASES = {
     "edges": (),
     "compiled": ("mpnet_compiled",),
 }
+# A name no case has would leave its kernel path out of the AVX2 pass without a word: refused at start.
+for _part, _cases in (("built", BUILT), ("mixed", MIXED_FAMILIES), ("edges", EDGES), ("compiled", COMPILED)):
+    assert set(KERNEL_CASES[_part]) <= set(_cases), f"KERNEL_CASES[{_part!r}] names no case: {set(KERNEL_CASES[_part]) - set(_cases)}"
 
 
 def built_case(driver, work, name, dtype, sizes, compiled=False, lengths=None, extra=(), bound=None):

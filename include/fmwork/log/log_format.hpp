@@ -210,9 +210,9 @@ std::string format_line(const LogLine& line);
 // Parses one line; trailing whitespace ("\n" and "\r\n" included) is ignored, as upstream's strip()
 // does. Lines that do not start with "FMWORK " and FMWORK lines of words we do not read (EXP, ENV, GEN,
 // ...) give nullopt. A line of a known word that is malformed throws a runtime Error saying which field
-// is wrong ("FMWORK RES line has 9 fields, expected 10", "FMWORK RES input must be an integer, got
-// '12x'"); callers add file and line number. Checks: the field count of SETUP (3), REP (7), RES (10),
-// split on single spaces as upstream splits; integers (rep, reps, input, batch >= 1; rep <= reps);
+// is wrong ("FMWORK RES line has 7 values, expected 8: t_first t_last ...", "FMWORK RES input must be an
+// integer, got '12x'"); callers add file and line number. Checks: the values of SETUP (1), REP (5), RES (8), as
+// the schema names their positions, split on single spaces as upstream splits; integers (rep, reps, input, batch >= 1; rep <= reps);
 // timestamps <digits>.<9 digits>; dt [-]<digits>.<9 digits>; numbers as Python's float() reads them
 // (inf and nan included); names non-empty; for the key=value lines what their comments say.
 std::optional<LogLine> parse_line(std::string_view line);
