@@ -3,24 +3,32 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
 #include <fmt/format.h>
 
+#include "fmwork/log/log_schema.hpp"
+
 namespace fmwork::line_checks {
 
 namespace {
 
-// The latency fields of STAT and SERVE, lowest first: each present one at most the next present one.
+// The latency fields of STAT and SERVE, lowest first: each present one at most the next present one. One list
+// for both lines, which name the percentiles they share alike (a rename in one line's list stops the build here).
+static_assert(stat_key::p50_ms == serve_key::p50_ms && stat_key::p90_ms == serve_key::p90_ms &&
+              stat_key::p99_ms == serve_key::p99_ms && stat_key::max_ms == serve_key::max_ms);
+constexpr std::string_view kLatencyOrder[] = {stat_key::min_ms, stat_key::p50_ms,   stat_key::p90_ms,
+                                              stat_key::p99_ms, serve_key::p999_ms, stat_key::max_ms};
+
 std::string latency_order(const Fields& f) {
-  static constexpr const char* kOrder[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"};
-  const char* below = nullptr;
+  std::string_view below;
   double below_value = 0;
-  for (const char* key : kOrder) {
+  for (const std::string_view key : kLatencyOrder) {
     const std::optional<double> v = f.get_double(key);
     if (!v) continue;
-    if (below && below_value > *v)
+    if (!below.empty() && below_value > *v)
       return fmt::format("{}={} is above {}={}: a latency's percentiles rise with the percent, from min_ms to "
                          "max_ms", below, *f.find(below), key, *f.find(key));
     below = key;
@@ -30,23 +38,26 @@ std::string latency_order(const Fields& f) {
 }
 
 std::string capacity(const Fields& f) {
-  const int64_t contended = f.get_int("contended_levels").value_or(0);
-  const std::optional<int64_t> steps = f.get_int("steps");
-  const std::string* timing = f.find("timing");
+  const int64_t contended = f.get_int(capacity_key::contended_levels).value_or(0);
+  const std::optional<int64_t> steps = f.get_int(capacity_key::steps);
+  const std::string* timing = f.find(capacity_key::timing);
   if (steps && contended > *steps)
     return fmt::format("contended_levels={} is more than the steps={} it ran", contended, *steps);
   if (timing && *timing == "ok" && contended > 0)
     return fmt::format("timing=ok over contended_levels={}: a capacity found on contended levels is timing=contended",
                        contended);
-  const std::optional<double> found = f.get_double("capacity_qps"), failed = f.get_double("lowest_failed_qps");
+  const std::optional<double> found = f.get_double(capacity_key::capacity_qps),
+                              failed = f.get_double(capacity_key::lowest_failed_qps);
   if (found && failed && *found >= *failed)
     return fmt::format("capacity_qps={} is not below lowest_failed_qps={}: the search's capacity is a rate that "
-                       "passed below every rate that failed", *f.find("capacity_qps"), *f.find("lowest_failed_qps"));
+                       "passed below every rate that failed", *f.find(capacity_key::capacity_qps),
+                       *f.find(capacity_key::lowest_failed_qps));
   return "";
 }
 
 std::string interrupt(const Fields& f) {
-  const int64_t complete = f.get_int("complete").value_or(0), all = f.get_int("combinations").value_or(0);
+  const int64_t complete = f.get_int(interrupt_key::complete).value_or(0),
+                all = f.get_int(interrupt_key::combinations).value_or(0);
   if (complete >= all)
     return fmt::format("complete={} is not below combinations={}: a sweep stops at a combination it has not "
                        "finished", complete, all);

@@ -72,7 +72,8 @@ struct Formatter {
   }
   std::string operator()(const ResLine& l) const {
     return "FMWORK RES " + format_timestamp(l.t_first) + " " + format_timestamp(l.t_last) + " " +
-           name_token("model_name", l.model_name) + " " + name_token("model_class", l.model_class) + " " +
+           name_token(res_position::model_name, l.model_name) + " " +
+           name_token(res_position::model_class, l.model_class) + " " +
            std::to_string(l.input) + " " + std::to_string(l.batch) + " " + printf_double(l.latency_ms, 3) + " " +
            printf_double(l.throughput, 1);
   }

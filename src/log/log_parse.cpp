@@ -115,19 +115,22 @@ std::optional<LogLine> parse_line(std::string_view line) {
 
   if (word == "ARG") return ArgLine{std::string(rest)};
 
-  if (word == "SETUP") return SetupLine{Positions(word, line, kSetupPositions).number("seconds")};
+  if (word == "SETUP") return SetupLine{Positions(word, line, kSetupPositions).number(setup_position::seconds)};
   if (word == "REP") {
+    namespace at = rep_position;
     const Positions p(word, line, kRepPositions);
-    RepLine rep{p.integer("rep", 1), p.integer("reps", 1), p.timestamp("t0"), p.timestamp("t1")};
+    RepLine rep{p.integer(at::rep, 1), p.integer(at::reps, 1), p.timestamp(at::t0), p.timestamp(at::t1)};
     if (rep.rep > rep.reps)
-      throw line_error(word, "rep " + std::string(p["rep"]) + " is past reps " + std::string(p["reps"]));
-    if (!is_duration(p["dt"])) throw line_error(word, "dt must be seconds with 9 decimals, got " + quote(p["dt"]));
+      throw line_error(word, "rep " + std::string(p[at::rep]) + " is past reps " + std::string(p[at::reps]));
+    if (!is_duration(p[at::dt])) throw line_error(word, "dt must be seconds with 9 decimals, got " + quote(p[at::dt]));
     return rep;
   }
   if (word == "RES") {
+    namespace at = res_position;
     const Positions p(word, line, kResPositions);
-    return ResLine{p.timestamp("t_first"), p.timestamp("t_last"), p.token("model_name"), p.token("model_class"),
-                   p.integer("input", 1),  p.integer("batch", 1),  p.number("latency_ms"), p.number("throughput")};
+    return ResLine{p.timestamp(at::t_first), p.timestamp(at::t_last),      p.token(at::model_name),
+                   p.token(at::model_class), p.integer(at::input, 1),     p.integer(at::batch, 1),
+                   p.number(at::latency_ms), p.number(at::throughput)};
   }
   if (word == "META") return MetaLine{parse_checked_fields(meta_line_spec(), rest)};
   if (word == "STAT") return StatLine{parse_checked_fields(stat_line_spec(), rest)};

@@ -25,7 +25,10 @@ namespace log_records_detail {
 
 using Key = std::pair<int64_t, int64_t>;  // (input, batch)
 
-Key key_of(const Fields& fields) { return {fields.get_int("input").value_or(0), fields.get_int("batch").value_or(0)}; }
+// Every line that names a combination names it by RES's names (log_schema.cpp holds them to it).
+Key key_of(const Fields& fields) {
+  return {fields.get_int(res_position::input).value_or(0), fields.get_int(res_position::batch).value_or(0)};
+}
 Key key_of(const ResLine& res) { return {res.input, res.batch}; }
 
 // The RES line's t_first field exactly as written (parse_line has already checked the line).
@@ -70,7 +73,7 @@ class LogReader {
     } else if (auto* s = std::get_if<SetupLine>(&parsed)) {
       setup_ = s->seconds;
     } else if (auto* meta = std::get_if<MetaLine>(&parsed)) {
-      if (const std::string* dtype = meta->fields.find(kMetaDtype)) precision_ = *dtype;
+      if (const std::string* dtype = meta->fields.find(meta_key::dtype)) precision_ = *dtype;
       for (const FieldSpec& f : meta_line_spec().fields)
         if (const std::string* value = f.alike ? meta->fields.find(f.key) : nullptr)
           like_meta_[std::string(f.key)] = value->substr(0, kMaxSettingBytes);
@@ -115,8 +118,8 @@ class LogReader {
   // word, not refused with the whole log: process judges each combination from its timings itself.
   void tell_unknown_verdict(const NoteLine& line, size_t line_number) {
     static constexpr size_t kMostWordsTold = 8;
-    const std::string_view known = note_line_spec().find("verdict")->choices;
-    const std::string* word = line.fields.find("verdict");
+    const std::string_view known = note_line_spec().find(note_key::verdict)->choices;
+    const std::string* word = line.fields.find(note_key::verdict);
     if (!word || log_rules::is_choice(known, *word) || told_verdicts_.size() >= kMostWordsTold ||
         !told_verdicts_.insert(word->substr(0, 64)).second)
       return;
@@ -439,10 +442,12 @@ ParsedLog parse_log_file(const std::string& path, const std::string& name, LogLi
 
 std::string interrupt_text(const InterruptLine& line) {
   const Fields& f = line.fields;
-  const int64_t complete = f.get_int("complete").value_or(0), all = f.get_int("combinations").value_or(0);
-  return "interrupted (" + *f.find("signal") + ") at combination " + std::to_string(complete + 1) + " of " +
-         std::to_string(all) + " (input " + std::to_string(f.get_int("input").value_or(0)) + ", batch " +
-         std::to_string(f.get_int("batch").value_or(0)) + "), " + std::to_string(complete) + " complete";
+  const int64_t complete = f.get_int(interrupt_key::complete).value_or(0),
+                all = f.get_int(interrupt_key::combinations).value_or(0);
+  return "interrupted (" + *f.find(interrupt_key::signal) + ") at combination " + std::to_string(complete + 1) +
+         " of " + std::to_string(all) + " (input " + std::to_string(f.get_int(interrupt_key::input).value_or(0)) +
+         ", batch " + std::to_string(f.get_int(interrupt_key::batch).value_or(0)) + "), " + std::to_string(complete) +
+         " complete";
 }
 
 std::string source_name(const std::string& source) { return source == "-" ? "<stdin>" : source; }
@@ -455,7 +460,7 @@ std::string label_of(const ParsedLog& log, const std::string& key) {
 
 std::string engine_name(const ParsedLog& log) {
   for (const auto& meta : log.meta) {
-    if (meta.fields.find(kMetaDriver)) return "fmwork-cpp/embed";
+    if (meta.fields.find(meta_key::driver)) return "fmwork-cpp/embed";
   }
   return "fmwork/embed/tf";
 }

@@ -1,10 +1,14 @@
 // The log schema (see log_schema.hpp): its lists made LineSpecs, and the JSON of them for readers that are not C++.
 #include "fmwork/log/log_schema.hpp"
 
+#include <algorithm>
 #include <type_traits>
+#include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fmwork/base/error.hpp"
 #include "fmwork/base/python_text.hpp"
 
 namespace fmwork {
@@ -49,6 +53,18 @@ nlohmann::ordered_json line_json(const LineSpec& spec) {
   return {{"kinds", kinds}, {"required", required}, {"to_end", to_end}, {"by_suffix", suffix}};
 }
 
+// Every line that names a combination names it as RES does: log_records reads any of them by RES's names.
+constexpr bool names_combination_as_res(std::string_view input, std::string_view batch) {
+  return input == res_position::input && batch == res_position::batch;
+}
+static_assert(names_combination_as_res(stat_key::input, stat_key::batch) &&
+              names_combination_as_res(mem_key::input, mem_key::batch) &&
+              names_combination_as_res(fail_key::input, fail_key::batch) &&
+              names_combination_as_res(check_key::input, check_key::batch) &&
+              names_combination_as_res(interrupt_key::input, interrupt_key::batch) &&
+              names_combination_as_res(note_key::input, note_key::batch) &&
+              names_combination_as_res(profile_key::input, profile_key::batch));
+
 }  // namespace
 
 // One function a line (meta_line_spec, ...): its list's rows made FieldSpecs, in order.
@@ -64,6 +80,27 @@ FMWORK_KEYED_LINES(FMWORK_LINE_SPEC)
 const std::vector<const LineSpec*>& line_specs() {
   static const std::vector<const LineSpec*> all{FMWORK_KEYED_LINES(FMWORK_LINE_SPEC_ADDRESS)};
   return all;
+}
+
+const std::vector<std::string_view>& compared_keys() {
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::pair<int, std::string_view>> ranked;
+    for (const FieldSpec& f : meta_line_spec().fields)
+      if (f.compared >= 0) ranked.emplace_back(f.compared, f.key);
+#define FMWORK_COMPARED_RANK(key, rank, from) ranked.emplace_back(rank, (static_cast<void>(from), #key));
+    FMWORK_COMPARED_KEYS(FMWORK_COMPARED_RANK)
+#undef FMWORK_COMPARED_RANK
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<std::string_view> out;
+    for (const auto& [rank, key] : ranked) {
+      // The ranks are the columns' places: one key each, none left out.
+      if (rank != static_cast<int>(out.size()))
+        throw runtime_error(fmt::format("log schema: compared rank {} of {} should be {}", rank, key, out.size()));
+      out.push_back(key);
+    }
+    return out;
+  }();
+  return keys;
 }
 
 std::string log_schema_json() {

@@ -211,14 +211,14 @@ std::optional<EqualWork> equal_work_spread(const std::vector<double>& kept, cons
 }
 
 std::optional<Spread> equal_work_spread_of_stat(const Fields& stat) {
-  const std::optional<double> cov = stat.get_double(kStatWorkCov);
+  const std::optional<double> cov = stat.get_double(stat_key::work_cov);
   if (!cov) return std::nullopt;
   Spread s;
-  const int64_t reps = stat.get_int("reps").value_or(0), dropped = stat.get_int("dropped").value_or(0);
+  const int64_t reps = stat.get_int(stat_key::reps).value_or(0), dropped = stat.get_int(stat_key::dropped).value_or(0);
   s.kept = reps > dropped ? reps - dropped : 0;
   s.cov = cov;
-  s.tail = stat.get_double(kStatWorkTail);
-  s.drift = stat.get_double(kStatWorkDrift);
+  s.tail = stat.get_double(stat_key::work_p90_p50);
+  s.drift = stat.get_double(stat_key::work_drift);
   s.equal_work = true;
   return s;
 }
@@ -246,10 +246,10 @@ std::string contention_reason(const CpuUse& use, WaitShareOf of) {
 
 std::optional<CpuUse> cpu_use_of(const Fields& stat) {
   CpuUse use;
-  use.cpu_share = stat.get_double("cpu_share");
-  use.wait_share = stat.get_double("wait_share");
-  use.pressure = stat.get_double("cpu_pressure");
-  use.steal_share = stat.get_double("steal_share");
+  use.cpu_share = stat.get_double(stat_key::cpu_share);
+  use.wait_share = stat.get_double(stat_key::wait_share);
+  use.pressure = stat.get_double(stat_key::cpu_pressure);
+  use.steal_share = stat.get_double(stat_key::steal_share);
   if (!use.cpu_share && !use.wait_share && !use.pressure && !use.steal_share) return std::nullopt;
   return use;
 }
@@ -257,11 +257,11 @@ std::optional<CpuUse> cpu_use_of(const Fields& stat) {
 RunPoint run_point_of(int64_t input, int64_t batch, const Fields& stat) {
   RunPoint p;
   p.input = input, p.batch = batch;
-  p.flops = stat.get_double("flops");
-  p.gflops = stat.get_double("gflops");
-  p.min_ms = stat.get_double("min_ms");
-  p.profile_ms = stat.get_double("profile_ms");
-  const std::optional<double> mean = stat.get_double("mean_ms"), stddev = stat.get_double("stddev_ms");
+  p.flops = stat.get_double(stat_key::flops);
+  p.gflops = stat.get_double(stat_key::gflops);
+  p.min_ms = stat.get_double(stat_key::min_ms);
+  p.profile_ms = stat.get_double(stat_key::profile_ms);
+  const std::optional<double> mean = stat.get_double(stat_key::mean_ms), stddev = stat.get_double(stat_key::stddev_ms);
   if (mean && stddev && *mean > 0) p.cov = *stddev / *mean;
   return p;
 }

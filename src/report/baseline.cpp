@@ -14,6 +14,7 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/log/stats.hpp"
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/report/formats.hpp"
@@ -37,7 +38,7 @@ std::vector<std::string> candidate_keys(const std::vector<ParsedLog>& logs) {
 
 // Every key a log states, for the message about one that none states.
 std::vector<std::string> stated_keys(const std::vector<ParsedLog>& logs) {
-  std::set<std::string> keys = {"model"};
+  std::set<std::string> keys = {std::string(compared_key::model)};
   for (const ParsedLog& log : logs) {
     for (const MetaLine& m : log.meta)
       for (const auto& kv : m.fields.items) keys.insert(kv.first);
@@ -85,7 +86,7 @@ struct Split {
   size_t unstated = 0;
 };
 Split split_by_value(const std::vector<ParsedLog>& logs, const BaselineSpec& spec) {
-  const std::string baseline = spec.key == "model" ? model_key(spec.value) : spec.value;
+  const std::string baseline = spec.key == compared_key::model ? model_key(spec.value) : spec.value;
   Split out;
   for (const ParsedLog& log : logs) {
     const std::optional<std::string> v = value_of(log, spec.key);

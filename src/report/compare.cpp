@@ -11,6 +11,7 @@
 
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/log/stats.hpp"
 #include "fmwork/report/formats.hpp"
 
@@ -79,12 +80,12 @@ CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic 
   }
   side.latency_ms = *latency;
   side.throughput = static_cast<double>(r.res.batch) * 1000.0 / side.latency_ms;
-  side.stddev_ms = r.stat ? r.stat->fields.get_double("stddev_ms") : std::nullopt;
+  side.stddev_ms = r.stat ? r.stat->fields.get_double(stat_key::stddev_ms) : std::nullopt;
   side.tokens_per_s = tokens_per_s(r.res.input, r.res.batch, side.latency_ms);
   // Mixed lengths: STAT's tokens_per_s is the kept reps' real tokens over their summed durations, the work the
   // requests asked for; batch x input (the longest length allowed) over a median batch is no one's work.
-  if (r.stat && r.stat->fields.find("real_tokens"))
-    if (const std::optional<double> real = r.stat->fields.get_double("tokens_per_s")) {
+  if (r.stat && r.stat->fields.find(stat_key::real_tokens))
+    if (const std::optional<double> real = r.stat->fields.get_double(stat_key::tokens_per_s)) {
       side.mixed = true;
       side.tokens_per_s = *real;
     }
@@ -102,7 +103,7 @@ std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statist
   if (statistic == Statistic::median) return precise_latency_ms(r);
   const std::vector<double> kept = kept_durations_ms(r);
   const std::optional<double> stat_value =
-      r.stat ? r.stat->fields.get_double(statistic == Statistic::min ? "min_ms" : "mean_ms") : std::nullopt;
+      r.stat ? r.stat->fields.get_double(statistic == Statistic::min ? stat_key::min_ms : stat_key::mean_ms) : std::nullopt;
   switch (statistic) {
     case Statistic::p10:
       return kept.empty() ? std::nullopt : std::optional<double>(percentile(kept, 10));
@@ -138,7 +139,7 @@ std::string run_text(const ParsedLog& log, const CombinationRecord& r, const std
     return !run_id.empty() ? run_id : compare_run(log, r);
   std::string text;
   for (const std::string& key : options.match) {
-    if (key == "input" || key == "batch") continue;
+    if (key == res_position::input || key == res_position::batch) continue;
     text += (text.empty() ? "" : " ") + key + "=" + meta_value(log, r, key).value_or("-");
   }
   return text.empty() ? "*" : text;
@@ -303,22 +304,22 @@ std::string measure_lines(const Comparison& c) {
 }
 
 const std::vector<std::string>& significant_meta_keys() {
-  // attention and gelu_epilogue: META's (the native encoders'); bench/upstream_driver.py writes attention= too.
-  // runtime stands for compile where a log has it: an ONNX file run by OpenVINO is compile=false beside an
-  // OpenVINO backend run's compile=true, and both are runtime=openvino (meta_value).
-  static const std::vector<std::string> keys = {"dtype", "threads", "runtime",  "platform", "attention",
-                                                "gelu_epilogue", "model", "batching", "lengths"};
+  // The schema's (log_schema.hpp: META rows marked compared, and FMWORK_COMPARED_KEYS); held as strings for the
+  // callers' maps and messages.
+  static const std::vector<std::string> keys(compared_keys().begin(), compared_keys().end());
   return keys;
 }
 
 std::optional<std::string> meta_value(const ParsedLog& log, const CombinationRecord& record, const std::string& key) {
-  if (key == "model") return model_key(record.res.model_name);
-  if (key == "input") return std::to_string(record.res.input);
-  if (key == "batch") return std::to_string(record.res.batch);
-  if (key == kMetaDtype && record.precision) return record.precision;
-  if (key == "runtime") {  // a log written before runtime=: its compile flag is what it says
+  if (key == compared_key::model) return model_key(record.res.model_name);
+  if (key == res_position::input) return std::to_string(record.res.input);
+  if (key == res_position::batch) return std::to_string(record.res.batch);
+  if (key == meta_key::dtype && record.precision) return record.precision;
+  // runtime stands for compile: an ONNX file run by OpenVINO is compile=false beside an OpenVINO backend run's
+  // compile=true, and both are runtime=openvino. A log written before runtime=: its compile flag is what it says.
+  if (key == meta_key::runtime) {
     if (auto runtime = meta_or_label(log, key)) return runtime;
-    if (auto compile = meta_or_label(log, "compile")) return *compile == "true" ? "compiled" : "eager";
+    if (auto compile = meta_or_label(log, std::string(meta_key::compile))) return *compile == "true" ? "compiled" : "eager";
     return std::nullopt;
   }
   return meta_or_label(log, key);

@@ -38,7 +38,7 @@ nlohmann::ordered_json warmup_seconds(const CombinationRecord& run) {
   if (run.rep_durations.empty()) return nullptr;
   size_t dropped = warmup_reps(run.rep_durations.size());
   if (run.stat) {
-    if (auto d = run.stat->fields.get_int("dropped")) dropped = static_cast<size_t>(*d);
+    if (auto d = run.stat->fields.get_int(stat_key::dropped)) dropped = static_cast<size_t>(*d);
   }
   dropped = std::min(dropped, run.rep_durations.size());
   // Summed in double: exact (integers below 2^53 ns, 104 days) wherever a log is real, and a hostile log's
@@ -139,7 +139,7 @@ std::pair<std::optional<double>, std::optional<std::string>> context_at(const Pa
   }
   if (!context.second) {
     for (const auto& meta : log.meta) {
-      if (const std::string* dtype = meta.fields.find(kMetaDtype)) context.second = *dtype;
+      if (const std::string* dtype = meta.fields.find(meta_key::dtype)) context.second = *dtype;
     }
   }
   return context;
@@ -176,8 +176,8 @@ std::vector<std::string> csv_res_cells(const ParsedLog& log, const Row& row) {
   }
   const Fields& f = row.fail->fields;
   const auto [setup, precision] = context_at(log, row.line);
-  return {"fail", "", arg_value(log.opts, "model_name"), arg_value(log.opts, "model_class"), *f.find("input"),
-          *f.find("batch"), "", "", setup ? fixed(*setup, 6) : "", precision.value_or("")};
+  return {"fail", "", arg_value(log.opts, "model_name"), arg_value(log.opts, "model_class"), *f.find(fail_key::input),
+          *f.find(fail_key::batch), "", "", setup ? fixed(*setup, 6) : "", precision.value_or("")};
 }
 
 std::string csv_row(const std::vector<std::string>& cells) {
@@ -239,10 +239,10 @@ std::vector<std::string> summary_cells(const ParsedLog& log, const Row& row, con
   if (!row.run) {
     const Fields& f = row.fail->fields;
     const std::string model = arg_value(log.opts, "model_name"), cls = arg_value(log.opts, "model_class");
-    std::vector<std::string> cells = {model.empty() ? "-" : model, cls.empty() ? "-" : cls, *f.find("input"),
-                                      *f.find("batch"), "-", "-"};
+    std::vector<std::string> cells = {model.empty() ? "-" : model, cls.empty() ? "-" : cls, *f.find(fail_key::input),
+                                      *f.find(fail_key::batch), "-", "-"};
     for (const LineSpec* spec : lines) cells.resize(cells.size() + spec->summary_columns().size(), "-");
-    const std::string* error = f.find("error");
+    const std::string* error = f.find(fail_key::error);
     cells.push_back("FAIL: " + (error ? *error : std::string()));
     return cells;
   }
@@ -351,9 +351,9 @@ nlohmann::ordered_json to_upstream_json(const std::vector<ParsedLog>& logs,
 std::optional<StatLine> stat_of(const CombinationRecord& run) {
   if (run.stat) {
     StatLine stat = *run.stat;
-    const std::optional<double> p50 = stat.fields.get_double("p50_ms");
-    if (p50 && !stat.fields.find("tokens_per_s"))
-      stat.fields.add("tokens_per_s", tokens_per_s(run.res.input, run.res.batch, *p50), 3);
+    const std::optional<double> p50 = stat.fields.get_double(stat_key::p50_ms);
+    if (p50 && !stat.fields.find(stat_key::tokens_per_s))
+      stat.fields.add(std::string(stat_key::tokens_per_s), tokens_per_s(run.res.input, run.res.batch, *p50), 3);
     return stat;
   }
   if (run.rep_durations.size() < 2) return std::nullopt;
@@ -365,7 +365,7 @@ std::optional<StatLine> stat_of(const CombinationRecord& run) {
 
 double precise_latency_ms(const CombinationRecord& run) {
   const std::optional<StatLine> stat = stat_of(run);
-  const std::optional<double> p50 = stat ? stat->fields.get_double("p50_ms") : std::nullopt;
+  const std::optional<double> p50 = stat ? stat->fields.get_double(stat_key::p50_ms) : std::nullopt;
   // A p50 that does not round to RES's latency is not the same median (a hand-made or spliced log): RES wins.
   return p50 && std::fabs(*p50 - run.res.latency_ms) <= 0.0005 + 1e-9 ? *p50 : run.res.latency_ms;
 }
@@ -379,19 +379,19 @@ std::string check_status(const CombinationRecord& run) {
     const std::string* v = find_in(run.check, key);
     return v ? *v : std::string();
   };
-  const std::string result = value("result");
+  const std::string result = value(check_key::result);
   if (result.empty()) return "ok";
   if (result == "pass") return "ok, check pass";
-  return "CHECK FAIL: max_abs=" + value("max_abs") + " cosine=" + value("cosine");
+  return "CHECK FAIL: max_abs=" + value(check_key::max_abs) + " cosine=" + value(check_key::cosine);
 }
 
 bool check_failed(const CombinationRecord& run) {
-  const std::string* result = find_in(run.check, "result");
+  const std::string* result = find_in(run.check, check_key::result);
   return result && *result != "pass";
 }
 
 std::vector<double> kept_durations_ms(const CombinationRecord& run) {
-  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
+  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int(stat_key::dropped) : std::nullopt;
   const size_t all = run.rep_durations.size();
   const size_t drop = std::min(dropped && *dropped >= 0 ? static_cast<size_t>(*dropped) : warmup_reps(all), all);
   std::vector<double> kept;
@@ -405,13 +405,13 @@ std::optional<LatencyRange> latency_range(const CombinationRecord& run) {
   if (kept.size() >= 2) return LatencyRange{percentile(kept, 10), percentile(kept, 90), "p10-p90"};
   const std::optional<StatLine> stat = stat_of(run);
   if (!stat) return std::nullopt;
-  const auto lo = stat->fields.get_double("min_ms"), hi = stat->fields.get_double("max_ms");
+  const auto lo = stat->fields.get_double(stat_key::min_ms), hi = stat->fields.get_double(stat_key::max_ms);
   if (!lo || !hi) return std::nullopt;
   return LatencyRange{*lo, *hi, "min-max"};
 }
 
 std::optional<Verdict> verdict_of(const CombinationRecord& run) {
-  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int("dropped") : std::nullopt;
+  const std::optional<int64_t> dropped = run.stat ? run.stat->fields.get_int(stat_key::dropped) : std::nullopt;
   // The CPU the process got is STAT's alone (the REP lines cannot say): the same verdict as the driver's NOTE.
   const std::optional<CpuUse> cpu = run.stat ? cpu_use_of(run.stat->fields) : std::nullopt;
   // Mixed lengths: each rep drew other lengths, so the REP lines' spread is the draws' as much as the machine's;
@@ -423,12 +423,12 @@ std::optional<Verdict> verdict_of(const CombinationRecord& run) {
   if (!run.stat) return std::nullopt;
   const Fields& f = run.stat->fields;
   StatValues v;
-  v.reps = f.get_int("reps").value_or(0);
+  v.reps = f.get_int(stat_key::reps).value_or(0);
   v.dropped = dropped.value_or(0);
-  v.mean_ms = f.get_double("mean_ms").value_or(0);
-  v.stddev_ms = f.get_double("stddev_ms").value_or(0);
-  v.p50_ms = f.get_double("p50_ms").value_or(0);
-  v.p90_ms = f.get_double("p90_ms").value_or(0);
+  v.mean_ms = f.get_double(stat_key::mean_ms).value_or(0);
+  v.stddev_ms = f.get_double(stat_key::stddev_ms).value_or(0);
+  v.p50_ms = f.get_double(stat_key::p50_ms).value_or(0);
+  v.p90_ms = f.get_double(stat_key::p90_ms).value_or(0);
   return judge(spread_of_stat(v), cpu, run.implausible);
 }
 
@@ -509,8 +509,10 @@ SummaryTable summary_table(const ParsedLog& log) {
   SummaryTable table = summary_columns(lines);
   for (const Row& row : rows_of(log)) table.rows.push_back(summary_cells(log, row, lines));
   drop_absent_columns(table, lines);
-  lead_with(table, {"verdict", "cov_%"});
-  if (!table.header.empty() && table.header[0] == "verdict") table.right[0] = false;  // a word, read from the left
+  // NOTE's verdict and CoV first, by the headers their rows give them.
+  const std::string verdict(note_line_spec().find(note_key::verdict)->summary.header);
+  lead_with(table, {verdict, std::string(note_line_spec().find(note_key::cov)->summary.header)});
+  if (!table.header.empty() && table.header[0] == verdict) table.right[0] = false;  // a word, read from the left
   return table;
 }
 

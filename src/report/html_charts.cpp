@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/log/stats.hpp"
 #include "fmwork/report/compare.hpp"
 #include "fmwork/report/formats.hpp"
@@ -160,9 +161,10 @@ std::pair<LineChart, LineChart> slice_charts(const std::vector<SeriesGroup>& gro
     }
     for (const RunView* v : g.views)
       for (const FailLine& f : v->log->failures) {
-        const int64_t input = f.fields.get_int("input").value_or(0), batch = f.fields.get_int("batch").value_or(0);
+        const int64_t input = f.fields.get_int(fail_key::input).value_or(0),
+                      batch = f.fields.get_int(fail_key::batch).value_or(0);
         if (!slice.holds(input, batch)) continue;
-        const std::string* error = f.fields.find("error");
+        const std::string* error = f.fields.find(fail_key::error);
         const ChartMark mark{static_cast<double>(slice.x(input, batch)),
                              v->name + "\ninput " + std::to_string(input) + ", batch " + std::to_string(batch) +
                                  ": FAIL\n" + (error ? *error : "")};
@@ -224,7 +226,7 @@ std::vector<int64_t> sizes_of(const std::vector<const RunView*>& views, bool inp
   std::set<int64_t> sizes;
   for (const RunView* v : views) {
     for (const CombinationRecord& r : v->log->results) sizes.insert(inputs ? r.res.input : r.res.batch);
-    for (const FailLine& f : v->log->failures) sizes.insert(f.fields.get_int(inputs ? "input" : "batch").value_or(0));
+    for (const FailLine& f : v->log->failures) sizes.insert(f.fields.get_int(inputs ? fail_key::input : fail_key::batch).value_or(0));
   }
   return {sizes.begin(), sizes.end()};
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/report/formats.hpp"
 #include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
@@ -154,7 +155,7 @@ std::vector<std::string> difference_names(const std::vector<const ParsedLog*>& l
     std::vector<std::string> column;
     for (const ParsedLog* log : logs) {
       const std::string value = log_value(*log, key).value_or("-");
-      column.push_back(key == "model" ? model_short_name(value) : value);
+      column.push_back(key == compared_key::model ? model_short_name(value) : value);
     }
     const bool varies = std::adjacent_find(column.begin(), column.end(), std::not_equal_to<>()) != column.end();
     if (!varies || std::any_of(kept.begin(), kept.end(), [&](const auto& c) { return one_to_one(c, column); })) continue;

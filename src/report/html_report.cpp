@@ -12,6 +12,7 @@
 #include <set>
 #include <utility>
 
+#include "fmwork/log/log_schema.hpp"
 #include "fmwork/log/stats.hpp"
 #include "fmwork/report/compare.hpp"  // repeated_run
 #include "fmwork/report/formats.hpp"
@@ -136,9 +137,9 @@ std::string failures_section(const std::vector<RunView>& views) {
     const ParsedLog& log = *v.log;
     for (size_t i = 0; i < log.failures.size(); ++i) {
       const Fields& f = log.failures[i].fields;
-      const std::string* error = f.find("error");
+      const std::string* error = f.find(fail_key::error);
       const std::string line = i < log.failure_lines.size() ? std::to_string(log.failure_lines[i]) : "?";
-      rows.push_back(failure_row(v, f.get_int("input").value_or(0), f.get_int("batch").value_or(0),
+      rows.push_back(failure_row(v, f.get_int(fail_key::input).value_or(0), f.get_int(fail_key::batch).value_or(0),
                                  error ? *error : "", line));
     }
     // A failed output check measured, but what it measured is wrong: a failure as a FAIL line is.

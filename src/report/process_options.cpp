@@ -91,7 +91,8 @@ std::optional<ProcessOptions> parse_options(int argc, const char* const* argv, s
 }
 
 void check_compare_keys(const ProcessOptions& options, const std::vector<ParsedLog>& a, const std::vector<ParsedLog>& b) {
-  std::vector<std::string> known = {"model", "input", "batch"};
+  std::vector<std::string> known = {std::string(compared_key::model), std::string(res_position::input),
+                                    std::string(res_position::batch)};
   const auto add = [&](const std::string& key) {
     if (std::find(known.begin(), known.end(), key) == known.end()) known.push_back(key);
   };

@@ -46,7 +46,7 @@ std::vector<Line> lines_of(const ParsedLog& log) {
   return out;
 }
 
-std::string cell(const Fields& fields, const std::string& key) {
+std::string cell(const Fields& fields, std::string_view key) {
   const std::string* v = fields.find(key);
   return v ? *v : "";
 }
@@ -79,8 +79,8 @@ std::string log_name(const ParsedLog& log) {
 }
 
 std::optional<double> level_x(const Fields& f) {
-  if (const std::optional<double> rate = f.get_double("rate")) return rate;
-  return f.get_double("offered_qps");
+  if (const std::optional<double> rate = f.get_double(serve_key::rate)) return rate;
+  return f.get_double(serve_key::offered_qps);
 }
 
 }  // namespace
@@ -143,15 +143,15 @@ std::string serve_summary(const ParsedLog& log) {
     // Each level whose figures need a word: INVALID (its reason), and VALID but run while other work held the CPU
     // (its latency is partly that work's).
     for (const ServeLine& s : log.serve)
-      if (cell(s.fields, "verdict") == "INVALID")
-        out += fmt::format("  level {}: INVALID: {}\n", cell(s.fields, "level"), cell(s.fields, "reason"));
-      else if (cell(s.fields, "timing") == "contended")
-        out += fmt::format("  level {}: VALID, contended: {}\n", cell(s.fields, "level"), cell(s.fields, "reason"));
+      if (cell(s.fields, serve_key::verdict) == "INVALID")
+        out += fmt::format("  level {}: INVALID: {}\n", cell(s.fields, serve_key::level), cell(s.fields, serve_key::reason));
+      else if (cell(s.fields, serve_key::timing) == "contended")
+        out += fmt::format("  level {}: VALID, contended: {}\n", cell(s.fields, serve_key::level), cell(s.fields, serve_key::reason));
   }
   for (const CapacityLine& c : log.capacity)
-    out += fmt::format("  CAPACITY {}: {}\n    rates tried (rate:outcome:{}_ms): {}\n", cell(c.fields, "bound"),
-                       cell(c.fields, "reason"), cell(c.fields, "bound").substr(0, cell(c.fields, "bound").find(':')),
-                       cell(c.fields, "tried"));
+    out += fmt::format("  CAPACITY {}: {}\n    rates tried (rate:outcome:{}_ms): {}\n", cell(c.fields, capacity_key::bound),
+                       cell(c.fields, capacity_key::reason), cell(c.fields, capacity_key::bound).substr(0, cell(c.fields, capacity_key::bound).find(':')),
+                       cell(c.fields, capacity_key::tried));
   return out;
 }
 
@@ -196,7 +196,9 @@ std::string serve_capacity_table(const std::vector<ParsedLog>& logs) {
     for (const CapacityLine& c : log.capacity) {
       std::vector<std::string> row = {log_name(log)};
       for (const std::string& k : labels) row.push_back(label_of(log, k));
-      for (const char* k : {"bound", "result", "timing", "capacity_qps", "achieved_qps", "usd_per_million"}) {
+      for (const std::string_view k : {capacity_key::bound, capacity_key::result, capacity_key::timing,
+                                       capacity_key::capacity_qps, capacity_key::achieved_qps,
+                                       capacity_key::usd_per_million}) {
         const std::string v = cell(c.fields, k);
         row.push_back(v.empty() ? "-" : v);
       }
@@ -252,14 +254,14 @@ std::string serve_html_section(const std::vector<ParsedLog>& logs) {
     for (const ServeLine* s : levels) {
       const std::optional<double> x = level_x(s->fields);
       if (!x) continue;
-      const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}{}", cell(s->fields, "level"),
-                                          cell(s->fields, "phase"), cell(s->fields, "offered_qps"),
-                                          cell(s->fields, "achieved_qps"), cell(s->fields, "verdict"),
-                                          cell(s->fields, "timing") == "contended" ? ", contended" : "");
-      if (const auto y = s->fields.get_double("p50_ms")) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip, ""});
-      if (const auto y = s->fields.get_double("p99_ms")) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip, ""});
-      if (!chart.reference_y && s->fields.find("bound")) chart.reference_y = bound_ms_of(cell(s->fields, "bound"));
-      if (chart.reference_y && chart.reference_label.empty()) chart.reference_label = "bound " + cell(s->fields, "bound");
+      const std::string tip = fmt::format("level {} ({}): {} queries/s offered, {} achieved; {}{}", cell(s->fields, serve_key::level),
+                                          cell(s->fields, serve_key::phase), cell(s->fields, serve_key::offered_qps),
+                                          cell(s->fields, serve_key::achieved_qps), cell(s->fields, serve_key::verdict),
+                                          cell(s->fields, serve_key::timing) == "contended" ? ", contended" : "");
+      if (const auto y = s->fields.get_double(serve_key::p50_ms)) p50.points.push_back({*x, *y, 0, 0, "p50 " + tip, ""});
+      if (const auto y = s->fields.get_double(serve_key::p99_ms)) p99.points.push_back({*x, *y, 0, 0, "p99 " + tip, ""});
+      if (!chart.reference_y && s->fields.find(serve_key::bound)) chart.reference_y = bound_ms_of(cell(s->fields, serve_key::bound));
+      if (chart.reference_y && chart.reference_label.empty()) chart.reference_label = "bound " + cell(s->fields, serve_key::bound);
     }
     chart.series.push_back(std::move(p50));
     chart.series.push_back(std::move(p99));

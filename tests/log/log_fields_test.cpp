@@ -1,6 +1,7 @@
 #include "fmwork/log/log_schema.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -51,12 +52,28 @@ TEST(LogFields, TablesGiveTheReportColumns) {
   EXPECT_TRUE(meta_line_spec().summary_columns().empty());
   for (const FieldSpec& f : meta_line_spec().fields) EXPECT_EQ(f.need, FieldNeed::optional) << f.key;
   EXPECT_EQ(meta_line_spec().fields.size(), 27u);
-  EXPECT_EQ(meta_line_spec().fields[21].key, kMetaWarmup);
+  EXPECT_EQ(meta_line_spec().fields[21].key, meta_key::warmup);
   EXPECT_EQ(meta_line_spec().fields[22].key, "batching");
   EXPECT_EQ(meta_line_spec().fields[23].key, "lengths");
   EXPECT_EQ(meta_line_spec().fields[24].key, "attention");
   EXPECT_EQ(meta_line_spec().fields[25].key, "gelu_epilogue");
   EXPECT_EQ(meta_line_spec().fields.back().key, "runtime");
+}
+
+TEST(LogFields, ComparedKeysAreTheMarkedRowsInRankOrder) {
+  // process --compare's columns, --baseline's and the report's, in this order: golden output depends on it.
+  const std::vector<std::string_view> expected = {"dtype",         "threads", "runtime",  "platform", "attention",
+                                                  "gelu_epilogue", "model",   "batching", "lengths"};
+  EXPECT_EQ(compared_keys(), expected);
+  // Each is a META row but model, which RES states (FMWORK_COMPARED_KEYS).
+  for (const std::string_view key : compared_keys()) {
+    const FieldSpec* row = meta_line_spec().find(key);
+    EXPECT_EQ(row == nullptr, key == compared_key::model) << key;
+    if (row) EXPECT_GE(row->compared, 0) << key;
+  }
+  size_t marked = 0;
+  for (const FieldSpec& f : meta_line_spec().fields) marked += f.compared >= 0 ? 1 : 0;
+  EXPECT_EQ(marked, compared_keys().size() - 1);
 }
 
 TEST(LogFields, FindTakesListedKeysThenTheSuffixRule) {

@@ -6,7 +6,9 @@ switches with no default, so a new family cannot run as BERT. The --torch.call:/
 switch, so a name cannot be accepted on the command line and do nothing. Both compiled with the libraries' own
 flags (-Werror=switch). Each file is compiled (-fsyntax-only) against a copy of its table with one more row;
 config.cpp against the table as it is too, and each failure must name the new row, so that it is the row's
-and not the command's."""
+and not the command's. The log schema (include/fmwork/log/log_schema.hpp) the other way round: a key renamed in
+its line's list stops the build wherever code reads it back, since readers name keys by the constants the rows
+make (stat_key::p50_ms), never by a string literal that would read nothing."""
 # check_references: not checked (the paths below are those of a temporary copy of the table)
 
 import argparse
@@ -81,6 +83,42 @@ class UnwiredRow(unittest.TestCase):
 
     def test_the_torch_settings_refuse_an_unwired_row(self):
         self.refused("src/runtime/torch_settings.cpp", ARGS.torch_options, True)
+
+
+LOG_SCHEMA = Path("include/fmwork/log/log_schema.hpp")
+STAT_P50 = "X(double, p50_ms, csv_number(6).summary(0, 1, 3))"
+
+
+class RenamedLogKey(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        text = (Path(ARGS.source) / LOG_SCHEMA).read_text()
+        if text.count(STAT_P50) != 1:
+            raise AssertionError(f"{LOG_SCHEMA}: STAT's row {STAT_P50} not found once")
+        header = Path(cls.dir.name) / LOG_SCHEMA
+        header.parent.mkdir(parents=True, exist_ok=True)
+        header.write_text(text.replace(STAT_P50, STAT_P50.replace("p50_ms", "p50_renamed_ms")))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def refused(self, source):
+        result = compile_file(source, self.dir.name, ARGS.core_options, False)
+        self.assertNotEqual(result.returncode, 0, f"{source} compiled with STAT's p50_ms renamed")
+        self.assertRegex(result.stderr, r".p50_ms. is not a member of .fmwork::stat_key.", result.stderr[-2000:])
+
+    def test_the_files_compile_with_the_schema_as_it_is(self):
+        for source in ("src/log/line_checks.cpp", "src/report/formats.cpp"):
+            result = compile_file(source, None, ARGS.core_options, False)
+            self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+
+    def test_the_line_checks_refuse_a_renamed_key(self):
+        self.refused("src/log/line_checks.cpp")
+
+    def test_the_report_refuses_a_renamed_key(self):
+        self.refused("src/report/formats.cpp")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ struct FieldSpec {
                                  // writer's) as unknown instead of refusing the log; a writer still refuses it
   bool to_end = false;           // text: free text to the end of the line (the field must come last)
   bool alike = false;            // META: a fact that changes the rate a model runs at (log_schema.hpp)
+  int compared = -1;             // META: its rank among the keys that make results different experiments; -1: none
   ReportColumn csv;              // its column in `process --format csv`
   ReportColumn summary;          // its column in `process --format summary`
 };
@@ -77,6 +78,7 @@ struct FieldRule {
   }
   FieldRule to_end() const { return with([](FieldSpec& f) { f.to_end = true; }); }
   FieldRule alike() const { return with([](FieldSpec& f) { f.alike = true; }); }
+  FieldRule compared(int rank) const { return with([rank](FieldSpec& f) { f.compared = rank; }); }
   // A CSV column named `header` (empty: the key) at `rank`.
   FieldRule csv(std::string_view header = {}, int rank = 0) const {
     FieldRule r = with([header, rank](FieldSpec& f) { f.csv = {header, rank}; });

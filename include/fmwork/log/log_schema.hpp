@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fmwork/log/log_fields.hpp"
@@ -31,18 +32,22 @@ using OptText = std::optional<std::string>;
 // gemm_probe how it was measured (sweep/gemm_probe.hpp); warmup how many of each combination's first reps STAT
 // leaves out (a count, or "upstream"); batching, lengths, attention and gelu_epilogue where the model says.
 // alike: the facts that change the rate a model runs at (runs alike share them: log_records' plausibility).
+// compared(rank): a key whose difference makes two results different experiments, `process --compare`'s and
+// --baseline's refusal and the report's columns in rank order (FMWORK_COMPARED_KEYS below adds the one that is
+// no META key). runtime stands for compile where a log has it (report/compare.cpp's meta_value).
 #define FMWORK_META_FIELDS(X)                                                                                \
   X(std::string, driver, field()) X(std::string, git, field()) X(std::string, torch, field())                \
   X(std::string, blas, field()) X(std::string, onednn, field()) X(std::string, parallel, field())            \
-  X(std::string, platform, field().alike()) X(std::string, device, field().alike())                          \
-  X(int64_t, threads, field().alike()) X(int64_t, interop_threads, field().alike())                          \
-  X(std::string, dtype, field().alike()) X(int64_t, parameters, field()) X(std::string, weights, field())    \
-  X(std::string, seed, field()) X(std::string, grad, field().alike()) X(std::string, eval, field().alike())  \
-  X(std::string, compile, field().alike()) X(OptText, cpu, field().alike())                                  \
-  X(OptText, isa, field().alike()) X(OptNumber, gemm_gflops, field().non_negative().decimals(1))             \
-  X(OptText, gemm_probe, field()) X(OptText, warmup, field()) X(OptText, batching, field())                  \
-  X(OptText, lengths, field()) X(OptText, attention, field()) X(OptText, gelu_epilogue, field())             \
-  X(OptText, runtime, field().alike())
+  X(std::string, platform, field().alike().compared(3)) X(std::string, device, field().alike())              \
+  X(int64_t, threads, field().alike().compared(1)) X(int64_t, interop_threads, field().alike())              \
+  X(std::string, dtype, field().alike().compared(0)) X(int64_t, parameters, field())                         \
+  X(std::string, weights, field()) X(std::string, seed, field()) X(std::string, grad, field().alike())       \
+  X(std::string, eval, field().alike()) X(std::string, compile, field().alike())                             \
+  X(OptText, cpu, field().alike()) X(OptText, isa, field().alike())                                          \
+  X(OptNumber, gemm_gflops, field().non_negative().decimals(1)) X(OptText, gemm_probe, field())              \
+  X(OptText, warmup, field()) X(OptText, batching, field().compared(7)) X(OptText, lengths, field().compared(8)) \
+  X(OptText, attention, field().compared(4)) X(OptText, gelu_epilogue, field().compared(5))                  \
+  X(OptText, runtime, field().alike().compared(2))
 
 // STAT: the timing statistics of the kept reps (ms, 6 decimals; the summary shows tokens_per_s, p50, p90,
 // p99, stddev, reps, dropped in that order), tokens_per_s = batch x input / p50. Then, where known: the work
@@ -208,18 +213,44 @@ using OptText = std::optional<std::string>;
 #define FMWORK_RES_POSITIONS(X) \
   X(t_first) X(t_last) X(model_name) X(model_class) X(input) X(batch) X(latency_ms) X(throughput)
 
-// The lists above as LineSpecs (log_schema.cpp), one function a line (meta_line_spec: META, ...). Code that
-// reads a field back names it by one of the key constants.
-// META: `process` reads dtype= (the JSON precision) and driver= (present: our driver wrote the log); warmup is a
-// count or "upstream".
-inline constexpr std::string_view kMetaDriver = "driver";
-inline constexpr std::string_view kMetaWarmup = "warmup";
+// The keys that make two results different experiments (report/compare.hpp's significant_meta_keys), beyond the
+// META rows marked compared(rank): X(key, rank, where its value comes from). model is RES's model_name (normalised
+// by model_key): every result states it on its own line, so it is no META row, and a META model= would be
+// another writer's key, not this one.
+#define FMWORK_COMPARED_KEYS(X) X(model, 6, res_position::model_name)
+
+// The keys as names: code that reads a field back names it by its line's constant (meta_key::dtype,
+// stat_key::p50_ms, res_position::model_name, ...), made from the rows above, so that a key renamed or removed
+// in a list no longer compiles where it is read. A key read by a string literal is a key no build checks.
+#define FMWORK_KEY_CONSTANT(type, key, rule) inline constexpr std::string_view key = #key;
+#define FMWORK_POSITION_CONSTANT(name) inline constexpr std::string_view name = #name;
+namespace meta_key { FMWORK_META_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace stat_key { FMWORK_STAT_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace mem_key { FMWORK_MEM_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace fail_key { FMWORK_FAIL_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace check_key { FMWORK_CHECK_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace compile_key { FMWORK_COMPILE_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace interrupt_key { FMWORK_INTERRUPT_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace note_key { FMWORK_NOTE_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace profile_key { FMWORK_PROFILE_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace serve_key { FMWORK_SERVE_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace capacity_key { FMWORK_CAPACITY_FIELDS(FMWORK_KEY_CONSTANT) }
+namespace setup_position { FMWORK_SETUP_POSITIONS(FMWORK_POSITION_CONSTANT) }
+namespace rep_position { FMWORK_REP_POSITIONS(FMWORK_POSITION_CONSTANT) }
+namespace res_position { FMWORK_RES_POSITIONS(FMWORK_POSITION_CONSTANT) }
+#define FMWORK_COMPARED_CONSTANT(key, rank, from) inline constexpr std::string_view key = #key;
+namespace compared_key { FMWORK_COMPARED_KEYS(FMWORK_COMPARED_CONSTANT) }
+#undef FMWORK_COMPARED_CONSTANT
+#undef FMWORK_POSITION_CONSTANT
+#undef FMWORK_KEY_CONSTANT
+// META's warmup= when STAT keeps every rep as upstream's process does (a value, not a key).
 inline constexpr std::string_view kMetaWarmupUpstream = "upstream";
-inline constexpr std::string_view kMetaDtype = "dtype";
-// STAT's spread of the kept reps at equal work (verdicts.hpp's equal_work_spread).
-inline constexpr std::string_view kStatWorkCov = "work_cov";
-inline constexpr std::string_view kStatWorkTail = "work_p90_p50";
-inline constexpr std::string_view kStatWorkDrift = "work_drift";
+
+// The keys of FMWORK_COMPARED_KEYS and the META rows marked compared(rank), in rank order; a runtime Error at
+// the first call if two share a rank or a rank is missing (tests/log/log_fields_test.cpp calls it).
+const std::vector<std::string_view>& compared_keys();
+
+// The lists above as LineSpecs (log_schema.cpp), one function a line (meta_line_spec: META, ...).
 const LineSpec& meta_line_spec();
 const LineSpec& stat_line_spec();
 const LineSpec& mem_line_spec();

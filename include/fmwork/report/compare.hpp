@@ -65,9 +65,11 @@ struct CompareOptions {
   bool explicit_keys() const { return !match.empty() || !ignore_meta.empty(); }
 };
 
-// The keys whose difference makes two results different experiments: dtype, threads, compile, platform,
-// attention, gelu_epilogue, model (RES's model name, normalised: model_key), batching and lengths (META keys of mixed-length runs: `--baseline batching=padded`). A key only one side states is not held against the other
-// (upstream's logs have no META line).
+// The keys whose difference makes two results different experiments, in their columns' order, as the log schema
+// marks them (log_schema.hpp's compared_keys): dtype, threads, runtime (else compile), platform, attention,
+// gelu_epilogue, model (RES's model name, normalised: model_key), batching and lengths (META keys of mixed-length
+// runs: `--baseline batching=padded`). A key only one side states is not held against the other (upstream's logs
+// have no META line).
 const std::vector<std::string>& significant_meta_keys();
 
 // A key's value for a record: "model" is RES's model name normalised (model_key), "dtype" the record's precision, "input" and
