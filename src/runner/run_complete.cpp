@@ -14,6 +14,7 @@
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/serve_options.hpp"
 #include "fmwork/log/log_records.hpp"
+#include "fmwork/log/log_schema.hpp"
 
 namespace fmwork {
 namespace {
@@ -43,7 +44,7 @@ bool serve_log_complete(const std::string& path, const std::vector<std::string>&
   const size_t levels = serve.rates.size() + (serve.users ? 1 : 0);
   // Only the levels asked for count: the search's levels (phase=search) stood in for missing ones.
   const auto asked = std::count_if(log.serve.begin(), log.serve.end(), [](const ServeLine& line) {
-    const std::string* phase = line.fields.find("phase");
+    const std::string* phase = line.fields.find(serve_key::phase);
     return phase && *phase == "levels";
   });
   return static_cast<size_t>(asked) >= levels && (!serve.bound || !log.capacity.empty());
@@ -85,7 +86,7 @@ bool run_log_complete(const std::string& path, const std::vector<std::string>& a
   std::set<std::pair<int64_t, int64_t>> seen;
   for (const auto& r : log->results) seen.emplace(r.res.batch, r.res.input);
   for (const auto& f : log->failures) {
-    const std::optional<int64_t> batch = f.fields.get_int("batch"), input = f.fields.get_int("input");
+    const std::optional<int64_t> batch = f.fields.get_int(fail_key::batch), input = f.fields.get_int(fail_key::input);
     if (batch && input) seen.emplace(*batch, *input);
   }
   for (int64_t b : args.batch_sizes)
