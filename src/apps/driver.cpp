@@ -70,7 +70,7 @@ const std::vector<Subcommand>& subcommands() {
         "the serving scenario: arrivals, dynamic batching, latency under load, the capacity within a latency bound "
         "(driver serve --help: its options)"},
        true, serve},
-      {{"--cache", "list|report|clear [--cache_dir DIR]",
+      {{"--cache", command_synopsis(Command::cache),
         "lists, reports (a table) or clears the compiled packages kept in $FMWORK_CACHE"},
        false,
        [](const std::vector<std::string>& args) {

@@ -83,8 +83,10 @@ std::string report_text(const std::vector<CacheEntry>& entries, const std::vecto
 }  // namespace
 
 std::string run_cache_command(const CacheArgs& args) {
-  if (args.command.empty()) throw usage_error("--cache: expected list, report or clear, then optionally --cache_dir DIR");
   const std::string& command = args.command;
+  // The command line's rows (cli/options.cpp) refuse any other word, and a line without one, before here.
+  if (command != "list" && command != "report" && command != "clear")
+    throw runtime_error("run_cache_command: '" + excerpt(command) + "' is no cache command; the command line refuses it");
   std::string dir = args.cache_dir.value_or("");
   if (dir.empty()) {
     try {

@@ -10,6 +10,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/option_sets.hpp"
+#include "fmwork/cli/usage.hpp"
 
 namespace fmwork {
 
@@ -143,8 +144,8 @@ SortedWords sort_words(int argc, const char* const* argv, Command command) {
     // or "unexpected argument" anywhere else, as if the driver had no such thing.
     if (runs_model(command) && (word == "run" || word == "--cache" || word == "--version")) {
       throw usage_error(word == "run" ? "'run' is a sub-command and comes first: driver run EXPERIMENT (--out ROOT | --list)"
-                        : word == "--cache" ? "--cache is a sub-command and comes first: driver --cache "
-                                              "list|report|clear [--cache_dir DIR]"
+                        : word == "--cache" ? "--cache is a sub-command and comes first: driver --cache " +
+                                                  command_synopsis(Command::cache)
                                             : "--version stands alone on the command line: driver --version");
     }
     if (word.rfind("--", 0) != 0) {

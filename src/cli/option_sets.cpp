@@ -126,6 +126,8 @@ const Kind kBoolOrNone{"a bool (True or False) or None", is_bool_or_none};
 const Kind kInt{"an int", is_int};
 const Kind kNumber{"a number (an int or a float)", is_number};  // a tolerance: Python takes either
 const Kind kCompileDict{"a dict (--compile:options:KEY VALUE, or a dict given with '@')", is_dict};
+// A key the set accepts with any value and ignores: a from_pretrained keyword that changes nothing here.
+const Kind kIgnored{"any value (ignored)", [](const Value&) { return true; }};
 const Kind kModelDtype{
     "torch.float32, torch.float16, torch.bfloat16, or one of the strings float32, float16, bfloat16, auto",
     is_model_dtype, meant_model_dtype};
@@ -145,6 +147,9 @@ struct KeySpec {
   // model_key_not_taken reads them. nullptr: every file takes it.
   bool (*given)(const Options&) = nullptr;
   unsigned files = ~0u;
+  bool secret = false;  // its value is written nowhere (is_secret_key)
+
+  bool ignored() const { return kind == &kIgnored; }
 };
 
 template <typename Options>
@@ -155,51 +160,71 @@ struct SetTable {
   std::vector<KeySpec<Options>> keys;
 };
 
+// The keys (and aliases) of the rows that set something, or (`ignored`) of the rows that ignore their value.
 template <typename Options>
-std::vector<std::string> known_keys(const SetTable<Options>& table) {
+std::vector<std::string> known_keys(const SetTable<Options>& table, bool ignored = false) {
   std::vector<std::string> names;
   for (const auto& spec : table.keys) {
+    if (spec.ignored() != ignored) continue;
     names.emplace_back(spec.key);
     if (spec.alias) names.emplace_back(spec.alias);
   }
   return names;
 }
 
-// Applies the table to the entries (sorted by key), so errors come in the order upstream meets the keys.
-// `more` is appended to the unknown-key message, which offers the closest of the table's keys and
-// `also_known` as the key meant.
 template <typename Options>
-void apply_table(const SetTable<Options>& table, const Entries& entries, Options& out, const std::string& more = "",
-                 const std::vector<std::string>& also_known = {}) {
+const KeySpec<Options>* find_key(const SetTable<Options>& table, const std::string& key) {
+  for (const auto& spec : table.keys)
+    if (key == spec.key || (spec.alias && key == spec.alias)) return &spec;
+  return nullptr;
+}
+
+// Applies the table to the entries (sorted by key), so errors come in the order upstream meets the keys.
+// Returns a line for each ignored key given ("--model:revision 'main' ignored: <why>"; a secret's value
+// kNotShown), in the entries' order, for MODEL. The unknown-key message offers the closest of the table's keys,
+// the ignored ones included, as the key meant, and lists the ignored ones after `ignored_as` when there are.
+template <typename Options>
+std::vector<std::string> apply_table(const SetTable<Options>& table, const Entries& entries, Options& out,
+                                     const std::string& ignored_as = "") {
   const std::string set = table.set;
   std::vector<std::pair<const KeySpec<Options>*, std::string>> given;  // spec, the spelling that set it
+  std::vector<std::string> ignored_lines;
   for (const auto& [key, v] : entries) {
-    auto spec = std::find_if(table.keys.begin(), table.keys.end(), [&key = key](const KeySpec<Options>& s) {
-      return key == s.key || (s.alias && key == s.alias);
-    });
-    if (spec == table.keys.end()) unknown_key(set, key, known_keys(table), more, also_known);
+    const KeySpec<Options>* spec = find_key(table, key);
+    if (!spec) {
+      const std::vector<std::string> ignored = known_keys(table, true);
+      unknown_key(set, key, known_keys(table), ignored.empty() ? "" : " (" + ignored_as + ": " + joined(ignored) + ")",
+                  ignored);
+    }
     for (const auto& [earlier, spelling] : given)
-      if (earlier == &*spec)
+      if (earlier == spec)
         throw usage_error(option_name(set, spelling) + " and " + option_name(set, key) +
                           " are both given; give one of them");
-    given.emplace_back(&*spec, key);
+    given.emplace_back(spec, key);
     if (!spec->kind->accepts(v)) wrong_type(set, key, spec->kind->expected, v, spec->kind->accepts, spec->kind->suggest);
-    spec->store(out, option_name(set, key), v);
+    if (spec->ignored())
+      ignored_lines.push_back(option_name(set, key) + " " + (spec->secret ? std::string(kNotShown) : excerpt(repr(v), 200)) +
+                              " ignored: " + spec->help);
+    else
+      spec->store(out, option_name(set, key), v);
   }
+  return ignored_lines;
 }
 
 template <typename Options>
 OptionSetDoc doc_of(const SetTable<Options>& table) {
-  OptionSetDoc doc{table.set, std::string(table.purpose) + ": ", {}};
+  OptionSetDoc doc{table.set, std::string(table.purpose) + ": ", {}, {}};
   std::string named;
   bool left_out = false;
   for (const auto& spec : table.keys) {
-    if (spec.summary) named += (named.empty() ? "" : ", ") + std::string(spec.summary);
-    left_out = left_out || !spec.summary;
     std::vector<std::string> aliases;
     if (spec.alias) aliases.emplace_back(spec.alias);
-    doc.keys.push_back({spec.key, aliases, spec.kind->expected,
-                        option_name(table.set, spec.key) + spec.example, spec.help});
+    (spec.ignored() ? doc.ignored : doc.keys)
+        .push_back({spec.key, aliases, spec.kind->expected, option_name(table.set, spec.key) + spec.example, spec.help,
+                    spec.secret});
+    if (spec.ignored()) continue;  // the summary names what the set does
+    if (spec.summary) named += (named.empty() ? "" : ", ") + std::string(spec.summary);
+    left_out = left_out || !spec.summary;
   }
   doc.summary += named + (left_out ? ", ..." : "") + table.note;
   return doc;
@@ -248,35 +273,21 @@ CompileOptions compile_options_from(const Value& tree) {
 
 namespace {
 
-// from_pretrained keywords that change nothing for a local folder run by this driver, with why. Keywords
-// that would change the numbers or the weights (variant, subfolder, device_map, output_attentions,
-// ignore_mismatched_sizes, ...) are not here: they stay refused. The rows are the header's IgnoredKeyDoc:
-// --help, docs/options.md, MODEL and the secrets' test read this one copy (ignored_model_keys()).
-// In a function: a static of another file may ask for them before this file's statics are made.
-const std::vector<IgnoredKeyDoc>& ignored_rows() {
-  static const std::vector<IgnoredKeyDoc> rows = {
-      {"revision", "it picks a Hub revision; a local folder is one revision", false},
-      {"trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none", false},
-      {"local_files_only", "the folder is local already; nothing is downloaded", false},
-      {"force_download", "nothing is downloaded", false},
-      {"resume_download", "nothing is downloaded", false},
-      {"cache_dir", "no Hub cache is used; the folder is read in place", false},
-      {"proxies", "no network is used", true},
-      {"token", "no Hub access is made", true},
-      {"use_auth_token", "no Hub access is made", true},
-      {"low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says", false},
-      {"use_safetensors", "the native loader reads safetensors only", false},
-      {"_fast_init", "weights are read, never initialised first", false},
-  };
-  return rows;
-}
-
 constexpr unsigned file_bit(ModelFile file) { return 1u << static_cast<unsigned>(file); }
 // The native encoders' own keys; a folder's (either way it runs); and a TorchScript file's.
 constexpr unsigned kNative = file_bit(ModelFile::native_folder);
 constexpr unsigned kFolders = kNative | file_bit(ModelFile::transformers_class);
 constexpr unsigned kTorchScript = file_bit(ModelFile::torchscript);
 
+// A from_pretrained keyword that changes nothing for a local folder run by this driver: a row of --model:'s table
+// that takes any value and stores nothing, `why` as its help (MODEL names it with why), `secret` when its value
+// is a credential or a proxy address. Keywords that would change the numbers or the weights (variant,
+// subfolder, device_map, output_attentions, ignore_mismatched_sizes, ...) have no row: they stay refused.
+KeySpec<ModelOptions> ignored_key(const char* key, const char* why, bool secret = false) {
+  return {key, nullptr, &kIgnored, "@ None", nullptr, why, nullptr, nullptr, ~0u, secret};
+}
+
+// Model tables are in functions: a static of another file may ask for them before this file's statics are made.
 const SetTable<ModelOptions>& model_table() {
   using O = ModelOptions;
   static const SetTable<O> table{
@@ -312,34 +323,28 @@ const SetTable<ModelOptions>& model_table() {
         "the BERT family's feed-forward bias and GELU in its first GEMM (at::_addmm_activation; on CUDA "
         "cuBLASLt's tanh GELU, judged by --check_outputs; default False)",
         [](O& o, const std::string&, const Value& v) { o.gelu_epilogue = v.boolean; },
-        [](const O& o) { return o.gelu_epilogue.has_value(); }, kNative}}};
+        [](const O& o) { return o.gelu_epilogue.has_value(); }, kNative},
+       ignored_key("revision", "it picks a Hub revision; a local folder is one revision"),
+       ignored_key("trust_remote_code", "it allows a model's own Python code; the native encoder and TorchScript run none"),
+       ignored_key("local_files_only", "the folder is local already; nothing is downloaded"),
+       ignored_key("force_download", "nothing is downloaded"),
+       ignored_key("resume_download", "nothing is downloaded"),
+       ignored_key("cache_dir", "no Hub cache is used; the folder is read in place"),
+       ignored_key("proxies", "no network is used", true),
+       ignored_key("token", "no Hub access is made", true),
+       ignored_key("use_auth_token", "no Hub access is made", true),
+       ignored_key("low_cpu_mem_usage", "the native loader maps the weights without a copy whatever it says"),
+       ignored_key("use_safetensors", "the native loader reads safetensors only"),
+       ignored_key("_fast_init", "weights are read, never initialised first")}};
   return table;
-}
-
-const IgnoredKeyDoc* ignored_model_key(const std::string& key) {
-  for (const auto& ignored : ignored_rows())
-    if (key == ignored.key) return &ignored;
-  return nullptr;
 }
 
 }  // namespace
 
 ModelOptions model_options_from(const Value& tree) {
-  const std::string set = model_table().set;
   ModelOptions out;
-  // Ignored keys never fail, so taking them out first changes no message and keeps MODEL's sorted order.
-  Entries entries;
-  for (auto& [key, v] : sorted_entries(tree, set)) {
-    if (const IgnoredKeyDoc* ignored = ignored_model_key(key))
-      out.ignored.push_back(option_name(set, key) + " " + (ignored->secret ? std::string(kNotShown) : excerpt(repr(v), 200)) +
-                            " ignored: " + ignored->why);
-    else
-      entries.emplace_back(key, std::move(v));
-  }
-  std::vector<std::string> accepted;
-  for (const auto& ignored : ignored_rows()) accepted.emplace_back(ignored.key);
-  apply_table(model_table(), entries, out,
-              " (accepted and ignored, as meaningless for a local folder: " + joined(accepted) + ")", accepted);
+  out.ignored = apply_table(model_table(), sorted_entries(tree, model_table().set), out,
+                            "accepted and ignored, as meaningless for a local folder");
   return out;
 }
 
@@ -466,7 +471,7 @@ std::string a_type(Value::Type type) {
 
 OptionSetDoc torch_doc(TorchSet set, const char* summary) {
   const char* name = set == TorchSet::call ? "torch.call" : "torch.set";
-  OptionSetDoc doc{name, summary, {}};
+  OptionSetDoc doc{name, summary, {}, {}};
   for (const TorchSettingRow& row : kTorchSettings)
     if (row.set == set) doc.keys.push_back({row.name, {}, a_type(row.type), option_name(name, row.name) + row.example, row.help});
   return doc;
@@ -529,11 +534,23 @@ const std::vector<OptionSetDoc>& torch_setting_docs() {
   return docs;
 }
 
-const std::vector<IgnoredKeyDoc>& ignored_model_keys() { return ignored_rows(); }
+const std::vector<OptionKeyDoc>& ignored_model_keys() {
+  static const std::vector<OptionKeyDoc> keys = doc_of(model_table()).ignored;
+  return keys;
+}
+
+namespace {
+
+template <typename Options>
+bool secret_in(const SetTable<Options>& table, const std::string& set, const std::string& key) {
+  const KeySpec<Options>* spec = set == table.set ? find_key(table, key) : nullptr;
+  return spec && spec->secret;
+}
+
+}  // namespace
 
 bool is_secret_key(const std::string& set, const std::string& key) {
-  const IgnoredKeyDoc* ignored = set == model_table().set ? ignored_model_key(key) : nullptr;
-  return ignored && ignored->secret;
+  return secret_in(compile_table(), set, key) || secret_in(model_table(), set, key) || secret_in(check_table(), set, key);
 }
 
 Value tree_without_secrets(const std::string& set, Value tree) {

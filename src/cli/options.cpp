@@ -78,6 +78,12 @@ constexpr Option row_of(Command command, OptionRow text, void (*read)(G&, T, T),
 }
 constexpr Command P = Command::process, R = Command::run, C = Command::cache;
 
+// `row`, needed by the command that takes it.
+constexpr Option required(Option row) {
+  row.required = row.commands;
+  return row;
+}
+
 // Each count in its own unit (its row's): --warmup's bound involves --reps, --isolate_timeout's is seconds (0 is
 // refused by check_fixed_args), --sort_window's requests (it said "seconds" too).
 
@@ -332,9 +338,10 @@ const Option kOptions[] = {
                "run plan.json's run INDEX of the campaign DIR (what each Slurm array task runs)"},
            [](G& g, T, T v) { g.run.task.push_back(v); }, OptionWords::two),
     // driver --cache's: what it does (named --cache in its messages), and the cache's folder.
-    row_of(C, {"cache", "list|report|clear", "list", "list, report (a table) or clear the cache's entries"},
-           [](G& g, T, T v) { g.cache.command = v; }, OptionWords::positional,
-           [] { return std::vector<std::string>{"list", "report", "clear"}; }),
+    // Its choices are the command's synopsis and the message without one (command_synopsis, command_options_from).
+    required(row_of(C, {"cache", "COMMAND", "list", "list, report (a table) or clear the cache's entries"},
+                    [](G& g, T, T v) { g.cache.command = v; }, OptionWords::positional,
+                    [] { return std::vector<std::string>{"list", "report", "clear"}; })),
     row_of(C, {"cache_dir", "DIR", "/tmp/fmwork-cache", "the cache's folder (default: $FMWORK_CACHE, else under "
                "$XDG_CACHE_HOME or $HOME)"},
            [](G& g, T o, T v) { g.cache.cache_dir = read_text(o, v, "the cache's folder"); }),
@@ -436,8 +443,28 @@ OptionGroups options_from(Command command, const std::vector<std::pair<const Opt
   return groups;
 }
 
+namespace {
+
+// A required row of `command` that is not given: "--cache: expected list, report or clear, then optionally
+// --cache_dir DIR", its choices (else its value name) and the rows that may follow.
+[[noreturn]] void refuse_missing(const Option& row, Command command) {
+  std::vector<std::string> words = row.choices ? row.choices() : std::vector<std::string>{row.value_name}, optional;
+  for (const Option* option : options_of(command))
+    if (!option->required_by(command)) optional.push_back(option->usage());
+  const std::string last = words.back();
+  words.pop_back();
+  throw usage_error(row.option() + ": expected " + (words.empty() ? "" : joined(words) + " or ") + last +
+                    (optional.empty() ? "" : ", then optionally " + joined(optional)));
+}
+
+}  // namespace
+
 OptionGroups command_options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given) {
   OptionGroups groups;
+  for (const Option* option : options_of(command))
+    if (option->required_by(command) &&
+        std::none_of(given.begin(), given.end(), [&](const auto& word) { return word.first == option; }))
+      refuse_missing(*option, command);
   for (const Option* option : options_of(command))
     for (const auto& [which, text] : given) {
       if (which != option) continue;

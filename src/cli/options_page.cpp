@@ -63,8 +63,8 @@ std::string ignored_keys_table() {
       "campaign's files or `process`'s output, where &lt;not shown&gt; stands for it:\n\n"
       "| key | why it changes nothing here | secret |\n"
       "| --- | --- | --- |\n";
-  for (const IgnoredKeyDoc& key : ignored_model_keys())
-    out += "| " + code(key.key) + " | " + cell(key.why) + " | " + (key.secret ? "yes" : "") + " |\n";
+  for (const OptionKeyDoc& key : ignored_model_keys())
+    out += "| " + code(key.key) + " | " + cell(key.help) + " | " + (key.secret ? "yes" : "") + " |\n";
   return out;
 }
 

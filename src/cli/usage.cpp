@@ -214,6 +214,18 @@ std::string command_usage(Command command) {
          command_help_line("-h,--help", "Print this help message and exit") + entries + "\n";
 }
 
+std::string command_synopsis(Command command) {
+  std::vector<std::string> units;
+  for (const Option* option : options_of(command)) {
+    const bool positional = option->words == OptionWords::positional;
+    const std::string words = positional && option->choices ? joined(option->choices(), "|")
+                              : positional                  ? std::string(option->value_name)
+                                                            : option->usage();
+    units.push_back(option->required_by(command) ? words : "[" + words + "]");
+  }
+  return joined(units, " ");
+}
+
 std::string subcommand_usage(const SubcommandDoc& subcommand) {
   return "usage: driver " + subcommand.name + " " + subcommand.synopsis + "\n\n" + subcommand.summary + "\n";
 }

@@ -212,15 +212,12 @@ std::optional<int64_t> max_input_size_of(const nlohmann::json& j, const std::str
   if (family_of_model_type(model_type)) return parse_config(j, source).max_input_size();
   const std::optional<int64_t> positions = r.optional_integer("max_position_embeddings", 1, kMaxPositions);
   if (!positions) return std::nullopt;
-  for (const char* offset_type : {"camembert", "mpnet"})
-    if (model_type == offset_type) {
-      const int64_t pad = r.optional_integer("pad_token_id", 0, kMaxVocab).value_or(1);
-      if (*positions - pad - 1 < 1)
-        throw runtime_error(source + ": max_position_embeddings (" + std::to_string(*positions) +
-                            ") leaves no positions after pad_token_id (" + std::to_string(pad) + ") + 1");
-      return *positions - pad - 1;
-    }
-  return positions;
+  if (!positions_after_pad(model_type)) return positions;
+  const int64_t pad = r.optional_integer("pad_token_id", 0, kMaxVocab).value_or(1);
+  if (*positions - pad - 1 < 1)
+    throw runtime_error(source + ": max_position_embeddings (" + std::to_string(*positions) +
+                        ") leaves no positions after pad_token_id (" + std::to_string(pad) + ") + 1");
+  return *positions - pad - 1;
 }
 
 EncoderConfig load_config(const std::string& path) { return parse_config(read_json_file(path), path); }

@@ -116,5 +116,23 @@ TEST(ExtraOption, ANameTheTableHasIsRefused) {
   EXPECT_EQ(options().size(), rows);
 }
 
+// A row of driver --cache's is in its synopsis (its --help's usage line, the refusal of --cache among a sweep's
+// options) and in the message for a line without a command: both come from the rows, none is written by hand.
+TEST(ExtraOption, ACacheRowIsInTheCacheSynopsisAndItsMessage) {
+  EXPECT_EQ(command_synopsis(Command::cache), "list|report|clear [--cache_dir DIR]");
+  EXPECT_EQ(row_error({"driver"}, Command::cache), "--cache: expected list, report or clear, then optionally --cache_dir DIR");
+  const Option older{{"older-than", "DAYS", "30", "a cache row only this test adds"}, only(Command::cache), kNoCommand,
+                     Origin::ours, read_marks};
+  ExtraOption added(older);
+  EXPECT_EQ(command_synopsis(Command::cache), "list|report|clear [--cache_dir DIR] [--older-than DAYS]");
+  EXPECT_EQ(row_error({"driver"}, Command::cache),
+            "--cache: expected list, report or clear, then optionally --cache_dir DIR, --older-than DAYS");
+  EXPECT_EQ(row_error({"driver", "--platform", "cpu", "--cache", "list"}),
+            "--cache is a sub-command and comes first: driver --cache list|report|clear [--cache_dir DIR] "
+            "[--older-than DAYS]");
+  row_parse({"driver", "list", "--older-than", "7"}, Command::cache);
+  EXPECT_EQ(g_marks_read, "7");
+}
+
 }  // namespace
 }  // namespace fmwork

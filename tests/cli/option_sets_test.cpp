@@ -347,11 +347,18 @@ TEST(OptionSets, UnknownKeyListsExactlyTheTableKeys) {
   }
 }
 
+// The ignored keys are rows of the --model: table (option_set_docs()'s `ignored`): any value, its own example
+// included, is taken and named in MODEL with the row's help as why.
 TEST(OptionSets, EveryIgnoredModelKeyIsIgnoredWithItsReason) {
+  const OptionSetDoc& model = option_set_docs().at(1);
+  ASSERT_EQ(model.set, "model");
+  ASSERT_EQ(model.ignored.size(), ignored_model_keys().size());
   for (const auto& key : ignored_model_keys()) {
-    const ModelOptions o = model_options_from(tree_of("model", {"--model:" + key.key, "x"}));
-    ASSERT_EQ(o.ignored.size(), 1u) << key.key;
-    EXPECT_EQ(o.ignored[0].substr(o.ignored[0].size() - key.why.size() - 10), " ignored: " + key.why);
+    for (const auto& words : {std::vector<std::string>{"--model:" + key.key, "x"}, words_of(key.example)}) {
+      const ModelOptions o = model_options_from(tree_of("model", words));
+      ASSERT_EQ(o.ignored.size(), 1u) << key.key;
+      EXPECT_EQ(o.ignored[0].substr(o.ignored[0].size() - key.help.size() - 10), " ignored: " + key.help);
+    }
   }
   // Credentials and proxy addresses stay out of the MODEL line.
   EXPECT_EQ(model_options_from(tree_of("model", {"--model:token", "hf_x"})).ignored[0],

@@ -47,8 +47,8 @@ TEST(OptionsPage, HasARowForEveryKeyOfEverySet) {
       for (const std::string& alias : key.aliases) EXPECT_NE(row.find("(also `" + alias + "`)"), std::string::npos) << row;
     }
   }
-  for (const IgnoredKeyDoc& key : ignored_model_keys())
-    EXPECT_NE(page.find("| `" + key.key + "` | " + key.why + " | " + (key.secret ? "yes" : "") + " |\n"),
+  for (const OptionKeyDoc& key : ignored_model_keys())
+    EXPECT_NE(page.find("| `" + key.key + "` | " + key.help + " | " + (key.secret ? "yes" : "") + " |\n"),
               std::string::npos) << key.key;
 }
 

@@ -74,4 +74,29 @@ TEST(FamilyTable, AModelTypeOfNoRowIsRefusedWithTheTablesList) {
   }
 }
 
+// Where positions start, for the checks made before loading: a family's after_pad for its model types, the
+// compiled model types' table for camembert and mpnet (their config.json's longest input leaves pad_token_id + 1
+// out, 514 - 2 = 512), positions from 0 for a type neither table names.
+TEST(FamilyTable, PositionsAfterPadComeFromTheFamiliesAndTheCompiledTypes) {
+  std::vector<std::string> after_pad;
+  for (const std::string& type : {"bert", "roberta", "xlm-roberta", "qwen3", "camembert", "mpnet", "electra", ""})
+    if (fmwork::hf::positions_after_pad(type)) after_pad.push_back(type);
+  EXPECT_EQ(after_pad, (std::vector<std::string>{"roberta", "xlm-roberta", "camembert", "mpnet"}));
+  for (const auto& compiled : fmwork::hf::kCompiledModelTypes) EXPECT_EQ(fmwork::hf::base_class_of(compiled.model_type), "");
+  const auto longest = [](const std::string& type, int64_t pad) {
+    return fmwork::hf::max_input_size_of(
+        nlohmann::json{{"model_type", type}, {"max_position_embeddings", 514}, {"pad_token_id", pad}}, "m/config.json");
+  };
+  EXPECT_EQ(longest("camembert", 1), 512);
+  EXPECT_EQ(longest("mpnet", 3), 510);
+  EXPECT_EQ(longest("electra", 1), 514);
+  try {
+    longest("mpnet", 513);
+    FAIL() << "no positions left, accepted";
+  } catch (const fmwork::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "m/config.json: max_position_embeddings (514) leaves no positions after pad_token_id (513) + 1");
+  }
+}
+
 }  // namespace

@@ -17,7 +17,8 @@ struct CacheArgs {
 //   report: a table (aligned columns: key, kind, size, build s, created, last used, one column per field
 //           name) and a totals line (entries, total size);
 //   clear:  "removed N entries from DIR".
-// A usage Error without a command, naming the three.
+// The command line's rows (cli/) refuse a line without a command, or with another word, before this; a runtime
+// Error for one here.
 std::string run_cache_command(const CacheArgs& args);
 
 }  // namespace fmwork

@@ -21,15 +21,19 @@ struct OptionKeyDoc {
   std::vector<std::string> aliases;  // other spellings of the same key ("dtype"); giving two of them is refused
   std::string type;                  // what the value must be, as the wrong-type message names it
   std::string example;               // the whole option with a value the builder accepts: "--model:vocab_size@ 30522"
-  std::string help;                  // one line for --help
+  std::string help;                  // one line for --help; for a key the set ignores, why it changes nothing
+  bool secret = false;               // its value is a credential or a proxy address: written nowhere (kNotShown)
 };
 
 // A set with a key table: its keys in table order and the one-line summary --help prints for it, e.g.
 // "torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY".
+// `keys` are the rows that set something; `ignored` the rows of the same table that accept any value and store
+// nothing (--model:'s from_pretrained keywords that mean nothing for a local folder), each with why as its help.
 struct OptionSetDoc {
   std::string set;  // "compile", "model", "check_outputs"
   std::string summary;
   std::vector<OptionKeyDoc> keys;
+  std::vector<OptionKeyDoc> ignored;
 };
 
 // The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
@@ -41,23 +45,18 @@ const std::vector<OptionSetDoc>& option_set_docs();
 // runtime/torch_settings' (a LibTorch module, out of this library's reach), a switch over the same rows.
 const std::vector<OptionSetDoc>& torch_setting_docs();
 
-// A from_pretrained keyword that --model: accepts and ignores, and why it means nothing for a local folder.
-struct IgnoredKeyDoc {
-  std::string key;
-  std::string why;
-  bool secret = false;  // its value is a credential or a proxy address: written nowhere (kNotShown)
-};
-
-// Those keywords, in the order the unknown-key message lists them.
-const std::vector<IgnoredKeyDoc>& ignored_model_keys();
+// The from_pretrained keywords that --model: accepts and ignores (option_set_docs()'s model set's `ignored`: rows
+// of the --model: table), each with why it means nothing for a local folder as its help, in the order the
+// unknown-key message lists them.
+const std::vector<OptionKeyDoc>& ignored_model_keys();
 
 // What stands for a secret's value wherever the value would be written.
 inline constexpr const char* kNotShown = "<not shown>";
 
-// Secrets (--model:token, --model:proxies, --model:use_auth_token: the rows of ignored_model_keys() marked
-// secret, the one table) are written nowhere: not in MODEL, the FMWORK ARG lines, the args JSON, a campaign's
-// plan or listing, process's output. Whether `key` of sub-option set `set` ("model", "token") is one of them.
-// The words' own test, quoting and nesting included, is sub_options.hpp's is_secret_option.
+// Secrets (--model:token, --model:proxies, --model:use_auth_token: the rows of the sets' tables marked secret,
+// all three ignored --model: keys) are written nowhere: not in MODEL, the FMWORK ARG lines, the args JSON, a
+// campaign's plan or listing, process's output. Whether `key` of sub-option set `set` ("model", "token") is one
+// of them. The words' own test, quoting and nesting included, is sub_options.hpp's is_secret_option.
 bool is_secret_key(const std::string& set, const std::string& key);
 // The tree of sub-option set `set` (CommandLine::subs) with each secret key's value replaced by kNotShown.
 Value tree_without_secrets(const std::string& set, Value tree);

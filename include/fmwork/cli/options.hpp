@@ -101,7 +101,9 @@ void read_option_value(const Option& option, OptionGroups& groups, const std::st
 OptionGroups options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given);
 
 // The values given to `command` (not one that runs the model: options_from is theirs), each row's in the order
-// given, read in table order, each checked against the row's choices first.
+// given, read in table order, each checked against the row's choices first. A usage Error for a required row
+// not given, naming what it takes and what may follow: "--cache: expected list, report or clear, then
+// optionally --cache_dir DIR".
 OptionGroups command_options_from(Command command, const std::vector<std::pair<const Option*, std::string>>& given);
 
 // `args.NAME` in an `@` value, as upstream's eval namespace holds `args`: each option's value, and

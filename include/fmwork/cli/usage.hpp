@@ -30,6 +30,11 @@ std::string serve_usage();
 // positionals and options, from its rows of the one table (options.hpp), laid out as CLI11 laid them out.
 std::string command_usage(Command command);
 
+// What follows a command's words in its usage line, from its rows in table order: a positional row's choices
+// ("list|report|clear") or value name, the others' usage; each in brackets unless the row is required. For
+// `driver --cache`: "list|report|clear [--cache_dir DIR]".
+std::string command_synopsis(Command command);
+
 // `driver NAME --help` for a subcommand without a help of its own: its usage line and summary.
 std::string subcommand_usage(const SubcommandDoc& subcommand);
 

@@ -59,8 +59,22 @@ struct FamilyRow {
 inline constexpr FamilyRow kFamilies[] = {FMWORK_NATIVE_FAMILIES(FMWORK_FAMILY_ROW)};
 #undef FMWORK_FAMILY_ROW
 
+// Model types no family runs natively (they run through --compile, from transformers' own class) whose config.json
+// rule the checks made before loading need: the after_pad column of the families' rows, for types whose
+// transformers class takes positions after the padding index too (max_input_size_of, config.hpp). A type
+// without a row here or in FMWORK_NATIVE_FAMILIES has positions from 0. No row names a native model type.
+struct CompiledModelTypeRow {
+  const char* model_type;
+  bool after_pad;
+};
+inline constexpr CompiledModelTypeRow kCompiledModelTypes[] = {{"camembert", true}, {"mpnet", true}};
+
 // The row of `family`.
 const FamilyRow& family_row(Family family);
+
+// Whether the position ids of `model_type` start after the padding index: its family's after_pad, else its
+// kCompiledModelTypes row's; false for a model_type neither table names.
+bool positions_after_pad(const std::string& model_type);
 
 // The family config.json's `model_type` names, or nothing for a model_type no row has.
 std::optional<Family> family_of_model_type(const std::string& model_type);
