@@ -147,7 +147,9 @@ struct KeySpec {
   // model_key_not_taken reads them. nullptr: every file takes it.
   bool (*given)(const Options&) = nullptr;
   unsigned files = ~0u;
-  bool secret = false;  // its value is written nowhere (is_secret_key)
+  // Its value is written nowhere (is_secret_key). Only an ignored row (ignored_key) may be: a row that stores
+  // its value would hand it to code that writes it, so doc_of refuses the mark anywhere else.
+  bool secret = false;
 
   bool ignored() const { return kind == &kIgnored; }
 };
@@ -173,7 +175,7 @@ std::vector<std::string> known_keys(const SetTable<Options>& table, bool ignored
 }
 
 template <typename Options>
-const KeySpec<Options>* find_key(const SetTable<Options>& table, const std::string& key) {
+const KeySpec<Options>* find_spec(const SetTable<Options>& table, const std::string& key) {
   for (const auto& spec : table.keys)
     if (key == spec.key || (spec.alias && key == spec.alias)) return &spec;
   return nullptr;
@@ -190,7 +192,7 @@ std::vector<std::string> apply_table(const SetTable<Options>& table, const Entri
   std::vector<std::pair<const KeySpec<Options>*, std::string>> given;  // spec, the spelling that set it
   std::vector<std::string> ignored_lines;
   for (const auto& [key, v] : entries) {
-    const KeySpec<Options>* spec = find_key(table, key);
+    const KeySpec<Options>* spec = find_spec(table, key);
     if (!spec) {
       const std::vector<std::string> ignored = known_keys(table, true);
       unknown_key(set, key, known_keys(table), ignored.empty() ? "" : " (" + ignored_as + ": " + joined(ignored) + ")",
@@ -217,6 +219,8 @@ OptionSetDoc doc_of(const SetTable<Options>& table) {
   std::string named;
   bool left_out = false;
   for (const auto& spec : table.keys) {
+    if (spec.secret && !spec.ignored())
+      throw runtime_error(option_name(table.set, spec.key) + ": a secret key must be an ignored row (ignored_key)");
     std::vector<std::string> aliases;
     if (spec.alias) aliases.emplace_back(spec.alias);
     (spec.ignored() ? doc.ignored : doc.keys)
@@ -543,7 +547,7 @@ namespace {
 
 template <typename Options>
 bool secret_in(const SetTable<Options>& table, const std::string& set, const std::string& key) {
-  const KeySpec<Options>* spec = set == table.set ? find_key(table, key) : nullptr;
+  const KeySpec<Options>* spec = set == table.set ? find_spec(table, key) : nullptr;
   return spec && spec->secret;
 }
 

@@ -71,7 +71,7 @@ std::vector<std::string> statistic_names() {
   return names;
 }
 
-// A row of a command that does not run the model: no `args.NAME`, ours, never required.
+// A row of a command that does not run the model: no `args.NAME`, ours, required only through required().
 constexpr Option row_of(Command command, OptionRow text, void (*read)(G&, T, T), OptionWords words = OptionWords::one,
               std::vector<std::string> (*choices)() = nullptr, const char* positional = nullptr) {
   return {text, only(command), kNoCommand, Origin::ours, read, nullptr, nullptr, words, choices, positional};
@@ -276,7 +276,7 @@ const Option kOptions[] = {
     row_of(P, {"match", "KEYS", "dtype,threads",
                "with --compare: pair on input, batch and these META keys (dtype,threads; model is\n"
                "RES's model name, by its folder's name) instead of the run; the other keys that\n"
-               "matter (dtype, threads, compile, platform, attention, gelu_epilogue, model,\n"
+               "matter (dtype, threads, runtime, platform, attention, gelu_epilogue, model,\n"
                "batching, lengths) must then agree within a pair"},
            [](G& g, T o, T v) { add_compare_keys(g.process.match, o, v); }, OptionWords::each),
     row_of(P, {"ignore-meta", "KEYS", "dtype",

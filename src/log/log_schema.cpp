@@ -85,8 +85,14 @@ const std::vector<const LineSpec*>& line_specs() {
 const std::vector<std::string_view>& compared_keys() {
   static const std::vector<std::string_view> keys = [] {
     std::vector<std::pair<int, std::string_view>> ranked;
-    for (const FieldSpec& f : meta_line_spec().fields)
-      if (f.compared >= 0) ranked.emplace_back(f.compared, f.key);
+    for (const LineSpec* spec : line_specs())
+      for (const FieldSpec& f : spec->fields) {
+        if (f.compared < 0) continue;
+        // meta_value reads the compared keys from META: a mark on another line would be a column never filled.
+        if (spec != &meta_line_spec())
+          throw runtime_error(fmt::format("log schema: {}'s {} is marked compared; only META's keys are", spec->word, f.key));
+        ranked.emplace_back(f.compared, f.key);
+      }
 #define FMWORK_COMPARED_RANK(key, rank, from) ranked.emplace_back(rank, (static_cast<void>(from), #key));
     FMWORK_COMPARED_KEYS(FMWORK_COMPARED_RANK)
 #undef FMWORK_COMPARED_RANK

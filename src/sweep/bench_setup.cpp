@@ -157,7 +157,9 @@ std::string unpadded_refusal(const ModelFacts& model, const PlatformFacts& platf
 
 // The sweep the command line asks for: its options as read, the batching the setup chose, what the platform implies.
 SweepPlan plan_of(const DriverOptions& o, const Platform& platform, Batching batching) {
-  SweepPlan plan{o.command_line.args, o.check};
+  SweepPlan plan;
+  plan.args = o.command_line.args;
+  plan.check = o.check;
   plan.cpu_reference = cpu_reference_of(o, platform);
   plan.batching = batching;
   plan.one_shape = platform.facts().constraints.single_input_size;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/options_page.hpp"
 #include "fmwork/cli/usage.hpp"
+#include "fmwork/log/log_schema.hpp"
 
 namespace fmwork {
 namespace {
@@ -52,6 +54,22 @@ TEST(Options, EveryRowIsInItsCommandsHelpDocsAndDidYouMean) {
 
 // A row one command does not take is refused there, saying whose it is, before any value is read; a row no
 // command takes would be dead, and the required options are the rows' own.
+// --match's help lists the keys that must agree within a pair by hand (a row's help is a literal): each key the
+// schema marks compared must be in it, so a key marked later is not missing from process --help.
+TEST(Options, MatchHelpNamesEveryComparedKey) {
+  const Option* match = find_option("match", Command::process);
+  ASSERT_NE(match, nullptr);
+  const std::string help = match->help;
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto names = [&](std::string_view key) {  // as a word, not inside another: "model" in "model_name"
+    for (size_t at = help.find(key); at != std::string::npos; at = help.find(key, at + 1))
+      if ((at == 0 || !word_char(help[at - 1])) && (at + key.size() == help.size() || !word_char(help[at + key.size()])))
+        return true;
+    return false;
+  };
+  for (const std::string_view key : compared_keys()) EXPECT_TRUE(names(key)) << key << " is not in: " << help;
+}
+
 TEST(Options, AnotherCommandsOptionIsRefusedSayingWhoseItIs) {
   for (const Option& option : options()) {
     SCOPED_TRACE(option.name);

@@ -216,7 +216,8 @@ using OptText = std::optional<std::string>;
 // The keys that make two results different experiments (report/compare.hpp's significant_meta_keys), beyond the
 // META rows marked compared(rank): X(key, rank, where its value comes from). model is RES's model_name (normalised
 // by model_key): every result states it on its own line, so it is no META row, and a META model= would be
-// another writer's key, not this one.
+// another writer's key, not this one. The third column is checked to name a key, no more: where the value is
+// read is report/compare.cpp's meta_value, which names model itself.
 #define FMWORK_COMPARED_KEYS(X) X(model, 6, res_position::model_name)
 
 // The keys as names: code that reads a field back names it by its line's constant (meta_key::dtype,

@@ -17,7 +17,7 @@ namespace fmwork {
 // - "runs": a table of the logs, one row per log with its color, name (the run_id label, else its path),
 //   its labels, the META values that differ between logs, its counts; then the META common to all;
 // - "charts": one group per model (RES's model name; id "model-N"), its series' legend once (only the keys
-//   whose values differ between its series: labels, then dtype, threads, compile, platform, attn), then
+//   whose values differ between its series: labels, then log_schema.hpp's compared_keys()), then
 //   latency (ms) and tokens/s against the batch size per input size, and against the input size per batch
 //   size (render_svg_chart: log2 x), one series per log (a campaign's repeats of one run: one series, their
 //   median, the bar from the lowest to the highest), each point the median latency (precise_latency_ms())
