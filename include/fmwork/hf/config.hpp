@@ -96,7 +96,8 @@ EncoderConfig parse_config(const nlohmann::json& json, const std::string& source
 // The longest input a config.json of any model_type allows, for what has no native encoder (compiled ahead
 // of time through transformers' own class): max_position_embeddings, less pad_token_id + 1 (default 1) for the
 // model types whose positions start after the padding index (positions_after_pad, family_table.hpp:
-// kCompiledModelTypes' rows, camembert and mpnet); the native families' own rule for theirs. Nothing when config.json has no max_position_embeddings. Errors as
+// kCompiledModelTypes' rows, camembert and mpnet); the native families' own rule for theirs. Nothing when
+// config.json has no max_position_embeddings. Errors as
 // parse_config's for a native model_type, a runtime Error for a malformed field.
 std::optional<int64_t> max_input_size_of(const nlohmann::json& json, const std::string& source);
 
