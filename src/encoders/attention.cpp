@@ -22,6 +22,7 @@ AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, c
       pattern.window.has_value() && (pattern.causal ? T > *pattern.window : T - 1 > *pattern.window);
   if (!padded && !window_masks && !pattern.causal) return m;
   m.causal_only = pattern.causal && !padded && !window_masks;
+  m.padded = padded;
   at::Tensor allowed;  // [T, T] when the pattern masks, then [B or 1, 1, T, T]
   if (pattern.causal || window_masks) {
     auto pos = at::arange(T, options.dtype(at::kLong));
@@ -62,6 +63,19 @@ long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, in
   return bytes;
 }
 
+at::Tensor padded_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                       const std::optional<at::Tensor>& mask, bool padded, double dropout, bool causal,
+                       std::optional<double> scale, bool enable_gqa) {
+  if (!padded || q.device().type() != at::kCUDA)
+    return at::scaled_dot_product_attention(q, k, v, mask, dropout, causal, scale, enable_gqa);
+  struct CudnnAttentionOff {  // restores LibTorch's switch however the call ends
+    bool was = at::globalContext().userEnabledCuDNNSDP();
+    CudnnAttentionOff() { at::globalContext().setSDPUseCuDNN(false); }
+    ~CudnnAttentionOff() { at::globalContext().setSDPUseCuDNN(was); }
+  } off;
+  return at::scaled_dot_product_attention(q, k, v, mask, dropout, causal, scale, enable_gqa);
+}
+
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const AttentionMask& mask,
                   AttentionImpl impl, double sdpa_scale) {
   const int64_t B = q.size(0), h = q.size(1), T = q.size(2), d = q.size(3), kv = k.size(1), rep = h / kv;
@@ -70,10 +84,10 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     std::optional<at::Tensor> m;
     if (mask.allowed.defined() && !mask.causal_only) m = mask.allowed;
     if (sdpa_repeats_kv(q.device().type(), q.scalar_type(), m.has_value(), h, kv))
-      ctx = at::scaled_dot_product_attention(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), m, 0.0,
-                                             mask.causal_only, sdpa_scale);
+      ctx = padded_sdpa(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), m, mask.padded, 0.0,
+                        mask.causal_only, sdpa_scale, /*enable_gqa=*/false);
     else
-      ctx = at::scaled_dot_product_attention(q, k, v, m, 0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/kv != h);
+      ctx = padded_sdpa(q, k, v, m, mask.padded, 0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/kv != h);
   } else {
     // The rep query heads of one key/value head are adjacent in q: one [rep T, T] score matrix per kv head,
     // no copy of k and v per query head.

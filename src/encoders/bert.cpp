@@ -99,7 +99,8 @@ at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, c
   if (attention_ == AttentionImpl::sdpa) {
     std::optional<at::Tensor> mask;
     if (bool_mask.defined()) mask = bool_mask;
-    ctx = at::scaled_dot_product_attention(p.q.transpose(1, 2), p.k.transpose(1, 2), p.v.transpose(1, 2), mask);
+    ctx = padded_sdpa(p.q.transpose(1, 2), p.k.transpose(1, 2), p.v.transpose(1, 2), mask,
+                      /*padded=*/mask.has_value(), 0.0, /*causal=*/false, std::nullopt, /*enable_gqa=*/false);
   } else {
     // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
     auto qc = at::empty({B, h, T, d}, p.q.options());

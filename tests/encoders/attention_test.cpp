@@ -71,6 +71,22 @@ TEST(AttentionMask, PaddingHidesKeysOfItsRowOnly) {
   EXPECT_FALSE(m.allowed[1][0][2][3].item<bool>()) << "causal: no later key";
 }
 
+// Defect (H200, 2026-11-30): padded batches on CUDA paid cuDNN's graph build per shape. The mask says when the
+// batch is padded (padded_sdpa's cue); off CUDA padded_sdpa is sdpa itself and leaves LibTorch's switch alone.
+TEST(Attention, PaddedMasksSayTheyArePaddedAndOffCudaSdpaIsUnchanged) {
+  auto pad = at::ones({2, 6}, at::kLong);
+  EXPECT_FALSE(make_attention_mask(pad, 6, {true, 2}, kFloat, AttentionImpl::sdpa).padded) << "a window, no padding";
+  pad[1].narrow(0, 4, 2).zero_();
+  const AttentionMask m = make_attention_mask(pad, 6, {false, std::nullopt}, kFloat, AttentionImpl::sdpa);
+  EXPECT_TRUE(m.padded);
+  at::manual_seed(3);
+  auto q = at::randn({2, 2, 6, 4}), k = at::randn({2, 2, 6, 4}), v = at::randn({2, 2, 6, 4});
+  const bool before = at::globalContext().userEnabledCuDNNSDP();
+  const at::Tensor got = fmwork::hf::padded_sdpa(q, k, v, m.allowed, true, 0.0, false, std::nullopt, false);
+  EXPECT_EQ(at::globalContext().userEnabledCuDNNSDP(), before);
+  EXPECT_TRUE(at::equal(got, at::scaled_dot_product_attention(q, k, v, m.allowed)));
+}
+
 // Head by head in float64: query head i reads key/value head i / (h / kv), as transformers' repeat_kv.
 at::Tensor grouped_reference(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& allowed) {
   const int64_t B = q.size(0), h = q.size(1), T = q.size(2), d = q.size(3), kv = k.size(1);

@@ -140,6 +140,24 @@ TEST(CudaPlatform, GroupedHeadsWithAndWithoutMaskMatchTheCpu) {
   EXPECT_LT(enc::max_diff(hidden(gpu->forward(unpadded)), plain_cpu), 1e-4) << "unpadded, float32";
 }
 
+// Padded batches skip cuDNN's attention (it builds a graph per shape; padded_sdpa in attention.hpp): the result
+// is the CPU's in float32 within bfloat16's rounding, and LibTorch's switch is as it was after the call.
+TEST(CudaPlatform, PaddedAttentionSkipsCudnnAndRestoresTheSwitch) {
+  FMWORK_NEEDS_GPU();
+  torch::manual_seed(5);
+  auto q = torch::randn({3, 4, 40, 64}), k = torch::randn({3, 4, 40, 64}), v = torch::randn({3, 4, 40, 64});
+  auto allowed = torch::ones({3, 1, 1, 40}, torch::kBool);
+  allowed[2].narrow(2, 30, 10).fill_(false);
+  const auto gpu = [](const at::Tensor& t) { return t.to(torch::Device(torch::kCUDA, 0)); };
+  const auto bf16 = [&](const at::Tensor& t) { return gpu(t).to(torch::kBFloat16); };
+  const bool before = at::globalContext().userEnabledCuDNNSDP();
+  const at::Tensor got =
+      fmwork::hf::padded_sdpa(bf16(q), bf16(k), bf16(v), gpu(allowed), true, 0.0, false, std::nullopt, false);
+  EXPECT_EQ(at::globalContext().userEnabledCuDNNSDP(), before);
+  const at::Tensor want = at::scaled_dot_product_attention(q, k, v, allowed);
+  EXPECT_LT((got.to(torch::kCPU).to(torch::kFloat) - want).abs().max().item<double>(), 3e-2);
+}
+
 // Packed sequences on CUDA (--batching unpadded) go through one variable-length kernel call: flash in
 // bfloat16, memory-efficient in float32 (no window there). Each sequence's context is what SDPA gives that
 // sequence alone (float32, the pattern's mask from make_attention_mask), with q, k and v strided as a fused
