@@ -69,9 +69,10 @@ struct PowerRange {
   std::optional<double> idle_watts;
 };
 
-// "" when `mean_watts` lies within `range` (a 5% margin each way for the readings' own error); else why it is
-// not a figure, naming both numbers: "mean power 773 W over 1.02 s is above the card's enforced power limit
-// (700 W)", "... below its draw at rest (60 W)".
+// "" when `mean_watts` lies within `range` (up to 5% over the limit for the readings' own error, down to half
+// the draw at rest, a reading that may still carry earlier work); else why it is not a figure, naming both
+// numbers: "mean power 773 W over 1.02 s is above the device's enforced power limit (700 W)", "... below half
+// the device's draw at rest (60 W)".
 std::string implausible_power(double mean_watts, double seconds, const PowerRange& range);
 
 }  // namespace fmwork

@@ -27,7 +27,8 @@ class NvmlEnergy : public EnergyMeter {
   // when NVML does not say.
   std::optional<double> enforced_limit_watts() const;
   // The power drawn now (nvmlDeviceGetPowerUsage, milliwatts), in watts: read at open, before any work, it is
-  // the device's draw at rest. nullopt when NVML does not say.
+  // the device's draw at rest, or above it while earlier work's draw is still in NVML's average. nullopt when
+  // NVML does not say.
   std::optional<double> power_watts() const;
 
   struct Api;  // the functions taken from the library (nvml_energy.cpp)
