@@ -172,7 +172,9 @@ if [ "$dry" = 1 ]; then small=(16 2); else small=(128 2); fi
 small_input=${small[0]} small_batch=${small[1]}
 
 step_facts() {
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader ||
+  # the enforced power limit and the draw at rest: the range a measured mean power must fall in
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit,enforced.power.limit,power.draw \
+    --format=csv,noheader ||
     echo "nvidia-smi: none on this machine"
   "$python" - <<'EOF'
 import platform, torch, transformers
