@@ -72,6 +72,11 @@ def median(values):
     return statistics.median(values) if values else NAN
 
 
+def cell(x, spec, unit=""):
+    """x formatted for the table, or "-" where nothing was measured (NaN)."""
+    return "-" if x != x else f"{x:{spec}}{unit}"
+
+
 def minilm_default():
     if os.environ.get("FMWORK_MINILM_FOLDER"):
         return os.environ["FMWORK_MINILM_FOLDER"]
@@ -213,14 +218,15 @@ class Bench:
                 got = lambda key, tool="eager": median([r.get((inp, batch), {}).get(key, NAN)
                                                         for r in tools.get(tool, [])])
                 tflops, of_peak = got("gflops") / 1e3, got("of_peak")
-                cells = ["refused" if (t, model) in self.refused else f"{median(ms.get(t, [])):.3f}" if t in ms else "-"
-                         for t in TOOLS]
+                cells = ["refused" if (t, model) in self.refused else cell(median(ms.get(t, [])), ".3f") if t in ms
+                         else "-" for t in TOOLS]
                 # against torch.compile: the eager round that ran right before it (round 0)
                 ratios = ([ratio("eager"), ratio("epilogue", ms.get("eager", []))]
                           + [ratio(t) for t in ("graphs", "aoti")] + [ratio("eager", ms.get("compile", []))])
                 out.append(f"| {model} | {dtype} | ({inp},{batch}) | " + " | ".join(cells) + " | " +
-                           " | ".join(f"{r:.2f}x" for r, _ in ratios) + f" | {ratios[0][1]} | {tflops:.4g} | "
-                           f"{100 * of_peak:.0f}% | {100 * got('of_peak', 'epilogue'):.0f}% |")
+                           " | ".join(cell(r, ".2f", "x") for r, _ in ratios) +
+                           f" | {ratios[0][1]} | {cell(tflops, '.4g')} | {cell(100 * of_peak, '.0f', '%')} | "
+                           f"{cell(100 * got('of_peak', 'epilogue'), '.0f', '%')} |")
                 measured = {t: (median(ms.get(t, [])), ratio(t)[0], got("of_peak", t)) for t in ("eager", "epilogue")
                             if t in ms and (t, model) not in self.refused}
                 verdicts += self.verdicts(model, dtype, inp, batch, ratios, measured)
