@@ -58,7 +58,7 @@ struct Subcommand {
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
-      {{"run", "EXPERIMENT (--out ROOT | --list) [OPTIONS]",
+      {{"run", command_synopsis(Command::run),
         "runs an experiment file's command lines as a campaign (driver run --help: its options)"},
        true,
        [](const std::vector<std::string>& args) {

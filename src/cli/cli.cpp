@@ -143,7 +143,8 @@ SortedWords sort_words(int argc, const char* const* argv, Command command) {
     // The words that start a mode of their own (driver.cpp reads them first on the line) said "unknown option"
     // or "unexpected argument" anywhere else, as if the driver had no such thing.
     if (runs_model(command) && (word == "run" || word == "--cache" || word == "--version")) {
-      throw usage_error(word == "run" ? "'run' is a sub-command and comes first: driver run EXPERIMENT (--out ROOT | --list)"
+      throw usage_error(word == "run" ? "'run' is a sub-command and comes first: driver run " +
+                                            command_synopsis(Command::run)
                         : word == "--cache" ? "--cache is a sub-command and comes first: driver --cache " +
                                                   command_synopsis(Command::cache)
                                             : "--version stands alone on the command line: driver --version");

@@ -130,7 +130,8 @@ TEST(Cli, UsageErrors) {
        "--cache is a sub-command and comes first: driver --cache list|report|clear [--cache_dir DIR]"},
       {{"--platform", "cpu", "--version"}, "--version stands alone on the command line: driver --version"},
       {{"--platform", "cpu", "run", "x.json"},
-       "'run' is a sub-command and comes first: driver run EXPERIMENT (--out ROOT | --list)"},
+       "'run' is a sub-command and comes first: driver run [EXPERIMENT] [--out ROOT] [--resume DIR] [--devices LIST] "
+       "[--list] [--slurm] [--wait] [--max-tasks N] [--no-submit] [--task DIR INDEX]"},
       {{"--platform", "cpu", "--model_name", "m", "--model_class", "B", "--input_sizes", "64,,128", "--batch_sizes",
         "1", "--reps", "2"},
        "--input_sizes expects comma-separated positive integers like 64,128; got '64,,128'"},
