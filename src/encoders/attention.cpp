@@ -22,7 +22,7 @@ AttentionMask make_attention_mask(const at::Tensor& attention_mask, int64_t T, c
       pattern.window.has_value() && (pattern.causal ? T > *pattern.window : T - 1 > *pattern.window);
   if (!padded && !window_masks && !pattern.causal) return m;
   m.causal_only = pattern.causal && !padded && !window_masks;
-  m.padded = padded;
+  m.shape_varies = padded;
   at::Tensor allowed;  // [T, T] when the pattern masks, then [B or 1, 1, T, T]
   if (pattern.causal || window_masks) {
     auto pos = at::arange(T, options.dtype(at::kLong));
@@ -63,10 +63,10 @@ long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, in
   return bytes;
 }
 
-at::Tensor padded_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                       const std::optional<at::Tensor>& mask, bool padded, double dropout, bool causal,
-                       std::optional<double> scale, bool enable_gqa) {
-  if (!padded || q.device().type() != at::kCUDA)
+at::Tensor varying_shape_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                              const std::optional<at::Tensor>& mask, bool shape_varies, double dropout, bool causal,
+                              std::optional<double> scale, bool enable_gqa) {
+  if (!shape_varies || q.device().type() != at::kCUDA)
     return at::scaled_dot_product_attention(q, k, v, mask, dropout, causal, scale, enable_gqa);
   struct CudnnAttentionOff {  // restores LibTorch's switch however the call ends
     bool was = at::globalContext().userEnabledCuDNNSDP();
@@ -84,10 +84,11 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     std::optional<at::Tensor> m;
     if (mask.allowed.defined() && !mask.causal_only) m = mask.allowed;
     if (sdpa_repeats_kv(q.device().type(), q.scalar_type(), m.has_value(), h, kv))
-      ctx = padded_sdpa(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), m, mask.padded, 0.0,
-                        mask.causal_only, sdpa_scale, /*enable_gqa=*/false);
+      ctx = varying_shape_sdpa(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1), m, mask.shape_varies,
+                               0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/false);
     else
-      ctx = padded_sdpa(q, k, v, m, mask.padded, 0.0, mask.causal_only, sdpa_scale, /*enable_gqa=*/kv != h);
+      ctx = varying_shape_sdpa(q, k, v, m, mask.shape_varies, 0.0, mask.causal_only, sdpa_scale,
+                               /*enable_gqa=*/kv != h);
   } else {
     // The rep query heads of one key/value head are adjacent in q: one [rep T, T] score matrix per kv head,
     // no copy of k and v per query head.
@@ -140,7 +141,11 @@ at::Tensor per_sequence(const std::vector<int64_t>& lengths, int64_t features, c
 const AttentionMask& MasksByLength::of(int64_t length) {
   const std::lock_guard<std::mutex> lock(mutex_);  // per_sequence's threads ask at once
   auto it = made_.find(length);
-  if (it == made_.end()) it = made_.emplace(length, make_attention_mask(at::Tensor(), length, pattern_, options_, impl_)).first;
+  if (it == made_.end()) {
+    AttentionMask m = make_attention_mask(at::Tensor(), length, pattern_, options_, impl_);
+    m.shape_varies = true;  // one sequence of a packed batch alone: its length is its shape
+    it = made_.emplace(length, std::move(m)).first;
+  }
   return it->second;
 }
 

@@ -92,15 +92,18 @@ BertEncoder::Qkv BertEncoder::project(const at::Tensor& x, const EncoderLayer& L
           run_linear(x, L.v).view({B, T, h, d})};
 }
 
-at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const {
+at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask,
+                                bool alone) const {
   const int64_t B = p.q.size(0), T = p.q.size(1), H = config_.hidden_size, h = config_.num_attention_heads,
                 d = config_.head_dim();
   at::Tensor ctx;  // [B, h, T, d]
   if (attention_ == AttentionImpl::sdpa) {
     std::optional<at::Tensor> mask;
     if (bool_mask.defined()) mask = bool_mask;
-    ctx = padded_sdpa(p.q.transpose(1, 2), p.k.transpose(1, 2), p.v.transpose(1, 2), mask,
-                      /*padded=*/mask.has_value(), 0.0, /*causal=*/false, std::nullopt, /*enable_gqa=*/false);
+    // BERT's mask is only ever padding: given, the batch's shape follows its requests
+    ctx = varying_shape_sdpa(p.q.transpose(1, 2), p.k.transpose(1, 2), p.v.transpose(1, 2), mask,
+                             /*shape_varies=*/mask.has_value() || alone, 0.0, /*causal=*/false, std::nullopt,
+                             /*enable_gqa=*/false);
   } else {
     // Q scaled while it is copied into the [B, h, T, d] layout bmm wants: one pass instead of two.
     auto qc = at::empty({B, h, T, d}, p.q.options());
@@ -118,14 +121,14 @@ at::Tensor BertEncoder::context(const Qkv& p, const at::Tensor& additive_mask, c
 at::Tensor BertEncoder::attention(const at::Tensor& x, const EncoderLayer& L, const at::Tensor& additive_mask,
                                   const at::Tensor& bool_mask, const Packed* packed) const {
   const Qkv p = project(x, L);
-  if (!packed) return run_linear(context(p, additive_mask, bool_mask), L.attn_out);
+  if (!packed) return run_linear(context(p, additive_mask, bool_mask, /*alone=*/false), L.attn_out);
   // Packed: each sequence attends over its own tokens, with no mask.
   auto ctx = packed_attention(
       *packed->tokens, packed->longest, packed->varlen, {}, config_.hidden_size, x.options(),
       [&] { return QkvRows{p.q.squeeze(0), p.k.squeeze(0), p.v.squeeze(0)}; },
       [&](int64_t offset, int64_t length) {
         return context({p.q.narrow(1, offset, length), p.k.narrow(1, offset, length), p.v.narrow(1, offset, length)},
-                       at::Tensor(), at::Tensor());
+                       at::Tensor(), at::Tensor(), /*alone=*/true);
       });
   return run_linear(ctx, L.attn_out);
 }

@@ -147,10 +147,11 @@ std::vector<std::string> NativeEncoder::describe_lines() const {
 }
 
 std::string NativeEncoder::attention_line(const std::string& eager, const std::string& pattern, bool windows) const {
-  // padded_sdpa's choice, said where it applies
+  // varying_shape_sdpa's choice, said where it applies
   const bool cuda_sdpa = attention_ == AttentionImpl::sdpa && device_.is_cuda();
   return "attention: " + (attention_ == AttentionImpl::eager ? eager : "sdpa: at::scaled_dot_product_attention") +
-         pattern + (cuda_sdpa ? "; padded batches without cuDNN attention (it builds a graph per shape)" : "") +
+         pattern +
+         (cuda_sdpa ? "; padded batches and lone sequences without cuDNN attention (a graph per shape)" : "") +
          (varlen_refusal_ ? "" : varlen_attention_note(device_, dtype_, config_.head_dim(), attention_, windows));
 }
 

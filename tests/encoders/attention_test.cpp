@@ -72,17 +72,21 @@ TEST(AttentionMask, PaddingHidesKeysOfItsRowOnly) {
 }
 
 // Defect (H200, 2026-11-30): padded batches on CUDA paid cuDNN's graph build per shape. The mask says when the
-// batch is padded (padded_sdpa's cue); off CUDA padded_sdpa is sdpa itself and leaves LibTorch's switch alone.
-TEST(Attention, PaddedMasksSayTheyArePaddedAndOffCudaSdpaIsUnchanged) {
+// call's shape follows the requests (varying_shape_sdpa's cue): a padded batch, one sequence of a packed batch
+// alone; not a window over a full batch. Off CUDA varying_shape_sdpa is sdpa's own call and leaves LibTorch's
+// switch alone (a change that touched the CPU's attention would fail here).
+TEST(Attention, MasksSayWhenTheShapeFollowsTheRequests) {
   auto pad = at::ones({2, 6}, at::kLong);
-  EXPECT_FALSE(make_attention_mask(pad, 6, {true, 2}, kFloat, AttentionImpl::sdpa).padded) << "a window, no padding";
+  EXPECT_FALSE(make_attention_mask(pad, 6, {true, 2}, kFloat, AttentionImpl::sdpa).shape_varies) << "a window only";
   pad[1].narrow(0, 4, 2).zero_();
   const AttentionMask m = make_attention_mask(pad, 6, {false, std::nullopt}, kFloat, AttentionImpl::sdpa);
-  EXPECT_TRUE(m.padded);
+  EXPECT_TRUE(m.shape_varies) << "padding";
+  fmwork::hf::MasksByLength alone({false, std::nullopt}, kFloat, AttentionImpl::sdpa);
+  EXPECT_TRUE(alone.of(5).shape_varies) << "one sequence of a packed batch";
   at::manual_seed(3);
   auto q = at::randn({2, 2, 6, 4}), k = at::randn({2, 2, 6, 4}), v = at::randn({2, 2, 6, 4});
   const bool before = at::globalContext().userEnabledCuDNNSDP();
-  const at::Tensor got = fmwork::hf::padded_sdpa(q, k, v, m.allowed, true, 0.0, false, std::nullopt, false);
+  const at::Tensor got = fmwork::hf::varying_shape_sdpa(q, k, v, m.allowed, true, 0.0, false, std::nullopt, false);
   EXPECT_EQ(at::globalContext().userEnabledCuDNNSDP(), before);
   EXPECT_TRUE(at::equal(got, at::scaled_dot_product_attention(q, k, v, m.allowed)));
 }

@@ -418,7 +418,8 @@ TEST_F(DriverTest, HelpExitsZero) {
   auto r = driver({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--model_name"), std::string::npos);
-  for (const char* line : {"\n       driver run [EXPERIMENT] [--out ROOT] ", "\n       driver --cache list|report|clear ",
+  for (const char* line : {"\n       driver run [EXPERIMENT] [--out ROOT] ",
+                           "\n       driver --cache list|report|clear ",
                            "\n  run                   runs ", "\n  --cache               lists, "})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   r = driver({"--cache", "--help"});

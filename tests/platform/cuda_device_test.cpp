@@ -140,20 +140,37 @@ TEST(CudaPlatform, GroupedHeadsWithAndWithoutMaskMatchTheCpu) {
   EXPECT_LT(enc::max_diff(hidden(gpu->forward(unpadded)), plain_cpu), 1e-4) << "unpadded, float32";
 }
 
-// Padded batches skip cuDNN's attention (it builds a graph per shape; padded_sdpa in attention.hpp): the result
-// is the CPU's in float32 within bfloat16's rounding, and LibTorch's switch is as it was after the call.
-TEST(CudaPlatform, PaddedAttentionSkipsCudnnAndRestoresTheSwitch) {
+// A call whose shape follows the requests skips cuDNN's attention (it builds a graph per shape;
+// varying_shape_sdpa in attention.hpp). With cuDNN the only kernel left on, such a call finds none and throws,
+// and the switch is back on after the throw; with the others on, the result is the CPU's within bfloat16's
+// rounding and the switch as it was.
+TEST(CudaPlatform, AttentionOfVaryingShapeSkipsCudnnAndRestoresTheSwitch) {
   FMWORK_NEEDS_GPU();
+  auto& ctx = at::globalContext();
+  struct Restore {  // the four kernels' switches as they were, however the test ends
+    bool flash = at::globalContext().userEnabledFlashSDP();
+    bool efficient = at::globalContext().userEnabledMemEfficientSDP();
+    bool math = at::globalContext().userEnabledMathSDP(), cudnn = at::globalContext().userEnabledCuDNNSDP();
+    ~Restore() {
+      auto& c = at::globalContext();
+      c.setSDPUseFlash(flash), c.setSDPUseMemEfficient(efficient), c.setSDPUseMath(math), c.setSDPUseCuDNN(cudnn);
+    }
+  } restore;
   torch::manual_seed(5);
   auto q = torch::randn({3, 4, 40, 64}), k = torch::randn({3, 4, 40, 64}), v = torch::randn({3, 4, 40, 64});
   auto allowed = torch::ones({3, 1, 1, 40}, torch::kBool);
   allowed[2].narrow(2, 30, 10).fill_(false);
-  const auto gpu = [](const at::Tensor& t) { return t.to(torch::Device(torch::kCUDA, 0)); };
-  const auto bf16 = [&](const at::Tensor& t) { return gpu(t).to(torch::kBFloat16); };
-  const bool before = at::globalContext().userEnabledCuDNNSDP();
+  const auto bf16 = [](const at::Tensor& t) { return t.to(torch::Device(torch::kCUDA, 0)).to(torch::kBFloat16); };
+  const auto cuda_mask = allowed.to(torch::Device(torch::kCUDA, 0));
+  ctx.setSDPUseFlash(false), ctx.setSDPUseMemEfficient(false), ctx.setSDPUseMath(false), ctx.setSDPUseCuDNN(true);
+  EXPECT_ANY_THROW(fmwork::hf::varying_shape_sdpa(bf16(q), bf16(k), bf16(v), cuda_mask, true, 0.0, false,
+                                                  std::nullopt, false))
+      << "cuDNN took a call whose shape varies";
+  EXPECT_TRUE(ctx.userEnabledCuDNNSDP()) << "the switch stayed off after the throw";
+  ctx.setSDPUseMemEfficient(true), ctx.setSDPUseMath(true);
   const at::Tensor got =
-      fmwork::hf::padded_sdpa(bf16(q), bf16(k), bf16(v), gpu(allowed), true, 0.0, false, std::nullopt, false);
-  EXPECT_EQ(at::globalContext().userEnabledCuDNNSDP(), before);
+      fmwork::hf::varying_shape_sdpa(bf16(q), bf16(k), bf16(v), cuda_mask, true, 0.0, false, std::nullopt, false);
+  EXPECT_TRUE(ctx.userEnabledCuDNNSDP());
   const at::Tensor want = at::scaled_dot_product_attention(q, k, v, allowed);
   EXPECT_LT((got.to(torch::kCPU).to(torch::kFloat) - want).abs().max().item<double>(), 3e-2);
 }

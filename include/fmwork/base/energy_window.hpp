@@ -63,7 +63,8 @@ std::optional<EnergyWindow> measure_energy_of_span(const EnergyWindowRules& rule
                                                    const std::function<int64_t()>& work, std::string& why_not);
 
 // What a device's power can be: its enforced limit (NVML's nvmlDeviceGetEnforcedPowerLimit) and its draw at rest
-// (read before any work); each absent where the device does not say.
+// (read before this process's work, so possibly still above rest after another's); each absent where the device
+// does not say.
 struct PowerRange {
   std::optional<double> limit_watts;
   std::optional<double> idle_watts;

@@ -1,6 +1,7 @@
 // Masks and attention for the rotary families (ModernBERT, Qwen3): bidirectional or causal attention, a
 // sliding window, padding, grouped-query heads, eager or sdpa, as transformers' eager and sdpa paths compute
-// them. The BERT family keeps its own (bert.cpp): it has none of these. per_sequence serves every family.
+// them. The BERT family keeps its own masks (bert.cpp): it has none of these. per_sequence and
+// varying_shape_sdpa serve every family.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,10 @@ struct AttentionMask {
   at::Tensor allowed;        // bool, broadcastable to [B, 1, T, T]: true where a query may see a key; undefined: all
   at::Tensor additive;       // eager only: 0 where allowed, the dtype's lowest value elsewhere; undefined: none
   bool causal_only = false;  // plain causal, nothing padded: sdpa runs with is_causal and no mask
-  bool padded = false;       // the batch carries padding: its shape follows the requests' lengths
+  // The call's shape follows the requests' lengths: a padding mask is applied (off the CPU any mask given,
+  // all ones too; on the CPU one with a 0), or one sequence of a packed batch runs alone (MasksByLength).
+  // varying_shape_sdpa's cue.
+  bool shape_varies = false;
 };
 
 // The mask of `pattern` over `attention_mask` ([B, T], 0 for padding; undefined: none), for T tokens and
@@ -58,17 +62,17 @@ bool sdpa_repeats_kv(at::DeviceType device, at::ScalarType dtype, bool masked, i
 long double sdpa_workspace_bytes(at::DeviceType device, at::ScalarType dtype, int64_t B, int64_t T, int64_t h,
                                  int64_t kv, int64_t d);
 
-// sdpa over a padded batch on CUDA, without cuDNN's attention: the one call of at::scaled_dot_product_attention
-// for both encoders' padded batches. cuDNN (LibTorch 2.11 tries it first on Hopper) builds an execution graph
-// for each new shape, tens to hundreds of milliseconds, and padded batches of mixed lengths (--batching padded
-// or sorted, serve's padded batches) take a new shape almost every call: measured on an H200, a MiniLM bfloat16
-// batch of 64 padded took 68-800 ms against 20 ms in float32, which cuDNN does not take. The memory-efficient
-// kernel takes the mask with no build per shape. cuDNN is switched off for this call only (LibTorch's switch
-// is process-wide: the caller is the only thread running attention) and back as it was after, even on a
-// throw. Anything else (other devices, no padding) is at::scaled_dot_product_attention as it is.
-at::Tensor padded_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                       const std::optional<at::Tensor>& mask, bool padded, double dropout, bool causal,
-                       std::optional<double> scale, bool enable_gqa);
+// at::scaled_dot_product_attention, the one call of it in every encoder; where `shape_varies` on CUDA, without
+// cuDNN's attention. cuDNN (LibTorch 2.11 tries it first on Hopper) builds an execution graph for each new
+// shape, tens to hundreds of milliseconds, and padded batches of mixed lengths (--batching padded or sorted,
+// serve's padded batches) take a new shape almost every call, as do the sequences of a packed batch run one by
+// one: on an H200, MiniLM's bfloat16 batches of 64 padded took 63-797 ms, against 20 ms in float32, which
+// cuDNN does not take. The memory-efficient kernel takes masks with no build per shape. cuDNN is switched off
+// for this call only (LibTorch's switch is process-wide; attention runs on one thread off the CPU) and back as
+// it was after, even on a throw. Anything else is at::scaled_dot_product_attention as it is.
+at::Tensor varying_shape_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                              const std::optional<at::Tensor>& mask, bool shape_varies, double dropout, bool causal,
+                              std::optional<double> scale, bool enable_gqa);
 
 // Attention of q [B, h, T, d] over k and v [B, kv, T, d], contiguous, h a multiple of kv (query head i reads
 // key/value head i / (h / kv), as transformers' repeat_kv), as [B, T, h d]. Eager: softmax(q k^T + mask) v,

@@ -69,7 +69,8 @@ class BertEncoder : public NativeEncoder {
 
   Qkv project(const at::Tensor& x, const EncoderLayer& layer) const;
   // softmax(Q K^T / sqrt(d) + mask) V of the projections, heads merged: [B, T, H].
-  at::Tensor context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask) const;
+  // `alone`: one sequence of a packed batch on its own (its length is its shape: varying_shape_sdpa).
+  at::Tensor context(const Qkv& p, const at::Tensor& additive_mask, const at::Tensor& bool_mask, bool alone) const;
   // The attention block of `x` [B, T, H]; with `packed`, x is [1, N, H] of its packed sequences, each attending
   // over its own tokens (packed_attention).
   at::Tensor attention(const at::Tensor& x, const EncoderLayer& layer, const at::Tensor& additive_mask,
