@@ -169,6 +169,10 @@ minilm_drv() {  # minilm_drv ATTENTION ARGS...: the driver on the MiniLM folder,
   drv --platform "$platform" --model_class BertModel --model_name "$minilm" --eval --model:attn_implementation "$attn" "$@"
 }
 if [ "$dry" = 1 ]; then small=(16 2); else small=(128 2); fi
+# The checks the families step runs at once: FMWORK_GPU_CHECK_JOBS, by default 4 on the GPU machine, 1 in the
+# rehearsal (2 cores)
+jobs=${FMWORK_GPU_CHECK_JOBS:-$([ "$dry" = 1 ] && echo 1 || echo 4)}
+[[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "error: FMWORK_GPU_CHECK_JOBS is 1 to 99, not '$jobs'" >&2; exit 2; }
 small_input=${small[0]} small_batch=${small[1]}
 
 step_facts() {
@@ -254,13 +258,23 @@ step_correctness() {
     --work "$work/tc" --only granite-r2 qwen3-0.6b --dtypes bfloat16
 }
 step_families() {  # every native family's odd configs, padded and mixed lengths (unpadded), on the device
-  local names
-  names=$("$python" -c 'import sys; sys.path.insert(0, "tests/python"); import transformers_check as t
-print(" ".join(dict.fromkeys(list(t.BUILT) + list(t.MIXED_FAMILIES))))')
-  [ "$dry" = 0 ] || names="bert modernbert qwen3"  # the CPU rehearsal: one family each kind (minutes on 2 cores)
-  # shellcheck disable=SC2086
-  "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" --work "$work/families" \
-    --only $names
+  # The families split over $jobs checks at once (on the H200 one check took the step's 240 s for 189 of its
+  # cases, all of them host-bound Python and driver starts on 16 cores); each its own work folder and log.
+  local names part i j rc=0
+  rm -f "$work"/logs/families-*.part
+  read -r -a names <<<"$("$python" -c 'import sys; sys.path.insert(0, "tests/python"); import transformers_check as t
+print(" ".join(dict.fromkeys(list(t.BUILT) + list(t.MIXED_FAMILIES))))')"
+  [ "$dry" = 0 ] || names=(bert modernbert qwen3)  # the CPU rehearsal: one family each kind (minutes on 2 cores)
+  for ((i = 0; i < jobs; i++)); do
+    part=()
+    for ((j = i; j < ${#names[@]}; j += jobs)); do part+=("${names[j]}"); done
+    [ "${#part[@]}" -gt 0 ] || continue
+    "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" \
+      --work "$work/families-$i" --only "${part[@]}" >"$work/logs/families-$i.part" 2>&1 &
+  done
+  for ((i = 0; i < jobs && i < ${#names[@]}; i++)); do wait -n || rc=1; done
+  cat "$work"/logs/families-*.part
+  return "$rc"
 }
 summary_families() { excerpt "$(log_of families)" "^(FAIL|[0-9]+ passed)" 40; }
 summary_correctness() { excerpt "$(log_of correctness)" "^(PASS|FAIL|torch|[0-9]+ passed)" 40; }
@@ -533,7 +547,7 @@ summary_ctest() { excerpt "$(log_of ctest)" "tests passed|tests failed|Failed|\*
 # The steps run in `bash -c` under timeout: the functions and variables they use are exported.
 export -f $(compgen -A function | grep -E '^(step_|summary_)') fmwork_python note excerpt log_of log_fields drv minilm_drv \
   load_error tests expect_exit expect_line granite_folder
-export root work out report build staged carried_bin python platform granite dry minilm small_input small_batch budget
+export root work out report build staged carried_bin python platform granite dry minilm small_input small_batch budget jobs
 build_failed=""
 
 {
