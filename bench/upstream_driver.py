@@ -59,6 +59,7 @@ Choices (where upstream is silent or its transformers version differed), each pr
 
 import argparse
 import ast
+import functools
 import inspect
 import json
 import os
@@ -350,7 +351,7 @@ def main(argv):
     torch.set_grad_enabled(False)
     out("autograd: off by default (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)")
     for name, value in args.subs["torch.call"].items():
-        fn = getattr(torch, name, None)
+        fn = functools.reduce(lambda o, part: getattr(o, part, None), name.split("."), torch)  # backends.cuda...
         if not callable(fn):
             die(f"--torch.call:{name}: torch has no function {name}")
         fn(value)

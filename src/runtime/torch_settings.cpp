@@ -33,6 +33,10 @@ void apply(TorchSetting setting, const Value& v) {
       if (!ctx.setFlushDenormal(v.boolean) && v.boolean)
         throw runtime_error("--torch.call:set_flush_denormal: this CPU does not support flushing denormals");
       return;
+    case TorchSetting::sdp_flash: ctx.setSDPUseFlash(v.boolean); return;
+    case TorchSetting::sdp_mem_efficient: ctx.setSDPUseMemEfficient(v.boolean); return;
+    case TorchSetting::sdp_math: ctx.setSDPUseMath(v.boolean); return;
+    case TorchSetting::sdp_cudnn: ctx.setSDPUseCuDNN(v.boolean); return;
     case TorchSetting::cudnn_benchmark: ctx.setBenchmarkCuDNN(v.boolean); return;
     case TorchSetting::cudnn_deterministic: ctx.setDeterministicCuDNN(v.boolean); return;
     case TorchSetting::cudnn_allow_tf32: ctx.setAllowTF32CuDNN(v.boolean); return;

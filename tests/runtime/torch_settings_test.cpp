@@ -44,6 +44,20 @@ TEST(TorchSettings, AppliesCallsAndSetsAndEchoesThem) {
   at::globalContext().setBenchmarkCuDNN(benchmark_before);
 }
 
+// The sdpa kernels' switches, dotted as upstream's eval(f'torch.{key}({val})') reads them: on CUDA padded batches
+// skip cuDNN regardless (varying_shape_sdpa); these turn a kernel off for every call.
+TEST(TorchSettings, DottedCallsSwitchSdpaKernels) {
+  auto& ctx = at::globalContext();
+  const bool cudnn = ctx.userEnabledCuDNNSDP(), math = ctx.userEnabledMathSDP();
+  const auto lines = apply_torch_settings(TorchCalls{{{"backends.cuda.enable_cudnn_sdp", Value::of_bool(!cudnn)},
+                                                      {"backends.cuda.enable_math_sdp", Value::of_bool(!math)}}},
+                                          {});
+  EXPECT_EQ(lines.at(0), std::string("torch.call backends.cuda.enable_cudnn_sdp(") + (cudnn ? "False" : "True") + ")");
+  EXPECT_EQ(ctx.userEnabledCuDNNSDP(), !cudnn);
+  EXPECT_EQ(ctx.userEnabledMathSDP(), !math);
+  ctx.setSDPUseCuDNN(cudnn), ctx.setSDPUseMath(math);
+}
+
 TEST(TorchSettings, ManualSeedReallySeeds) {
   apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
   auto a = torch::rand({4});

@@ -27,6 +27,14 @@
         "deterministic kernels only")                                                                          \
   TORCH(set_flush_denormal, call, "set_flush_denormal", boolean, "@ True", none,                               \
         "flush denormal floats to zero (refused on a CPU that cannot)")                                        \
+  TORCH(sdp_flash, call, "backends.cuda.enable_flash_sdp", boolean, "@ False", none,                           \
+        "flash attention as an sdpa kernel on CUDA")                                                           \
+  TORCH(sdp_mem_efficient, call, "backends.cuda.enable_mem_efficient_sdp", boolean, "@ False", none,           \
+        "the memory-efficient sdpa kernel on CUDA")                                                            \
+  TORCH(sdp_math, call, "backends.cuda.enable_math_sdp", boolean, "@ False", none,                             \
+        "the math (unfused) sdpa kernel")                                                                      \
+  TORCH(sdp_cudnn, call, "backends.cuda.enable_cudnn_sdp", boolean, "@ False", none,                           \
+        "cuDNN's sdpa kernel on CUDA (skipped anyway where the shape follows the requests)")                   \
   TORCH(cudnn_benchmark, set, "backends.cudnn.benchmark", boolean, "@ True", none,                             \
         "cuDNN picks the fastest algorithm per shape")                                                         \
   TORCH(cudnn_deterministic, set, "backends.cudnn.deterministic", boolean, "@ True", none,                     \
