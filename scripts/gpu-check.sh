@@ -42,7 +42,8 @@
 # families speed lengths serve, FMWORK_GPU_SPEED_ARGS="--tools python eager epilogue": facts 2 s, build 1 s,
 # correctness 25 s, families 21 s (56 passed, the epilogue cases among them), speed 21 s, lengths 144 s (four
 # runs a model, transformers' the slowest), serve 54 s (two modes, each three levels and a six-step search):
-# 268 s in all. On the GPU lengths is 16 processes of ~5-8 s and serve two runs of ~30 s, within their 180 s.
+# 268 s in all. On the H200 (2026-11-30) lengths took 94 s for 16 processes of 8 reps (now 18 of 30 reps,
+# within 240 s), serve 51 s, families ran out of its 240 s at 189 checks one at a time (now 4 at once).
 # The GPU call, estimated (16 cores, 128 GiB; a clean build here sums ~2,500-3,000 CPU-s and a unity batch
 # of 8 LibTorch files is the critical path): build a few seconds with the staged binaries (180-300 s when
 # they do not load and it must build), gpu-tests 10 s, correctness 60-90 s (imports,
@@ -259,24 +260,30 @@ step_correctness() {
 }
 step_families() {  # every native family's odd configs, padded and mixed lengths (unpadded), on the device
   # The families split over $jobs checks at once (on the H200 one check took the step's 240 s for 189 of its
-  # cases, all of them host-bound Python and driver starts on 16 cores); each its own work folder and log.
-  local names part i j rc=0
-  rm -f "$work"/logs/families-*.part
-  read -r -a names <<<"$("$python" -c 'import sys; sys.path.insert(0, "tests/python"); import transformers_check as t
-print(" ".join(dict.fromkeys(list(t.BUILT) + list(t.MIXED_FAMILIES))))')"
+  # cases, all of them host-bound Python and driver starts on 16 cores); each its own work folder. Their lines
+  # go into the step's log as they come, each marked with its job ("[2] PASS ..."), so a step cut at its limit
+  # still shows what passed.
+  local list names part i j rc=0
+  list=$("$python" -c 'import sys; sys.path.insert(0, "tests/python"); import transformers_check as t
+print(" ".join(dict.fromkeys(list(t.BUILT) + list(t.MIXED_FAMILIES))))')
+  read -r -a names <<<"$list"
   [ "$dry" = 0 ] || names=(bert modernbert qwen3)  # the CPU rehearsal: one family each kind (minutes on 2 cores)
   for ((i = 0; i < jobs; i++)); do
     part=()
     for ((j = i; j < ${#names[@]}; j += jobs)); do part+=("${names[j]}"); done
     [ "${#part[@]}" -gt 0 ] || continue
     "$python" tests/python/transformers_check.py --driver "$build/driver" --platform "$platform" \
-      --work "$work/families-$i" --only "${part[@]}" >"$work/logs/families-$i.part" 2>&1 &
+      --work "$work/families-$i" --only "${part[@]}" 2>&1 | sed -u "s/^/[$i] /" &
   done
   for ((i = 0; i < jobs && i < ${#names[@]}; i++)); do wait -n || rc=1; done
-  cat "$work"/logs/families-*.part
   return "$rc"
 }
-summary_families() { excerpt "$(log_of families)" "^(FAIL|[0-9]+ passed)" 40; }
+summary_families() {
+  local log
+  log=$(log_of families)
+  excerpt "$log" "^\[[0-9]+\] (FAIL|[0-9]+ passed)" 40
+  note "- in all: $(grep -cE '^\[[0-9]+\] PASS' "$log") checks passed, $(grep -cE '^\[[0-9]+\] FAIL' "$log") failed"
+}
 summary_correctness() { excerpt "$(log_of correctness)" "^(PASS|FAIL|torch|[0-9]+ passed)" 40; }
 
 step_graphs() {  # CUDA graphs against eager: the eager run's inputs and outputs saved, the graphs run held to them
@@ -470,7 +477,7 @@ step_lengths() {  # the batching modes on the device, transformers padded beside
                     --reps "$([ "$dry" = 0 ] && echo 30 || echo 8)" --input_lengths lognormal:64,512 --seed 7)
       local modes=(padded sorted unpadded transformers)
       # transformers with cuDNN's attention off too, on the device in half precision: its padded batches pay
-      # cuDNN's graph build per shape otherwise (the driver's skip it), so this is the like-for-like baseline
+      # cuDNN's graph build per shape otherwise (this driver's own skip it), so this is the like-for-like baseline
       [ "$dry" = 1 ] || [ "$dtype" = float32 ] || modes+=(transformers-nocudnn)
       for mode in "${modes[@]}"; do
         if [ "$mode" = transformers ]; then  # bench/upstream_driver.py: the same requests, rep for rep

@@ -3,16 +3,13 @@
 #include "fmwork/cli/options.hpp"
 #include "fmwork/cli/extra_option.hpp"
 
-#include <algorithm>
 #include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/domain/statistics.hpp"
 #include "fmwork/workload/arrivals.hpp"
 

@@ -48,14 +48,20 @@ TEST(TorchSettings, AppliesCallsAndSetsAndEchoesThem) {
 // skip cuDNN regardless (varying_shape_sdpa); these turn a kernel off for every call.
 TEST(TorchSettings, DottedCallsSwitchSdpaKernels) {
   auto& ctx = at::globalContext();
-  const bool cudnn = ctx.userEnabledCuDNNSDP(), math = ctx.userEnabledMathSDP();
+  struct Restore {  // the two switches as they were, however the test ends
+    bool cudnn = at::globalContext().userEnabledCuDNNSDP(), math = at::globalContext().userEnabledMathSDP();
+    ~Restore() {
+      at::globalContext().setSDPUseCuDNN(cudnn);
+      at::globalContext().setSDPUseMath(math);
+    }
+  } restore;
+  const bool cudnn = restore.cudnn, math = restore.math;
   const auto lines = apply_torch_settings(TorchCalls{{{"backends.cuda.enable_cudnn_sdp", Value::of_bool(!cudnn)},
                                                       {"backends.cuda.enable_math_sdp", Value::of_bool(!math)}}},
                                           {});
   EXPECT_EQ(lines.at(0), std::string("torch.call backends.cuda.enable_cudnn_sdp(") + (cudnn ? "False" : "True") + ")");
   EXPECT_EQ(ctx.userEnabledCuDNNSDP(), !cudnn);
   EXPECT_EQ(ctx.userEnabledMathSDP(), !math);
-  ctx.setSDPUseCuDNN(cudnn), ctx.setSDPUseMath(math);
 }
 
 TEST(TorchSettings, ManualSeedReallySeeds) {
