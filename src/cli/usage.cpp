@@ -17,8 +17,9 @@ namespace fmwork {
 
 namespace {
 
-// The sets whose keys no option_sets table holds: torch.call / torch.set names belong to torch_settings (a
-// torch module, out of reach of this torch-free library), platform keys to plugins.
+// The help lines of the sets option_set_docs() leaves out: platform keys belong to plugins; the torch.call /
+// torch.set names are rows of cli/torch_setting_table.hpp (torch_setting_docs(), docs/options.md), whose longer
+// summaries the help keeps to one line each with an example.
 struct UntabledSet {
   const char* set;
   const char* shape;

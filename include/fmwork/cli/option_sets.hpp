@@ -37,7 +37,7 @@ struct OptionSetDoc {
 };
 
 // The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
-// not here: torch.call / torch.set names belong to torch_settings (a torch module), platform keys to plugins.
+// not here: torch.call / torch.set names are torch_setting_docs()'s, platform keys belong to plugins.
 const std::vector<OptionSetDoc>& option_set_docs();
 
 // --torch.call:NAME and --torch.set:PATH as docs/options.md lists them: each name with its value type, an
