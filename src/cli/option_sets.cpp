@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -132,6 +133,17 @@ const Kind kModelDtype{
     "torch.float32, torch.float16, torch.bfloat16, or one of the strings float32, float16, bfloat16, auto",
     is_model_dtype, meant_model_dtype};
 
+// `value`, or the value its text reads as where it is a plain string and `kind` takes that value instead.
+Value as_typed(const Value& value, const Kind& kind, const std::string& option) {
+  if (value.type != Value::Type::string || kind.accepts(value)) return value;
+  try {
+    Value parsed = parse_value(value.text, option);
+    if (kind.accepts(parsed)) return parsed;
+  } catch (const Error&) {
+  }
+  return value;
+}
+
 // One key of a set's table. `store` runs once the kind accepted the value: it checks what the kind cannot
 // (ranges, choices), naming the option as typed, and writes the struct.
 template <typename Options>
@@ -160,6 +172,10 @@ struct SetTable {
   const char* purpose;  // the --help summary: purpose, the keys it names, then note
   const char* note;
   std::vector<KeySpec<Options>> keys;
+  const char* shape = "KEY";  // what stands for a key in --help: "--torch.call:NAME"
+  // A plain value that reads as a value the key's kind accepts is taken as typed (the torch sets: upstream
+  // pastes the text into Python source, so `--torch.call:set_grad_enabled False` works there as with '@').
+  bool typed_text = false;
 };
 
 // The keys (and aliases) of the rows that set something, or (`ignored`) of the rows that ignore their value.
@@ -191,7 +207,7 @@ std::vector<std::string> apply_table(const SetTable<Options>& table, const Entri
   const std::string set = table.set;
   std::vector<std::pair<const KeySpec<Options>*, std::string>> given;  // spec, the spelling that set it
   std::vector<std::string> ignored_lines;
-  for (const auto& [key, v] : entries) {
+  for (const auto& [key, given_value] : entries) {
     const KeySpec<Options>* spec = find_spec(table, key);
     if (!spec) {
       const std::vector<std::string> ignored = known_keys(table, true);
@@ -203,6 +219,7 @@ std::vector<std::string> apply_table(const SetTable<Options>& table, const Entri
         throw usage_error(option_name(set, spelling) + " and " + option_name(set, key) +
                           " are both given; give one of them");
     given.emplace_back(spec, key);
+    const Value v = table.typed_text ? as_typed(given_value, *spec->kind, option_name(set, key)) : given_value;
     if (!spec->kind->accepts(v)) wrong_type(set, key, spec->kind->expected, v, spec->kind->accepts, spec->kind->suggest);
     if (spec->ignored())
       ignored_lines.push_back(option_name(set, key) + " " + (spec->secret ? std::string(kNotShown) : excerpt(repr(v), 200)) +
@@ -215,7 +232,7 @@ std::vector<std::string> apply_table(const SetTable<Options>& table, const Entri
 
 template <typename Options>
 OptionSetDoc doc_of(const SetTable<Options>& table) {
-  OptionSetDoc doc{table.set, std::string(table.purpose) + ": ", {}, {}};
+  OptionSetDoc doc{table.set, table.purpose, {}, {}, table.shape};
   std::string named;
   bool left_out = false;
   for (const auto& spec : table.keys) {
@@ -230,7 +247,8 @@ OptionSetDoc doc_of(const SetTable<Options>& table) {
     if (spec.summary) named += (named.empty() ? "" : ", ") + std::string(spec.summary);
     left_out = left_out || !spec.summary;
   }
-  doc.summary += named + (left_out ? ", ..." : "") + table.note;
+  if (!named.empty()) doc.summary += ": " + named + (left_out ? ", ..." : "");
+  doc.summary += table.note;
   return doc;
 }
 
@@ -373,32 +391,93 @@ Entries flat_entries(const Value& tree, const std::string& set, const std::strin
   return entries;
 }
 
-// Refuses a name that torch_setting_docs() does not list for `set`, with the name meant, as the command line is
-// read (in an experiment's check too), before anything is loaded.
-Entries known_torch_names(Entries entries, const std::string& set) {
-  std::vector<std::string> known;
-  for (const OptionSetDoc& doc : torch_setting_docs())
-    if (doc.set == set)
-      for (const OptionKeyDoc& key : doc.keys) known.push_back(key.key);
-  for (const auto& entry : entries)
-    if (std::find(known.begin(), known.end(), entry.first) == known.end()) unknown_key(set, entry.first, known);
+// The range check of a torch row's value beyond its kind.
+void check_torch_value(TorchCheck check, const std::string& option, const Value& v) {
+  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  switch (check) {
+    case TorchCheck::none: return;
+    case TorchCheck::thread_count:
+      integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
+                     fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
+      return;
+    case TorchCheck::matmul_precision: read_choice(option, v.text, {"highest", "high", "medium"}); return;
+  }
+}
+
+// The values of one torch set, each with the setting its row names, in the order given.
+struct TorchValues {
+  std::vector<TorchValue> values;
+};
+
+// A torch row's store: its range check, then the value with the row's setting.
+template <TorchSetting setting, TorchCheck check>
+void store_torch(TorchValues& out, const std::string& option, const Value& v) {
+  check_torch_value(check, option, v);
+  out.values.push_back({setting, v});
+}
+
+const Kind* kind_of(Value::Type type) {
+  return type == Value::Type::boolean ? &kBool : type == Value::Type::integer ? &kInt : &kString;
+}
+
+// The torch.call or torch.set table (`which` "call" or "set"): the rows of FMWORK_TORCH_SETTINGS in that set.
+SetTable<TorchValues> torch_table(std::string_view which, const char* set, const char* purpose, const char* shape) {
+  SetTable<TorchValues> table{set, purpose, "", {}, shape, true};
+#define FMWORK_TORCH_KEY(id, in_set, name, type, example, check, help)                                   \
+  if (which == #in_set)                                                                                  \
+    table.keys.push_back({name, nullptr, kind_of(Value::Type::type), example, nullptr, help,             \
+                          store_torch<TorchSetting::id, TorchCheck::check>});
+  FMWORK_TORCH_SETTINGS(FMWORK_TORCH_KEY)
+#undef FMWORK_TORCH_KEY
+  return table;
+}
+
+const SetTable<TorchValues>& torch_call_table() {
+  static const SetTable<TorchValues> table = torch_table(
+      "call", "torch.call",
+      "call torch.NAME(VALUE) at start-up, in name order, e.g. --torch.call:set_grad_enabled@ False",
+      "NAME");
+  return table;
+}
+
+const SetTable<TorchValues>& torch_set_table() {
+  static const SetTable<TorchValues> table = torch_table(
+      "set", "torch.set",
+      "set torch.PATH = VALUE after the calls, e.g. --torch.set:backends.cudnn.benchmark@ True", "PATH");
+  return table;
+}
+
+// The entries of `tree` given to a torch set, each read through its row (as typed, checked).
+std::vector<std::pair<std::string, Value>> torch_entries(const Value& tree, const SetTable<TorchValues>& table,
+                                                         const std::string& shape) {
+  Entries entries = flat_entries(tree, table.set, shape);
+  TorchValues values;
+  apply_table(table, entries, values);
+  for (size_t i = 0; i < entries.size(); ++i) entries[i].second = values.values[i].value;
   return entries;
 }
 
 }  // namespace
 
 TorchCalls torch_calls_from(const Value& tree) {
-  TorchCalls out{known_torch_names(flat_entries(tree, "torch.call", "--torch.call:NAME VALUE"), "torch.call")};
-  for (auto& [name, value] : out.calls) value = torch_setting_value("torch.call", name, value);
-  return out;
+  return {torch_entries(tree, torch_call_table(), "--torch.call:NAME VALUE")};
 }
 
 TorchSets torch_sets_from(const Value& tree) {
-  TorchSets out{known_torch_names(
-      flat_entries(tree, "torch.set", "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)"),
-      "torch.set")};
-  for (auto& [path, value] : out.sets) value = torch_setting_value("torch.set", path, value);
-  return out;
+  return {torch_entries(tree, torch_set_table(),
+                        "--torch.set:PATH VALUE (PATH with dots, like backends.cudnn.benchmark)")};
+}
+
+TorchValue torch_setting_value(const std::string& set, const std::string& name, const Value& given) {
+  if (set != "torch.call" && set != "torch.set") throw runtime_error("no torch set " + set);
+  TorchValues values;
+  apply_table(set == "torch.call" ? torch_call_table() : torch_set_table(), {{name, given}}, values);
+  return values.values.front();
+}
+
+const std::vector<OptionSetDoc>& torch_setting_docs() {
+  static const std::vector<OptionSetDoc> docs = {doc_of(torch_call_table()), doc_of(torch_set_table())};
+  return docs;
 }
 
 PlatformOptions platform_options_from(const Value& tree) {
@@ -448,93 +527,6 @@ CheckOptions check_options_from(const Value& tree) {
 const std::vector<OptionSetDoc>& option_set_docs() {
   static const std::vector<OptionSetDoc> docs = {doc_of(compile_table()), doc_of(model_table()),
                                                  doc_of(check_table())};
-  return docs;
-}
-
-namespace {
-
-// The range check of a row's value beyond its type.
-void check_torch_value(TorchCheck check, const std::string& option, const Value& v) {
-  const int64_t cpus = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  switch (check) {
-    case TorchCheck::none: return;
-    case TorchCheck::thread_count:
-      integer_within(option, v.integer, 1, kMaxThreadsPerCpu * cpus,
-                     fmt::format(" ({} per CPU, {} CPUs here)", kMaxThreadsPerCpu, cpus));
-      return;
-    case TorchCheck::matmul_precision: read_choice(option, v.text, {"highest", "high", "medium"}); return;
-  }
-}
-
-// "a bool", "an int", "a string": a row's type as docs/options.md names it.
-std::string a_type(Value::Type type) {
-  if (type == Value::Type::string) return "a string";  // type_name's "str" is Python's spelling
-  const std::string name = type_name(type);
-  return (name.front() == 'i' ? "an " : "a ") + name;
-}
-
-OptionSetDoc torch_doc(TorchSet set, const char* summary) {
-  const char* name = set == TorchSet::call ? "torch.call" : "torch.set";
-  OptionSetDoc doc{name, summary, {}, {}};
-  for (const TorchSettingRow& row : kTorchSettings)
-    if (row.set == set) doc.keys.push_back({row.name, {}, a_type(row.type), option_name(name, row.name) + row.example, row.help});
-  return doc;
-}
-
-const TorchSettingRow* find_torch_row(const std::string& set, const std::string& name) {
-  const std::optional<TorchSet> which = set == "torch.call" ? std::optional(TorchSet::call)
-                                        : set == "torch.set" ? std::optional(TorchSet::set)
-                                                             : std::nullopt;
-  for (const TorchSettingRow& row : kTorchSettings)
-    if (which && row.set == *which && name == row.name) return &row;
-  return nullptr;
-}
-
-// Upstream pastes the value's text into Python source (`torch.{key}({val})`, `torch.{key} = {val}`), so a
-// plain `--torch.call:set_grad_enabled False` works there as if typed with '@': the same here when the
-// text reads as a value of the expected type.
-Value as_typed(const Value& value, Value::Type expected, const std::string& option) {
-  if (value.type != Value::Type::string || expected == Value::Type::string) return value;
-  try {
-    Value parsed = parse_value(value.text, option);
-    if (parsed.type == expected) return parsed;
-  } catch (const Error&) {
-  }
-  return value;
-}
-
-}  // namespace
-
-const TorchSettingRow& torch_setting_row(const std::string& set, const std::string& name) {
-  const TorchSettingRow* row = find_torch_row(set, name);
-  if (!row) {
-    known_torch_names({{name, Value::none()}}, set);  // throws: the unknown name, the one meant, the known ones
-    throw usage_error("unknown option " + option_name(set, name));
-  }
-  return *row;
-}
-
-Value torch_setting_value(const std::string& set, const std::string& name, const Value& given) {
-  const TorchSettingRow* row = &torch_setting_row(set, name);
-  const std::string option = option_name(set, name);
-  const Value value = as_typed(given, row->type, option);
-  if (value.type != row->type) {
-    const std::string hint = value.type == Value::Type::string
-                                 ? fmt::format(" (add '@' to pass a typed value: {}@ {})", option, excerpt(value.text))
-                                 : "";
-    throw usage_error(fmt::format("{} expects a value of type {}; got {} {}{}", option, type_name(row->type),
-                                  type_name(value.type), excerpt(repr(value)), hint));
-  }
-  check_torch_value(row->check, option, value);
-  return value;
-}
-
-const std::vector<OptionSetDoc>& torch_setting_docs() {
-  static const std::vector<OptionSetDoc> docs = {
-      torch_doc(TorchSet::call,
-                "LibTorch functions called at start-up, in name order, as upstream's torch.NAME(VALUE); a plain "
-                "value that reads as the type is taken as typed"),
-      torch_doc(TorchSet::set, "LibTorch settings set at start-up, after the calls, as upstream's torch.PATH = VALUE")};
   return docs;
 }
 

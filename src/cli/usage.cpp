@@ -17,21 +17,6 @@ namespace fmwork {
 
 namespace {
 
-// The help lines of the sets option_set_docs() leaves out: platform keys belong to plugins; the torch.call /
-// torch.set names are rows of cli/torch_setting_table.hpp (torch_setting_docs(), docs/options.md), whose longer
-// summaries the help keeps to one line each with an example.
-struct UntabledSet {
-  const char* set;
-  const char* shape;
-  const char* summary;
-};
-
-const UntabledSet kUntabledSets[] = {
-    {"torch.call", "NAME", "call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False"},
-    {"torch.set", "PATH", "set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True"},
-    {"platform", "KEY", "options handed to a device plugin"},
-};
-
 // The examples, each a whole command line. DriverTest.EveryHelpExampleRuns runs each one (on its test model,
 // in place of the model and sizes named here), so an example the checks refuse fails a test.
 const char* const kExamples[] = {
@@ -85,10 +70,11 @@ std::string usage_lines(const std::vector<SubcommandDoc>& subcommands) {
 std::string sub_option_summaries() {
   std::string out;
   for (const std::string& set : kSubOptionSets) {
-    for (const auto& doc : option_set_docs())
-      if (doc.set == set) out += option_help_line("  --" + set + ":KEY", 22, doc.summary);
-    for (const auto& untabled : kUntabledSets)
-      if (untabled.set == set) out += option_help_line("  --" + set + ":" + untabled.shape, 22, untabled.summary);
+    for (const auto* docs : {&option_set_docs(), &torch_setting_docs()})
+      for (const auto& doc : *docs)
+        if (doc.set == set) out += option_help_line("  --" + set + ":" + doc.shape, 22, doc.summary);
+    // Platform keys have no table: they belong to the plugin.
+    if (set == "platform") out += option_help_line("  --platform:KEY", 22, "options handed to a device plugin");
   }
   return out;
 }

@@ -86,9 +86,9 @@ template <typename Entries>
 void apply_each(const std::string& set, const Entries& entries,
                 std::string (*line)(const std::string& name, const std::string& value), std::vector<std::string>& lines) {
   for (const auto& [name, given] : entries) {
-    const Value value = torch_setting_value(set, name, given);
+    const auto [setting, value] = torch_setting_value(set, name, given);
     try {
-      apply(torch_setting_row(set, name).id, value);
+      apply(setting, value);
     } catch (const c10::Error& e) {
       throw runtime_error(fmt::format("--{}:{}: LibTorch refused {}: {}", set, name, repr(value), e.what_without_backtrace()));
     }
@@ -113,7 +113,7 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
 bool grad_enabled_requested(const TorchCalls& calls) {
   for (const auto& [name, value] : calls.calls)
     if (name == "set_grad_enabled")
-      return torch_setting_value("torch.call", name, value).boolean;
+      return torch_setting_value("torch.call", name, value).value.boolean;
   return false;
 }
 

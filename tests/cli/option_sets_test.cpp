@@ -270,10 +270,9 @@ TEST(OptionSets, TorchNamesAreTheDocumentedOnesWithTheOneMeant) {
       EXPECT_NO_THROW(doc.set == "torch.call" ? (void)torch_calls_from(tree) : (void)torch_sets_from(tree)) << key.key;
     }
   EXPECT_EQ(error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:set_num_threads@", "True"})); }),
-            "--torch.call:set_num_threads expects a value of type int; got bool True");
+            "--torch.call:set_num_threads expects an int; got the bool True");
   EXPECT_EQ(error_of([] { torch_calls_from(tree_of("torch.call", {"--torch.call:set_num_threads", "two"})); }),
-            "--torch.call:set_num_threads expects a value of type int; got str 'two' (add '@' to pass a typed value: "
-            "--torch.call:set_num_threads@ two)");
+            "--torch.call:set_num_threads expects an int; got the string 'two'");
 }
 
 TEST(OptionSets, PlatformOptionsAsStrings) {

@@ -122,8 +122,9 @@ TEST(Usage, SubOptionSummaries) {
   EXPECT_NE(usage.find(
                 "  --compile:KEY       torch.compile options: backend, mode, dynamic, fullgraph, disable, options:KEY\n"
                 "  --model:KEY         model loading: torch_dtype, attn_implementation, add_pooling_layer, vocab_size, ...\n"
-                "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, e.g. --torch.call:set_grad_enabled@ False\n"
-                "  --torch.set:PATH    set torch.PATH = VALUE at start-up, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
+                "  --torch.call:NAME   call torch.NAME(VALUE) at start-up, in name order, e.g. "
+                "--torch.call:set_grad_enabled@ False\n"
+                "  --torch.set:PATH    set torch.PATH = VALUE after the calls, e.g. --torch.set:backends.cudnn.benchmark@ True\n"
                 "  --platform:KEY      options handed to a device plugin\n"
                 "  --check_outputs:KEY the output checks: atol@, rtol@, cosine@, cpu@ (tolerances: defaults by dtype)\n"),
             std::string::npos)

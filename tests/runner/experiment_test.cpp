@@ -341,8 +341,8 @@ TEST(Experiment, EveryRunIsCheckedByTheDriversOwnReaders) {
            {"--torch.call:set_num_interop_threads@", 0, "--torch.call:set_num_interop_threads must be a positive integer"},
            {"--torch.call:set_num_interop_threads@", 1000000, "--torch.call:set_num_interop_threads must be at most"},
            {"--torch.call:set_float32_matmul_precision", "fast", "expects one of highest, high, medium; got 'fast'"},
-           {"--torch.call:set_grad_enabled@", 3, "--torch.call:set_grad_enabled expects a value of type bool; got int 3"},
-           {"--torch.set:backends.cudnn.enabled", "maybe", "expects a value of type bool; got str 'maybe'"},
+           {"--torch.call:set_grad_enabled@", 3, "--torch.call:set_grad_enabled expects a bool (True or False); got the int 3"},
+           {"--torch.set:backends.cudnn.enabled", "maybe", "expects a bool (True or False); got the string 'maybe'"},
            {"--check_outputs:atol@", 0.1, "--check_outputs:KEY sets tolerances of --check_outputs DIR, which is not"}}) {
     SCOPED_TRACE(option);
     json doc = json::parse(kExperiment);

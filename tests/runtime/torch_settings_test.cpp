@@ -87,9 +87,9 @@ TEST(TorchSettings, UnknownSetListsKnownPaths) {
 
 TEST(TorchSettings, WrongTypeNamesExpectedType) {
   auto msg = usage_message(TorchCalls{{{"set_grad_enabled", Value::of_string("maybe")}}}, {});
-  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a value of type bool; got str 'maybe'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--torch.call:set_grad_enabled expects a bool (True or False); got the string 'maybe'"), std::string::npos) << msg;
   msg = usage_message(TorchCalls{{{"set_num_threads", Value::of_float(2.5)}}}, {});
-  EXPECT_NE(msg.find("--torch.call:set_num_threads expects a value of type int; got float 2.5"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--torch.call:set_num_threads expects an int; got the float 2.5"), std::string::npos) << msg;
 }
 
 TEST(TorchSettings, PlainTextReadsAsUpstreamsPythonWould) {

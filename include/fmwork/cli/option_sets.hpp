@@ -34,15 +34,16 @@ struct OptionSetDoc {
   std::string summary;
   std::vector<OptionKeyDoc> keys;
   std::vector<OptionKeyDoc> ignored;
+  std::string shape = "KEY";  // what stands for a key in --help: "--torch.call:NAME"
 };
 
 // The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
 // not here: torch.call / torch.set names are torch_setting_docs()'s, platform keys belong to plugins.
 const std::vector<OptionSetDoc>& option_set_docs();
 
-// --torch.call:NAME and --torch.set:PATH as docs/options.md lists them: each name with its value type, an
-// example and what it does, calls then sets, from cli/torch_setting_table.hpp's rows. What they do is
-// runtime/torch_settings' (a LibTorch module, out of this library's reach), a switch over the same rows.
+// The torch.call and torch.set tables, as docs/options.md lists them: each name with its value type, an example
+// and what it does, from cli/torch_setting_table.hpp's rows. What they do is runtime/torch_settings' (a
+// LibTorch module, out of this library's reach), a switch over the same rows.
 const std::vector<OptionSetDoc>& torch_setting_docs();
 
 // The from_pretrained keywords that --model: accepts and ignores (option_set_docs()'s model set's `ignored`: rows
@@ -65,17 +66,19 @@ Value tree_without_secrets(const std::string& set, Value tree);
 // LibTorch would start them all, and a pool of 2^31 threads exhausts the machine before anything runs.
 inline constexpr int64_t kMaxThreadsPerCpu = 4;
 
-// The value of --torch.call:NAME or --torch.set:PATH (`set` "torch.call" or "torch.set") as the name takes it:
-// a plain value that reads as the name's type is taken as typed (upstream pastes the text into Python), and
-// the type and the range checked (threads 1 to kMaxThreadsPerCpu per CPU, a matmul precision by name). Throws
-// a usage Error naming the option: an unknown name (listing the known ones), "--torch.call:set_num_threads
-// expects a value of type int; got str 'x' (add '@' ...)", a value out of range. The builders below and
-// runtime/torch_settings read values through it, so that `driver run` refuses what the driver would.
-Value torch_setting_value(const std::string& set, const std::string& name, const Value& given);
+// A --torch.call: or --torch.set: value read through its set's table: the setting the name is, and the value.
+struct TorchValue {
+  TorchSetting setting;
+  Value value;
+};
 
-// The row (cli/torch_setting_table.hpp) of `name` in `set` ("torch.call", "torch.set"); an unknown name is the
-// usage Error torch_setting_value throws for it.
-const TorchSettingRow& torch_setting_row(const std::string& set, const std::string& name);
+// The value of --torch.call:NAME or --torch.set:PATH (`set` "torch.call" or "torch.set"), read as every key of
+// a set is: a plain value that reads as the name's type is taken as typed (upstream pastes the text into
+// Python), the type and the range checked (threads 1 to kMaxThreadsPerCpu per CPU, a matmul precision by
+// name). Throws a usage Error naming the option: an unknown name (the one meant, the known ones), a wrong type,
+// a value out of range. The builders below and runtime/torch_settings read values through it, so that
+// `driver run` refuses what the driver would.
+TorchValue torch_setting_value(const std::string& set, const std::string& name, const Value& given);
 
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one

@@ -1,8 +1,9 @@
-// The --torch.call:NAME and --torch.set:PATH names, one row each: the only list of them. cli/option_sets reads
-// the rows for the name check, the value's type, its range check and docs/options.md; runtime/torch_settings
-// applies each through a switch over TorchSetting with no default, compiled with -Werror=switch, so that a row
-// whose LibTorch side is not written fails to compile (Python.UnwiredTableRowFailsToCompile) instead of being
-// accepted on the command line and refused, or ignored, at run time.
+// The --torch.call:NAME and --torch.set:PATH names, one row each: the only list of them. cli/option_sets makes
+// each a key row of the torch.call or torch.set table, as every sub-option set's keys are (the name check, the
+// value's type and range, --help and docs/options.md); runtime/torch_settings applies each through a switch
+// over TorchSetting with no default, compiled with -Werror=switch, so that a row whose LibTorch side is not
+// written fails to compile (Python.UnwiredTableRowFailsToCompile) instead of being accepted on the command
+// line and refused, or ignored, at run time.
 #pragma once
 
 #include "fmwork/base/python_value.hpp"
@@ -53,28 +54,8 @@ namespace fmwork {
 enum class TorchSetting { FMWORK_TORCH_SETTINGS(FMWORK_TORCH_ENUMERATOR) };
 #undef FMWORK_TORCH_ENUMERATOR
 
-// Which of the two sub-option sets a name is given in.
-enum class TorchSet { call, set };
-
 // A value's check beyond its type: none, a thread count (1 to kMaxThreadsPerCpu per CPU), a matmul precision
 // by name (highest, high, medium).
 enum class TorchCheck { none, thread_count, matmul_precision };
-
-// A row of FMWORK_TORCH_SETTINGS (see there for the columns).
-struct TorchSettingRow {
-  TorchSetting id;
-  TorchSet set;
-  const char* name;
-  Value::Type type;
-  const char* example;
-  TorchCheck check;
-  const char* help;
-};
-
-#define FMWORK_TORCH_ROW(id, set, name, type, example, check, help) \
-  TorchSettingRow{TorchSetting::id, TorchSet::set, name, Value::Type::type, example, TorchCheck::check, help},
-// Every row, calls then sets, in the order docs/options.md lists them.
-inline constexpr TorchSettingRow kTorchSettings[] = {FMWORK_TORCH_SETTINGS(FMWORK_TORCH_ROW)};
-#undef FMWORK_TORCH_ROW
 
 }  // namespace fmwork
