@@ -2,7 +2,8 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <c10/core/GradMode.h>
+#include <c10/util/Exception.h>
 
 #include <algorithm>
 #include <functional>
@@ -26,7 +27,7 @@ void apply(TorchSetting setting, const Value& v) {
     case TorchSetting::set_grad_enabled: c10::GradMode::set_enabled(v.boolean); return;
     case TorchSetting::set_num_threads: at::set_num_threads(static_cast<int>(v.integer)); return;
     case TorchSetting::set_num_interop_threads: at::set_num_interop_threads(static_cast<int>(v.integer)); return;
-    case TorchSetting::manual_seed: torch::manual_seed(static_cast<uint64_t>(v.integer)); return;
+    case TorchSetting::manual_seed: at::manual_seed(static_cast<uint64_t>(v.integer)); return;
     case TorchSetting::set_float32_matmul_precision: ctx.setFloat32MatmulPrecision(v.text); return;
     case TorchSetting::use_deterministic_algorithms: ctx.setDeterministicAlgorithms(v.boolean, false); return;
     case TorchSetting::set_flush_denormal:
