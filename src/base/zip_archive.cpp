@@ -122,7 +122,6 @@ ZipMember parse_zip_entry(const std::string& dir, size_t& at, const std::functio
     throw bad(fmt::format("{} is compressed with method {}; PyTorch's archives store or deflate", who, m.method));
   if (m.method == 0 && csize != usize) throw bad(who + " is stored with two different sizes");
   m.size = csize;
-  m.uncompressed_size = usize;
   m.header_offset = offset;
   at += kCentralSize + n + e + c;
   return m;

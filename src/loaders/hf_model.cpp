@@ -123,10 +123,9 @@ at::ScalarType resolve_dtype(const std::optional<std::string>& option, const Enc
 
 // ---- HfModel ----------------------------------------------------------------------------------------------
 
-HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder,
-                 std::string description, bool random_weights, std::optional<uint64_t> seed)
+HfModel::HfModel(std::string folder, std::unique_ptr<NativeEncoder> encoder, std::string description,
+                 bool random_weights, std::optional<uint64_t> seed)
     : folder_(std::move(folder)),
-      model_class_(std::move(model_class)),
       encoder_(std::move(encoder)),
       description_(std::move(description)),
       random_weights_(random_weights),
@@ -443,7 +442,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   encoder->set_packed_gemm(packed_gemm);
   encoder->set_gelu_epilogue(opt.gelu_epilogue.value_or(false));
   std::string description = describe(p, config, opt, request.device, *encoder, w);
-  return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
+  return std::make_unique<HfModel>(dir, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
 
 namespace hf {

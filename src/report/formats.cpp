@@ -370,10 +370,6 @@ double precise_latency_ms(const CombinationRecord& run) {
   return p50 && std::fabs(*p50 - run.res.latency_ms) <= 0.0005 + 1e-9 ? *p50 : run.res.latency_ms;
 }
 
-double precise_throughput(const CombinationRecord& run) {
-  return static_cast<double>(run.res.batch) * 1000.0 / precise_latency_ms(run);
-}
-
 std::string check_status(const CombinationRecord& run) {
   auto value = [&](std::string_view key) {
     const std::string* v = find_in(run.check, key);

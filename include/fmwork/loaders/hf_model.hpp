@@ -30,8 +30,8 @@ at::ScalarType resolve_dtype(const std::optional<std::string>& option, const Enc
 
 class HfModel : public Model {
  public:
-  HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder, std::string description,
-          bool random_weights, std::optional<uint64_t> seed);
+  HfModel(std::string folder, std::unique_ptr<NativeEncoder> encoder, std::string description, bool random_weights,
+          std::optional<uint64_t> seed);
 
   ModelFacts facts() const override;
   torch::IValue forward(const Batch& batch) override;  // (last_hidden_state, pooler_output) or the tensor
@@ -50,7 +50,7 @@ class HfModel : public Model {
  private:
   torch::IValue forward_packed(const Batch& batch);
 
-  std::string folder_, model_class_;
+  std::string folder_;
   std::unique_ptr<NativeEncoder> encoder_;
   std::string description_;
   bool random_weights_ = false;
