@@ -26,6 +26,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+const std::vector<std::string>& supported_model_classes() {
+  static const std::vector<std::string> classes = [] {
+    std::vector<std::string> out = native_base_classes();
+    out.push_back("AutoModel");
+    return out;
+  }();
+  return classes;
+}
+
 std::string join_first(const std::vector<std::string>& items, size_t n) {
   std::string out;
   for (size_t i = 0; i < items.size() && i < n; ++i) out += (i ? ", " : "") + items[i];
@@ -100,15 +109,6 @@ bool any_exists(const std::string& dir, std::initializer_list<const char*> names
 }
 
 }  // namespace
-
-const std::vector<std::string>& supported_model_classes() {
-  static const std::vector<std::string> classes = [] {
-    std::vector<std::string> out = native_base_classes();
-    out.push_back("AutoModel");
-    return out;
-  }();
-  return classes;
-}
 
 void check_model_class(const std::string& model_class, const EncoderConfig& config) {
   const std::string wants = check_class_name(model_class);

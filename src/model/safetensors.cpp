@@ -49,8 +49,6 @@ std::string mb(uint64_t bytes) {
   return os.str();
 }
 
-}  // namespace
-
 at::ScalarType scalar_type_of(const std::string& dtype, const std::string& context) {
   dtype_element_size(dtype, context);  // the message for a dtype outside the table
   for (const auto& row : kDtypes)
@@ -66,8 +64,6 @@ std::string dtype_name_of(at::ScalarType type) {
 
 // ---------------------------------------------------------------------------------------------------------
 // SafetensorsFile
-
-namespace {
 
 struct Mapping {
   void* map = nullptr;

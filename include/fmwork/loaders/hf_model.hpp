@@ -16,10 +16,6 @@
 
 namespace fmwork::hf {
 
-// The model classes --model_class accepts for a folder: native_base_classes() of the family table
-// (BertModel, ...), then AutoModel.
-const std::vector<std::string>& supported_model_classes();
-
 // Checks --model_class against the config: a usage Error for a task-head class (pointing to the base
 // class), an unknown class (listing the supported ones), or a class that does not match model_type.
 void check_model_class(const std::string& model_class, const EncoderConfig& config);
