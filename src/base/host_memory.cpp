@@ -6,10 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace fmwork {
 namespace {

@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <utility>

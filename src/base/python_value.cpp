@@ -2,10 +2,6 @@
 #include "fmwork/base/python_value.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_text.hpp"

@@ -2,14 +2,9 @@
 #include "fmwork/hf/config.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <utility>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"

@@ -13,7 +13,6 @@
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/log/log_schema.hpp"
 #include "fmwork/report/formats.hpp"
-#include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
 #include "html_page.hpp"
 

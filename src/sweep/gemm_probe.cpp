@@ -5,7 +5,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>

@@ -14,7 +14,6 @@
 #include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/admission.hpp"
 #include "fmwork/sweep/device_energy.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"

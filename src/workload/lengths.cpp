@@ -9,7 +9,6 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
