@@ -201,7 +201,6 @@ ChildExit reap(pid_t pid) {
   return exit;
 }
 
-
 // The process group of the run_subprocess child now running (0: none), for the TERM and INT handlers: a
 // driver stopped by Ctrl-C or `kill` takes the exporter and its compilers with it.
 std::atomic<pid_t> running_group{0};

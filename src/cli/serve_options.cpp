@@ -103,7 +103,6 @@ void check_serve_args(const ServeArgs& args, const std::vector<std::string>& giv
   if (args.search_start) check_level_length("--search_start", *args.search_start, args);
 }
 
-
 ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve) {
   if (args.batch_sizes.size() > 1)
     throw usage_error("driver serve takes one --batch_sizes: the largest batch the batcher forms (default 8)");

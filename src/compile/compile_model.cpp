@@ -24,7 +24,6 @@ bool backend_given(const CompileOptions& options) {
   return false;
 }
 
-
 Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
   torch::jit::Module* module = model->torchscript_module();
   if (!module)

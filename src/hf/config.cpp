@@ -58,7 +58,6 @@ std::string EncoderConfig::summary() const {
 
 namespace {
 
-
 Family family_of(const std::string& model_type, const std::string& source) {
   if (const std::optional<Family> family = family_of_model_type(model_type)) return *family;
   throw usage_error(source + ": model_type \"" + excerpt(model_type) + "\" is not supported by the native encoder (supported: " +

@@ -41,7 +41,6 @@ std::string join_first(const std::vector<std::string>& items, size_t n) {
   return out + " (" + std::to_string(items.size()) + " in all)";
 }
 
-
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");

@@ -90,7 +90,6 @@ std::string key_values(const std::string& cls, const KeyValues& items) {
 
 std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
 
-
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
   std::string out = "<p class=\"read\">" + what;
   for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : " ") + std::string("<code>") + esc(source_name(paths[i])) + "</code>";

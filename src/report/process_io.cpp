@@ -98,7 +98,6 @@ void refuse_output_among_inputs(const std::string& out, const std::vector<std::v
     }
 }
 
-
 // One log read, with its campaign labels; its notes (a cut last line) go to stderr. A file with no
 // FMWORK line at all is a runtime Error.
 // `again`: the log has been read before (written log by log), and its notes have been told.

@@ -24,7 +24,6 @@
 namespace fmwork {
 namespace {
 
-
 // The child's "error: <message>" line as the message.
 std::string without_error_prefix(const std::string& line) {
   return starts_with(line, "error: ") ? line.substr(7) : line;
