@@ -512,7 +512,6 @@ SummaryTable summary_table(const ParsedLog& log) {
   return table;
 }
 
-// The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
 std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
   std::vector<std::string> columns;
   for (const ParsedLog& log : logs)
