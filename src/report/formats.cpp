@@ -469,14 +469,8 @@ static void lead_with(SummaryTable& table, const std::vector<std::string>& first
 
 std::string model_short_name(const std::string& model_name) {
   std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= model_name.size()) {
-    const size_t slash = model_name.find('/', start);
-    const std::string part = model_name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (!part.empty() && part != ".") parts.push_back(part);
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
+  for (std::string_view part : split(model_name, '/'))
+    if (!part.empty() && part != ".") parts.emplace_back(part);
   if (parts.size() < 2) return model_name;  // a bare name (or a hub id's org alone): as given
   const auto stem = [](std::string part) {
     for (const char* ext : {".pt2", ".pt"}) {
