@@ -6,10 +6,9 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <vector>
 
-#include <fmt/format.h>
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -94,14 +93,9 @@ std::optional<uint64_t> host_rss_peak() {
 
 // The value of the line "<key> N" in a memory.stat text, or 0 when absent or unreadable.
 uint64_t stat_value(std::string_view stat, std::string_view key) {
-  size_t at = 0;
-  while (at < stat.size()) {
-    const size_t end = std::min(stat.find('\n', at), stat.size());
-    const std::string_view line = stat.substr(at, end - at);
+  for (std::string_view line : split(stat, '\n'))
     if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ')
       return parse_u64(line.substr(key.size() + 1)).value_or(0);
-    at = end + 1;
-  }
   return 0;
 }
 

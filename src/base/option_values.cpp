@@ -59,13 +59,10 @@ double read_decimal(const std::string& option, const std::string& text, const De
 
 void read_items(const std::string& text, size_t max_items, const std::string& too_many,
                 const std::function<void(const std::string& item)>& each) {
-  size_t start = 0;
-  for (size_t count = 1;; ++count) {
-    if (count > max_items) throw usage_error(too_many);
-    const size_t comma = text.find(',', start);
-    each(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return;
-    start = comma + 1;
+  size_t count = 0;
+  for (std::string_view item : split(text, ',')) {
+    if (++count > max_items) throw usage_error(too_many);
+    each(std::string(item));
   }
 }
 

@@ -4,13 +4,8 @@
 #include "fmwork/base/python_literal.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/python_text.hpp"
 #include "python_literal_scanner.hpp"
 
 namespace fmwork {

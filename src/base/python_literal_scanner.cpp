@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -57,7 +56,6 @@ bool LiteralScanner::is_number_start() const {
   return is_digit(c) || (c == '.' && pos_ + 1 < s_.size() && is_digit(s_[pos_ + 1]));
 }
 
-// Digits with single underscores between them; appends the digits (no underscores) to `out`.
 void LiteralScanner::lex_digits(std::string& out, bool (*ok)(char)) {
   while (pos_ < s_.size()) {
     if (ok(s_[pos_])) {
@@ -78,7 +76,6 @@ LiteralScanner::Number LiteralScanner::lex_number() {
   return lex_decimal(n);
 }
 
-// A number may not run into a name character or a point ("1x", "0x1.5", "1j").
 void LiteralScanner::finish_check(size_t at) {
   if (pos_ < s_.size() && (is_ident_char(s_[pos_]) || s_[pos_] == '.')) {
     const char c = s_[pos_];
@@ -87,7 +84,6 @@ void LiteralScanner::finish_check(size_t at) {
   }
 }
 
-// 0x / 0o / 0b integers
 LiteralScanner::Number LiteralScanner::lex_prefixed_integer(Number n) {
   const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_ + 1])));
   pos_ += 2;
@@ -106,7 +102,6 @@ LiteralScanner::Number LiteralScanner::lex_prefixed_integer(Number n) {
   return n;
 }
 
-// An exponent's signed digits into `exp_part`; false when there is no 'e'.
 bool LiteralScanner::lex_exponent(std::string& exp_part, size_t at) {
   if (peek() != 'e' && peek() != 'E') return false;
   size_t save = pos_;
@@ -154,7 +149,6 @@ LiteralScanner::Number LiteralScanner::lex_decimal(Number n) {
 }
 
 // --- strings ---
-// The length of a string prefix (r, u, R, U) right before a quote; 0 when there is none.
 size_t LiteralScanner::string_prefix_length() {
   size_t k = pos_;
   while (k < s_.size() && is_ident_char(s_[k]) && k - pos_ < 2) ++k;
@@ -209,7 +203,6 @@ void LiteralScanner::parse_one_string(std::string& out) {
   }
 }
 
-// At a quote: consumes the closing quote(s) and says so; a lone quote inside a triple-quoted string is text.
 bool LiteralScanner::closes_string(char q, bool triple) {
   if (!triple) {
     ++pos_;
@@ -222,7 +215,6 @@ bool LiteralScanner::closes_string(char q, bool triple) {
   return false;
 }
 
-// The escape at pos_ (a backslash and at least one more character), appended to `out`.
 void LiteralScanner::parse_escape(std::string& out) {
   const size_t esc_at = pos_;
   const char e = s_[pos_ + 1];

@@ -156,7 +156,6 @@ std::string python_float_repr(double d) {
   return sign + digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
 }
 
-
 namespace {
 
 void append_u_escape(std::string& out, char32_t code) {

@@ -2,10 +2,6 @@
 #include "fmwork/base/python_value.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/python_text.hpp"
@@ -171,23 +167,6 @@ const std::pair<const char*, const char*> kDtypes[] = {
     {"int64", "int64"},     {"long", "int64"},      {"bool", "bool"},       {"uint8", "uint8"},
 };
 
-}  // namespace
-
-std::optional<std::string> canonical_dtype_name(std::string_view name) {
-  for (const auto& [alias, canonical] : kDtypes)
-    if (name == alias) return std::string(canonical);
-  return std::nullopt;
-}
-
-std::string dtype_name_list() {
-  std::string list;
-  for (const auto& [alias, canonical] : kDtypes) {
-    if (std::string_view(alias) != canonical) continue;
-    list += (list.empty() ? "torch." : ", torch.") + std::string(canonical);
-  }
-  return list;
-}
-
 nlohmann::ordered_json to_json(const Value& value) {
   switch (value.type) {
     case Value::Type::none: return nullptr;
@@ -209,6 +188,23 @@ nlohmann::ordered_json to_json(const Value& value) {
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> canonical_dtype_name(std::string_view name) {
+  for (const auto& [alias, canonical] : kDtypes)
+    if (name == alias) return std::string(canonical);
+  return std::nullopt;
+}
+
+std::string dtype_name_list() {
+  std::string list;
+  for (const auto& [alias, canonical] : kDtypes) {
+    if (std::string_view(alias) != canonical) continue;
+    list += (list.empty() ? "torch." : ", torch.") + std::string(canonical);
+  }
+  return list;
 }
 
 std::string value_to_json(const Value& value) {

@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -201,7 +200,6 @@ ChildExit reap(pid_t pid) {
   return exit;
 }
 
-
 // The process group of the run_subprocess child now running (0: none), for the TERM and INT handlers: a
 // driver stopped by Ctrl-C or `kill` takes the exporter and its compilers with it.
 std::atomic<pid_t> running_group{0};
@@ -240,12 +238,9 @@ std::string find_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
+  for (std::string_view dir : split(dirs, ':')) {
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
   }
   return name;  // execve says "No such file or directory"
 }

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -95,12 +96,8 @@ void apply_zip64(const std::string& extra, uint64_t& usize, uint64_t& csize, uin
 
 bool unsafe_name(const std::string& n) {
   if (n.empty() || n[0] == '/' || n.find('\0') != std::string::npos || n.find('\\') != std::string::npos) return true;
-  size_t start = 0;
-  while (start <= n.size()) {
-    const size_t end = std::min(n.find('/', start), n.size());
-    if (n.compare(start, end - start, "..") == 0 && end - start == 2) return true;
-    start = end + 1;
-  }
+  for (std::string_view part : split(n, '/'))
+    if (part == "..") return true;
   return false;
 }
 
@@ -122,7 +119,6 @@ ZipMember parse_zip_entry(const std::string& dir, size_t& at, const std::functio
     throw bad(fmt::format("{} is compressed with method {}; PyTorch's archives store or deflate", who, m.method));
   if (m.method == 0 && csize != usize) throw bad(who + " is stored with two different sizes");
   m.size = csize;
-  m.uncompressed_size = usize;
   m.header_offset = offset;
   at += kCentralSize + n + e + c;
   return m;

@@ -13,6 +13,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/hf/model_inputs.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
@@ -43,16 +44,12 @@ class MetadataReader {
   std::vector<std::string> names(const std::string& key) const {
     std::vector<std::string> out;
     std::set<std::string> seen;  // not a count over `out`: a value of 30,000 names would take seconds
-    const std::string& text = *find(key);
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = std::min(text.find(',', start), text.size());
-      out.push_back(text.substr(start, comma - start));
+    for (std::string_view name : split(*find(key), ',')) {
+      out.emplace_back(name);
       if (out.back().empty()) throw bad(key, "it should be comma-separated names, none empty");
       if (!seen.insert(out.back()).second) throw bad(key, "it names '" + excerpt(out.back()) + "' twice; each name once");
-      if (comma == text.size()) return out;
-      start = comma + 1;
     }
+    return out;
   }
 
   // A whole number from `least` to `most`, digits only (Python's str() of an int): nullopt when absent.

@@ -15,7 +15,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <utility>
 
@@ -26,7 +25,6 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/json_input.hpp"
 #include "fmwork/base/regular_file.hpp"
-#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 

@@ -132,5 +132,4 @@ void check_fixed_args(FixedArgs& args) {
                                                                  : args.model_name;
 }
 
-
 }  // namespace fmwork

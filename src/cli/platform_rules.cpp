@@ -40,15 +40,9 @@ std::optional<RequirementTarget> parse_target(const std::string& option) {
   bool known = false;
   for (const auto& s : kSubOptionSets) known = known || s == target.set;
   if (!known) return std::nullopt;
-  std::string rest = option.substr(colon + 1);
-  size_t start = 0;
-  while (true) {
-    auto next = rest.find(':', start);
-    std::string key = rest.substr(start, next == std::string::npos ? std::string::npos : next - start);
+  for (std::string_view key : split(std::string_view(option).substr(colon + 1), ':')) {
     if (key.empty()) return std::nullopt;
-    target.keys.push_back(key);
-    if (next == std::string::npos) break;
-    start = next + 1;
+    target.keys.emplace_back(key);
   }
   return target;
 }
@@ -177,16 +171,9 @@ std::string plugin_file_name(const std::string& name) { return "libfmwork_platfo
 std::vector<std::string> plugin_search_dirs() {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv(kPluginPathVariable)) {
-    const std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      if (end > start) dirs.push_back(list.substr(start, end - start));
-      start = end + 1;
-    }
-  }
+  if (const char* env = std::getenv(kPluginPathVariable))
+    for (std::string_view dir : split(env, ':'))
+      if (!dir.empty()) dirs.emplace_back(dir);
   std::error_code error;
   const fs::path exe = fs::read_symlink(kSelfExecutable, error).parent_path();
   if (!error && !exe.empty()) {

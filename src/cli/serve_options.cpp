@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <iterator>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -105,7 +102,6 @@ void check_serve_args(const ServeArgs& args, const std::vector<std::string>& giv
   for (double rate : args.rates) check_level_length("--rates", rate, args);
   if (args.search_start) check_level_length("--search_start", *args.search_start, args);
 }
-
 
 ServeShape serve_shape(const FixedArgs& args, const ServeArgs& serve) {
   if (args.batch_sizes.size() > 1)

@@ -24,7 +24,6 @@ bool backend_given(const CompileOptions& options) {
   return false;
 }
 
-
 Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
   torch::jit::Module* module = model->torchscript_module();
   if (!module)
@@ -41,6 +40,13 @@ Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
   return {std::move(model), {"compile: torchscript (torch::jit::freeze + optimize_for_inference)"}};
 }
 
+// The backends this build provides (the platform's own come on top).
+std::vector<std::string> builtin_compile_backends() {
+  std::vector<std::string> backends = {"torchscript", "inductor", "cudagraphs"};
+  if (openvino_built()) backends.push_back("openvino");
+  return backends;
+}
+
 }  // namespace
 
 bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform) {
@@ -48,12 +54,6 @@ bool compiles_from_folder(bool compile, const CompileOptions& options, const Pla
   if (backend_given(options)) return options.backend == "inductor" || options.backend == "openvino";
   const std::vector<std::string> platform_backends = platform.facts().compile_backends;
   return platform_backends.empty() ? options.backend == "inductor" : platform_backends.front() == "inductor";
-}
-
-std::vector<std::string> builtin_compile_backends() {
-  std::vector<std::string> backends = {"torchscript", "inductor", "cudagraphs"};
-  if (openvino_built()) backends.push_back("openvino");
-  return backends;
 }
 
 bool wants_cuda_graphs(bool compile, const CompileOptions& options) {

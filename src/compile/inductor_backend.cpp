@@ -7,13 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/loaders/aoti_model.hpp"
 #include "fmwork/base/progress.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
@@ -30,6 +28,15 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kMaxDynamicBatch = 1024;
 const char kPrefix[] = "--compile:backend inductor: ";
+
+// Where the exporter and its Python are: $FMWORK_AOTI_EXPORTER, else tools/aoti_export.py of the source
+// tree this driver was built from; $FMWORK_PYTHON, else the Python whose torch wheel the build used.
+struct InductorTools {
+  std::string python, exporter;
+};
+InductorTools inductor_tools() {
+  return {tools_python(), env_or("FMWORK_AOTI_EXPORTER", tool_path("aoti_export.py"))};
+}
 
 // What is asked of one package: the shape (static) or the ranges (dynamic), and what the build needs.
 struct PackageSpec {
@@ -249,10 +256,6 @@ PackageSpec spec_of(const Model& eager, const CompileOptions& options, const Mod
 }
 
 }  // namespace
-
-InductorTools inductor_tools() {
-  return {tools_python(), env_or("FMWORK_AOTI_EXPORTER", tool_path("aoti_export.py"))};
-}
 
 Compiled compile_inductor(std::unique_ptr<Model> eager, const CompileOptions& options, const ModelSource& source,
                           const torch::Device& device, const std::string& arch) {

@@ -12,7 +12,6 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/cache/artifact_cache.hpp"
 #include "fmwork/compile/python_step.hpp"
 #include "fmwork/hf/config.hpp"

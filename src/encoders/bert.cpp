@@ -5,10 +5,7 @@
 
 #include "bert_layer_names.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <map>
-#include <sstream>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/encoders/attention.hpp"

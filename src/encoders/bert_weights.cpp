@@ -1,9 +1,6 @@
 // Which weights a BERT-family encoder has and how transformers names them, and seeded random weights for a
 // config: the family's parts (family_parts.hpp) for the dispatch. Apart from bert.cpp: the names are the
 // loaders' business as much as the forward pass's.
-#include <algorithm>
-#include <cstring>
-#include <optional>
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -11,7 +8,6 @@
 #include "family_parts.hpp"
 #include "random_fill.hpp"
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/host_memory.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/encoders/bert.hpp"
 

@@ -22,6 +22,17 @@ std::optional<std::string> varlen_refusal(const EncoderConfig& c, AttentionImpl 
   return varlen_attention_refusal(device, dtype, c.num_attention_heads, c.kv_heads(), c.head_dim(), c.causal);
 }
 
+void check_input_size(const EncoderConfig& config, int64_t T) {
+  if (T <= config.max_input_size()) return;
+  std::string why = config.positions_after_pad()
+                        ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
+                              " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
+                        : " (max_position_embeddings)";
+  throw usage_error("input size " + std::to_string(T) + " is longer than " + config.base_class() + " allows: " +
+                    std::to_string(config.max_input_size()) + why + "; use --input_sizes up to " +
+                    std::to_string(config.max_input_size()));
+}
+
 }  // namespace
 
 // ---- the base ---------------------------------------------------------------------------------------------
@@ -239,17 +250,6 @@ at::Tensor& activate_(at::Tensor& h, Activation a) {
     case Activation::tanh: return h.tanh_();
   }
   return h;
-}
-
-void check_input_size(const EncoderConfig& config, int64_t T) {
-  if (T <= config.max_input_size()) return;
-  std::string why = config.positions_after_pad()
-                        ? " (max_position_embeddings " + std::to_string(config.max_position_embeddings) +
-                              " less pad_token_id " + std::to_string(*config.pad_token_id) + " + 1)"
-                        : " (max_position_embeddings)";
-  throw usage_error("input size " + std::to_string(T) + " is longer than " + config.base_class() + " allows: " +
-                    std::to_string(config.max_input_size()) + why + "; use --input_sizes up to " +
-                    std::to_string(config.max_input_size()));
 }
 
 }  // namespace fmwork::hf

@@ -3,7 +3,6 @@
 // windows where the config enables them, the gated SiLU MLP and a final norm; outputs last_hidden_state
 // (pooling is the user's business, as upstream). Weights named as transformers saves them. Its weights,
 // random weights and forward pass; families.cpp reaches them through kQwen3Parts.
-#include <algorithm>
 #include <cmath>
 #include <sstream>
 

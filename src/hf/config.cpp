@@ -2,14 +2,9 @@
 #include "fmwork/hf/config.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <utility>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
@@ -62,7 +57,6 @@ std::string EncoderConfig::summary() const {
 }
 
 namespace {
-
 
 Family family_of(const std::string& model_type, const std::string& source) {
   if (const std::optional<Family> family = family_of_model_type(model_type)) return *family;

@@ -35,7 +35,6 @@ constexpr DtypeRow kDtypes[] = {
 constexpr const char* kUnsupportedDtypes[] = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
                                               "U16",     "U32",     "U64",     "C64"};
 
-
 std::string range_str(const HeaderEntry& e) {
   return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]";
 }

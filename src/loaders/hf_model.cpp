@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include <c10/core/InferenceMode.h>
@@ -26,13 +25,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+const std::vector<std::string>& supported_model_classes() {
+  static const std::vector<std::string> classes = [] {
+    std::vector<std::string> out = native_base_classes();
+    out.push_back("AutoModel");
+    return out;
+  }();
+  return classes;
+}
+
 std::string join_first(const std::vector<std::string>& items, size_t n) {
   std::string out;
   for (size_t i = 0; i < items.size() && i < n; ++i) out += (i ? ", " : "") + items[i];
   if (items.size() > n) out += ", ...";
   return out + " (" + std::to_string(items.size()) + " in all)";
 }
-
 
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
@@ -101,15 +108,6 @@ bool any_exists(const std::string& dir, std::initializer_list<const char*> names
 
 }  // namespace
 
-const std::vector<std::string>& supported_model_classes() {
-  static const std::vector<std::string> classes = [] {
-    std::vector<std::string> out = native_base_classes();
-    out.push_back("AutoModel");
-    return out;
-  }();
-  return classes;
-}
-
 void check_model_class(const std::string& model_class, const EncoderConfig& config) {
   const std::string wants = check_class_name(model_class);
   if (!wants.empty() && wants != config.model_type)
@@ -123,10 +121,9 @@ at::ScalarType resolve_dtype(const std::optional<std::string>& option, const Enc
 
 // ---- HfModel ----------------------------------------------------------------------------------------------
 
-HfModel::HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder,
-                 std::string description, bool random_weights, std::optional<uint64_t> seed)
+HfModel::HfModel(std::string folder, std::unique_ptr<NativeEncoder> encoder, std::string description,
+                 bool random_weights, std::optional<uint64_t> seed)
     : folder_(std::move(folder)),
-      model_class_(std::move(model_class)),
       encoder_(std::move(encoder)),
       description_(std::move(description)),
       random_weights_(random_weights),
@@ -443,7 +440,7 @@ std::unique_ptr<Model> load_hf_model(const LoadRequest& request) {
   encoder->set_packed_gemm(packed_gemm);
   encoder->set_gelu_epilogue(opt.gelu_epilogue.value_or(false));
   std::string description = describe(p, config, opt, request.device, *encoder, w);
-  return std::make_unique<HfModel>(dir, p.cls, std::move(encoder), std::move(description), opt.random_weights, w.seed);
+  return std::make_unique<HfModel>(dir, std::move(encoder), std::move(description), opt.random_weights, w.seed);
 }
 
 namespace hf {

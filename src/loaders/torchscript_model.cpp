@@ -25,7 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 // Which Batch field feeds each declared argument of forward(), in schema order.
 enum class Feed { input_ids, attention_mask, token_type_ids };
 

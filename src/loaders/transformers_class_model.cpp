@@ -5,11 +5,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include <fmt/format.h>
-
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/model_keys.hpp"
-#include "fmwork/base/json_input.hpp"
 #include "fmwork/loaders/model_dtype.hpp"
 #include "fmwork/loaders/torchscript_model.hpp"
 #include "fmwork/model/safetensors.hpp"

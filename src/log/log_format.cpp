@@ -134,13 +134,9 @@ std::string banner(const std::string& title) {
 
 std::string log_text(std::string_view text) {
   std::string out;
-  for (size_t start = 0;;) {
-    const size_t end = text.find('\n', start);
-    out += without_record_words(escape_controls(text.substr(start, end == std::string_view::npos ? end : end - start)));
-    if (end == std::string_view::npos) return out;
-    out += '\n';
-    start = end + 1;
-  }
+  for (std::string_view line : split(text, '\n')) out += without_record_words(escape_controls(line)) + '\n';
+  out.pop_back();  // split gives one line at least
+  return out;
 }
 
 bool is_log_token(std::string_view text) {

@@ -9,8 +9,6 @@
 #include <vector>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/regular_file.hpp"
 #include "fmwork/base/text_format.hpp"

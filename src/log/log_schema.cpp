@@ -65,6 +65,12 @@ static_assert(names_combination_as_res(stat_key::input, stat_key::batch) &&
               names_combination_as_res(note_key::input, note_key::batch) &&
               names_combination_as_res(profile_key::input, profile_key::batch));
 
+#define FMWORK_LINE_SPEC_ADDRESS(WORD, Record, spec_function, FIELDS, suffix) &spec_function(),
+const std::vector<const LineSpec*>& line_specs() {
+  static const std::vector<const LineSpec*> all{FMWORK_KEYED_LINES(FMWORK_LINE_SPEC_ADDRESS)};
+  return all;
+}
+
 }  // namespace
 
 // One function a line (meta_line_spec, ...): its list's rows made FieldSpecs, in order.
@@ -75,12 +81,6 @@ static_assert(names_combination_as_res(stat_key::input, stat_key::batch) &&
     return spec;                                                                  \
   }
 FMWORK_KEYED_LINES(FMWORK_LINE_SPEC)
-
-#define FMWORK_LINE_SPEC_ADDRESS(WORD, Record, spec_function, FIELDS, suffix) &spec_function(),
-const std::vector<const LineSpec*>& line_specs() {
-  static const std::vector<const LineSpec*> all{FMWORK_KEYED_LINES(FMWORK_LINE_SPEC_ADDRESS)};
-  return all;
-}
 
 const std::vector<std::string_view>& compared_keys() {
   static const std::vector<std::string_view> keys = [] {

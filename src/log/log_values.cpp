@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "log_rules.hpp"
 
 namespace fmwork {

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -49,8 +48,6 @@ std::string mb(uint64_t bytes) {
   return os.str();
 }
 
-}  // namespace
-
 at::ScalarType scalar_type_of(const std::string& dtype, const std::string& context) {
   dtype_element_size(dtype, context);  // the message for a dtype outside the table
   for (const auto& row : kDtypes)
@@ -66,8 +63,6 @@ std::string dtype_name_of(at::ScalarType type) {
 
 // ---------------------------------------------------------------------------------------------------------
 // SafetensorsFile
-
-namespace {
 
 struct Mapping {
   void* map = nullptr;

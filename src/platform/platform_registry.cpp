@@ -7,7 +7,6 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/platform_rules.hpp"

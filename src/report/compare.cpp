@@ -67,6 +67,28 @@ CompareSide gathered(const std::vector<CompareSide>& repeats) {
   return side;
 }
 
+std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statistic) {
+  if (statistic == Statistic::median) return precise_latency_ms(r);
+  const std::vector<double> kept = kept_durations_ms(r);
+  const std::optional<double> stat_value =
+      r.stat ? r.stat->fields.get_double(statistic == Statistic::min ? stat_key::min_ms : stat_key::mean_ms) : std::nullopt;
+  switch (statistic) {
+    case Statistic::p10:
+      return kept.empty() ? std::nullopt : std::optional<double>(percentile(kept, 10));
+    case Statistic::min:
+      if (stat_value) return stat_value;
+      return kept.empty() ? std::nullopt : std::optional<double>(*std::min_element(kept.begin(), kept.end()));
+    case Statistic::mean: {
+      if (stat_value) return stat_value;
+      if (kept.empty()) return std::nullopt;
+      double sum = 0;
+      for (double d : kept) sum += d;
+      return sum / static_cast<double>(kept.size());
+    }
+    default: return precise_latency_ms(r);
+  }
+}
+
 CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic statistic) {
   // get_double, not stod: a hostile 1e999 reads as inf (as Python's float), it does not throw.
   CompareSide side;
@@ -98,28 +120,6 @@ CompareSide side_of(const ParsedLog& log, const CombinationRecord& r, Statistic 
 }
 
 }  // namespace
-
-std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statistic) {
-  if (statistic == Statistic::median) return precise_latency_ms(r);
-  const std::vector<double> kept = kept_durations_ms(r);
-  const std::optional<double> stat_value =
-      r.stat ? r.stat->fields.get_double(statistic == Statistic::min ? stat_key::min_ms : stat_key::mean_ms) : std::nullopt;
-  switch (statistic) {
-    case Statistic::p10:
-      return kept.empty() ? std::nullopt : std::optional<double>(percentile(kept, 10));
-    case Statistic::min:
-      if (stat_value) return stat_value;
-      return kept.empty() ? std::nullopt : std::optional<double>(*std::min_element(kept.begin(), kept.end()));
-    case Statistic::mean: {
-      if (stat_value) return stat_value;
-      if (kept.empty()) return std::nullopt;
-      double sum = 0;
-      for (double d : kept) sum += d;
-      return sum / static_cast<double>(kept.size());
-    }
-    default: return precise_latency_ms(r);
-  }
-}
 
 std::string compare_run(const ParsedLog& log, const CombinationRecord& r) {
   const std::string run_id = repeated_run(log);

@@ -370,10 +370,6 @@ double precise_latency_ms(const CombinationRecord& run) {
   return p50 && std::fabs(*p50 - run.res.latency_ms) <= 0.0005 + 1e-9 ? *p50 : run.res.latency_ms;
 }
 
-double precise_throughput(const CombinationRecord& run) {
-  return static_cast<double>(run.res.batch) * 1000.0 / precise_latency_ms(run);
-}
-
 std::string check_status(const CombinationRecord& run) {
   auto value = [&](std::string_view key) {
     const std::string* v = find_in(run.check, key);
@@ -473,14 +469,8 @@ static void lead_with(SummaryTable& table, const std::vector<std::string>& first
 
 std::string model_short_name(const std::string& model_name) {
   std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= model_name.size()) {
-    const size_t slash = model_name.find('/', start);
-    const std::string part = model_name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (!part.empty() && part != ".") parts.push_back(part);
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
+  for (std::string_view part : split(model_name, '/'))
+    if (!part.empty() && part != ".") parts.emplace_back(part);
   if (parts.size() < 2) return model_name;  // a bare name (or a hub id's org alone): as given
   const auto stem = [](std::string part) {
     for (const char* ext : {".pt2", ".pt"}) {
@@ -516,7 +506,6 @@ SummaryTable summary_table(const ParsedLog& log) {
   return table;
 }
 
-// The campaign label columns of all the logs, in first-seen order (docs/campaigns.md).
 std::vector<std::string> label_columns(const std::vector<ParsedLog>& logs) {
   std::vector<std::string> columns;
   for (const ParsedLog& log : logs)

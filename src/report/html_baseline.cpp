@@ -3,7 +3,6 @@
 // page's colors. Numbers are baseline.hpp's (speedup()), so the page and the text table agree.
 #include "fmwork/report/html_report.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include "fmwork/log/stats.hpp"

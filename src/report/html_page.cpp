@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <optional>
 
 #include "fmwork/log/log_schema.hpp"
@@ -90,7 +89,6 @@ std::string key_values(const std::string& cls, const KeyValues& items) {
 }
 
 std::string swatch(size_t style) { return "<span class=\"swatch\" style=\"background:" + series_color(style) + "\"></span>"; }
-
 
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths) {
   std::string out = "<p class=\"read\">" + what;

@@ -48,7 +48,6 @@ std::string key_values(const std::string& cls, const KeyValues& items);
 // The color square of series style `style` (svg_chart's series_color).
 std::string swatch(size_t style);
 
-
 // "<what> <code>path</code>, ..." as a paragraph of class "read".
 std::string paths_line(const std::string& what, const std::vector<std::string>& paths);
 

@@ -5,19 +5,14 @@
 #include "fmwork/report/html_report.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "fmwork/log/log_schema.hpp"
-#include "fmwork/log/stats.hpp"
 #include "fmwork/report/compare.hpp"  // repeated_run
 #include "fmwork/report/formats.hpp"
 #include "fmwork/report/serve_report.hpp"
-#include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
 #include "html_charts.hpp"
 #include "html_page.hpp"
@@ -25,8 +20,6 @@
 namespace fmwork {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 using namespace report_page;
 

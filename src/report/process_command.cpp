@@ -3,12 +3,6 @@
 #include "process_options.hpp"
 #include "fmwork/report/serve_report.hpp"
 
-#include <algorithm>
-#include <filesystem>
-#include <functional>
-#include <iterator>
-#include <map>
-#include <new>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,8 +12,6 @@
 #include "fmwork/report/compare_output.hpp"
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/base/error.hpp"
-#include "fmwork/runner/experiment.hpp"
-#include "fmwork/base/json_input.hpp"
 #include "fmwork/log/log_records.hpp"
 #include "fmwork/report/html_report.hpp"
 #include "fmwork/report/process_io.hpp"
@@ -30,8 +22,6 @@
 namespace fmwork {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The files `options` reads, by argument, in order: [0] and [1] are A and B with --compare.
 std::vector<std::vector<LogFile>> input_files(const ProcessOptions& options) {

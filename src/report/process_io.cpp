@@ -68,8 +68,6 @@ std::vector<std::pair<std::string, std::string>> campaign_labels(const std::stri
 
 }  // namespace
 
-// The logs a --path or --compare argument names: "-", the file itself, or every *.log under a folder (in
-// path order).
 std::vector<LogFile> log_files(const std::string& path, const std::string& option) {
   std::error_code ec;
   if (path == "-" || !fs::is_directory(path, ec)) return {{path, false}};
@@ -82,9 +80,7 @@ std::vector<LogFile> log_files(const std::string& path, const std::string& optio
   return files;
 }
 
-// Refuses an --out that is any file process reads (the same file through any path or link; "-" is
-// standard input): a log, or the plan.json of a campaign whose logs it labels. Writing it would replace an
-// input with its own report.
+// Writing an input would replace it with its own report.
 void refuse_output_among_inputs(const std::string& out, const std::vector<std::vector<LogFile>>& inputs) {
   const std::optional<FileId> target = file_id(out);
   if (!target) return;  // a new file cannot be an input
@@ -97,7 +93,6 @@ void refuse_output_among_inputs(const std::string& out, const std::vector<std::v
                           f.path + "; name another file");
     }
 }
-
 
 // One log read, with its campaign labels; its notes (a cut last line) go to stderr. A file with no
 // FMWORK line at all is a runtime Error.
@@ -128,10 +123,7 @@ ParsedLog read_log(const std::string& f, LogSource& source, bool again) {
   return log;
 }
 
-// Reads each log of `files` and hands it to `take` (nullptr: read to check it, then dropped). A log named by
-// the user that cannot be read is the Error; one found under a folder is skipped with one line on stderr
-// ("skipped: <why>") and left out of `files`, so that a stray *.log does not fail a whole tree
-// (run_process's exit status says so).
+// A log found under a folder is skipped, not an Error, so that a stray *.log does not fail a whole tree.
 void read_checked(std::vector<LogFile>& files, LogSource& source, const std::function<void(ParsedLog)>& take) {
   std::vector<LogFile> kept;
   for (const LogFile& f : files) {
@@ -169,8 +161,6 @@ std::vector<ParsedLog> joined(std::vector<std::vector<ParsedLog>> sets) {
   return logs;
 }
 
-
-// The campaign label keys of the logs, in first-seen order: the CSV's last columns (to_csv's).
 std::vector<std::string> label_columns_of(const std::vector<std::vector<LogFile>>& inputs, LogSource& source) {
   std::vector<std::string> columns;
   for (const auto& files : inputs)
@@ -181,7 +171,6 @@ std::vector<std::string> label_columns_of(const std::vector<std::vector<LogFile>
   return columns;
 }
 
-// Every argument still has a log after the skipped ones are left out: a folder of no driver log is an Error.
 void require_logs(const std::string& option, const std::vector<std::string>& args,
                   const std::vector<std::vector<LogFile>>& inputs, const LogSource& source) {
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -190,7 +179,6 @@ void require_logs(const std::string& option, const std::vector<std::string>& arg
                                       option, args[i], source.skipped.size(), source.skipped.size() == 1 ? "" : "s"));
 }
 
-// The runtime Error's text when logs found under folders were skipped, nullopt when none was.
 std::optional<std::string> skipped_failure(const LogSource& source) {
   if (source.skipped.empty()) return std::nullopt;
   return fmt::format("{} of the {} *.log files found under the folders given {} skipped (each named above); the "

@@ -13,7 +13,6 @@
 #include "fmwork/base/text_format.hpp"
 #include "fmwork/log/log_schema.hpp"
 #include "fmwork/report/formats.hpp"
-#include "fmwork/report/html_text.hpp"
 #include "fmwork/report/svg_chart.hpp"
 #include "html_page.hpp"
 
@@ -83,9 +82,10 @@ std::optional<double> level_x(const Fields& f) {
   return f.get_double(serve_key::offered_qps);
 }
 
+bool has_serve_lines(const ParsedLog& log) { return !log.serve.empty() || !log.capacity.empty(); }
+
 }  // namespace
 
-bool has_serve_lines(const ParsedLog& log) { return !log.serve.empty() || !log.capacity.empty(); }
 bool is_serve_log(const ParsedLog& log) { return has_serve_lines(log) && log.results.empty(); }
 
 void refuse_or_note_serve_logs(const std::string& option, const std::string& does, const std::string& where,

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <utility>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/report/html_text.hpp"

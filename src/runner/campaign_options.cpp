@@ -3,7 +3,6 @@
 #include "campaign_options.hpp"
 
 #include "fmwork/base/error.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/cli.hpp"
 #include "fmwork/cli/usage.hpp"
 

@@ -13,6 +13,7 @@
 #include "fmwork/base/error.hpp"
 #include "fmwork/cli/cuda_name.hpp"
 #include "fmwork/base/subprocess.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
@@ -90,16 +91,9 @@ SlotLaunch slot_launch(const std::string& device, const std::optional<std::strin
   const auto index = static_cast<size_t>(*cuda->index);
   if (!visible || visible->empty()) return {"cuda", {"CUDA_VISIBLE_DEVICES=" + std::to_string(index)}};
   // Already narrowed (Slurm, the user): cuda:N is the N-th device of that list, as it would be in the driver.
-  std::vector<std::string> listed;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = visible->find(',', start);
-    listed.push_back(visible->substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string_view> listed = split(*visible, ',');
   if (index >= listed.size()) return {device, {}};  // the driver says how many devices there are
-  return {"cuda", {"CUDA_VISIBLE_DEVICES=" + listed[index]}};
+  return {"cuda", {"CUDA_VISIBLE_DEVICES=" + std::string(listed[index])}};
 }
 
 std::vector<std::string> with_platform(std::vector<std::string> argv, const std::string& device) {

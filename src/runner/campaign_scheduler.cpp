@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/runner/campaign_run.hpp"
 #include "fmwork/runner/run_complete.hpp"
@@ -119,13 +120,11 @@ size_t run_on_slots(const Plan& plan, const std::vector<size_t>& todo, const std
 
 std::vector<std::string> parse_devices(const std::string& text) {
   std::vector<std::string> devices;
-  size_t start = 0;
-  while (true) {
+  for (std::string_view piece : split(text, ',')) {
     if (devices.size() == kMaxDevices)
       throw usage_error(fmt::format("--devices: more than {} names; a runner runs at most {} runs at once",
                                     kMaxDevices, kMaxDevices));
-    const size_t comma = text.find(',', start);
-    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string name(piece);
     // Checked here, before a campaign folder exists: the driver would refuse the name in every run.
     if (!is_platform_name(name))
       throw usage_error("--devices " + excerpt(text) + ": '" + excerpt(name) + "' is not a platform name; give " +
@@ -136,9 +135,8 @@ std::vector<std::string> parse_devices(const std::string& text) {
       throw usage_error("--devices " + excerpt(text) + ": '" + excerpt(name) + "' is " +
                         plugin_not_found_text(name, tried));
     devices.push_back(name);
-    if (comma == std::string::npos) return devices;
-    start = comma + 1;
   }
+  return devices;
 }
 
 std::string progress_line(size_t done, size_t failed, size_t left, size_t running, double elapsed_s) {

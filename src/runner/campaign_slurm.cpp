@@ -1,7 +1,6 @@
 // `driver run --slurm`: submit, wait, and the resume guard (see campaign_slurm.hpp).
 #include "campaign_slurm.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -155,10 +154,7 @@ std::vector<std::string> argv_of(const Options& options) {
 
 CommandLine check_like_the_driver(const std::vector<std::string>& argv_in) {
   const bool serve = !argv_in.empty() && argv_in[0] == "serve";
-  std::vector<std::string> argv(argv_in.begin() + (serve ? 1 : 0), argv_in.end());
-  std::vector<const char*> words = {"driver"};
-  for (const auto& w : argv) words.push_back(w.c_str());
-  CommandLine cl = parse_command_line(static_cast<int>(words.size()), words.data(),
+  CommandLine cl = parse_command_line(std::vector<std::string>(argv_in.begin() + (serve ? 1 : 0), argv_in.end()),
                                       serve ? Command::serve : Command::sweep);
   if (serve) serve_shape(cl.args, cl.serve);
   compile_options_from(cl.subs.at("compile"));

@@ -15,6 +15,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The driver options whose values are paths, each with what it must be (docs/campaigns.md's table too).
+enum class PathUse {
+  model,          // --model_name (when no --model_root), --model_root/--model_name: a file or a folder that exists
+  model_root,     // --model_root: a folder that exists
+  input_folder,   // --check_outputs: a folder that exists
+  output_folder,  // --save_outputs, --profile: a folder, or a name the driver can make (its nearest existing
+                  // ancestor a folder)
+};
+struct PathOption {
+  const char* option;  // as typed: "--model_root"
+  PathUse use;
+};
+const std::vector<PathOption>& path_options() {
+  static const std::vector<PathOption> options = {{"--model_root", PathUse::model_root},
+                                                  {"--check_outputs", PathUse::input_folder},
+                                                  {"--save_outputs", PathUse::output_folder},
+                                                  {"--profile", PathUse::output_folder}};
+  return options;
+}
+
 // Where an option's value sits in an argv: the word after "--x", or after "--x=" in the same word.
 struct ValueAt {
   size_t word = 0;
@@ -67,14 +87,6 @@ fs::path absolute_in(const fs::path& folder, const std::string& text) {
 }
 
 }  // namespace
-
-const std::vector<PathOption>& path_options() {
-  static const std::vector<PathOption> options = {{"--model_root", PathUse::model_root},
-                                                  {"--check_outputs", PathUse::input_folder},
-                                                  {"--save_outputs", PathUse::output_folder},
-                                                  {"--profile", PathUse::output_folder}};
-  return options;
-}
 
 void resolve_plan_paths(Plan& plan, const std::string& folder) {
   std::error_code ec;

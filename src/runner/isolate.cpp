@@ -9,7 +9,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -24,7 +23,6 @@
 
 namespace fmwork {
 namespace {
-
 
 // The child's "error: <message>" line as the message.
 std::string without_error_prefix(const std::string& line) {
@@ -193,12 +191,7 @@ std::string isolated_child_spec(const IsolatedChild& child) {
 }
 
 IsolatedChild parse_isolated_child(std::string_view spec) {
-  std::vector<std::string_view> words;
-  for (size_t start = 0; start <= spec.size();) {
-    const size_t space = std::min(spec.find(' ', start), spec.size());
-    words.push_back(spec.substr(start, space - start));
-    start = space + 1;
-  }
+  const std::vector<std::string_view> words = split(spec, ' ');
   const std::string_view sections = words.size() == 4 ? words[2] : std::string_view();
   if (sections != "sections=all" && sections != "sections=run") bad_spec(spec);
   IsolatedChild child;

@@ -21,10 +21,8 @@ namespace {
 
 // The batch x input sizes of a run's command line.
 FixedArgs fixed_args_of(const std::string& path, const std::vector<std::string>& argv) {
-  std::vector<const char*> words = {"driver"};
-  for (const auto& w : argv) words.push_back(w.c_str());
   try {
-    return parse_command_line(static_cast<int>(words.size()), words.data()).args;
+    return parse_command_line(argv, Command::sweep).args;
   } catch (const Error& e) {
     throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
   }
@@ -33,11 +31,9 @@ FixedArgs fixed_args_of(const std::string& path, const std::vector<std::string>&
 // A serve run's log is complete with a SERVE line for each level its command line asks for (each --rates rate,
 // the --users level) and, with --latency_bound, the search's CAPACITY line, which it writes last.
 bool serve_log_complete(const std::string& path, const std::vector<std::string>& argv, const ParsedLog& log) {
-  std::vector<const char*> words = {"driver"};
-  for (auto w = argv.begin() + 1; w != argv.end(); ++w) words.push_back(w->c_str());
   ServeArgs serve;
   try {
-    serve = parse_command_line(static_cast<int>(words.size()), words.data(), Command::serve).serve;
+    serve = parse_command_line(std::vector<std::string>(argv.begin() + 1, argv.end()), Command::serve).serve;
   } catch (const Error& e) {
     throw with_context(path + ": cannot tell whether the run is complete: its command line", e);
   }

@@ -11,19 +11,16 @@
 #include <fmt/format.h>
 
 #include "fmwork/base/error.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 
 std::string message_cause(const std::string& message) {
   std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= message.size()) {
-    size_t end = message.find('\n', start);
-    if (end == std::string::npos) end = message.size();
-    std::string line = message.substr(start, end - start);
+  for (std::string_view piece : split(message, '\n')) {
+    std::string line(piece);
     if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF line ends
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
-    start = end + 1;
   }
   if (lines.empty()) return "unknown error";
   const bool script_traceback = message.find("Traceback of TorchScript") != std::string::npos;

@@ -5,12 +5,13 @@
 #include <ATen/cpu/Utils.h>
 #include <torch/version.h>
 
-#include <algorithm>
 #include <regex>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -50,12 +51,8 @@ void read_cpu(RuntimeInfo& info) {
 }
 
 bool has_isa(const std::string& isa, const std::string& name) {
-  size_t start = 0;
-  while (start <= isa.size()) {
-    const size_t end = std::min(isa.find('+', start), isa.size());
-    if (isa.compare(start, end - start, name) == 0) return true;
-    start = end + 1;
-  }
+  for (std::string_view piece : split(isa, '+'))
+    if (piece == name) return true;
   return false;
 }
 

@@ -12,7 +12,6 @@
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/progress.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/cli/option_sets.hpp"
 #include "fmwork/cli/platform_rules.hpp"
 #include "fmwork/compile/compile_model.hpp"

@@ -5,7 +5,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -70,8 +69,7 @@ std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dty
   return GemmRate{f->gflops, f->n, dtype_short_name(dtype), at::get_num_threads(), f->repeats, true};
 }
 
-}  // namespace
-
+// The settings that change what a float32 product computes, and how fast.
 std::string matmul_precision_text() {
   const at::Context& ctx = at::globalContext();
   const char* precision = "highest";
@@ -82,6 +80,8 @@ std::string matmul_precision_text() {
   }
   return fmt::format("float32_matmul_precision={} cublas_tf32={}", precision, ctx.allowTF32CuBLAS() ? "on" : "off");
 }
+
+}  // namespace
 
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime) {

@@ -34,9 +34,9 @@ void require_per_token_shape(const std::string& name, const torch::Tensor& t, co
                                   what, name, fmt::join(t.sizes(), ", "), tokens.size(0), tokens.size(1)));
 }
 
-}  // namespace
-
 std::string outputs_file_name(int64_t input, int64_t batch) { return fmt::format("{}x{}.safetensors", input, batch); }
+
+}  // namespace
 
 OutputRole output_role(const std::string& name) {
   for (const char* per_token : {"last_hidden_state", "hidden_states", "token_embeddings"})

@@ -11,7 +11,6 @@
 #include "fmwork/log/log_format.hpp"
 #include "fmwork/model/inputs.hpp"
 #include "fmwork/sweep/bench_setup.hpp"
-#include "fmwork/sweep/fed_shapes.hpp"
 #include "fmwork/sweep/serve_run.hpp"
 #include "fmwork/sweep/admission.hpp"
 

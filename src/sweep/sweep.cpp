@@ -14,7 +14,6 @@
 #include "fmwork/base/interrupt_note.hpp"
 #include "fmwork/base/mapped_files.hpp"
 #include "fmwork/base/progress.hpp"
-#include "fmwork/base/text_format.hpp"
 #include "fmwork/sweep/admission.hpp"
 #include "fmwork/sweep/device_energy.hpp"
 #include "fmwork/sweep/saved_outputs.hpp"
@@ -263,7 +262,6 @@ std::optional<Reference> reference_of(const SweepPlan& plan, int64_t batch, int6
   return reference;
 }
 
-
 // STAT, then NOTE: the verdict on the reps (contended, implausible against the run's `earlier` combinations,
 // too few, noisy, unstable), a line upstream's process ignores. Adds this combination to `earlier`.
 Verdict emit_stat_and_note(const SweepPlan& plan, int64_t batch, int64_t input, const Model& model,
@@ -404,8 +402,6 @@ void write_interrupt(std::ostream& out, int64_t input, int64_t batch, int signal
 }
 
 }  // namespace
-
-
 
 Nanos clock_now() {
   static const Nanos offset = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);

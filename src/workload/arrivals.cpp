@@ -10,17 +10,6 @@
 
 namespace fmwork {
 
-uint64_t SeededDraws::next_u64() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-double SeededDraws::next_unit() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-double SeededDraws::next_exponential(double rate) { return -std::log1p(-next_unit()) / rate; }
-
 double expected_level_seconds(double rate_per_s, double warmup_s, double duration_s, int64_t min_queries) {
   return warmup_s + std::max(duration_s, static_cast<double>(min_queries) / rate_per_s);
 }
@@ -31,6 +20,26 @@ double highest_level_rate(double warmup_s, double duration_s, int64_t min_querie
 }
 
 namespace {
+
+// A seeded 64-bit generator with the same sequence on every machine and library (std::mt19937_64's
+// distributions are not specified bit for bit): splitmix64.
+class SeededDraws {
+ public:
+  explicit SeededDraws(uint64_t seed) : state_(seed) {}
+  uint64_t next_u64() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1), 53 bits.
+  double next_unit() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  // Exponential with mean 1 / rate (rate > 0): -log(1 - u) / rate.
+  double next_exponential(double rate) { return -std::log1p(-next_unit()) / rate; }
+
+ private:
+  uint64_t state_;
+};
 
 // The plan's rate, held to what the options' readers admit (cli/serve_options): a runtime Error here is a caller's
 // mistake, not the user's, so it names no option.

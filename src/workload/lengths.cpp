@@ -9,11 +9,11 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "fmwork/base/error.hpp"
 #include "fmwork/base/option_values.hpp"
 #include "fmwork/base/regular_file.hpp"
+#include "fmwork/base/text_format.hpp"
 
 namespace fmwork {
 namespace {
@@ -45,16 +45,6 @@ std::optional<double> parse_decimal(std::string_view text) {
   int64_t part = 0;
   for (const char c : fraction) part = part * 10 + (c - '0'), scale *= 10;
   return value + static_cast<double>(part) / scale;
-}
-
-std::vector<std::string_view> split_commas(std::string_view text) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    const size_t comma = text.find(',');
-    parts.push_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) return parts;
-    text.remove_prefix(comma + 1);
-  }
 }
 
 class SpecParser {
@@ -109,7 +99,7 @@ class SpecParser {
   [[noreturn]] void fail(const std::string& what) const { throw usage_error(std::string(option_) + ": " + what); }
 
   std::vector<std::string_view> numbers(std::string_view rest, size_t least, size_t most, const char* form) const {
-    const auto parts = split_commas(rest);
+    const auto parts = split(rest, ',');
     if (parts.size() < least || parts.size() > most)
       fail(fmt::format("'{}' expects {}; got {}", excerpt(text_), form, parts.size() == 1 ? "1 value" :
                        std::to_string(parts.size()) + " values"));

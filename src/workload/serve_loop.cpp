@@ -2,7 +2,6 @@
 #include "fmwork/workload/serve_loop.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <map>
 #include <optional>

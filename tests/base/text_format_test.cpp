@@ -83,6 +83,11 @@ TEST(TextFormat, SmallHelpersWrittenOnce) {
   EXPECT_EQ(joined({}), "");
   EXPECT_EQ(joined({"a", "b", "c"}), "a, b, c");
   EXPECT_EQ(joined({"a", "b"}, "|"), "a|b");
+  using Pieces = std::vector<std::string_view>;
+  EXPECT_EQ(split("", ','), Pieces({""}));
+  EXPECT_EQ(split("a", ','), Pieces({"a"}));
+  EXPECT_EQ(split("a,,b,", ','), Pieces({"a", "", "b", ""}));
+  EXPECT_EQ(split(",", ','), Pieces({"", ""}));
   EXPECT_EQ(shape_text({}), "[]");
   EXPECT_EQ(shape_text({2, 128, 384}), "[2, 128, 384]");
   EXPECT_TRUE(starts_with("--model:dtype", "--model:"));

@@ -54,9 +54,8 @@ std::optional<std::string> canonical_dtype_name(std::string_view name);
 // The canonical dtype names, "torch.float32, torch.float16, ...", for messages.
 std::string dtype_name_list();
 
-// The value as JSON (None -> null, tuple -> array, dtype -> "torch.<name>"), and as compact JSON text
-// (invalid UTF-8 written as U+FFFD): how the --compile: and --model: sets reach plugins.
-nlohmann::ordered_json to_json(const Value& value);
+// The value as compact JSON text (None -> null, tuple -> array, dtype -> "torch.<name>"; invalid UTF-8
+// written as U+FFFD): how the --compile: and --model: sets reach plugins.
 std::string value_to_json(const Value& value);
 
 }  // namespace fmwork

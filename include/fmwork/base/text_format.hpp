@@ -26,6 +26,10 @@ std::string plural(size_t n, const std::string& word);
 // The items separated by `separator`: joined({"a", "b"}) is "a, b"; "" for none.
 std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ");
 
+// Every piece of `text` between `separator`s, empty ones kept: split("", ',') is {""}, split("a,", ',') is
+// {"a", ""}. The pieces view `text`, which must outlive them.
+std::vector<std::string_view> split(std::string_view text, char separator);
+
 // A tensor shape as people read it: "[2, 128, 384]"; "[]" for a scalar.
 std::string shape_text(const std::vector<int64_t>& shape);
 

@@ -19,7 +19,6 @@ struct ZipMember {
   uint16_t method = 0;         // 0: stored, 8: deflated (TorchScript writes its code so)
   uint32_t crc32 = 0;          // as recorded
   uint64_t size = 0;           // bytes of data in the archive (stored: as uncompressed)
-  uint64_t uncompressed_size = 0;
   uint64_t header_offset = 0;  // of its local header
 };
 

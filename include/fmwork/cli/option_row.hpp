@@ -35,14 +35,6 @@ struct OptionRow {
 // A help line: `left` padded to `width` (or followed by two spaces when it is wider), then `help`, then "\n".
 std::string option_help_line(std::string left, size_t width, const std::string& help);
 
-// "--NAME" of each row, in table order: the names "did you mean" chooses from.
-template <typename Row>
-std::vector<std::string> option_names(const std::vector<Row>& rows) {
-  std::vector<std::string> names;
-  for (const OptionRow& row : rows) names.push_back(row.option());
-  return names;
-}
-
 // "unknown option WORD", with "; did you mean NAME?" where one of `names` is close (closest_option): the one
 // start of every message about an option no table holds.
 std::string unknown_option(const std::string& word, const std::vector<std::string>& names);

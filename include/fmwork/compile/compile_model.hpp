@@ -17,9 +17,6 @@ namespace fmwork {
 // with transformers' own class. The loader then need not run the class itself.
 bool compiles_from_folder(bool compile, const CompileOptions& options, const Platform& platform);
 
-// The backends this build provides (the platform's own come on top).
-std::vector<std::string> builtin_compile_backends();
-
 // Whether the request asks for CUDA graphs: --compile with --compile:backend cudagraphs (CUDA graphs around
 // the model as loaded, torch.compile's "cudagraphs") or --compile:mode reduce-overhead (around the compiled
 // model, inductor's package), not disabled.

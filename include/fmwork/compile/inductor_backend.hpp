@@ -17,13 +17,6 @@
 
 namespace fmwork {
 
-// Where the exporter and its Python are: $FMWORK_AOTI_EXPORTER, else tools/aoti_export.py of the source
-// tree this driver was built from; $FMWORK_PYTHON, else the Python whose torch wheel the build used.
-struct InductorTools {
-  std::string python, exporter;
-};
-InductorTools inductor_tools();
-
 // Compiles `eager` (loaded from the folder `source.path` on `device`) with Inductor:
 // - --compile:dynamic@ True: one package with symbolic batch (1 to 1024) and input (up to the model's
 //   positions) dims, built (or found in the cache) now; shapes outside its ranges fail before they run;

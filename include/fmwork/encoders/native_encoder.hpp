@@ -189,8 +189,4 @@ at::Tensor& activate_(at::Tensor& h, Activation a);
 // output, say: no copy first).
 at::Tensor activated(const at::Tensor& h, Activation a);
 
-// A usage Error when an input of T tokens is longer than config.max_input_size(), naming the limit and where
-// it comes from, and the --input_sizes that would run.
-void check_input_size(const EncoderConfig& config, int64_t T);
-
 }  // namespace fmwork::hf

@@ -16,10 +16,6 @@
 
 namespace fmwork::hf {
 
-// The model classes --model_class accepts for a folder: native_base_classes() of the family table
-// (BertModel, ...), then AutoModel.
-const std::vector<std::string>& supported_model_classes();
-
 // Checks --model_class against the config: a usage Error for a task-head class (pointing to the base
 // class), an unknown class (listing the supported ones), or a class that does not match model_type.
 void check_model_class(const std::string& model_class, const EncoderConfig& config);
@@ -30,8 +26,8 @@ at::ScalarType resolve_dtype(const std::optional<std::string>& option, const Enc
 
 class HfModel : public Model {
  public:
-  HfModel(std::string folder, std::string model_class, std::unique_ptr<NativeEncoder> encoder, std::string description,
-          bool random_weights, std::optional<uint64_t> seed);
+  HfModel(std::string folder, std::unique_ptr<NativeEncoder> encoder, std::string description, bool random_weights,
+          std::optional<uint64_t> seed);
 
   ModelFacts facts() const override;
   torch::IValue forward(const Batch& batch) override;  // (last_hidden_state, pooler_output) or the tensor
@@ -50,7 +46,7 @@ class HfModel : public Model {
  private:
   torch::IValue forward_packed(const Batch& batch);
 
-  std::string folder_, model_class_;
+  std::string folder_;
   std::unique_ptr<NativeEncoder> encoder_;
   std::string description_;
   bool random_weights_ = false;

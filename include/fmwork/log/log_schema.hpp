@@ -263,8 +263,6 @@ const LineSpec& note_line_spec();
 const LineSpec& profile_line_spec();
 const LineSpec& serve_line_spec();
 const LineSpec& capacity_line_spec();
-// Every table above, in the order log_schema.hpp lists the lines.
-const std::vector<const LineSpec*>& line_specs();
 
 // The schema as JSON (what `process --schema` prints; bench/log_schema.json is a copy the build keeps current):
 // {"positional": {"SETUP": [names], "REP": [...], "RES": [...]}, "keyed": {"META": {"kinds": {key: "integer" |

@@ -25,12 +25,6 @@ struct TensorEntry : HeaderEntry {
   at::ScalarType scalar_type;
 };
 
-// The ATen type of a safetensors dtype name, and back. Throws a runtime Error for a name outside
-// F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL (the message says whether the name is a known but unsupported
-// safetensors dtype, such as F8_E4M3, or unknown).
-at::ScalarType scalar_type_of(const std::string& dtype, const std::string& context);
-std::string dtype_name_of(at::ScalarType type);  // throws a runtime Error for types safetensors cannot hold
-
 // A safetensors file, memory-mapped (private, copy-on-write: writing into a zero-copy tensor never reaches
 // the file) and validated when opened. Tensors handed out keep the mapping alive.
 class SafetensorsFile {

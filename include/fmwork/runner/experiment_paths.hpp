@@ -9,21 +9,6 @@
 
 namespace fmwork {
 
-// The driver options whose values are paths, each with what it must be. Read by resolve_plan_paths and its
-// docs (docs/campaigns.md's table lists the same).
-enum class PathUse {
-  model,          // --model_name (when no --model_root), --model_root/--model_name: a file or a folder that exists
-  model_root,     // --model_root: a folder that exists
-  input_folder,   // --check_outputs: a folder that exists
-  output_folder,  // --save_outputs, --profile: a folder, or a name the driver can make (its nearest existing
-                  // ancestor a folder)
-};
-struct PathOption {
-  const char* option;  // as typed: "--model_root"
-  PathUse use;
-};
-const std::vector<PathOption>& path_options();
-
 // Makes every relative path of `plan`'s runs absolute against `folder` (an experiment file's folder; made
 // absolute against the current folder first), and checks each as its PathUse says. A relative --model_name
 // without --model_root gets `--model_root FOLDER` (inserted before it): the name, which RES and the reports

@@ -25,12 +25,6 @@ struct FedShapes {
   FedRange rows, tokens;
 };
 
-// What the sweep feeds combination batch x input: `batch` rows (sorted batching too: its short last batch is
-// left out); `input` tokens a row, or with --input_lengths each batch padded to its longest request, the
-// spec's shortest to longest (not on a one-shape platform, which pads to `input`; not with --check_outputs,
-// whose references bring their own shapes, held at run time).
-FedShapes sweep_fed_shapes(const SweepPlan& plan, int64_t batch, int64_t input);
-
 // A usage Error when `fed` reaches outside what `facts` takes: its range (`shapes`), or, built per
 // combination (`shape_per_combination`), `built_batch` x `built_input` alone. One line: "<source> feeds the
 // model rows of 1 to 48 tokens, but <shapes_by> takes rows of 48 tokens only; <what to do>". Nothing for a

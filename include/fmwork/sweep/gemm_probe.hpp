@@ -31,10 +31,6 @@ struct GemmRate {
 // at::mm, say) and a runtime Error for a dtype that is not floating point.
 GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform);
 
-// "float32_matmul_precision=highest cublas_tf32=off": the settings (torch.set_float32_matmul_precision,
-// torch.backends.cuda.matmul.allow_tf32) that change what a float32 product computes and how fast.
-std::string matmul_precision_text();
-
 // The cache entry's fields (kind "gemm"): the probe's method, CPU model and ISA, LibTorch, BLAS, device,
 // dtype, threads, matmul precision (matmul_precision_text) and the device's architecture (compute
 // capability, CUDA version: PlatformFacts::architecture) now. Another value of any is another entry.

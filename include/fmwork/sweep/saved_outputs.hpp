@@ -20,9 +20,6 @@ namespace fmwork {
 
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
-// "128x8.safetensors": the file of input size 128, batch size 8.
-std::string outputs_file_name(int64_t input, int64_t batch);
-
 // The outputs of one forward by name: the model's own names when it gives them (ModelFacts::output_names,
 // in order), else output_0, output_1, ... for a tensor, a tuple or a list, and the keys of a dict.
 // A runtime Error for outputs that hold no tensors.

@@ -34,21 +34,6 @@ constexpr double kScheduleRoom = 0.9;
 // kScheduleRoom of kMaxServeQueries. What the capacity search doubles up to.
 double highest_level_rate(double warmup_s, double duration_s, int64_t min_queries);
 
-// A seeded 64-bit generator with the same sequence on every machine and library (std::mt19937_64's
-// distributions are not specified bit for bit): splitmix64.
-class SeededDraws {
- public:
-  explicit SeededDraws(uint64_t seed) : state_(seed) {}
-  uint64_t next_u64();
-  // Uniform in [0, 1), 53 bits.
-  double next_unit();
-  // Exponential with mean 1 / rate (rate > 0): -log(1 - u) / rate.
-  double next_exponential(double rate);
-
- private:
-  uint64_t state_;
-};
-
 // The arrival times of `count` queries of a Poisson process of `rate_per_s` queries a second (> 0),
 // from time 0: the first arrives after one exponential gap, each next one gap later; non-decreasing.
 // A rate outside (0, kMaxArrivalRate] or a count outside [0, kMaxServeQueries] is the caller's mistake: a runtime
