@@ -172,7 +172,7 @@ struct SetTable {
   const char* purpose;  // the --help summary: purpose, the keys it names, then note
   const char* note;
   std::vector<KeySpec<Options>> keys;
-  const char* shape = "KEY";  // what stands for a key in --help: "--torch.call:NAME"
+  const char* shape = "KEY";  // what stands for a key in --help: "NAME" in "--torch.call:NAME"
   // A plain value that reads as a value the key's kind accepts is taken as typed (the torch sets: upstream
   // pastes the text into Python source, so `--torch.call:set_grad_enabled False` works there as with '@').
   bool typed_text = false;
@@ -416,15 +416,24 @@ void store_torch(TorchValues& out, const std::string& option, const Value& v) {
   out.values.push_back({setting, v});
 }
 
+// The kind of a row's type column; a type runtime/torch_settings does not read is a table bug.
 const Kind* kind_of(Value::Type type) {
-  return type == Value::Type::boolean ? &kBool : type == Value::Type::integer ? &kInt : &kString;
+  switch (type) {
+    case Value::Type::boolean: return &kBool;
+    case Value::Type::integer: return &kInt;
+    case Value::Type::string: return &kString;
+    default: throw runtime_error("torch_setting_table.hpp: a row's type must be boolean, integer or string");
+  }
 }
 
-// The torch.call or torch.set table (`which` "call" or "set"): the rows of FMWORK_TORCH_SETTINGS in that set.
-SetTable<TorchValues> torch_table(std::string_view which, const char* set, const char* purpose, const char* shape) {
+// Which table a row of FMWORK_TORCH_SETTINGS is in: a set column other than call or set does not compile.
+enum class TorchSet { call, set };
+
+// The torch.call or torch.set table: the rows of FMWORK_TORCH_SETTINGS in set `which`.
+SetTable<TorchValues> torch_table(TorchSet which, const char* set, const char* purpose, const char* shape) {
   SetTable<TorchValues> table{set, purpose, "", {}, shape, true};
 #define FMWORK_TORCH_KEY(id, in_set, name, type, example, check, help)                                   \
-  if (which == #in_set)                                                                                  \
+  if (which == TorchSet::in_set)                                                                         \
     table.keys.push_back({name, nullptr, kind_of(Value::Type::type), example, nullptr, help,             \
                           store_torch<TorchSetting::id, TorchCheck::check>});
   FMWORK_TORCH_SETTINGS(FMWORK_TORCH_KEY)
@@ -434,7 +443,7 @@ SetTable<TorchValues> torch_table(std::string_view which, const char* set, const
 
 const SetTable<TorchValues>& torch_call_table() {
   static const SetTable<TorchValues> table = torch_table(
-      "call", "torch.call",
+      TorchSet::call, "torch.call",
       "call torch.NAME(VALUE) at start-up, in name order, e.g. --torch.call:set_grad_enabled@ False",
       "NAME");
   return table;
@@ -442,7 +451,7 @@ const SetTable<TorchValues>& torch_call_table() {
 
 const SetTable<TorchValues>& torch_set_table() {
   static const SetTable<TorchValues> table = torch_table(
-      "set", "torch.set",
+      TorchSet::set, "torch.set",
       "set torch.PATH = VALUE after the calls, e.g. --torch.set:backends.cudnn.benchmark@ True", "PATH");
   return table;
 }
@@ -453,6 +462,8 @@ std::vector<std::pair<std::string, Value>> torch_entries(const Value& tree, cons
   Entries entries = flat_entries(tree, table.set, shape);
   TorchValues values;
   apply_table(table, entries, values);
+  // One value an entry, in order: the torch rows have no alias and none is ignored.
+  if (values.values.size() != entries.size()) throw runtime_error("the torch tables store one value a name");
   for (size_t i = 0; i < entries.size(); ++i) entries[i].second = values.values[i].value;
   return entries;
 }

@@ -67,6 +67,10 @@ CompareSide gathered(const std::vector<CompareSide>& repeats) {
   return side;
 }
 
+// A record's latency in ms under `statistic`: median is precise_latency_ms() (formats.hpp); min is STAT's
+// min_ms, else the least kept REP duration; p10 the 10th percentile of the kept REP durations (a STAT line
+// has none); mean STAT's mean_ms, else the kept durations' mean. nullopt when the log cannot give it (p10
+// without REP lines, min or mean with neither STAT nor REP lines).
 std::optional<double> statistic_ms(const CombinationRecord& r, Statistic statistic) {
   if (statistic == Statistic::median) return precise_latency_ms(r);
   const std::vector<double> kept = kept_durations_ms(r);

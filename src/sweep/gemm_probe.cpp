@@ -69,7 +69,8 @@ std::optional<GemmRate> cached_rate(const CacheEntry& entry, c10::ScalarType dty
   return GemmRate{f->gflops, f->n, dtype_short_name(dtype), at::get_num_threads(), f->repeats, true};
 }
 
-// The settings that change what a float32 product computes, and how fast.
+// "float32_matmul_precision=highest cublas_tf32=off": the settings (torch.set_float32_matmul_precision,
+// torch.backends.cuda.matmul.allow_tf32) that change what a float32 product computes and how fast.
 std::string matmul_precision_text() {
   const at::Context& ctx = at::globalContext();
   const char* precision = "highest";

@@ -30,15 +30,15 @@ struct OptionKeyDoc {
 // `keys` are the rows that set something; `ignored` the rows of the same table that accept any value and store
 // nothing (--model:'s from_pretrained keywords that mean nothing for a local folder), each with why as its help.
 struct OptionSetDoc {
-  std::string set;  // "compile", "model", "check_outputs"
+  std::string set;  // "compile", "model", "check_outputs", "torch.call", "torch.set"
   std::string summary;
   std::vector<OptionKeyDoc> keys;
   std::vector<OptionKeyDoc> ignored;
-  std::string shape = "KEY";  // what stands for a key in --help: "--torch.call:NAME"
+  std::string shape = "KEY";  // what stands for a key in --help: "NAME" in "--torch.call:NAME"
 };
 
-// The sets with key tables, in the order --help lists them: compile, model, check_outputs. The others are
-// not here: torch.call / torch.set names are torch_setting_docs()'s, platform keys belong to plugins.
+// The sets whose keys --help lists one a line, in its order: compile, model, check_outputs. The torch.call and
+// torch.set tables are torch_setting_docs()'s; platform keys have no table (they belong to plugins).
 const std::vector<OptionSetDoc>& option_set_docs();
 
 // The torch.call and torch.set tables, as docs/options.md lists them: each name with its value type, an example
@@ -76,14 +76,13 @@ struct TorchValue {
 // a set is: a plain value that reads as the name's type is taken as typed (upstream pastes the text into
 // Python), the type and the range checked (threads 1 to kMaxThreadsPerCpu per CPU, a matmul precision by
 // name). Throws a usage Error naming the option: an unknown name (the one meant, the known ones), a wrong type,
-// a value out of range. The builders below and runtime/torch_settings read values through it, so that
-// `driver run` refuses what the driver would.
+// a value out of range. It reads through the same tables as the builders below, and runtime/torch_settings reads
+// values through it, so that `driver run` refuses what the driver would.
 TorchValue torch_setting_value(const std::string& set, const std::string& name, const Value& given);
 
 // Builders: take the dict Value of one set (CommandLine::subs[set]); throw a usage Error naming the
 // option as typed (`--compile:mode`) on an unknown key (listing the known ones, and the one meant where one
-// is close) or a wrong type. torch.call / torch.set values are read by torch_setting_value (typed as it types
-// them).
+// is close) or a wrong type. torch.call / torch.set values are typed as torch_setting_value types them.
 CompileOptions compile_options_from(const Value& tree);
 ModelOptions model_options_from(const Value& tree);
 TorchCalls torch_calls_from(const Value& tree);

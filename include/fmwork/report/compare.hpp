@@ -141,7 +141,7 @@ std::string compare_run(const ParsedLog& log, const CombinationRecord& record);
 
 // Matches the records of A and B by key. Records of one key from logs labelled `repeat` are gathered into
 // one side (CompareSide); otherwise a later record of the same key replaces an earlier one (a re-run). Each
-// side's latency is options.statistic's (statistic_ms); throughput and tokens/s follow from it. A record
+// side's latency is options.statistic's (STAT's or the kept REP durations'); throughput and tokens/s follow from it. A record
 // that cannot give it is a usage Error naming the statistic, the log, the combination and what would do.
 // Throws a usage Error of one line naming the key and both values: when one side has a key twice with a
 // significant key differing that is not matched ("name threads in --match"); when a pair differs in a

@@ -10,7 +10,7 @@
 namespace fmwork {
 
 // Makes every relative path of `plan`'s runs absolute against `folder` (an experiment file's folder; made
-// absolute against the current folder first), and checks each as its PathUse says. A relative --model_name
+// absolute against the current folder first), and checks each as its option uses it (a file or folder read, or an output written). A relative --model_name
 // without --model_root gets `--model_root FOLDER` (inserted before it): the name, which RES and the reports
 // show, stays as typed. Throws a usage Error, one line naming the file (plan.source), the run, the option and
 // what would be right: `x.json: run "minilm": --model_name models/m: no such file or folder (looked for

@@ -11,8 +11,8 @@
 
 namespace fmwork {
 
-// Checks every name and value (cli/option_sets.hpp's torch_setting_value, which the builders torch_calls_from
-// and torch_sets_from read them with already); throws a usage Error naming the option
+// Checks every name and value (cli/option_sets.hpp's torch_setting_value, through the tables the builders
+// torch_calls_from and torch_sets_from read them with already); throws a usage Error naming the option
 // (`--torch.call:set_num_threads`) and listing the known names or the expected type.
 void validate_torch_settings(const TorchCalls& calls, const TorchSets& sets);
 

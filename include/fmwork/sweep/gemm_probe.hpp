@@ -32,7 +32,7 @@ struct GemmRate {
 GemmRate measure_gemm_rate(c10::ScalarType dtype, Platform& platform);
 
 // The cache entry's fields (kind "gemm"): the probe's method, CPU model and ISA, LibTorch, BLAS, device,
-// dtype, threads, matmul precision (matmul_precision_text) and the device's architecture (compute
+// dtype, threads, matmul precision (set_float32_matmul_precision, cuBLAS TF32) and the device's architecture (compute
 // capability, CUDA version: PlatformFacts::architecture) now. Another value of any is another entry.
 std::map<std::string, std::string> gemm_cache_fields(c10::ScalarType dtype, const Platform& platform,
                                                      const RuntimeInfo& runtime);
