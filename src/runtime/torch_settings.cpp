@@ -111,6 +111,19 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
   return lines;
 }
 
+void check_sdpa_kernels(const std::string& platform) {
+  const at::Context& ctx = at::globalContext();
+  const bool cuda = platform == "cuda" || platform.rfind("cuda:", 0) == 0;
+  if (platform != "cpu" && !cuda) return;
+  if (ctx.userEnabledMathSDP() || ctx.userEnabledFlashSDP() ||
+      (cuda && (ctx.userEnabledMemEfficientSDP() || ctx.userEnabledCuDNNSDP())))
+    return;
+  throw usage_error(fmt::format(
+      "--torch.call:backends.cuda.enable_math_sdp@ False with every fused kernel off leaves attention no kernel on "
+      "--platform {}: drop that option, or leave --torch.call:backends.cuda.enable_flash_sdp on{}",
+      platform, cuda ? " (or enable_mem_efficient_sdp, enable_cudnn_sdp)" : " (on the CPU it is the flash kernel)"));
+}
+
 bool grad_enabled_requested(const TorchCalls& calls) {
   for (const auto& [name, value] : calls.calls)
     if (name == "set_grad_enabled")

@@ -64,6 +64,39 @@ TEST(TorchSettings, DottedCallsSwitchSdpaKernels) {
   EXPECT_EQ(ctx.userEnabledMathSDP(), !math);
 }
 
+// Defect: with the math and flash kernels switched off, every CPU combination failed with LibTorch's "No viable
+// backend for scaled_dot_product_attention" line, naming no option. Refused up front, naming the options.
+TEST(TorchSettings, NoSdpaKernelLeftIsRefusedNamingTheSwitches) {
+  auto& ctx = at::globalContext();
+  struct Restore {  // the switches as they were, however the test ends
+    bool flash = at::globalContext().userEnabledFlashSDP(), math = at::globalContext().userEnabledMathSDP();
+    bool mem = at::globalContext().userEnabledMemEfficientSDP();
+    ~Restore() {
+      at::globalContext().setSDPUseFlash(flash);
+      at::globalContext().setSDPUseMath(math);
+      at::globalContext().setSDPUseMemEfficient(mem);
+    }
+  } restore;
+  EXPECT_NO_THROW(check_sdpa_kernels("cpu"));
+  apply_torch_settings(TorchCalls{{{"backends.cuda.enable_flash_sdp", Value::of_bool(false)},
+                                   {"backends.cuda.enable_math_sdp", Value::of_bool(false)},
+                                   {"backends.cuda.enable_mem_efficient_sdp", Value::of_bool(true)}}},
+                       {});
+  try {
+    check_sdpa_kernels("cpu");
+    ADD_FAILURE() << "no kernel left on the CPU, and no refusal";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--torch.call:backends.cuda.enable_math_sdp@ False"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("--platform cpu"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_sdpa_kernels("cuda:1"));  // the memory-efficient kernel is CUDA's
+  EXPECT_NO_THROW(check_sdpa_kernels("refdev"));  // a plugin's device: its own kernels
+  ctx.setSDPUseMath(true);
+  EXPECT_NO_THROW(check_sdpa_kernels("cpu"));
+}
+
 TEST(TorchSettings, ManualSeedReallySeeds) {
   apply_torch_settings(TorchCalls{{{"manual_seed", Value::of_int(42)}}}, {});
   auto a = torch::rand({4});

@@ -27,6 +27,12 @@ void check_thread_environment(const std::function<const char*(const char*)>& get
 // e.g. "torch.call set_num_threads(2)". Throws a runtime Error when LibTorch refuses a value.
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets);
 
+// Throws a usage Error when the backends.cuda.enable_*_sdp switches (applied by apply_torch_settings) leave
+// scaled_dot_product_attention no kernel on `platform`: on "cpu" its flash kernel (enable_flash_sdp switches it
+// there too) and math; on "cuda" or "cuda:N" those and the memory-efficient and cuDNN kernels. A plugin's device
+// is not checked. Without it every combination failed with LibTorch's "No viable backend" line.
+void check_sdpa_kernels(const std::string& platform);
+
 // Whether autograd should be on during the sweep: off unless --torch.call:set_grad_enabled@ True.
 bool grad_enabled_requested(const TorchCalls& calls);
 
