@@ -62,7 +62,12 @@ void note_and_go_on(int signal) {
   write_note();
 }
 
+}  // namespace
+
 // SIGINT and SIGTERM taken by a note or a watch: what was there before, put back when it dies. One at a time.
+// In a named namespace: the public classes' Saved derive from it, and a base from the anonymous one would give
+// them internal linkage (GCC's -Wsubobject-linkage).
+namespace interrupt_detail {
 struct Held {
   struct sigaction previous[2];
   bool installed[2] = {false, false};
@@ -87,10 +92,9 @@ struct Held {
     g_note_alive = false;
   }
 };
+}  // namespace interrupt_detail
 
-}  // namespace
-
-struct InterruptNote::Saved : Held {};
+struct InterruptNote::Saved : interrupt_detail::Held {};
 
 InterruptNote::InterruptNote(const std::string& line) : saved_(std::make_unique<Saved>()) {
   saved_->take(line, say_and_die, SA_RESETHAND);
@@ -98,7 +102,7 @@ InterruptNote::InterruptNote(const std::string& line) : saved_(std::make_unique<
 
 InterruptNote::~InterruptNote() { saved_->give_back(); }
 
-struct InterruptWatch::Saved : Held {};
+struct InterruptWatch::Saved : interrupt_detail::Held {};
 
 InterruptWatch::InterruptWatch(const std::string& line) : saved_(std::make_unique<Saved>()) {
   g_seen = 0;

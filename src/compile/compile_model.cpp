@@ -37,7 +37,7 @@ Compiled compile_torchscript(std::unique_ptr<Model> model, bool eval) {
   } catch (const c10::Error& e) {
     throw runtime_error(std::string("--compile:backend torchscript: freezing failed: ") + e.what_without_backtrace());
   }
-  return {std::move(model), {"compile: torchscript (torch::jit::freeze + optimize_for_inference)"}};
+  return {std::move(model), {"compile: torchscript (torch::jit::freeze + optimize_for_inference)"}, std::nullopt, {}};
 }
 
 // The backends this build provides (the platform's own come on top).
@@ -81,7 +81,7 @@ Compiled compile_model(std::unique_ptr<Model> model, const CompileRequest& reque
   std::vector<std::string> notes;
   if (!request.compile) {
     if (!options.raw.entries.empty()) notes.push_back("compile: --compile: options given without --compile; not compiling");
-    return {std::move(model), std::move(notes)};
+    return {std::move(model), std::move(notes), std::nullopt, {}};
   }
   const PlatformFacts facts = platform.facts();
   const std::vector<std::string>& platform_backends = facts.compile_backends;
