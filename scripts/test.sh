@@ -6,12 +6,12 @@
 #   ctest-avx2   on a CPU with AVX-512, the LibTorch and integration tests (ctest label `torch`, less the suites
 #                labelled `orchestration`, whose results no kernel decides) and the check against transformers
 #                again (its cases that reach each kernel once: FMWORK_KERNEL_CASES=1), with ATen, MKL and oneDNN
-#                held to AVX2: the code paths of an AVX2-only machine, exercised wherever the suite runs (skipped
-#                on an AVX2-only CPU, where the first pass ran them)
+#                held to AVX2: the code paths of an AVX2-only machine, exercised on any machine that runs this
+#                stage (skipped on an AVX2-only CPU, where the first pass ran them)
 #   sanitize     the torch-free core under ASan + UBSan (scripts/sanitize.sh; clang's build-fuzz/)
 #   fuzz         each fuzz target for FMWORK_FUZZ_SECONDS (scripts/fuzz.sh; the sanitize stage's build)
 # Why the default is the first alone: the test command is held to 20 minutes on a fresh 2-vCPU machine, busy or
-# not, and beside two busy loops the four took 33-36 (bench/results/test-times.txt).
+# not, and beside two busy loops the four took 33-57 (bench/results/test-times.txt).
 # Each stage runs even when an earlier one failed; the failed ones are named at the end (exit 1).
 # A stage that cannot run here says so in the summary (SKIPPED, and why); with CI=true a skipped fuzz stage
 # fails the run: scripts/install-deps.sh installs clang, so a skip there means something is missing.
@@ -19,14 +19,15 @@
 # so that no cache or file a machine's earlier runs left behind can make a test pass (or fail) here: what CI
 # sees is what a fresh machine sees. Arguments go to the first ctest.
 #
-# Environment: FMWORK_TEST_STAGES  the stages to run, in that order (default: ctest; `all`: the four)
+# Environment: FMWORK_TEST_STAGES  the stages to run, always in the order above (default: ctest; `all`: the four)
 #              FMWORK_KEEP_SCRATCH=1 keeps the run's scratch folder (its path is printed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 start=$SECONDS
 all_stages="ctest ctest-avx2 sanitize fuzz"
-stages=${FMWORK_TEST_STAGES:-ctest}
+read -r -a asked <<< "${FMWORK_TEST_STAGES:-ctest}"  # any spaces, tabs or newlines between the names
+stages="${asked[*]}"
 [ "$stages" != all ] || stages=$all_stages
 for s in $stages; do
   [[ " $all_stages " == *" $s "* ]] || { echo "error: FMWORK_TEST_STAGES: no stage '$s' (stages: $all_stages; or all)" >&2; exit 2; }
@@ -99,4 +100,4 @@ if [ ${#failed[@]} -gt 0 ] || [ "$built" = 0 ]; then
   echo "test: FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "test: every stage passed"
+echo "test: every stage run passed ($stages)"
