@@ -43,7 +43,7 @@ void cuda_release_cached_memory() { c10::cuda::CUDACachingAllocator::emptyCache(
 
 std::optional<MemoryPeaks> cuda_memory_peaks(int index) {
   auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
-  return MemoryPeaks{stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
+  return MemoryPeaks{stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak, std::nullopt};
 }
 
 void cuda_make_current(int index) {
