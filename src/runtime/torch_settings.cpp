@@ -111,10 +111,10 @@ std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const Tor
   return lines;
 }
 
-void check_sdpa_kernels(const std::string& platform) {
+void check_sdpa_kernels(const c10::Device& device, const std::string& platform) {
   const at::Context& ctx = at::globalContext();
-  const bool cuda = platform == "cuda" || platform.rfind("cuda:", 0) == 0;
-  if (platform != "cpu" && !cuda) return;
+  const bool cuda = device.is_cuda();
+  if (!device.is_cpu() && !cuda) return;
   if (ctx.userEnabledMathSDP() || ctx.userEnabledFlashSDP() ||
       (cuda && (ctx.userEnabledMemEfficientSDP() || ctx.userEnabledCuDNNSDP())))
     return;

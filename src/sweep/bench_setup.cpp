@@ -83,7 +83,7 @@ RuntimeInfo apply_runtime(const DriverOptions& o, const Platform& platform, bool
   text_line(section, grad ? "autograd: on (--torch.call:set_grad_enabled@ True)"
                           : "autograd: off (upstream leaves it on; --torch.call:set_grad_enabled@ True turns it on)");
   const PlatformFacts facts = platform.facts();  // after the torch settings: the cpu's description counts threads
-  check_sdpa_kernels(facts.name);
+  check_sdpa_kernels(facts.device, facts.name);
   text_line(section, fmt::format("platform: {} ({})", facts.name, facts.description));
   const RuntimeInfo runtime = runtime_info();
   text_line(section, fmt::format("LibTorch {}, driver {} ({})", runtime.torch_version, FMWORK_VERSION, revision));

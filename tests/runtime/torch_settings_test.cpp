@@ -77,13 +77,14 @@ TEST(TorchSettings, NoSdpaKernelLeftIsRefusedNamingTheSwitches) {
       at::globalContext().setSDPUseMemEfficient(mem);
     }
   } restore;
-  EXPECT_NO_THROW(check_sdpa_kernels("cpu"));
+  const c10::Device cpu(c10::kCPU);
+  EXPECT_NO_THROW(check_sdpa_kernels(cpu, "cpu"));
   apply_torch_settings(TorchCalls{{{"backends.cuda.enable_flash_sdp", Value::of_bool(false)},
                                    {"backends.cuda.enable_math_sdp", Value::of_bool(false)},
                                    {"backends.cuda.enable_mem_efficient_sdp", Value::of_bool(true)}}},
                        {});
   try {
-    check_sdpa_kernels("cpu");
+    check_sdpa_kernels(cpu, "cpu");
     ADD_FAILURE() << "no kernel left on the CPU, and no refusal";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), 2) << e.what();
@@ -91,10 +92,10 @@ TEST(TorchSettings, NoSdpaKernelLeftIsRefusedNamingTheSwitches) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find("--platform cpu"), std::string::npos) << e.what();
   }
-  EXPECT_NO_THROW(check_sdpa_kernels("cuda:1"));  // the memory-efficient kernel is CUDA's
-  EXPECT_NO_THROW(check_sdpa_kernels("refdev"));  // a plugin's device: its own kernels
+  EXPECT_NO_THROW(check_sdpa_kernels(c10::Device(c10::kCUDA, 1), "cuda:1"));  // the memory-efficient kernel is CUDA's
+  EXPECT_NO_THROW(check_sdpa_kernels(c10::Device(c10::kPrivateUse1, 0), "refdev"));  // a plugin's device: its own kernels
   ctx.setSDPUseMath(true);
-  EXPECT_NO_THROW(check_sdpa_kernels("cpu"));
+  EXPECT_NO_THROW(check_sdpa_kernels(cpu, "cpu"));
 }
 
 TEST(TorchSettings, ManualSeedReallySeeds) {

@@ -29,7 +29,7 @@
   TORCH(set_flush_denormal, call, "set_flush_denormal", boolean, "@ True", none,                               \
         "flush denormal floats to zero (refused on a CPU that cannot)")                                        \
   TORCH(sdp_flash, call, "backends.cuda.enable_flash_sdp", boolean, "@ False", none,                           \
-        "the flash sdpa kernel (CUDA's, and the CPU's too)")                                                           \
+        "the flash sdpa kernel (CUDA's, and the CPU's too)")                                                    \
   TORCH(sdp_mem_efficient, call, "backends.cuda.enable_mem_efficient_sdp", boolean, "@ False", none,           \
         "the memory-efficient sdpa kernel on CUDA")                                                            \
   TORCH(sdp_math, call, "backends.cuda.enable_math_sdp", boolean, "@ False", none,                             \

@@ -3,6 +3,8 @@
 // Validation runs before anything is loaded; application happens in RUNTIME.
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,10 +30,11 @@ void check_thread_environment(const std::function<const char*(const char*)>& get
 std::vector<std::string> apply_torch_settings(const TorchCalls& calls, const TorchSets& sets);
 
 // Throws a usage Error when the backends.cuda.enable_*_sdp switches (applied by apply_torch_settings) leave
-// scaled_dot_product_attention no kernel on `platform`: on "cpu" its flash kernel (enable_flash_sdp switches it
-// there too) and math; on "cuda" or "cuda:N" those and the memory-efficient and cuDNN kernels. A plugin's device
-// is not checked. Without it every combination failed with LibTorch's "No viable backend" line.
-void check_sdpa_kernels(const std::string& platform);
+// scaled_dot_product_attention no kernel on `device` (the platform's, PlatformFacts::device; `platform` its
+// --platform name, for the message): on the CPU its flash kernel (enable_flash_sdp switches it there too) and
+// math; on CUDA those and the memory-efficient and cuDNN kernels. Another device (a plugin's) is not checked.
+// Without it every combination failed with LibTorch's "No viable backend" line.
+void check_sdpa_kernels(const c10::Device& device, const std::string& platform);
 
 // Whether autograd should be on during the sweep: off unless --torch.call:set_grad_enabled@ True.
 bool grad_enabled_requested(const TorchCalls& calls);
